@@ -1,0 +1,273 @@
+#include "bench/config/config.h"
+
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "bench/config/json_view.h"
+#include "bench/config/sha256.h"
+
+namespace pperf {
+
+namespace {
+
+Market parse_market(const JsonView& v) {
+  return v.as_choice({"on_demand", "spot"}) == "spot" ? Market::spot : Market::on_demand;
+}
+
+PricingSettings parse_pricing(const JsonView& v) {
+  v.expect_object({"table", "market", "discount_pct"});
+  PricingSettings p;
+  p.table = v.at("table").as_string();
+  if (auto m = v.find("market")) p.market = parse_market(*m);
+  if (auto d = v.find("discount_pct")) {
+    p.discount_pct = d->as_number();
+    if (p.discount_pct < 0 || p.discount_pct >= 100) d->fail("must be in [0, 100)");
+  }
+  return p;
+}
+
+MeasureSettings parse_measure(const JsonView& v) {
+  v.expect_object({"warmup_steps", "min_steps", "max_steps", "max_seconds", "target_rel_ci"});
+  MeasureSettings m;
+  if (auto w = v.find("warmup_steps")) m.warmup_steps = w->as_non_negative_int();
+  m.min_steps = v.positive_int_or("min_steps", m.min_steps);
+  m.max_steps = v.positive_int_or("max_steps", m.max_steps);
+  if (auto s = v.find("max_seconds")) m.max_seconds = s->as_positive_number();
+  if (auto t = v.find("target_rel_ci")) m.target_rel_ci = t->as_positive_number();
+  if (m.min_steps > m.max_steps)
+    v.at("min_steps").fail("min_steps (" + std::to_string(m.min_steps) + ") exceeds max_steps (" +
+                           std::to_string(m.max_steps) + ")");
+  return m;
+}
+
+void check_param_type(const JsonView& v, const ParamSpec& spec) {
+  if (spec.type == "string") {
+    if (spec.choices.empty()) v.as_string();
+    else v.as_choice(spec.choices);
+  } else if (spec.type == "number") {
+    v.as_number();
+  } else if (spec.type == "integer") {
+    v.as_int();
+  } else if (spec.type == "bool") {
+    v.as_bool();
+  }
+}
+
+WorkloadSpec parse_workload(const JsonView& v, const WorkloadRegistry& registry, bool labels_only,
+                            uint64_t seed) {
+  v.expect_object({"name", "preset", "batch_size", "params"});
+  WorkloadSpec spec;
+  spec.seed = seed;
+  JsonView name = v.at("name");
+  spec.name = name.as_string();
+  if (labels_only) {
+    spec.preset = v.string_or("preset", "");
+    spec.batch_size = v.at("batch_size").as_positive_int();
+    if (auto p = v.find("params")) spec.params = p->raw();
+    return spec;
+  }
+  const WorkloadDescriptor* descriptor = registry.find(spec.name);
+  if (!descriptor) name.fail("unknown workload '" + spec.name + "'" + did_you_mean(spec.name, registry.names()));
+
+  const PresetSpec* preset = nullptr;
+  if (auto p = v.find("preset")) {
+    spec.preset = p->as_string();
+    preset = descriptor->find_preset(spec.preset);
+    if (!preset)
+      p->fail("unknown preset '" + spec.preset + "' of " + spec.name +
+              did_you_mean(spec.preset, descriptor->preset_names()));
+  } else {
+    preset = &descriptor->presets.front();
+    spec.preset = preset->name;
+  }
+  spec.batch_size = v.positive_int_or("batch_size", preset->default_batch_size);
+
+  std::vector<std::string> known;
+  for (const auto& p : descriptor->params) known.push_back(p.name);
+  spec.params = nlohmann::json::object();
+  for (const auto& p : descriptor->params) spec.params[p.name] = p.default_value;
+  if (auto params = v.find("params")) {
+    params->expect_object(known);
+    for (const auto& p : descriptor->params) {
+      if (auto value = params->find(p.name)) {
+        check_param_type(*value, p);
+        spec.params[p.name] = value->raw();
+      }
+    }
+  }
+  return spec;
+}
+
+DataSettings parse_data(const JsonView& v) {
+  v.expect_object({"mode", "workers", "prefetch_batches", "endpoints", "spawn_local"});
+  DataSettings d;
+  if (auto m = v.find("mode")) d.mode = m->as_choice({"local", "service"});
+  d.workers = v.positive_int_or("workers", d.workers);
+  d.prefetch_batches = v.positive_int_or("prefetch_batches", d.prefetch_batches);
+  if (auto e = v.find("endpoints")) {
+    for (const auto& item : e->items()) {
+      std::string endpoint = item.as_string();
+      if (endpoint.find(':') == std::string::npos) item.fail("expected host:port, got '" + endpoint + "'");
+      d.endpoints.push_back(endpoint);
+    }
+  }
+  if (auto s = v.find("spawn_local")) {
+    s->expect_object({"processes", "workers", "cpus"});
+    d.spawn_local_processes = s->positive_int_or("processes", 1);
+    s->positive_int_or("workers", 1);
+    if (auto cpus = s->find("cpus"))
+      for (const auto& c : cpus->items()) c.as_non_negative_int();
+  }
+  if (d.mode == "service" && d.endpoints.empty() && d.spawn_local_processes == 0)
+    v.fail("data mode 'service' needs 'endpoints' or 'spawn_local'");
+  if (d.mode == "local" && (!d.endpoints.empty() || d.spawn_local_processes > 0))
+    v.fail("'endpoints' and 'spawn_local' need data mode 'service'");
+  return d;
+}
+
+ExecutionSettings parse_execution(const JsonView& v) {
+  v.expect_object({"threads", "interop_threads", "data"});
+  ExecutionSettings e;
+  e.threads = v.positive_int_or("threads", e.threads);
+  e.interop_threads = v.positive_int_or("interop_threads", e.interop_threads);
+  if (auto d = v.find("data")) e.data = parse_data(*d);
+  return e;
+}
+
+InstanceGroup parse_instance(const JsonView& v, const PricingSettings& pricing, const PriceTable& table) {
+  v.expect_object({"type", "count", "role", "market", "usd_per_hour"});
+  InstanceGroup g;
+  JsonView type = v.at("type");
+  g.type = type.as_string();
+  g.count = v.positive_int_or("count", 1);
+  if (auto r = v.find("role")) g.role = r->as_choice({"dnn", "data"});
+  g.market = pricing.market;
+  if (auto m = v.find("market")) g.market = parse_market(*m);
+  if (auto u = v.find("usd_per_hour")) g.usd_per_hour = u->as_positive_number();
+
+  const InstanceSpec* spec = table.find(g.type);
+  if (!spec)
+    type.fail("unknown instance type '" + g.type + "' in price table " + table.name +
+              did_you_mean(g.type, table.types()));
+  if (!g.usd_per_hour && !quote(*spec, g.market))
+    v.fail("price table " + table.name + " has no " + to_string(g.market) + " price for " + g.type +
+           "; give usd_per_hour");
+  return g;
+}
+
+Configuration parse_configuration(const JsonView& v, const PricingSettings& pricing,
+                                  const PriceTable& table) {
+  v.expect_object({"name", "baseline", "instances", "execution", "step_time_ms", "billable_seconds"});
+  Configuration c;
+  c.pointer = v.pointer();
+  c.name = v.at("name").as_string();
+  if (c.name.empty()) v.at("name").fail("must not be empty");
+  c.baseline = v.bool_or("baseline", false);
+  JsonView instances = v.at("instances");
+  for (const auto& item : instances.items()) c.instances.push_back(parse_instance(item, pricing, table));
+  if (c.instances.empty()) instances.fail("needs at least one instance group");
+  bool has_dnn = false;
+  for (const auto& g : c.instances) has_dnn = has_dnn || g.role == "dnn";
+  if (!has_dnn) instances.fail("needs an instance group with role 'dnn' (the trainer)");
+  if (auto e = v.find("execution")) c.execution = parse_execution(*e);
+  if (auto t = v.find("step_time_ms")) c.step_time_ms = t->as_positive_number();
+  if (auto b = v.find("billable_seconds")) {
+    c.billable_seconds = b->as_positive_number();
+    if (!c.step_time_ms) b->fail("billable_seconds needs step_time_ms (a priced-only configuration)");
+  }
+  return c;
+}
+
+std::string read_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+}  // namespace
+
+const Configuration& Config::baseline() const {
+  for (const auto& c : configurations)
+    if (c.baseline) return c;
+  return configurations.front();  // unreachable on a validated Config
+}
+
+Config load_config(const std::string& path, const WorkloadRegistry& registry) {
+  const nlohmann::json doc = read_json_file(path);
+  JsonView root(doc, path);
+  root.expect_object({"name", "description", "seed", "pricing", "workloads", "measure",
+                      "configurations", "steps_to_train"});
+  Config config;
+  config.path = path;
+  config.sha256 = sha256_hex(read_bytes(path));
+  config.name = root.at("name").as_string();
+  root.string_or("description", "");
+  uint64_t seed = 0;
+  if (auto s = root.find("seed")) seed = static_cast<uint64_t>(s->as_non_negative_int());
+
+  JsonView pricing = root.at("pricing");
+  config.pricing = parse_pricing(pricing);
+  try {
+    config.price_table = load_price_table(config.pricing.table);
+  } catch (const InputError& e) {
+    // Say which config asked for the table, keep the table's own line as the reason.
+    pricing.at("table").fail("price table '" + config.pricing.table + "': " + e.what());
+  }
+  if (auto m = root.find("measure")) config.measure = parse_measure(*m);
+  if (auto s = root.find("steps_to_train")) config.steps_to_train = s->as_positive_int();
+
+  JsonView configurations = root.at("configurations");
+  std::set<std::string> names;
+  for (const auto& item : configurations.items()) {
+    Configuration c = parse_configuration(item, config.pricing, config.price_table);
+    if (!names.insert(c.name).second) item.at("name").fail("duplicate configuration name '" + c.name + "'");
+    config.configurations.push_back(std::move(c));
+  }
+  if (config.configurations.empty()) configurations.fail("needs at least one configuration");
+  size_t baselines = 0, priced = 0;
+  for (const auto& c : config.configurations) {
+    baselines += c.baseline;
+    priced += c.step_time_ms.has_value();
+  }
+  if (baselines == 0) configurations.fail("no configuration has \"baseline\": true (exactly one must)");
+  if (baselines > 1) {
+    for (size_t i = 0, seen = 0; i < config.configurations.size(); ++i)
+      if (config.configurations[i].baseline && ++seen == 2)
+        configurations.items()[i].at("baseline").fail("a second baseline (exactly one configuration may be the baseline)");
+  }
+  config.priced_only = priced == config.configurations.size();
+  if (priced != 0 && !config.priced_only) {
+    for (size_t i = 0; i < config.configurations.size(); ++i)
+      if (!config.configurations[i].step_time_ms)
+        configurations.items()[i].fail("missing step_time_ms: give it on every configuration or on none");
+  }
+
+  JsonView workloads = root.at("workloads");
+  for (const auto& item : workloads.items())
+    config.workloads.push_back(parse_workload(item, registry, config.priced_only, seed));
+  if (config.workloads.empty()) workloads.fail("needs at least one workload");
+  if (config.priced_only && config.workloads.size() != 1)
+    workloads.fail("a priced-only config (step_time_ms given) describes exactly one workload");
+  return config;
+}
+
+std::vector<PricedGroup> price_groups(const Configuration& configuration, const Config& config) {
+  std::vector<PricedGroup> groups;
+  for (const auto& g : configuration.instances) {
+    PricedGroup p{g.type, static_cast<int>(g.count), g.role, g.market, 0, ""};
+    if (g.usd_per_hour) {
+      p.usd_per_hour_each = *g.usd_per_hour;
+      p.price_basis = "override";
+    } else {
+      Quote q = *quote(*config.price_table.find(g.type), g.market);
+      p.usd_per_hour_each = q.usd_per_hour;
+      p.price_basis = q.basis;
+    }
+    groups.push_back(std::move(p));
+  }
+  return groups;
+}
+
+}  // namespace pperf

@@ -1,0 +1,77 @@
+#pragma once
+// A pperf configuration file (keys in DESIGN.md §4), loaded and validated in full before
+// anything runs: every mistake is an InputError "FILE: /json/pointer: what is wrong".
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bench/runner/stopping.h"
+#include "pricing/cost_model.h"
+#include "pricing/price_table.h"
+#include "workloads/registry.h"
+
+namespace pperf {
+
+struct DataSettings {
+  std::string mode = "local";            // "local": loader threads here; "service": data workers
+  int64_t workers = 1;                   // preprocessing threads (local) or per worker (service)
+  int64_t prefetch_batches = 4;          // bound of the ready-batch queue
+  std::vector<std::string> endpoints;    // service: "host:port" of running data workers
+  int64_t spawn_local_processes = 0;     // service: data workers pperf starts on this host
+};
+
+struct ExecutionSettings {
+  int64_t threads = 1;          // libtorch intra-op threads of the trainer
+  int64_t interop_threads = 1;  // libtorch inter-op threads
+  DataSettings data;
+};
+
+struct InstanceGroup {
+  std::string type;
+  int64_t count = 1;
+  std::string role = "dnn";  // "dnn" | "data"
+  Market market = Market::on_demand;
+  std::optional<double> usd_per_hour;  // negotiated price, overrides the table
+};
+
+struct Configuration {
+  std::string name;
+  std::string pointer;  // JSON pointer of this configuration in the file
+  bool baseline = false;
+  std::vector<InstanceGroup> instances;
+  ExecutionSettings execution;
+  std::optional<double> step_time_ms;      // priced-only configs: measured elsewhere
+  std::optional<double> billable_seconds;  // priced-only configs: a whole job's billed time
+};
+
+struct PricingSettings {
+  std::string table;
+  Market market = Market::on_demand;
+  double discount_pct = 0;
+};
+
+struct Config {
+  std::string path;
+  std::string sha256;  // of the file's bytes
+  std::string name;
+  PricingSettings pricing;
+  PriceTable price_table;
+  std::vector<WorkloadSpec> workloads;
+  MeasureSettings measure;
+  std::vector<Configuration> configurations;
+  std::optional<int64_t> steps_to_train;
+  /// Every configuration carries step_time_ms: `pperf cost` input, workloads are labels only.
+  bool priced_only = false;
+
+  const Configuration& baseline() const;
+};
+
+/// Loads and validates `path`. Workloads are checked against `registry` unless the config is
+/// priced-only. Throws InputError on the first mistake.
+Config load_config(const std::string& path, const WorkloadRegistry& registry);
+
+/// The configuration's instance groups with their hourly prices (override, else the table).
+/// Cannot fail on a loaded Config: load_config checked every price exists.
+std::vector<PricedGroup> price_groups(const Configuration& configuration, const Config& config);
+
+}  // namespace pperf

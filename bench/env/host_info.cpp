@@ -1,0 +1,114 @@
+#include "bench/env/host_info.h"
+
+#include <link.h>
+#include <sched.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <array>
+#include <cmath>
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+namespace pperf {
+
+namespace {
+std::string first_line_matching(const std::string& file, const std::string& prefix) {
+  std::ifstream in(file);
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind(prefix, 0) == 0) return line;
+  return "";
+}
+
+std::string after_colon(const std::string& line) {
+  auto pos = line.find(':');
+  if (pos == std::string::npos) return "unknown";
+  auto value = line.substr(pos + 1);
+  value.erase(0, value.find_first_not_of(" \t"));
+  return value;
+}
+
+std::string run_command(const std::string& command) {
+  std::string out;
+  if (FILE* pipe = popen(command.c_str(), "r")) {
+    std::array<char, 256> buf;
+    while (fgets(buf.data(), buf.size(), pipe)) out += buf.data();
+    if (pclose(pipe) != 0) return "";
+  }
+  while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
+  return out;
+}
+
+int blas_callback(struct dl_phdr_info* info, size_t, void* data) {
+  auto* found = static_cast<std::vector<std::string>*>(data);
+  std::string name = info->dlpi_name ? info->dlpi_name : "";
+  auto base = std::filesystem::path(name).filename().string();
+  if (base.find("blas") != std::string::npos || base.find("mkl_rt") != std::string::npos)
+    found->push_back(name);
+  return 0;
+}
+}  // namespace
+
+nlohmann::json loaded_blas() {
+  std::vector<std::string> paths;
+  dl_iterate_phdr(blas_callback, &paths);
+  nlohmann::json libs = nlohmann::json::array();
+  std::string library = "none loaded";
+  for (const auto& p : paths) {
+    std::error_code ec;
+    auto real = std::filesystem::canonical(p, ec);
+    std::string resolved = ec ? p : real.string();
+    // Debian puts each implementation in its own directory: .../openblas-pthread/libblas.so.3,
+    // .../blas/libblas.so.3 (the slow reference BLAS).
+    std::string dir = std::filesystem::path(resolved).parent_path().filename().string();
+    std::string name = dir == "blas" ? "reference (netlib)" : dir;
+    if (resolved.find("libopenblas") != std::string::npos) name = "openblas";
+    if (libs.empty()) library = name;
+    libs.push_back({{"library", name}, {"path", resolved}});
+  }
+  return {{"library", library}, {"loaded", libs}};
+}
+
+std::string source_git_sha() {
+  const std::string dir = PPERF_SOURCE_DIR;
+  std::string sha = run_command("git -C '" + dir + "' rev-parse HEAD 2>/dev/null");
+  if (sha.empty()) return "unknown";
+  std::string dirty = run_command("git -C '" + dir + "' status --porcelain --untracked-files=no 2>/dev/null");
+  return dirty.empty() ? sha : sha + "+dirty";
+}
+
+std::string utc_timestamp() {
+  std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+nlohmann::json capture_host(const std::vector<std::string>& argv) {
+  nlohmann::json host;
+  char name[256] = "unknown";
+  gethostname(name, sizeof name - 1);
+  host["hostname"] = name;
+  struct utsname u {};
+  if (uname(&u) == 0) host["kernel"] = std::string(u.sysname) + " " + u.release + " " + u.machine;
+  std::string pretty = first_line_matching("/etc/os-release", "PRETTY_NAME=");
+  host["os"] = pretty.empty() ? "unknown" : pretty.substr(13, pretty.size() - 14);
+  host["cpu_model"] = after_colon(first_line_matching("/proc/cpuinfo", "model name"));
+  host["logical_cpus"] = std::thread::hardware_concurrency();
+  cpu_set_t set;
+  host["usable_cpus"] = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : -1;
+  std::string mem = after_colon(first_line_matching("/proc/meminfo", "MemTotal"));
+  host["memory_gib"] = mem == "unknown" ? 0.0 : std::round(std::stod(mem) / (1024.0 * 1024.0) * 10) / 10;
+  host["blas"] = loaded_blas();
+  host["argv"] = argv;
+  return host;
+}
+
+}  // namespace pperf

@@ -1,0 +1,26 @@
+#pragma once
+// How a result was obtained: the machine, the BLAS actually loaded, the tool's own git sha.
+// Capturing never fails: a fact that cannot be read is recorded as "unknown".
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+namespace pperf {
+
+/// hostname, os, kernel, cpu_model, logical_cpus, usable_cpus (affinity), memory_gib, blas
+/// {library, path}, argv. Torch facts are added by torch_info().
+nlohmann::json capture_host(const std::vector<std::string>& argv);
+
+/// The BLAS shared library loaded into this process, resolved through symlinks (Debian's
+/// alternatives), e.g. {"library": "openblas-pthread", "path": "/usr/lib/.../libblas.so.3"}.
+nlohmann::json loaded_blas();
+
+/// `git rev-parse HEAD` of the source tree pperf was built from, "+dirty" when it has
+/// uncommitted changes; "unknown" outside a checkout.
+std::string source_git_sha();
+
+/// Current UTC time as ISO 8601, e.g. "2026-11-22T10:04:05Z".
+std::string utc_timestamp();
+
+}  // namespace pperf

@@ -1,0 +1,9 @@
+#pragma once
+#include <string>
+
+namespace pperf {
+/// Replaces `path` with `contents` atomically: written to a temporary file beside it, flushed
+/// to disk, then renamed over it, so a reader sees the old file or the new one, never a torn
+/// one. Creates missing parent directories. Throws std::runtime_error on I/O failure.
+void write_file_atomically(const std::string& path, const std::string& contents);
+}  // namespace pperf

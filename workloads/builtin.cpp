@@ -1,0 +1,25 @@
+#include "workloads/mnist_heavy/mnist_heavy.h"
+#include "workloads/registry.h"
+#include "workloads/workload.h"
+
+namespace pperf {
+
+int64_t count_parameters(const torch::nn::Module& module) {
+  int64_t n = 0;
+  for (const auto& p : module.parameters())
+    if (p.requires_grad()) n += p.numel();
+  return n;
+}
+
+// Explicit list, not static self-registration: objects in a static library that nothing
+// references are dropped by the linker, and their registrations with them.
+const WorkloadRegistry& builtin_workloads() {
+  static const WorkloadRegistry registry = [] {
+    WorkloadRegistry r;
+    r.add(mnist_heavy_descriptor());
+    return r;
+  }();
+  return registry;
+}
+
+}  // namespace pperf

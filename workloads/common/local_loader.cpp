@@ -1,0 +1,64 @@
+#include "workloads/common/local_loader.h"
+
+namespace pperf {
+
+LocalLoader::LocalLoader(std::shared_ptr<const InputPipeline> pipeline, int64_t workers,
+                         int64_t prefetch_batches, int64_t first_index)
+    : pipeline_(std::move(pipeline)),
+      capacity_(std::max<int64_t>(prefetch_batches, 1)),
+      next_to_claim_(first_index),
+      next_to_deliver_(first_index) {
+  for (int64_t i = 0; i < workers; ++i) threads_.emplace_back([this] { work(); });
+}
+
+LocalLoader::~LocalLoader() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stopping_ = true;
+  }
+  slot_free_.notify_all();
+  batch_ready_.notify_all();
+  for (auto& t : threads_) t.join();
+}
+
+void LocalLoader::work() {
+  // Preprocessing is plain C++ on raw buffers: keep libtorch from spawning its own pool here.
+  at::set_num_threads(1);
+  for (;;) {
+    int64_t index;
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      // A batch may be claimed only while fewer than `capacity_` are ahead of the trainer.
+      slot_free_.wait(lock, [&] { return stopping_ || next_to_claim_ < next_to_deliver_ + capacity_; });
+      if (stopping_) return;
+      index = next_to_claim_++;
+    }
+    try {
+      Batch batch = pipeline_->make_batch(index);
+      std::lock_guard<std::mutex> lock(mutex_);
+      ready_.emplace(index, std::move(batch));
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (!error_) error_ = std::current_exception();
+      stopping_ = true;
+    }
+    batch_ready_.notify_all();
+    if (stopping_) slot_free_.notify_all();
+  }
+}
+
+std::optional<Batch> LocalLoader::next() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  batch_ready_.wait(lock, [&] { return error_ || stopping_ || ready_.count(next_to_deliver_); });
+  if (error_) std::rethrow_exception(error_);
+  auto it = ready_.find(next_to_deliver_);
+  if (it == ready_.end()) return std::nullopt;
+  Batch batch = std::move(it->second);
+  ready_.erase(it);
+  ++next_to_deliver_;
+  lock.unlock();
+  slot_free_.notify_all();
+  return batch;
+}
+
+}  // namespace pperf

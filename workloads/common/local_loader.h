@@ -1,0 +1,43 @@
+#pragma once
+// The local data source: N loader threads run the workload's input pipeline ahead of the
+// trainer, bounded by a prefetch depth. Batches come out in index order, so a run is the same
+// whatever the thread count; memory is bounded by `prefetch_batches` batches in flight.
+#include <condition_variable>
+#include <exception>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "workloads/workload.h"
+
+namespace pperf {
+
+class LocalLoader : public DataSource {
+ public:
+  /// Starts `workers` threads at once. `first_index` is the first batch index delivered.
+  LocalLoader(std::shared_ptr<const InputPipeline> pipeline, int64_t workers,
+              int64_t prefetch_batches, int64_t first_index = 0);
+  /// Stops the threads and joins them; batches in flight are dropped.
+  ~LocalLoader() override;
+
+  std::optional<Batch> next() override;
+
+ private:
+  void work();
+
+  std::shared_ptr<const InputPipeline> pipeline_;
+  const int64_t capacity_;
+  std::mutex mutex_;
+  std::condition_variable batch_ready_;
+  std::condition_variable slot_free_;
+  std::map<int64_t, Batch> ready_;
+  int64_t next_to_claim_;
+  int64_t next_to_deliver_;
+  bool stopping_ = false;
+  std::exception_ptr error_;
+  std::vector<std::thread> threads_;
+};
+
+}  // namespace pperf

@@ -1,0 +1,205 @@
+#include "workloads/mnist_heavy/mnist_heavy.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <mutex>
+#include <numeric>
+#include <random>
+
+#include "bench/config/input_error.h"
+#include "workloads/common/adadelta.h"
+#include "workloads/common/gaussian_blur.h"
+#include "workloads/common/idx.h"
+#include "workloads/workload.h"
+
+namespace pperf {
+
+namespace {
+
+constexpr int kSide = 28;
+constexpr int kPixels = kSide * kSide;
+constexpr int kClasses = 10;
+constexpr int kBlurKernel = 11;
+constexpr double kSigmaMin = 0.1, kSigmaMax = 2.0;
+constexpr float kMean = 0.1307f, kStd = 0.3081f;
+
+struct Shape {
+  int64_t conv1, conv2, hidden;
+};
+
+Shape preset_shape(const std::string& preset) {
+  return preset == "tiny" ? Shape{8, 16, 32} : Shape{32, 64, 128};
+}
+
+struct ImageSet {
+  std::vector<uint8_t> images;  // n x 28 x 28
+  std::vector<uint8_t> labels;
+  DataInfo info;
+  int64_t size() const { return static_cast<int64_t>(labels.size()); }
+};
+
+std::shared_ptr<const ImageSet> load_fashion_mnist(const std::string& dir, const std::string& split) {
+  // Decompressing 60k images takes a moment; every configuration of a run shares one copy.
+  static std::mutex mutex;
+  static std::map<std::string, std::weak_ptr<const ImageSet>> cache;
+  const std::string images_path = (std::filesystem::path(dir) / (split + "-images-idx3-ubyte.gz")).string();
+  const std::string labels_path = (std::filesystem::path(dir) / (split + "-labels-idx1-ubyte.gz")).string();
+  std::lock_guard<std::mutex> lock(mutex);
+  if (auto cached = cache[images_path].lock()) return cached;
+
+  IdxArray images = read_idx(images_path);
+  IdxArray labels = read_idx(labels_path);
+  if (images.dims.size() != 3 || images.dims[1] != kSide || images.dims[2] != kSide)
+    throw InputError(images_path, "", "expected N x 28 x 28 images");
+  if (labels.dims.size() != 1 || labels.dims[0] != images.dims[0])
+    throw InputError(labels_path, "", "label count does not match the image count");
+  auto set = std::make_shared<ImageSet>();
+  set->images = std::move(images.data);
+  set->labels = std::move(labels.data);
+  set->info = {"fashion-mnist", images_path, set->size()};
+  cache[images_path] = set;
+  return set;
+}
+
+std::shared_ptr<const ImageSet> make_synthetic(uint64_t seed) {
+  auto set = std::make_shared<ImageSet>();
+  const int64_t n = 4096;
+  std::mt19937_64 rng(seed);
+  std::uniform_int_distribution<int> pixel(0, 255);
+  set->images.resize(n * kPixels);
+  for (auto& p : set->images) p = static_cast<uint8_t>(pixel(rng));
+  set->labels.resize(n);
+  for (int64_t i = 0; i < n; ++i) set->labels[i] = static_cast<uint8_t>(i % kClasses);
+  set->info = {"synthetic", "", n};
+  return set;
+}
+
+class MnistPipeline : public InputPipeline {
+ public:
+  MnistPipeline(std::shared_ptr<const ImageSet> data, int64_t batch_size, uint64_t seed)
+      : data_(std::move(data)), batch_size_(batch_size), seed_(seed), order_(data_->size()) {
+    std::iota(order_.begin(), order_.end(), 0);
+    std::shuffle(order_.begin(), order_.end(), std::mt19937_64(seed));
+  }
+
+  Batch make_batch(int64_t index) const override {
+    Batch batch;
+    batch.index = index;
+    batch.inputs = torch::empty({batch_size_, 1, kSide, kSide});
+    batch.targets = torch::empty({batch_size_}, torch::kLong);
+    float* out = batch.inputs.data_ptr<float>();
+    int64_t* targets = batch.targets.data_ptr<int64_t>();
+    // Per-batch RNG stream: the same batch index draws the same sigmas on any thread or host.
+    std::mt19937_64 rng(seed_ * 0x9E3779B97F4A7C15ull + static_cast<uint64_t>(index));
+    std::uniform_real_distribution<double> sigma(kSigmaMin, kSigmaMax);
+    std::vector<float> normalized(kPixels), scratch;
+    for (int64_t i = 0; i < batch_size_; ++i) {
+      const int64_t sample = order_[(index * batch_size_ + i) % data_->size()];
+      const uint8_t* pixels = data_->images.data() + sample * kPixels;
+      for (int p = 0; p < kPixels; ++p) normalized[p] = (pixels[p] / 255.0f - kMean) / kStd;
+      gaussian_blur(normalized.data(), out + i * kPixels, kSide, kSide,
+                    gaussian_kernel1d(kBlurKernel, sigma(rng)), scratch);
+      targets[i] = data_->labels[sample];
+    }
+    return batch;
+  }
+
+  DataInfo data_info() const override { return data_->info; }
+
+ private:
+  std::shared_ptr<const ImageSet> data_;
+  int64_t batch_size_;
+  uint64_t seed_;
+  std::vector<int64_t> order_;
+};
+
+struct MnistNetImpl : torch::nn::Module {
+  explicit MnistNetImpl(const Shape& s)
+      : shape(s),
+        conv1(register_module("conv1", torch::nn::Conv2d(torch::nn::Conv2dOptions(1, s.conv1, 3)))),
+        conv2(register_module("conv2", torch::nn::Conv2d(torch::nn::Conv2dOptions(s.conv1, s.conv2, 3)))),
+        dropout1(register_module("dropout1", torch::nn::Dropout(0.25))),
+        dropout2(register_module("dropout2", torch::nn::Dropout(0.5))),
+        fc1(register_module("fc1", torch::nn::Linear(s.conv2 * 12 * 12, s.hidden))),
+        fc2(register_module("fc2", torch::nn::Linear(s.hidden, kClasses))) {}
+
+  torch::Tensor forward(torch::Tensor x) {
+    x = torch::relu(conv1(x));
+    x = torch::relu(conv2(x));
+    x = dropout1(torch::max_pool2d(x, 2)).flatten(1);
+    x = dropout2(torch::relu(fc1(x)));
+    return torch::log_softmax(fc2(x), 1);
+  }
+
+  /// Multiply-adds x 2 of the convolutions and linear layers (activations, pooling ignored).
+  double forward_flops() const {
+    const double conv1_flops = 2.0 * shape.conv1 * 26 * 26 * 9;
+    const double conv2_flops = 2.0 * shape.conv2 * 24 * 24 * shape.conv1 * 9;
+    const double fc_flops = 2.0 * (shape.conv2 * 144 * shape.hidden + shape.hidden * kClasses);
+    return conv1_flops + conv2_flops + fc_flops;
+  }
+
+  Shape shape;
+  torch::nn::Conv2d conv1, conv2;
+  torch::nn::Dropout dropout1, dropout2;
+  torch::nn::Linear fc1, fc2;
+};
+TORCH_MODULE(MnistNet);
+
+class MnistHeavy : public Workload {
+ public:
+  explicit MnistHeavy(const WorkloadSpec& spec)
+      : net_((torch::manual_seed(spec.seed), MnistNet(preset_shape(spec.preset)))),
+        optimizer_(net_->parameters(), AdadeltaOptions{spec.params.value("lr", 1.0)}) {
+    net_->train();
+  }
+
+  ModelInfo model_info() const override {
+    return {count_parameters(*net_), 3 * net_->forward_flops(), "fp32"};
+  }
+
+  double train_step(const Batch& batch) override {
+    optimizer_.zero_grad();
+    torch::Tensor loss = torch::nll_loss(net_->forward(batch.inputs), batch.targets);
+    loss.backward();
+    optimizer_.step();
+    return loss.item<double>();
+  }
+
+ private:
+  MnistNet net_;
+  Adadelta optimizer_;
+};
+
+}  // namespace
+
+WorkloadDescriptor mnist_heavy_descriptor() {
+  WorkloadDescriptor d;
+  d.name = "mnist_heavy";
+  d.description =
+      "Seed 000 ex.2: MNIST CNN (conv 1->32->64, fc 9216->128->10), Adadelta, NLL loss; per-sample "
+      "CPU preprocessing: to float, Normalize(0.1307, 0.3081), 11x11 Gaussian blur with sigma ~ U(0.1, 2.0)";
+  d.presets = {{"full", "the seed's network, 1,199,882 params", 256},
+               {"tiny", "conv 1->8->16, fc 2304->32->10 (75,338 params), for CI", 64}};
+  d.params = {
+      {"data", "string", "fashion-mnist", "fashion-mnist (real IDX files) or synthetic (random images, labelled so in results)", {"fashion-mnist", "synthetic"}},
+      {"data_dir", "string", "/usr/share/datasets/fashion-mnist", "directory of the *-idx?-ubyte.gz files (Debian's dataset-fashion-mnist)", {}},
+      {"split", "string", "train", "which IDX split to cycle over", {"train", "t10k"}},
+      {"lr", "number", 1.0, "Adadelta learning rate", {}},
+  };
+  d.make_workload = [](const WorkloadSpec& spec) -> std::unique_ptr<Workload> {
+    return std::make_unique<MnistHeavy>(spec);
+  };
+  d.make_pipeline = [](const WorkloadSpec& spec) -> std::shared_ptr<InputPipeline> {
+    auto data = spec.params.value("data", std::string("fashion-mnist")) == "synthetic"
+                    ? make_synthetic(spec.seed)
+                    : load_fashion_mnist(spec.params.value("data_dir", std::string()),
+                                         spec.params.value("split", std::string("train")));
+    return std::make_shared<MnistPipeline>(std::move(data), spec.batch_size, spec.seed);
+  };
+  return d;
+}
+
+}  // namespace pperf

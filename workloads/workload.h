@@ -1,0 +1,57 @@
+#pragma once
+// The workload plugin interface (the trainer side and the data side), in the spirit of
+// LoadGen's SUT/QSL split: pperf's runner owns warmup, timing and stopping; a workload only
+// builds its model, optimizer and input pipeline and runs one step on a batch it is given.
+#include <torch/torch.h>
+
+#include <optional>
+
+#include "workloads/registry.h"
+
+namespace pperf {
+
+/// One ready batch. `index` is the batch's position in the deterministic batch sequence.
+struct Batch {
+  int64_t index = 0;
+  torch::Tensor inputs;
+  torch::Tensor targets;
+  int64_t samples() const { return inputs.defined() ? inputs.size(0) : 0; }
+};
+
+/// A workload's CPU input pipeline: load + preprocess one batch.
+/// The implementer guarantees make_batch is thread-safe (loader threads call it concurrently)
+/// and deterministic: batch `index` has the same content whichever thread or process makes it,
+/// so local and remote data sources feed identical batches.
+class InputPipeline {
+ public:
+  virtual ~InputPipeline() = default;
+  virtual Batch make_batch(int64_t index) const = 0;
+  virtual DataInfo data_info() const = 0;
+};
+
+/// A model with its optimizer and loss.
+/// The harness guarantees train_step is called from one thread, with batches of the workload's
+/// own pipeline, and times it from outside. The implementer runs exactly one full training
+/// step (forward, loss, backward, optimizer update), complete when it returns, and never times
+/// itself.
+class Workload {
+ public:
+  virtual ~Workload() = default;
+  virtual ModelInfo model_info() const = 0;
+  /// Returns the step's loss (so a run can show the model is learning).
+  virtual double train_step(const Batch& batch) = 0;
+};
+
+/// Where the runner gets batches from: the local loader, or (later) the data service.
+/// next() blocks until the next batch is ready; nullopt means no more batches will come.
+/// Errors in producing batches are rethrown from next().
+class DataSource {
+ public:
+  virtual ~DataSource() = default;
+  virtual std::optional<Batch> next() = 0;
+};
+
+/// Total trainable parameters of a module.
+int64_t count_parameters(const torch::nn::Module& module);
+
+}  // namespace pperf

@@ -139,7 +139,7 @@ int command_run(const std::vector<std::string>& args, const std::vector<std::str
 
   const Config config = load_config(p.vars["config"].as<std::string>(), builtin_workloads());
   if (config.priced_only)
-    throw InputError(config.path, "/configurations", "every configuration gives step_time_ms: price it with `pperf cost`");
+    throw InputError(config.path, "/configurations", "every configuration gives step_time_ms (nothing to measure): use `pperf cost`");
   SweepFilter filter;
   if (p.vars.count("only")) {
     std::vector<std::string> names;

@@ -32,7 +32,8 @@ Measurement measure(Workload& workload, DataSource& data, const MeasureSettings&
       m.stop_reason = "data source ended during warmup";
       return m;
     }
-    m.first_loss = workload.train_step(*batch);
+    const double loss = workload.train_step(*batch);
+    if (i == 0) m.first_loss = loss;
     m.samples_per_step = batch->samples();
     ++m.warmup_steps;
   }

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Installs what pperf needs from Debian's packages (first use only) and builds it
+# (incrementally after). Prints nothing when everything is already in place and up to date.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+build="${PPERF_BUILD_DIR:-$root/build}"
+
+packages=(
+  g++ cmake ninja-build git ca-certificates python3
+  libtorch-dev libopenblas0-pthread
+  nlohmann-json3-dev libfmt-dev libboost-program-options-dev zlib1g-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+  dataset-fashion-mnist
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "pperf setup: installing ${missing[*]}" >&2
+  if [ "$(id -u)" -ne 0 ]; then sudo=sudo; else sudo=; fi
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get update -qq >&2
+  $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+fi
+
+if [ ! -f "$build/build.ninja" ]; then
+  echo "pperf setup: configuring $build" >&2
+  cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >&2
+fi
+# Quiet when there is nothing to do; otherwise show ninja's progress on stderr.
+if ! ninja -C "$build" -n 2>/dev/null | grep -q "no work to do"; then
+  echo "pperf setup: building (first build takes a few minutes on 2 cores)" >&2
+  ninja -C "$build" -j"$(nproc)" >&2
+fi

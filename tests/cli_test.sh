@@ -1,0 +1,128 @@
+#!/usr/bin/env bash
+# End-to-end tests of the pperf binary: exit codes, one-line errors, outputs on disk.
+# usage: tests/cli_test.sh PATH/TO/pperf
+set -uo pipefail
+pperf="$1"
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+cd "$root"
+passed=0 failed=0
+
+check() {  # check NAME COMMAND...: the command must succeed
+  local name="$1"; shift
+  if "$@"; then passed=$((passed + 1)); echo "ok   $name"; else failed=$((failed + 1)); echo "FAIL $name"; fi
+}
+
+expect_exit() {  # expect_exit CODE OUTFILE COMMAND...
+  local code="$1" out="$2"; shift 2
+  "$@" >"$out" 2>&1
+  local got=$?
+  [ "$got" -eq "$code" ] || { echo "  exit $got, expected $code: $*"; cat "$out"; return 1; }
+}
+
+one_line_error() {  # one_line_error PATTERN COMMAND...: exit 2, exactly one line matching PATTERN
+  local pattern="$1"; shift
+  expect_exit 2 "$work/err" "$@" || return 1
+  [ "$(wc -l <"$work/err")" -eq 1 ] && grep -qE -- "$pattern" "$work/err" || { echo "  got:"; cat "$work/err"; return 1; }
+}
+
+json_check() {  # json_check FILE PYTHON-EXPRESSIONS (one per line, each must be true; `j` is the doc)
+  python3 - "$1" "$2" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+for line in sys.argv[2].strip().splitlines():
+    if not eval(line):
+        print("  false:", line.strip()); sys.exit(1)
+PY
+}
+
+# --- bad input: one line naming the flag or file + JSON pointer, exit 2 -----------------
+check "no command"           expect_exit 2 "$work/o" "$pperf"
+check "unknown command"      one_line_error "unknown command 'rn' \(did you mean 'run'\?\)" "$pperf" rn
+check "unknown flag"         one_line_error "^pperf run: --bogus: " "$pperf" run --bogus --config configs/smoke.json
+check "missing --config"     one_line_error "^pperf run: --config: " "$pperf" run
+check "missing config file"  one_line_error "^nope.json: cannot open file$" "$pperf" validate --config nope.json
+printf '{"name": "x", "pricing": {"table": "aws-ec2-us-east-1"}, "workloads": [], "configurations": [{"name": "a", "baseline": true, "instances": [{"type": "p3.2xlarge", "count": -2}]}]}' >"$work/bad.json"
+check "bad config pointer"   one_line_error "^$work/bad.json: /configurations/0/instances/0/count: must be a positive integer, got -2$" "$pperf" validate --config "$work/bad.json"
+check "--only unknown"       one_line_error "^--only: no configuration 'homogenous' in configs/p3_vs_hetero_mnist.json \(did you mean 'homogeneous'\?\)$" "$pperf" run --config configs/p3_vs_hetero_mnist.json --only homogenous
+check "run on a cost config" one_line_error "use .pperf cost." "$pperf" run --config configs/seed000_ex1_resnet50_cost.json
+check "cost on a run config" one_line_error "needs step_time_ms" "$pperf" cost --config configs/smoke.json
+check "list what"            one_line_error "unknown list 'workload'" "$pperf" list workload
+
+# --- help, validate, list --------------------------------------------------------------
+for c in run cost validate list; do check "$c --help" expect_exit 0 "$work/o" "$pperf" "$c" --help; done
+for f in configs/*.json tests/data/*.json; do check "validate $f" expect_exit 0 "$work/o" "$pperf" validate --config "$f"; done
+check "list workloads" bash -c "'$pperf' list workloads | grep -q 'mnist_heavy' && '$pperf' list workloads | grep -q 'tiny'"
+check "list instances" bash -c "'$pperf' list instances --pricing aws-ec2-us-east-1 | grep -qE 'p4d.24xlarge +96 +1152 +8x NVIDIA A100 40GB +32.7726 +5.09..9.61'"
+
+# --- pperf cost reproduces the seed tables ---------------------------------------------
+check "cost seed 000 ex.1" expect_exit 0 "$work/o" "$pperf" cost --config configs/seed000_ex1_resnet50_cost.json --out "$work/c1.json"
+check "cost seed 000 ex.1 figures" json_check "$work/c1.json" '
+j["command"] == "cost" and j["status"] == "complete"
+all(r["measured"] is False for r in j["results"])
+round(j["results"][0]["cost"]["usd_per_step"] * 100, 4) == 0.2010
+round(j["results"][1]["cost"]["usd_per_step"] * 100, 4) == 0.1076
+int(j["results"][1]["improvement_pct"]) == 46
+j["results"][0]["improvement_pct"] is None'
+check "cost table shows units" grep -q "USD/100 steps" "$work/o"
+check "cost seed 000 ex.2" expect_exit 0 "$work/o" "$pperf" cost --config configs/seed000_ex2_mnist_cost.json --out "$work/c2.json"
+check "cost seed 000 ex.2 figures" json_check "$work/c2.json" '
+round(j["results"][0]["cost"]["usd_per_step"] * 100, 3) == 0.127
+round(j["results"][1]["cost"]["usd_per_step"] * 100, 3) == 0.029
+int(j["results"][1]["improvement_pct"]) == 77'
+check "cost seed 004" expect_exit 0 "$work/o" "$pperf" cost --config configs/seed004_bert_trn1_vs_p4d_cost.json --out "$work/c4.json" --csv "$work/c4.csv"
+check "cost seed 004 figures" json_check "$work/c4.json" '
+round(j["results"][0]["to_train"]["usd"], 1) == 68.6
+round(j["results"][1]["to_train"]["usd"], 1) == 41.4'
+check "cost seed 004 csv" bash -c "[ \$(wc -l <'$work/c4.csv') -eq 3 ] && grep -q '\"trn1\"' '$work/c4.csv'"
+
+# --- pperf run: measured, priced, every contract field, provenance ---------------------
+check "run tiny" expect_exit 0 "$work/o" "$pperf" run --config tests/data/tiny_run.json --out "$work/run.json" --csv "$work/run.csv"
+check "run tiny results" json_check "$work/run.json" '
+j["schema_version"] == 1 and j["status"] == "complete" and j["command"] == "run"
+j["tool"]["name"] == "pperf" and len(j["tool"]["git_sha"]) >= 7
+len(j["config"]["sha256"]) == 64
+j["host"]["blas"]["library"] == "openblas-pthread"
+j["host"]["torch"]["libtorch_version"].startswith("1.13")
+j["host"]["logical_cpus"] >= 1 and j["host"]["memory_gib"] > 0 and j["host"]["cpu_model"]
+j["pricing"]["table"] == "aws-ec2-us-east-1" and j["pricing"]["retrieved"]
+[r["status"] for r in j["results"]] == ["ok", "ok", "not_run"]
+"service" in j["results"][2]["reason"]
+all(r["measured"] and r["step_time_ms"]["n"] == len(r["step_time_ms"]["samples"]) >= 5 for r in j["results"][:2])
+all(r["step_time_ms"]["ci95"][0] <= r["step_time_ms"]["median"] <= r["step_time_ms"]["ci95"][1] for r in j["results"][:2])
+all(0 <= r["data_wait_fraction"] <= 1 for r in j["results"][:2])
+all(r["data"]["source"] == "fashion-mnist" and r["model"]["params"] == 75338 for r in j["results"][:2])
+all(r["execution"]["threads"]["effective"] == 1 for r in j["results"][:2])
+j["results"][1]["instances"][0]["market"] == "spot" and j["results"][1]["instances"][0]["price_basis"] == "spot_mid"
+j["results"][1]["improvement_pct"] is not None and len(j["results"][1]["improvement_pct_ci95"]) == 2
+j["results"][0]["to_train"]["steps"] == 1000
+abs(j["results"][0]["cost"]["usd_per_step"] - 3.06 * j["results"][0]["step_time_ms"]["median"] / 3.6e6) < 1e-12'
+check "run tiny csv" bash -c "[ \$(wc -l <'$work/run.csv') -eq 4 ]"
+
+# --- the seed's homogeneous MNIST configuration runs for real ---------------------------
+check "run p3 homogeneous" expect_exit 0 "$work/o" "$pperf" run --config configs/p3_vs_hetero_mnist.json --only homogeneous --out "$work/p3.json"
+check "run p3 homogeneous results" json_check "$work/p3.json" '
+len(j["results"]) == 1 and j["results"][0]["status"] == "ok"
+j["results"][0]["model"]["params"] == 1199882 and j["results"][0]["batch_size"] == 256
+j["results"][0]["throughput"]["samples_per_s"] > 0'
+
+# --- an interrupted run leaves valid JSON that says so ----------------------------------
+python3 -c "
+import json; c = json.load(open('tests/data/tiny_run.json'))
+c['measure'] = {'warmup_steps': 0, 'min_steps': 100000, 'max_steps': 100000, 'max_seconds': 300}
+json.dump(c, open('$work/long.json', 'w'))"
+"$pperf" run --config "$work/long.json" --out "$work/int.json" >"$work/int.log" 2>&1 &
+pid=$!
+sleep 4
+kill -INT "$pid"
+wait "$pid"
+code=$?
+check "interrupt exits 3" test "$code" -eq 3
+check "interrupted JSON" json_check "$work/int.json" '
+j["status"] == "interrupted"
+j["results"][0]["status"] == "ok" and j["results"][0]["step_time_ms"]["n"] > 0
+any("interrupted" in e for e in j["results"][0]["events"])'
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,72 @@
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+#include "workloads/common/local_loader.h"
+
+using namespace pperf;
+
+namespace {
+// Batch i holds the value i; counts how many batches were made.
+class CountingPipeline : public InputPipeline {
+ public:
+  explicit CountingPipeline(int64_t fail_at = -1) : fail_at_(fail_at) {}
+  Batch make_batch(int64_t index) const override {
+    if (index == fail_at_) throw std::runtime_error("bad sample in batch " + std::to_string(index));
+    ++made;
+    Batch b;
+    b.index = index;
+    b.inputs = torch::full({2, 1}, static_cast<float>(index));
+    b.targets = torch::zeros({2}, torch::kLong);
+    return b;
+  }
+  DataInfo data_info() const override { return {"counting", "", 0}; }
+  mutable std::atomic<int64_t> made{0};
+
+ private:
+  int64_t fail_at_;
+};
+}  // namespace
+
+TEST(LocalLoader, DeliversEveryBatchInOrderWhateverTheThreadCount) {
+  for (int workers : {1, 3}) {
+    auto pipeline = std::make_shared<CountingPipeline>();
+    LocalLoader loader(pipeline, workers, 4, 10);
+    for (int64_t i = 10; i < 60; ++i) {
+      auto b = loader.next();
+      ASSERT_TRUE(b);
+      EXPECT_EQ(b->index, i);
+      EXPECT_EQ(b->inputs[0][0].item<float>(), static_cast<float>(i));
+    }
+  }
+}
+
+TEST(LocalLoader, PrefetchIsBounded) {
+  auto pipeline = std::make_shared<CountingPipeline>();
+  LocalLoader loader(pipeline, 3, 5);
+  // Give the workers ample time to run ahead; they must stop at the prefetch bound.
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  EXPECT_EQ(pipeline->made.load(), 5);
+  loader.next();
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  EXPECT_EQ(pipeline->made.load(), 6);
+}
+
+TEST(LocalLoader, PipelineErrorsReachTheConsumer) {
+  auto pipeline = std::make_shared<CountingPipeline>(2);
+  LocalLoader loader(pipeline, 2, 2);
+  EXPECT_TRUE(loader.next());
+  EXPECT_TRUE(loader.next());
+  EXPECT_THROW(
+      {
+        try {
+          loader.next();
+        } catch (const std::runtime_error& e) {
+          EXPECT_STREQ(e.what(), "bad sample in batch 2");
+          throw;
+        }
+      },
+      std::runtime_error);
+}

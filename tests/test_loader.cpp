@@ -45,12 +45,18 @@ TEST(LocalLoader, DeliversEveryBatchInOrderWhateverTheThreadCount) {
 
 TEST(LocalLoader, PrefetchIsBounded) {
   auto pipeline = std::make_shared<CountingPipeline>();
+  auto wait_for = [&](int64_t n) {  // polls: a slow machine only makes this take longer
+    for (int i = 0; i < 1000 && pipeline->made.load() < n; ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  };
   LocalLoader loader(pipeline, 3, 5);
-  // Give the workers ample time to run ahead; they must stop at the prefetch bound.
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  wait_for(5);
+  // Workers with nothing consumed must stop at the bound however long they are given.
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
   EXPECT_EQ(pipeline->made.load(), 5);
   loader.next();
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  wait_for(6);
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
   EXPECT_EQ(pipeline->made.load(), 6);
 }
 

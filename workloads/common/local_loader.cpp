@@ -39,7 +39,8 @@ void LocalLoader::work() {
       ready_.emplace(index, std::move(batch));
     } catch (...) {
       std::lock_guard<std::mutex> lock(mutex_);
-      if (!error_) error_ = std::current_exception();
+      // Keep the earliest failing batch: the batches before it are still delivered.
+      if (!error_ || index < error_index_) error_ = std::current_exception(), error_index_ = index;
       stopping_ = true;
     }
     batch_ready_.notify_all();
@@ -49,10 +50,16 @@ void LocalLoader::work() {
 
 std::optional<Batch> LocalLoader::next() {
   std::unique_lock<std::mutex> lock(mutex_);
-  batch_ready_.wait(lock, [&] { return error_ || stopping_ || ready_.count(next_to_deliver_); });
-  if (error_) std::rethrow_exception(error_);
+  // Batches claimed before a failure are still finished by their threads, so wait for those.
+  batch_ready_.wait(lock, [&] {
+    return ready_.count(next_to_deliver_) || (error_ && next_to_deliver_ >= error_index_) ||
+           (stopping_ && !error_);
+  });
   auto it = ready_.find(next_to_deliver_);
-  if (it == ready_.end()) return std::nullopt;
+  if (it == ready_.end()) {
+    if (error_) std::rethrow_exception(error_);
+    return std::nullopt;
+  }
   Batch batch = std::move(it->second);
   ready_.erase(it);
   ++next_to_deliver_;

@@ -36,7 +36,8 @@ class LocalLoader : public DataSource {
   int64_t next_to_claim_;
   int64_t next_to_deliver_;
   bool stopping_ = false;
-  std::exception_ptr error_;
+  std::exception_ptr error_;  // of the earliest failing batch, rethrown when it is due
+  int64_t error_index_ = 0;
   std::vector<std::thread> threads_;
 };
 

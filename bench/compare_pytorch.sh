@@ -29,7 +29,7 @@ work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 steps=20 warmup=3
 
-printf '%-40s %14s %14s %14s %8s\n' "case (workload:preset:batch:threads:workers)" "pperf ms/step" "pperf compute" "PyTorch ms" "ratio"
+printf '%-40s %14s %14s %14s %12s %14s\n' "case (workload:preset:batch:threads:workers)" "pperf ms/step" "pperf compute" "PyTorch ms" "step ratio" "compute ratio"
 for c in "${cases[@]}"; do
   IFS=: read -r workload preset batch threads workers <<<"$c"
   $py - "$work/cfg.json" "$workload" "$preset" "$batch" "$threads" "$workers" "$steps" "$warmup" <<'PY'
@@ -42,6 +42,8 @@ json.dump({"name": "compare-pytorch", "pricing": {"table": "aws-ec2-us-east-1"},
                                "execution": {"threads": int(threads), "data": {"workers": int(workers)}}}]},
           open(out, "w"))
 PY
+  extra=()  # only the mnist_heavy peer has a loader of its own; the others time a fixed batch
+  [ "$workload" = mnist_heavy ] && extra=(--workers "$workers")
   pp=() pc=() pt=()
   for ((r = 0; r < rounds; r++)); do
     "$pperf" run --config "$work/cfg.json" --out "$work/res.json" >/dev/null 2>&1
@@ -51,14 +53,15 @@ s = r['step_time_ms']['samples']; w = r['measurement']['data_wait_ms']
 print(statistics.median(s), statistics.median([a - b for a, b in zip(s, w)]))")
     pp+=("$step"); pc+=("$compute")
     pt+=("$($py "$root/bench/peers/$workload.py" --preset "$preset" --batch-size "$batch" --threads "$threads" \
-             --workers "$workers" --steps "$steps" --warmup "$warmup" 2>/dev/null | tail -1 |
+             "${extra[@]}" --steps "$steps" --warmup "$warmup" 2>/dev/null | tail -1 |
             $py -c 'import json, sys; print(json.load(sys.stdin)["step_ms_median"])')")
   done
   $py - "$c" "${pp[*]}" "${pc[*]}" "${pt[*]}" <<'PY'
 import statistics, sys
 c, pp, pc, pt = sys.argv[1], *[[float(x) for x in a.split()] for a in sys.argv[2:]]
 p, q, t = statistics.median(pp), statistics.median(pc), statistics.median(pt)
-print(f"{c:<40} {p:14.1f} {q:14.1f} {t:14.1f} {p / t:7.2f}x")
+print(f"{c:<40} {p:14.1f} {q:14.1f} {t:14.1f} {p / t:11.2f}x {q / t:13.2f}x")
 PY
 done
-echo "pperf ms/step = wait for batch + training step (as the peer for mnist_heavy times it); pperf compute = training step alone."
+echo "pperf ms/step = wait for batch + training step; pperf compute = training step alone. The mnist_heavy peer"
+echo "times wait + step like pperf (compare 'step ratio'); the other peers time a step on a fixed batch ('compute ratio')."

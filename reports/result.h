@@ -19,6 +19,10 @@ struct ExecutionReport {
   int64_t interop_threads_requested = 0, interop_threads_effective = 0;
   std::string data_mode;
   int64_t data_workers = 0;
+  bool emulated = true;                     // ran on this host, not on the named instances
+  std::vector<int> cpus;                    // the trainer's CPU set (empty: not pinned)
+  std::vector<int> data_cpus;               // spawned data workers' CPU set
+  std::vector<std::string> data_endpoints;  // service mode: where batches came from
 };
 
 struct Result {

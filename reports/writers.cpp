@@ -77,7 +77,10 @@ json result_json(const Result& r) {
         {"interop_threads",
          {{"requested", r.execution->interop_threads_requested},
           {"effective", r.execution->interop_threads_effective}}},
-        {"data", {{"mode", r.execution->data_mode}, {"workers", r.execution->data_workers}}}};
+        {"data", {{"mode", r.execution->data_mode}, {"workers", r.execution->data_workers},
+                  {"endpoints", r.execution->data_endpoints}, {"cpus", r.execution->data_cpus}}},
+        {"cpus", r.execution->cpus},
+        {"emulated", r.execution->emulated}};
   if (r.measurement)
     j["measurement"] = {{"warmup_steps", r.measurement->warmup_steps},
                         {"stop_reason", r.measurement->stop_reason},

@@ -10,6 +10,7 @@ packages=(
   libtorch-dev libopenblas0-pthread
   nlohmann-json3-dev libfmt-dev libboost-program-options-dev zlib1g-dev
   libgtest-dev libgmock-dev libbenchmark-dev
+  libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc iproute2
   dataset-fashion-mnist
 )
 

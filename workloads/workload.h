@@ -49,6 +49,8 @@ class DataSource {
  public:
   virtual ~DataSource() = default;
   virtual std::optional<Batch> next() = 0;
+  /// What happened along the way that a result should mention (e.g. a data worker dropped).
+  virtual std::vector<std::string> events() const { return {}; }
 };
 
 /// Total trainable parameters of a module.

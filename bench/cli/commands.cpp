@@ -4,11 +4,15 @@
 
 #include <boost/program_options.hpp>
 #include <csignal>
+#include <cstdlib>
+#include <filesystem>
+#include <thread>
 #include <iostream>
 #include <sstream>
 
 #include "bench/config/config.h"
 #include "bench/config/input_error.h"
+#include "bench/dataservice/data_service.h"
 #include "bench/env/host_info.h"
 #include "bench/env/torch_info.h"
 #include "bench/runner/sweep.h"
@@ -26,6 +30,8 @@ constexpr int kExitOk = 0, kExitResultFailed = 1, kExitBadInput = 2, kExitRuntim
 
 std::atomic<bool> g_stop_requested{false};
 
+std::string self_executable();
+
 extern "C" void on_stop_signal(int) {
   // First signal: finish the current step, write what was measured, exit. Second: default.
   g_stop_requested = true;
@@ -40,6 +46,7 @@ const char* kUsage =
     "  cost      price the step times given in a config (nothing is run)\n"
     "  validate  check a config and exit\n"
     "  list      list workloads or instances\n"
+    "  data-worker  serve a config's preprocessed batches over gRPC (the data role)\n"
     "`pperf <command> --help` shows a command's options.\n";
 
 struct Parsed {
@@ -133,14 +140,17 @@ int command_run(const std::vector<std::string>& args, const std::vector<std::str
   options.add_options()("out", po::value<std::string>(), "results JSON (default results/<config name>.json)")(
       "csv", po::value<std::string>(), "also write the result rows as CSV")(
       "only", po::value<std::string>(), "comma-separated configuration names to run")(
-      "workload", po::value<std::string>(), "run only this workload of the config");
+      "workload", po::value<std::string>(), "run only this workload of the config")(
+      "native", "running on the named instances themselves: results say emulated: false");
   Parsed p = parse("run", options, args);
   if (p.help) return std::cout << options, kExitOk;
 
   const Config config = load_config(p.vars["config"].as<std::string>(), builtin_workloads());
   if (config.priced_only)
     throw InputError(config.path, "/configurations", "every configuration gives step_time_ms (nothing to measure): use `pperf cost`");
-  SweepFilter filter;
+  SweepOptions filter;
+  filter.native = p.vars.count("native") > 0;
+  filter.pperf_binary = self_executable();
   if (p.vars.count("only")) {
     std::vector<std::string> names;
     for (const auto& c : config.configurations) names.push_back(c.name);
@@ -182,6 +192,52 @@ int command_run(const std::vector<std::string>& args, const std::vector<std::str
   });
   report.status = g_stop_requested ? "interrupted" : "complete";
   return finish(report, config, out);
+}
+
+std::string self_executable() {
+  std::error_code ec;
+  auto path = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? "pperf" : path.string();
+}
+
+int command_data_worker(const std::vector<std::string>& args) {
+  po::options_description options("pperf data-worker options");
+  options.add_options()("help,h", "show this help")(
+      "config", po::value<std::string>()->required(), "config whose workload to serve")(
+      "workload", po::value<std::string>(), "which workload of the config (default: the first)")(
+      "listen", po::value<std::string>()->default_value("127.0.0.1:0"), "HOST:PORT (port 0: any free port)")(
+      "workers", po::value<int64_t>()->default_value(1), "preprocessing threads per stream")(
+      "prefetch", po::value<int64_t>()->default_value(4), "ready batches buffered per stream")(
+      "token", po::value<std::string>(), "shared secret required off loopback (or env PPERF_DATA_TOKEN)")(
+      "cpus", po::value<std::string>(), "comma-separated CPUs to pin to");
+  Parsed p = parse("data-worker", options, args);
+  if (p.help) return std::cout << options, kExitOk;
+  const Config config = load_config(p.vars["config"].as<std::string>(), builtin_workloads());
+  const WorkloadSpec* spec = &config.workloads.front();
+  if (p.vars.count("workload")) {
+    spec = nullptr;
+    for (const auto& w : config.workloads)
+      if (w.name == p.vars["workload"].as<std::string>()) spec = &w;
+    if (!spec) throw InputError("--workload", "", "no workload '" + p.vars["workload"].as<std::string>() + "' in " + config.path);
+  }
+  DataWorkerOptions o;
+  o.listen = p.vars["listen"].as<std::string>();
+  o.workers = p.vars["workers"].as<int64_t>();
+  o.prefetch_batches = p.vars["prefetch"].as<int64_t>();
+  if (o.workers < 1) throw InputError("--workers", "", "must be >= 1");
+  if (o.prefetch_batches < 1) throw InputError("--prefetch", "", "must be >= 1");
+  if (p.vars.count("token")) o.token = p.vars["token"].as<std::string>();
+  else if (const char* t = std::getenv("PPERF_DATA_TOKEN")) o.token = t;
+  if (p.vars.count("cpus")) {
+    for (const auto& c : split_commas(p.vars["cpus"].as<std::string>())) {
+      char* end = nullptr;
+      long cpu = std::strtol(c.c_str(), &end, 10);
+      if (*end || cpu < 0 || cpu >= static_cast<long>(std::thread::hardware_concurrency()))
+        throw InputError("--cpus", "", "'" + c + "' is not a CPU of this host");
+      o.cpus.push_back(static_cast<int>(cpu));
+    }
+  }
+  return run_data_worker(*spec, builtin_workloads(), o);
 }
 
 int command_cost(const std::vector<std::string>& args, const std::vector<std::string>& argv) {
@@ -265,9 +321,10 @@ int run_cli(int argc, char** argv) {
     if (command == "cost") return command_cost(args, argv_copy);
     if (command == "validate") return command_validate(args);
     if (command == "list") return command_list(args);
+    if (command == "data-worker") return command_data_worker(args);
     if (command == "--help" || command == "-h" || command == "help") return std::cout << kUsage, kExitOk;
     throw InputError("pperf", "", "unknown command '" + command + "'" +
-                                      did_you_mean(command, {"run", "cost", "validate", "list"}));
+                                      did_you_mean(command, {"run", "cost", "validate", "list", "data-worker"}));
   } catch (const InputError& e) {
     std::cerr << e.what() << "\n";
     return kExitBadInput;

@@ -3,6 +3,7 @@
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <thread>
 
 #include "bench/config/json_view.h"
 #include "bench/config/sha256.h"
@@ -99,6 +100,18 @@ WorkloadSpec parse_workload(const JsonView& v, const WorkloadRegistry& registry,
   return spec;
 }
 
+std::vector<int> parse_cpus(const JsonView& v) {
+  std::vector<int> cpus;
+  const int64_t available = std::thread::hardware_concurrency();
+  for (const auto& c : v.items()) {
+    const int64_t cpu = c.as_non_negative_int();
+    if (cpu >= available) c.fail("CPU " + std::to_string(cpu) + " does not exist here (" + std::to_string(available) + " CPUs)");
+    cpus.push_back(static_cast<int>(cpu));
+  }
+  if (cpus.empty()) v.fail("needs at least one CPU");
+  return cpus;
+}
+
 DataSettings parse_data(const JsonView& v) {
   v.expect_object({"mode", "workers", "prefetch_batches", "endpoints", "spawn_local"});
   DataSettings d;
@@ -115,9 +128,8 @@ DataSettings parse_data(const JsonView& v) {
   if (auto s = v.find("spawn_local")) {
     s->expect_object({"processes", "workers", "cpus"});
     d.spawn_local_processes = s->positive_int_or("processes", 1);
-    s->positive_int_or("workers", 1);
-    if (auto cpus = s->find("cpus"))
-      for (const auto& c : cpus->items()) c.as_non_negative_int();
+    d.spawn_local_workers = s->positive_int_or("workers", 1);
+    if (auto cpus = s->find("cpus")) d.spawn_local_cpus = parse_cpus(*cpus);
   }
   if (d.mode == "service" && d.endpoints.empty() && d.spawn_local_processes == 0)
     v.fail("data mode 'service' needs 'endpoints' or 'spawn_local'");
@@ -127,10 +139,11 @@ DataSettings parse_data(const JsonView& v) {
 }
 
 ExecutionSettings parse_execution(const JsonView& v) {
-  v.expect_object({"threads", "interop_threads", "data"});
+  v.expect_object({"threads", "interop_threads", "cpus", "data"});
   ExecutionSettings e;
   e.threads = v.positive_int_or("threads", e.threads);
   e.interop_threads = v.positive_int_or("interop_threads", e.interop_threads);
+  if (auto c = v.find("cpus")) e.cpus = parse_cpus(*c);
   if (auto d = v.find("data")) e.data = parse_data(*d);
   return e;
 }

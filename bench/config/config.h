@@ -18,11 +18,14 @@ struct DataSettings {
   int64_t prefetch_batches = 4;          // bound of the ready-batch queue
   std::vector<std::string> endpoints;    // service: "host:port" of running data workers
   int64_t spawn_local_processes = 0;     // service: data workers pperf starts on this host
+  int64_t spawn_local_workers = 1;       // preprocessing threads of each spawned worker
+  std::vector<int> spawn_local_cpus;     // CPUs the spawned workers are pinned to (empty: any)
 };
 
 struct ExecutionSettings {
   int64_t threads = 1;          // libtorch intra-op threads of the trainer
   int64_t interop_threads = 1;  // libtorch inter-op threads
+  std::vector<int> cpus;        // CPUs the trainer (and local loader threads) run on; empty: any
   DataSettings data;
 };
 

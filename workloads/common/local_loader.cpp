@@ -3,11 +3,11 @@
 namespace pperf {
 
 LocalLoader::LocalLoader(std::shared_ptr<const InputPipeline> pipeline, int64_t workers,
-                         int64_t prefetch_batches, int64_t first_index)
+                         int64_t prefetch_batches, int64_t first_index, int64_t stride)
     : pipeline_(std::move(pipeline)),
       capacity_(std::max<int64_t>(prefetch_batches, 1)),
-      next_to_claim_(first_index),
-      next_to_deliver_(first_index) {
+      first_index_(first_index),
+      stride_(std::max<int64_t>(stride, 1)) {
   for (int64_t i = 0; i < workers; ++i) threads_.emplace_back([this] { work(); });
 }
 
@@ -25,22 +25,22 @@ void LocalLoader::work() {
   // Preprocessing is plain C++ on raw buffers: keep libtorch from spawning its own pool here.
   at::set_num_threads(1);
   for (;;) {
-    int64_t index;
+    int64_t position;
     {
       std::unique_lock<std::mutex> lock(mutex_);
       // A batch may be claimed only while fewer than `capacity_` are ahead of the trainer.
       slot_free_.wait(lock, [&] { return stopping_ || next_to_claim_ < next_to_deliver_ + capacity_; });
       if (stopping_) return;
-      index = next_to_claim_++;
+      position = next_to_claim_++;
     }
     try {
-      Batch batch = pipeline_->make_batch(index);
+      Batch batch = pipeline_->make_batch(first_index_ + position * stride_);
       std::lock_guard<std::mutex> lock(mutex_);
-      ready_.emplace(index, std::move(batch));
+      ready_.emplace(position, std::move(batch));
     } catch (...) {
       std::lock_guard<std::mutex> lock(mutex_);
       // Keep the earliest failing batch: the batches before it are still delivered.
-      if (!error_ || index < error_index_) error_ = std::current_exception(), error_index_ = index;
+      if (!error_ || position < error_position_) error_ = std::current_exception(), error_position_ = position;
       stopping_ = true;
     }
     batch_ready_.notify_all();
@@ -52,7 +52,7 @@ std::optional<Batch> LocalLoader::next() {
   std::unique_lock<std::mutex> lock(mutex_);
   // Batches claimed before a failure are still finished by their threads, so wait for those.
   batch_ready_.wait(lock, [&] {
-    return ready_.count(next_to_deliver_) || (error_ && next_to_deliver_ >= error_index_) ||
+    return ready_.count(next_to_deliver_) || (error_ && next_to_deliver_ >= error_position_) ||
            (stopping_ && !error_);
   });
   auto it = ready_.find(next_to_deliver_);

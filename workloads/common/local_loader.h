@@ -16,9 +16,10 @@ namespace pperf {
 
 class LocalLoader : public DataSource {
  public:
-  /// Starts `workers` threads at once. `first_index` is the first batch index delivered.
+  /// Starts `workers` threads at once. Delivers batch indices first_index, first_index + stride,
+  /// ... (a data worker serving one of P streams uses stride P).
   LocalLoader(std::shared_ptr<const InputPipeline> pipeline, int64_t workers,
-              int64_t prefetch_batches, int64_t first_index = 0);
+              int64_t prefetch_batches, int64_t first_index = 0, int64_t stride = 1);
   /// Stops the threads and joins them; batches in flight are dropped.
   ~LocalLoader() override;
 
@@ -32,12 +33,14 @@ class LocalLoader : public DataSource {
   std::mutex mutex_;
   std::condition_variable batch_ready_;
   std::condition_variable slot_free_;
+  const int64_t first_index_, stride_;
+  // Positions in the delivered sequence (batch index = first_index_ + position * stride_).
   std::map<int64_t, Batch> ready_;
-  int64_t next_to_claim_;
-  int64_t next_to_deliver_;
+  int64_t next_to_claim_ = 0;
+  int64_t next_to_deliver_ = 0;
   bool stopping_ = false;
   std::exception_ptr error_;  // of the earliest failing batch, rethrown when it is due
-  int64_t error_index_ = 0;
+  int64_t error_position_ = 0;
   std::vector<std::thread> threads_;
 };
 

@@ -1,0 +1,42 @@
+#include "bench/dataservice/tensor_wire.h"
+
+#include <cstring>
+
+namespace pperf {
+
+namespace {
+struct DtypeName {
+  torch::ScalarType type;
+  const char* name;
+};
+constexpr DtypeName kDtypes[] = {{torch::kFloat, "float32"}, {torch::kLong, "int64"},
+                                 {torch::kInt, "int32"},     {torch::kByte, "uint8"},
+                                 {torch::kBFloat16, "bfloat16"}};
+}  // namespace
+
+void tensor_to_wire(const torch::Tensor& tensor, dataservice::TensorData* out) {
+  const torch::Tensor t = tensor.contiguous();
+  for (const auto& d : kDtypes)
+    if (d.type == t.scalar_type()) out->set_dtype(d.name);
+  if (out->dtype().empty()) throw std::runtime_error("tensor dtype not supported on the wire");
+  for (int64_t s : t.sizes()) out->add_shape(s);
+  out->set_data(t.data_ptr(), t.nbytes());
+}
+
+torch::Tensor tensor_from_wire(const dataservice::TensorData& data) {
+  const DtypeName* dtype = nullptr;
+  for (const auto& d : kDtypes)
+    if (data.dtype() == d.name) dtype = &d;
+  if (!dtype) throw std::runtime_error("unknown dtype '" + data.dtype() + "' in batch message");
+  std::vector<int64_t> shape(data.shape().begin(), data.shape().end());
+  for (int64_t s : shape)
+    if (s < 0 || s > (int64_t{1} << 32)) throw std::runtime_error("bad shape in batch message");
+  torch::Tensor t = torch::empty(shape, torch::TensorOptions().dtype(dtype->type));
+  if (static_cast<size_t>(t.nbytes()) != data.data().size())
+    throw std::runtime_error("batch message holds " + std::to_string(data.data().size()) +
+                             " bytes, its shape needs " + std::to_string(t.nbytes()));
+  std::memcpy(t.data_ptr(), data.data().data(), data.data().size());
+  return t;
+}
+
+}  // namespace pperf

@@ -1,0 +1,14 @@
+#pragma once
+// Tensors on the wire: raw little-endian bytes with dtype and shape, one message per batch.
+#include <torch/torch.h>
+
+#include "bench/dataservice/data_service.pb.h"
+
+namespace pperf {
+
+void tensor_to_wire(const torch::Tensor& tensor, dataservice::TensorData* out);
+/// Throws std::runtime_error on an unknown dtype or a size that does not match the shape
+/// (a malformed message never becomes a tensor).
+torch::Tensor tensor_from_wire(const dataservice::TensorData& data);
+
+}  // namespace pperf

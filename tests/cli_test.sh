@@ -124,5 +124,20 @@ j["status"] == "interrupted"
 j["results"][0]["status"] == "ok" and j["results"][0]["step_time_ms"]["n"] > 0
 any("interrupted" in e for e in j["results"][0]["events"])'
 
+# --- the data worker: token off loopback, survives garbage, clean exit on SIGTERM ---------
+check "worker off loopback needs a token" one_line_error "^--listen: 0.0.0.0:0 is not loopback: a token is required" \
+  "$pperf" data-worker --config tests/data/tiny_run.json --listen 0.0.0.0:0
+"$pperf" data-worker --config tests/data/tiny_run.json >"$work/worker.out" 2>&1 &
+wpid=$!
+for _ in $(seq 100); do grep -q "listening on" "$work/worker.out" && break; sleep 0.1; done
+port=$(sed -n 's/.*listening on 127.0.0.1:\([0-9]*\).*/\1/p' "$work/worker.out")
+check "worker prints its port" test -n "$port"
+{ exec 3<>"/dev/tcp/127.0.0.1/$port" && printf 'GET / HTTP/1.1\r\n\r\n\x00\xff garbage' >&3 && exec 3>&-; } 2>/dev/null
+sleep 0.3
+check "worker survives a malformed request" kill -0 "$wpid"
+kill -TERM "$wpid"
+wait "$wpid"
+check "worker exits 0 on SIGTERM" test $? -eq 0
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -125,6 +125,7 @@ int run_data_worker(const WorkloadSpec& spec, const WorkloadRegistry& registry, 
   builder.RegisterService(&service);
   builder.SetMaxReceiveMessageSize(64 * 1024);  // requests are small; refuse anything larger
   builder.SetMaxSendMessageSize(1 << 30);
+  builder.AddChannelArgument(GRPC_ARG_HTTP2_STREAM_LOOKAHEAD_BYTES, 64 << 20);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (!server || port == 0) throw InputError("--listen", "", "cannot listen on " + options.listen);
 

@@ -23,7 +23,7 @@ void tensor_to_wire(const torch::Tensor& tensor, dataservice::TensorData* out) {
   out->set_data(t.data_ptr(), t.nbytes());
 }
 
-torch::Tensor tensor_from_wire(const dataservice::TensorData& data) {
+torch::Tensor tensor_from_wire(dataservice::TensorData& data) {
   const DtypeName* dtype = nullptr;
   for (const auto& d : kDtypes)
     if (data.dtype() == d.name) dtype = &d;
@@ -31,12 +31,21 @@ torch::Tensor tensor_from_wire(const dataservice::TensorData& data) {
   std::vector<int64_t> shape(data.shape().begin(), data.shape().end());
   for (int64_t s : shape)
     if (s < 0 || s > (int64_t{1} << 32)) throw std::runtime_error("bad shape in batch message");
-  torch::Tensor t = torch::empty(shape, torch::TensorOptions().dtype(dtype->type));
-  if (static_cast<size_t>(t.nbytes()) != data.data().size())
+  int64_t numel = 1;
+  for (int64_t s : shape) numel *= s;
+  const size_t needed = static_cast<size_t>(numel) * c10::elementSize(dtype->type);
+  if (needed != data.data().size())
     throw std::runtime_error("batch message holds " + std::to_string(data.data().size()) +
-                             " bytes, its shape needs " + std::to_string(t.nbytes()));
-  std::memcpy(t.data_ptr(), data.data().data(), data.data().size());
-  return t;
+                             " bytes, its shape needs " + std::to_string(needed));
+  std::string* bytes = data.release_data();
+  if (needed == 0 || reinterpret_cast<uintptr_t>(bytes->data()) % alignof(std::max_align_t) != 0) {
+    torch::Tensor t = torch::empty(shape, torch::TensorOptions().dtype(dtype->type));
+    std::memcpy(t.data_ptr(), bytes->data(), needed);
+    delete bytes;
+    return t;
+  }
+  return torch::from_blob(bytes->data(), shape, [bytes](void*) { delete bytes; },
+                          torch::TensorOptions().dtype(dtype->type));
 }
 
 }  // namespace pperf

@@ -1,0 +1,77 @@
+// Benchmark (not a test): batches/s and MB/s delivered to a trainer by the local loader vs the
+// data service on loopback, with 1 and 2 data-worker processes, measured side by side in one
+// run. The consumer only takes batches (no training), so this is the data path's ceiling.
+// Preprocessing runs on CPU 1 in every case (loader thread or data workers); the consumer runs
+// on CPU 0 — so each rate is per preprocessing core.
+//
+// usage: pperf_data_bench PPERF_BINARY CONFIG [BATCHES]
+#include <fmt/format.h>
+
+#include <malloc.h>
+
+#include <chrono>
+#include <iostream>
+
+#include "bench/config/config.h"
+#include "bench/dataservice/data_service.h"
+#include "workloads/common/local_loader.h"
+#include "workloads/workload.h"
+
+using namespace pperf;
+
+namespace {
+struct Rate {
+  double batches_per_s = 0, mb_per_s = 0;
+};
+
+Rate drain(DataSource& source, int64_t batches) {
+  source.next();  // the first batch pays for start-up; not counted
+  const auto start = std::chrono::steady_clock::now();
+  double bytes = 0;
+  for (int64_t i = 0; i < batches; ++i) {
+    Batch b = *source.next();
+    bytes += b.inputs.nbytes() + b.targets.nbytes();
+  }
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return {batches / s, bytes / s / 1e6};
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  mallopt(M_MMAP_THRESHOLD, 256 << 20);  // as pperf itself does (see run_cli)
+  mallopt(M_TRIM_THRESHOLD, 1 << 30);
+  if (argc < 3) {
+    std::cerr << "usage: pperf_data_bench PPERF_BINARY CONFIG [BATCHES]\n";
+    return 2;
+  }
+  const std::string pperf = argv[1], config_path = argv[2];
+  const int64_t batches = argc > 3 ? std::stoll(argv[3]) : 200;
+  const Config config = load_config(config_path, builtin_workloads());
+  const WorkloadSpec& spec = config.workloads.front();
+  const WorkloadDescriptor& descriptor = *builtin_workloads().find(spec.name);
+
+  // Local: one loader thread on CPU 1 (threads inherit the pinning), consumer moved to CPU 0.
+  pin_process_to_cpus({1});
+  Rate local;
+  {
+    LocalLoader loader(descriptor.make_pipeline(spec), 1, 4);
+    pin_process_to_cpus({0});
+    local = drain(loader, batches);
+  }
+  std::vector<Rate> service;
+  for (int64_t processes : {1, 2}) {
+    LocalDataGroup group(pperf, config_path, spec.name, processes, 1, std::getenv("NOPIN") ? std::vector<int>{} : std::vector<int>{1}, "");
+    ServiceSourceOptions options;
+    options.endpoints = group.endpoints();
+    service.push_back(drain(*connect_service(spec, options), batches));
+  }
+  fmt::print("{} / {} / batch {}: {} batches each, preprocessing on 1 core, consumer on another\n", spec.name,
+             spec.preset, spec.batch_size, batches);
+  fmt::print("{:<34} {:>12} {:>10} {:>22}\n", "data path", "batches/s", "MB/s", "vs local loader");
+  fmt::print("{:<34} {:>12.1f} {:>10.1f} {:>22}\n", "local loader, 1 thread", local.batches_per_s, local.mb_per_s, "1.00x");
+  for (size_t i = 0; i < service.size(); ++i)
+    fmt::print("{:<34} {:>12.1f} {:>10.1f} {:>21.2f}x\n",
+               fmt::format("service, {} worker process(es)", i + 1), service[i].batches_per_s,
+               service[i].mb_per_s, service[i].batches_per_s / local.batches_per_s);
+  return 0;
+}

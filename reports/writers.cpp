@@ -210,7 +210,7 @@ std::string to_console_table(const RunReport& report) {
   std::vector<std::string> to_train;
   for (const auto& r : report.results)
     if (r.cost && r.cost->to_train)
-      to_train.push_back(fmt::format("  {}: {:.2f} h, {:.2f} {} to train{}", r.configuration,
+      to_train.push_back(fmt::format("  {}: {:.4g} h, {:.4g} {} to train{}", r.configuration,
                                      r.cost->to_train->hours, r.cost->to_train->usd,
                                      report.pricing_currency,
                                      r.cost->to_train->steps ? fmt::format(" ({} steps)", *r.cost->to_train->steps) : ""));

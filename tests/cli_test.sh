@@ -87,8 +87,10 @@ j["host"]["blas"]["library"] == "openblas-pthread"
 j["host"]["torch"]["libtorch_version"].startswith("1.13")
 j["host"]["logical_cpus"] >= 1 and j["host"]["memory_gib"] > 0 and j["host"]["cpu_model"]
 j["pricing"]["table"] == "aws-ec2-us-east-1" and j["pricing"]["retrieved"]
-[r["status"] for r in j["results"]] == ["ok", "ok", "not_run"]
-"service" in j["results"][2]["reason"]
+[r["status"] for r in j["results"]] == ["ok", "ok", "ok"]
+j["results"][2]["execution"]["data"]["mode"] == "service" and len(j["results"][2]["execution"]["data"]["endpoints"]) == 1
+j["results"][2]["step_time_ms"]["n"] >= 5 and j["results"][2]["events"] == []
+all(r["execution"]["emulated"] is True for r in j["results"])
 all(r["measured"] and r["step_time_ms"]["n"] == len(r["step_time_ms"]["samples"]) >= 5 for r in j["results"][:2])
 all(r["step_time_ms"]["ci95"][0] <= r["step_time_ms"]["median"] <= r["step_time_ms"]["ci95"][1] for r in j["results"][:2])
 all(0 <= r["data_wait_fraction"] <= 1 for r in j["results"][:2])

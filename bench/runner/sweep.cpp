@@ -47,6 +47,9 @@ void measure_one(Result& r, const WorkloadDescriptor& descriptor, const Workload
   LocalLoader loader(pipeline, exec.data.workers, exec.data.prefetch_batches);
   Measurement m = measure(*workload, loader, settings, stop_requested);
   r.measured = true;
+  // Asked again after running: what ran may have changed (e.g. a precision fallback mid-run).
+  r.model = workload->model_info();
+  r.events.insert(r.events.end(), r.model->events.begin(), r.model->events.end());
   if (m.step_ms.empty()) {
     r.status = m.interrupted ? "not_run" : "failed";
     r.reason = m.stop_reason;

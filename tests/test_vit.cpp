@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "bench/runner/sweep.h"
 #include "workloads/common/synthetic_normal.h"
 #include "workloads/registry.h"
 #include "workloads/workload.h"
@@ -33,6 +34,12 @@ int64_t vit_params(int64_t image, int64_t patch, int64_t dim, int64_t depth, int
 }
 
 // Forward multiply-adds per sample: patch conv, per block qkv + QK^T + AV + proj + MLP, head.
+// Building ViT-B/16 takes seconds here: the tests that need its ModelInfo share one.
+const ModelInfo& base_info() {
+  static const ModelInfo info = vit().make_workload(spec("base", 1))->model_info();
+  return info;
+}
+
 double vit_forward_macs(int64_t image, int64_t patch, int64_t dim, int64_t depth, int64_t mlp, int64_t classes) {
   const double n = (image / patch) * (image / patch), t = n + 1, d = dim;
   return n * d * 3 * patch * patch + depth * (3 * t * d * d + 2 * t * t * d + t * d * d + 2 * t * d * mlp) +
@@ -42,7 +49,7 @@ double vit_forward_macs(int64_t image, int64_t patch, int64_t dim, int64_t depth
 
 TEST(ViT, ParamCountsMatchTheFormula) {
   EXPECT_EQ(vit_params(224, 16, 768, 12, 3072, 1000), 86567656);  // the formula agrees with timm's ViT-B/16
-  EXPECT_EQ(vit().make_workload(spec("base", 1))->model_info().params, 86567656);
+  EXPECT_EQ(base_info().params, 86567656);
   const int64_t small = vit_params(224, 16, 384, 12, 1536, 1000);
   EXPECT_EQ(small, 22050664);  // timm vit_small_patch16_224
   EXPECT_EQ(vit().make_workload(spec("small", 1))->model_info().params, small);
@@ -54,7 +61,7 @@ TEST(ViT, ParamCountsMatchTheFormula) {
 TEST(ViT, FlopsPerSampleAreThreeTimesTwiceTheForwardMacs) {
   const double base_macs = vit_forward_macs(224, 16, 768, 12, 3072, 1000);
   EXPECT_DOUBLE_EQ(base_macs, 17563828224.0);  // ~17.6 GMACs, the usual ViT-B/16 figure
-  ModelInfo base = vit().make_workload(spec("base", 1))->model_info();
+  const ModelInfo& base = base_info();
   EXPECT_DOUBLE_EQ(base.flops_per_sample, 3 * 2 * base_macs);
   EXPECT_EQ(base.precision, "fp32");
   EXPECT_TRUE(base.events.empty());
@@ -159,4 +166,57 @@ TEST(ViT, LongFullStep) {
   const double loss = w->train_step(batch);
   EXPECT_TRUE(std::isfinite(loss));
   EXPECT_NEAR(loss, std::log(1000.0), 1.0);  // near-uniform logits at init
+}
+
+// The hook a bf16 fallback relies on: the sweep asks model_info() again after running, so a
+// precision change during the run shows in the result, with the workload's events.
+namespace {
+class ChangesPrecisionWhenRun : public Workload {
+ public:
+  ModelInfo model_info() const override {
+    ModelInfo info{1, 0, stepped_ ? "fp32" : "bf16-autocast"};
+    if (stepped_) info.events.push_back("precision bf16 requested but running fp32: test");
+    return info;
+  }
+  double train_step(const Batch&) override {
+    stepped_ = true;
+    return 1.0;
+  }
+
+ private:
+  bool stepped_ = false;
+};
+
+class ZerosPipeline : public InputPipeline {
+ public:
+  Batch make_batch(int64_t index) const override { return {index, torch::zeros({2, 1}), torch::zeros({2})}; }
+  DataInfo data_info() const override { return {"zeros", "", 0}; }
+};
+}  // namespace
+
+TEST(ViT, SweepCarriesModelInfoAsItIsAfterTheRun) {
+  WorkloadRegistry registry;
+  WorkloadDescriptor d;
+  d.name = "changes_precision";
+  d.presets = {{"tiny", "", 2}};
+  d.make_workload = [](const WorkloadSpec&) { return std::make_unique<ChangesPrecisionWhenRun>(); };
+  d.make_pipeline = [](const WorkloadSpec&) { return std::make_shared<ZerosPipeline>(); };
+  registry.add(d);
+  Config config;
+  config.name = "t";
+  config.workloads = {WorkloadSpec{"changes_precision", "tiny", 2, nlohmann::json::object(), 0}};
+  config.measure.warmup_steps = 1;
+  config.measure.min_steps = config.measure.max_steps = 2;
+  Configuration c;
+  c.name = "a";
+  c.baseline = true;
+  config.configurations = {c};
+  std::atomic<bool> stop{false};
+  std::vector<Result> results = run_sweep(config, registry, {}, stop, [](const std::vector<Result>&) {});
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_EQ(results[0].status, "ok") << results[0].reason;
+  EXPECT_EQ(results[0].model->precision, "fp32");
+  EXPECT_NE(std::find(results[0].events.begin(), results[0].events.end(),
+                      "precision bf16 requested but running fp32: test"),
+            results[0].events.end());
 }

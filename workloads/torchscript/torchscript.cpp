@@ -32,15 +32,25 @@ int64_t classes(const WorkloadSpec& spec) {
   return n;
 }
 
+/// TorchScript errors span many lines (interpreter tracebacks); an InputError is one line: the
+/// last non-empty line, which states the actual error.
+std::string last_line(const std::string& message) {
+  const size_t end = message.find_last_not_of(" \n\r\t");
+  if (end == std::string::npos) return message;
+  const size_t newline = message.find_last_of('\n', end);
+  const size_t begin = newline == std::string::npos ? 0 : newline + 1;
+  return message.substr(begin, end + 1 - begin);
+}
+
 torch::jit::Module load_module(const std::string& path) {
   if (path.empty())
     throw InputError("torchscript", "params/path", "is required: the TorchScript file (torch.jit.save) to train");
   try {
     return torch::jit::load(path, torch::kCPU);
   } catch (const c10::Error& e) {
-    throw InputError(path, "", std::string("cannot load as a TorchScript model: ") + e.what_without_backtrace());
+    throw InputError(path, "", "cannot load as a TorchScript model: " + last_line(e.what_without_backtrace()));
   } catch (const std::exception& e) {
-    throw InputError(path, "", std::string("cannot load as a TorchScript model: ") + e.what());
+    throw InputError(path, "", "cannot load as a TorchScript model: " + last_line(e.what()));
   }
 }
 
@@ -86,9 +96,9 @@ class TorchScriptWorkload : public Workload {
     c10::IValue out;
     try {
       out = module_.forward({torch::zeros(sizes)});
-    } catch (const c10::Error& e) {
+    } catch (const std::exception& e) {  // interpreter errors are not all c10::Error
       throw InputError(path_, "", fmt::format("forward on an input of shape [{}] failed: {}",
-                                              fmt::join(sizes, ", "), e.what_without_backtrace()));
+                                              fmt::join(sizes, ", "), last_line(e.what())));
     }
     if (!out.isTensor() || out.toTensor().dim() != 2 || out.toTensor().size(1) != classes)
       throw InputError(path_, "",

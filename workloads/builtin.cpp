@@ -1,4 +1,6 @@
 #include "workloads/mnist_heavy/mnist_heavy.h"
+#include "workloads/torchscript/torchscript.h"
+#include "workloads/vit_synthetic/vit_synthetic.h"
 #include "workloads/registry.h"
 #include "workloads/workload.h"
 
@@ -17,6 +19,8 @@ const WorkloadRegistry& builtin_workloads() {
   static const WorkloadRegistry registry = [] {
     WorkloadRegistry r;
     r.add(mnist_heavy_descriptor());
+    r.add(vit_synthetic_descriptor());
+    r.add(torchscript_descriptor());
     return r;
   }();
   return registry;

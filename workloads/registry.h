@@ -21,7 +21,7 @@ struct PresetSpec {
 
 struct ParamSpec {
   std::string name;
-  std::string type;                  // "string" | "number" | "integer" | "bool"
+  std::string type;                  // "string" | "number" | "integer" | "bool" | "integer_list"
   nlohmann::json default_value;
   std::string doc;
   std::vector<std::string> choices;  // for strings; empty = any
@@ -41,6 +41,8 @@ struct ModelInfo {
   int64_t params = 0;
   double flops_per_sample = 0;  // training: 3 x analytic forward FLOPs
   std::string precision = "fp32";
+  /// Notes a result should carry about what ran, e.g. why a requested precision fell back.
+  std::vector<std::string> events;
 };
 
 /// Where the samples come from.

@@ -52,6 +52,8 @@ void check_param_type(const JsonView& v, const ParamSpec& spec) {
     v.as_int();
   } else if (spec.type == "bool") {
     v.as_bool();
+  } else if (spec.type == "integer_list") {
+    for (const auto& item : v.items()) item.as_int();
   }
 }
 

@@ -79,6 +79,9 @@ void measure_one(Result& r, const Config& config, const WorkloadDescriptor& desc
   Measurement m = measure(*workload, *data, config.measure, stop_requested);
   for (auto& e : data->events()) r.events.push_back(e);
   r.measured = true;
+  // Asked again after running: what ran may have changed (e.g. a precision fallback mid-run).
+  r.model = workload->model_info();
+  r.events.insert(r.events.end(), r.model->events.begin(), r.model->events.end());
   if (m.step_ms.empty()) {
     r.status = m.interrupted ? "not_run" : "failed";
     r.reason = m.stop_reason;

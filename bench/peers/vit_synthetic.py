@@ -1,0 +1,124 @@
+#!/usr/bin/python3
+"""PyTorch eager peer of pperf's `vit_synthetic` workload: the same Vision Transformer (timm's
+VisionTransformer layout, written here in torch.nn), Adam, cross-entropy, optional bf16 CPU
+autocast around forward + loss. Times only the training step on one fixed pre-made batch.
+
+  /usr/bin/python3 bench/peers/vit_synthetic.py --preset tiny --batch-size 64 --threads 2 \
+      --steps 20 --warmup 3 [--precision bf16]
+
+Prints one JSON line with the median step time in ms.
+"""
+import argparse
+import contextlib
+import json
+import statistics
+import time
+
+import torch
+from torch import nn
+
+# name: (image, patch, dim, depth, heads, mlp, classes) -- as in workloads/vit_synthetic
+PRESETS = {
+    "base": (224, 16, 768, 12, 12, 3072, 1000),
+    "small": (224, 16, 384, 12, 6, 1536, 1000),
+    "tiny": (32, 8, 64, 2, 2, 128, 10),
+}
+
+
+class Attention(nn.Module):
+    def __init__(self, dim, heads):
+        super().__init__()
+        self.heads = heads
+        self.scale = (dim // heads) ** -0.5
+        self.qkv = nn.Linear(dim, 3 * dim)
+        self.proj = nn.Linear(dim, dim)
+
+    def forward(self, x):
+        b, t, d = x.shape
+        q, k, v = self.qkv(x).reshape(b, t, 3, self.heads, d // self.heads).permute(2, 0, 3, 1, 4)
+        attn = ((q * self.scale) @ k.transpose(-2, -1)).softmax(-1)
+        return self.proj((attn @ v).transpose(1, 2).reshape(b, t, d))
+
+
+class Block(nn.Module):
+    def __init__(self, dim, heads, mlp):
+        super().__init__()
+        self.norm1 = nn.LayerNorm(dim, eps=1e-6)
+        self.attn = Attention(dim, heads)
+        self.norm2 = nn.LayerNorm(dim, eps=1e-6)
+        self.fc1 = nn.Linear(dim, mlp)
+        self.fc2 = nn.Linear(mlp, dim)
+
+    def forward(self, x):
+        x = x + self.attn(self.norm1(x))
+        return x + self.fc2(nn.functional.gelu(self.fc1(self.norm2(x))))
+
+
+class VisionTransformer(nn.Module):
+    def __init__(self, image, patch, dim, depth, heads, mlp, classes):
+        super().__init__()
+        tokens = (image // patch) ** 2 + 1
+        self.patch_embed = nn.Conv2d(3, dim, patch, stride=patch)
+        self.cls_token = nn.Parameter(torch.zeros(1, 1, dim).normal_(std=1e-6))
+        self.pos_embed = nn.Parameter(nn.init.trunc_normal_(torch.zeros(1, tokens, dim), std=0.02))
+        self.blocks = nn.Sequential(*[Block(dim, heads, mlp) for _ in range(depth)])
+        self.norm = nn.LayerNorm(dim, eps=1e-6)
+        self.head = nn.Linear(dim, classes)
+        for m in self.modules():
+            if isinstance(m, nn.Linear):
+                nn.init.trunc_normal_(m.weight, std=0.02)
+                nn.init.zeros_(m.bias)
+
+    def forward(self, images):
+        x = self.patch_embed(images).flatten(2).transpose(1, 2)
+        x = torch.cat([self.cls_token.expand(x.shape[0], -1, -1), x], dim=1) + self.pos_embed
+        return self.head(self.norm(self.blocks(x))[:, 0])
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--preset", default="tiny", choices=sorted(PRESETS))
+    ap.add_argument("--batch-size", type=int, default=64)
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--steps", type=int, default=20)
+    ap.add_argument("--warmup", type=int, default=3)
+    ap.add_argument("--precision", default="fp32", choices=["fp32", "bf16"])
+    ap.add_argument("--lr", type=float, default=1e-3)
+    args = ap.parse_args()
+
+    torch.set_num_threads(args.threads)
+    torch.manual_seed(0)
+    image, patch, dim, depth, heads, mlp, classes = PRESETS[args.preset]
+    model = VisionTransformer(image, patch, dim, depth, heads, mlp, classes).train()
+    optimizer = torch.optim.Adam(model.parameters(), lr=args.lr)
+    loss_fn = nn.CrossEntropyLoss()
+    x = torch.randn(args.batch_size, 3, image, image)
+    y = torch.arange(args.batch_size) % classes
+
+    def step():
+        optimizer.zero_grad(set_to_none=True)
+        ctx = (torch.autocast("cpu", dtype=torch.bfloat16) if args.precision == "bf16"
+               else contextlib.nullcontext())
+        with ctx:
+            loss = loss_fn(model(x), y)
+        loss.backward()
+        optimizer.step()
+        return loss.item()
+
+    for _ in range(args.warmup):
+        step()
+    times = []
+    for _ in range(args.steps):
+        t0 = time.perf_counter()
+        step()
+        times.append((time.perf_counter() - t0) * 1000.0)
+    print(json.dumps({
+        "workload": "vit_synthetic", "preset": args.preset, "batch_size": args.batch_size,
+        "threads": args.threads, "precision": args.precision,
+        "params": sum(p.numel() for p in model.parameters() if p.requires_grad),
+        "step_ms_median": statistics.median(times), "step_ms_all": times,
+    }))
+
+
+if __name__ == "__main__":
+    main()

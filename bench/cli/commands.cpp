@@ -293,9 +293,15 @@ int command_list(const std::vector<std::string>& args) {
       for (const auto& preset : d.presets)
         std::cout << fmt::format("    {:<8} {} (default batch_size {})\n", preset.name, preset.doc, preset.default_batch_size);
       std::cout << "  params:\n";
+      size_t name_w = 0, type_w = 0, default_w = 0;
+      for (const auto& param : d.params) {
+        name_w = std::max(name_w, param.name.size());
+        type_w = std::max(type_w, param.type.size());
+        default_w = std::max(default_w, param.default_value.dump().size());
+      }
       for (const auto& param : d.params)
-        std::cout << fmt::format("    {:<9} {:<7} default {:<36} {}\n", param.name, param.type,
-                                 param.default_value.dump(), param.doc);
+        std::cout << fmt::format("    {:<{}} {:<{}} default {:<{}} {}\n", param.name, name_w, param.type, type_w,
+                                 param.default_value.dump(), default_w, param.doc);
     }
     return kExitOk;
   }

@@ -1,5 +1,6 @@
 #include "workloads/bert_classification/bert_classification.h"
 #include "workloads/mnist_heavy/mnist_heavy.h"
+#include "workloads/resnet50_augment/resnet50_augment.h"
 #include "workloads/torchscript/torchscript.h"
 #include "workloads/vit_synthetic/vit_synthetic.h"
 #include "workloads/registry.h"
@@ -20,6 +21,7 @@ const WorkloadRegistry& builtin_workloads() {
   static const WorkloadRegistry registry = [] {
     WorkloadRegistry r;
     r.add(mnist_heavy_descriptor());
+    r.add(resnet50_augment_descriptor());
     r.add(vit_synthetic_descriptor());
     r.add(bert_classification_descriptor());
     r.add(torchscript_descriptor());

@@ -19,7 +19,7 @@ if [ ${#cases[@]} -eq 0 ]; then
   cases=(mnist_heavy:full:256:2:2 mnist_heavy:tiny:256:1:1)
   for peer in "$root"/bench/peers/*.py; do
     case "$(basename "$peer" .py)" in
-      resnet50_augment) cases+=(resnet50_augment:tiny:32:2:1 resnet50_augment:cifar:64:2:1) ;;
+      resnet50_augment) cases+=(resnet50_augment:tiny:32:2:1 resnet50_augment:cifar:16:2:1) ;;
       vit_synthetic) cases+=(vit_synthetic:tiny:32:2:1) ;;
       bert_classification) cases+=(bert_classification:tiny:16:2:1) ;;
     esac

@@ -109,6 +109,14 @@ len(j["results"]) == 1 and j["results"][0]["status"] == "ok"
 j["results"][0]["model"]["params"] == 1199882 and j["results"][0]["batch_size"] == 256
 j["results"][0]["throughput"]["samples_per_s"] > 0'
 
+# --- the README's main job: seed 000's ResNet50 experiment, both configurations measured ---
+check "run p4d vs hetero" expect_exit 0 "$work/o" "$pperf" run --config configs/p4d_vs_hetero.json --out "$work/p4d.json"
+check "run p4d vs hetero results" json_check "$work/p4d.json" '
+[r["status"] for r in j["results"]] == ["ok", "ok"]
+j["results"][1]["execution"]["data"]["mode"] == "service" and len(j["results"][1]["execution"]["data"]["endpoints"]) == 2
+j["results"][1]["execution"]["cpus"] == [0] and j["results"][1]["execution"]["data"]["cpus"] == [1]
+j["results"][1]["improvement_pct"] is not None and j["results"][1]["cost"]["usd_per_hour"] == 45.032'
+
 # --- an interrupted run leaves valid JSON that says so ----------------------------------
 python3 -c "
 import json; c = json.load(open('tests/data/tiny_run.json'))

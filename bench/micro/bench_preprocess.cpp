@@ -24,16 +24,25 @@ void BM_GaussianBlur28x28(benchmark::State& state) {
 }
 BENCHMARK(BM_GaussianBlur28x28)->Arg(3)->Arg(11);
 
-void BM_MnistHeavyBatch(benchmark::State& state) {
-  const auto& d = *pperf::builtin_workloads().find("mnist_heavy");
-  pperf::WorkloadSpec spec{"mnist_heavy", "full", state.range(0), nlohmann::json::object(), 0};
+// One batch of a workload's input pipeline on this thread: items_per_second = samples/s/core.
+void run_pipeline(benchmark::State& state, const std::string& workload, const std::string& preset) {
+  const auto& d = *pperf::builtin_workloads().find(workload);
+  pperf::WorkloadSpec spec{workload, preset, state.range(0), nlohmann::json::object(), 0};
   for (const auto& p : d.params) spec.params[p.name] = p.default_value;
   auto pipeline = d.make_pipeline(spec);
   int64_t index = 0;
   for (auto _ : state) benchmark::DoNotOptimize(pipeline->make_batch(index++));
   state.SetItemsProcessed(state.iterations() * state.range(0));
-  state.SetLabel("samples/s per thread, Fashion-MNIST");
+  state.SetLabel("samples/s per thread");
 }
+
+void BM_MnistHeavyBatch(benchmark::State& state) { run_pipeline(state, "mnist_heavy", "full"); }
 BENCHMARK(BM_MnistHeavyBatch)->Arg(256)->Unit(benchmark::kMillisecond);
+
+void BM_ResNet50AugmentBatch32px(benchmark::State& state) { run_pipeline(state, "resnet50_augment", "cifar"); }
+BENCHMARK(BM_ResNet50AugmentBatch32px)->Arg(64)->Unit(benchmark::kMillisecond);
+
+void BM_ResNet50AugmentBatch224px(benchmark::State& state) { run_pipeline(state, "resnet50_augment", "full"); }
+BENCHMARK(BM_ResNet50AugmentBatch224px)->Arg(8)->Unit(benchmark::kMillisecond);
 
 }  // namespace

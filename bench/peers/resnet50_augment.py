@@ -1,0 +1,79 @@
+#!/usr/bin/python3
+"""PyTorch eager peer of pperf's resnet50_augment model step (benchmark, not a test): the same
+ResNet (torchvision v1.5 bottleneck layout with the preset's stem/widths/blocks), SGD with
+momentum, cross-entropy, timing the training step on one fixed batch. Prints one JSON line."""
+import argparse, json, statistics, time
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+# preset: (stem, widths, blocks, side, classes)
+PRESETS = {"full": (64, (64, 128, 256, 512), (3, 4, 6, 3), 224, 1000),
+           "cifar": (64, (64, 128, 256, 512), (3, 4, 6, 3), 32, 10),
+           "tiny": (8, (8, 16, 32, 64), (1, 1, 1, 1), 32, 10)}
+
+
+class Bottleneck(nn.Module):
+    def __init__(self, cin, width, stride):
+        super().__init__()
+        out = width * 4
+        self.c1, self.b1 = nn.Conv2d(cin, width, 1, bias=False), nn.BatchNorm2d(width)
+        self.c2, self.b2 = nn.Conv2d(width, width, 3, stride, 1, bias=False), nn.BatchNorm2d(width)
+        self.c3, self.b3 = nn.Conv2d(width, out, 1, bias=False), nn.BatchNorm2d(out)
+        self.down = (nn.Sequential(nn.Conv2d(cin, out, 1, stride, bias=False), nn.BatchNorm2d(out))
+                     if stride != 1 or cin != out else None)
+
+    def forward(self, x):
+        y = F.relu(self.b1(self.c1(x)))
+        y = F.relu(self.b2(self.c2(y)))
+        y = self.b3(self.c3(y))
+        return F.relu(y + (self.down(x) if self.down is not None else x))
+
+
+class ResNet(nn.Module):
+    def __init__(self, stem, widths, blocks, classes):
+        super().__init__()
+        self.conv, self.bn = nn.Conv2d(3, stem, 7, 2, 3, bias=False), nn.BatchNorm2d(stem)
+        layers, cin = [], stem
+        for stage, (width, n) in enumerate(zip(widths, blocks)):
+            for b in range(n):
+                layers.append(Bottleneck(cin, width, 2 if stage > 0 and b == 0 else 1))
+                cin = width * 4
+        self.layers, self.fc = nn.Sequential(*layers), nn.Linear(cin, classes)
+
+    def forward(self, x):
+        x = F.max_pool2d(F.relu(self.bn(self.conv(x))), 3, 2, 1)
+        return self.fc(torch.flatten(F.adaptive_avg_pool2d(self.layers(x), 1), 1))
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--preset", default="tiny", choices=list(PRESETS))
+    p.add_argument("--batch-size", type=int, default=32)
+    p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--steps", type=int, default=20)
+    p.add_argument("--warmup", type=int, default=3)
+    a = p.parse_args()
+    torch.set_num_threads(a.threads)
+    torch.manual_seed(0)
+    stem, widths, blocks, side, classes = PRESETS[a.preset]
+    model = ResNet(stem, widths, blocks, classes).train()
+    opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    x = torch.rand(a.batch_size, 3, side, side)
+    y = torch.randint(0, classes, (a.batch_size,))
+    times = []
+    for step in range(a.warmup + a.steps):
+        start = time.perf_counter()
+        opt.zero_grad()
+        F.cross_entropy(model(x), y).backward()
+        opt.step()
+        if step >= a.warmup:
+            times.append((time.perf_counter() - start) * 1e3)
+    print(json.dumps({"workload": "resnet50_augment", "preset": a.preset, "batch_size": a.batch_size,
+                      "threads": a.threads, "params": sum(p.numel() for p in model.parameters()),
+                      "step_ms_median": statistics.median(times), "step_ms_all": times}))
+
+
+if __name__ == "__main__":
+    main()

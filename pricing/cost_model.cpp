@@ -34,7 +34,7 @@ Cost price(const CostInput& input) {
 Comparison compare(const Cost& cost, const StepTimeEstimate& step, const Cost& baseline_cost,
                    const StepTimeEstimate& baseline_step, bool is_baseline) {
   Comparison c;
-  c.speedup = step.median_ms > 0 ? baseline_step.median_ms / step.median_ms : 0;
+  if (step.median_ms > 0) c.speedup = baseline_step.median_ms / step.median_ms;
   if (is_baseline || baseline_cost.usd_per_step <= 0) return c;
   auto improvement = [](double usd, double baseline_usd) { return (1 - usd / baseline_usd) * 100; };
   c.improvement_pct = improvement(cost.usd_per_step, baseline_cost.usd_per_step);

@@ -2,11 +2,10 @@
 
 #include <filesystem>
 
-#include "bench/config/json_view.h"
+#include "bench/core/data_dir.h"
+#include "bench/core/json_view.h"
 
 namespace pperf {
-
-std::string to_string(Market market) { return market == Market::spot ? "spot" : "on_demand"; }
 
 const InstanceSpec* PriceTable::find(const std::string& type) const {
   auto it = instances.find(type);
@@ -34,7 +33,7 @@ std::string resolve_price_table_path(const std::string& name_or_path) {
   if (name_or_path.find('/') != std::string::npos || name_or_path.size() > 5 &&
       name_or_path.compare(name_or_path.size() - 5, 5, ".json") == 0)
     return name_or_path;
-  return (fs::path(PPERF_SOURCE_DIR) / "pricing" / "tables" / (name_or_path + ".json")).string();
+  return (fs::path(data_dir()) / "pricing" / "tables" / (name_or_path + ".json")).string();
 }
 
 namespace {

@@ -6,10 +6,10 @@
 #include <string>
 #include <vector>
 
+#include "bench/core/result.h"
+
 namespace pperf {
 
-enum class Market { on_demand, spot };
-std::string to_string(Market market);
 
 struct SpotPrice {
   std::optional<double> avg, min, max;  // USD/h; min/max span the snapshot's availability zones

@@ -6,7 +6,7 @@
 
 #include <optional>
 
-#include "workloads/registry.h"
+#include "bench/core/workload_registry.h"
 
 namespace pperf {
 
@@ -42,7 +42,7 @@ class Workload {
   virtual double train_step(const Batch& batch) = 0;
 };
 
-/// Where the runner gets batches from: the local loader, or (later) the data service.
+/// Where the runner gets batches from: the local loader, or data workers over the data service.
 /// next() blocks until the next batch is ready; nullopt means no more batches will come.
 /// Errors in producing batches are rethrown from next().
 class DataSource {
@@ -51,6 +51,8 @@ class DataSource {
   virtual std::optional<Batch> next() = 0;
   /// What happened along the way that a result should mention (e.g. a data worker dropped).
   virtual std::vector<std::string> events() const { return {}; }
+  /// Where the samples come from, when the source knows (a data worker says so in its handshake).
+  virtual std::optional<DataInfo> data_info() const { return std::nullopt; }
 };
 
 /// Total trainable parameters of a module.

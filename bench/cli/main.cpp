@@ -1,3 +1,61 @@
-#include "bench/cli/commands.h"
+// pperf's entry point: dispatch to a command, and the one place exceptions become exit codes.
+#include <malloc.h>
 
-int main(int argc, char** argv) { return pperf::run_cli(argc, argv); }
+#include <iostream>
+
+#include "bench/cli/cli.h"
+#include "bench/core/input_error.h"
+#include "bench/env/build_info.h"
+
+namespace {
+
+const char* kUsage =
+    "usage: pperf <command> [options]\n"
+    "commands:\n"
+    "  run          measure each (workload x configuration) and price it\n"
+    "  cost         price the step times given in a config (nothing is run)\n"
+    "  validate     check a config, and say whether it can run on this host\n"
+    "  list         list workloads or instances\n"
+    "  data-worker  serve a config's preprocessed batches over gRPC (the data role)\n"
+    "`pperf <command> --help` shows a command's options; `pperf --version` the version.\n";
+
+/// Batches and activations are large (MBs) and allocated every step. glibc would hand each one
+/// fresh mmap'd pages and unmap them on free, so every step pays thousands of page faults
+/// (costly under virtualisation). Keeping freed memory in the heap makes the buffers reused.
+void keep_freed_memory_mapped() {
+  mallopt(M_MMAP_THRESHOLD, 256 << 20);
+  mallopt(M_TRIM_THRESHOLD, 1 << 30);
+}
+
+int dispatch(const std::string& command, const std::vector<std::string>& args, const std::vector<std::string>& argv) {
+  using namespace pperf::cli;
+  if (command == "run") return command_run(args, argv);
+  if (command == "cost") return command_cost(args, argv);
+  if (command == "validate") return command_validate(args);
+  if (command == "list") return command_list(args);
+  if (command == "data-worker") return command_data_worker(args);
+  if (command == "measure-item") return command_measure_item(args, argv);
+  if (command == "--help" || command == "-h" || command == "help") return std::cout << kUsage, kExitOk;
+  if (command == "--version") return std::cout << "pperf " << pperf::build_version() << " (" << pperf::build_git_sha() << ")\n", kExitOk;
+  throw pperf::InputError("pperf", "", "unknown command '" + command + "'" +
+                                           pperf::did_you_mean(command, {"run", "cost", "validate", "list", "data-worker"}));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace pperf::cli;
+  keep_freed_memory_mapped();
+  const std::vector<std::string> argv_copy(argv, argv + argc);
+  if (argc < 2) return std::cerr << kUsage, kExitBadInput;
+  const std::string command = argv[1];
+  try {
+    return dispatch(command, std::vector<std::string>(argv + 2, argv + argc), argv_copy);
+  } catch (const pperf::InputError& e) {
+    std::cerr << e.what() << "\n";
+    return kExitBadInput;
+  } catch (const std::exception& e) {
+    std::cerr << "pperf " << command << ": " << e.what() << "\n";
+    return kExitRuntime;
+  }
+}

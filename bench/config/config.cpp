@@ -3,24 +3,21 @@
 #include <fstream>
 #include <set>
 #include <sstream>
-#include <thread>
 
-#include "bench/config/json_view.h"
-#include "bench/config/sha256.h"
+#include "bench/core/json_view.h"
+#include "bench/core/sha256.h"
 
 namespace pperf {
 
 namespace {
 
-Market parse_market(const JsonView& v) {
-  return v.as_choice({"on_demand", "spot"}) == "spot" ? Market::spot : Market::on_demand;
-}
+Market read_market(const JsonView& v) { return *parse_market(v.as_choice({"on_demand", "spot"})); }
 
 PricingSettings parse_pricing(const JsonView& v) {
   v.expect_object({"table", "market", "discount_pct"});
   PricingSettings p;
   p.table = v.at("table").as_string();
-  if (auto m = v.find("market")) p.market = parse_market(*m);
+  if (auto m = v.find("market")) p.market = read_market(*m);
   if (auto d = v.find("discount_pct")) {
     p.discount_pct = d->as_number();
     if (p.discount_pct < 0 || p.discount_pct >= 100) d->fail("must be in [0, 100)");
@@ -43,6 +40,7 @@ MeasureSettings parse_measure(const JsonView& v) {
 }
 
 void check_param_type(const JsonView& v, const ParamSpec& spec) {
+  // The registry guarantees spec.type is one of param_types().
   if (spec.type == "string") {
     if (spec.choices.empty()) v.as_string();
     else v.as_choice(spec.choices);
@@ -73,41 +71,35 @@ WorkloadSpec parse_workload(const JsonView& v, const WorkloadRegistry& registry,
   const WorkloadDescriptor* descriptor = registry.find(spec.name);
   if (!descriptor) name.fail("unknown workload '" + spec.name + "'" + did_you_mean(spec.name, registry.names()));
 
-  const PresetSpec* preset = nullptr;
+  std::string preset;
   if (auto p = v.find("preset")) {
-    spec.preset = p->as_string();
-    preset = descriptor->find_preset(spec.preset);
-    if (!preset)
-      p->fail("unknown preset '" + spec.preset + "' of " + spec.name +
-              did_you_mean(spec.preset, descriptor->preset_names()));
-  } else {
-    preset = &descriptor->presets.front();
-    spec.preset = preset->name;
+    preset = p->as_string();
+    if (!descriptor->find_preset(preset))
+      p->fail("unknown preset '" + preset + "' of " + spec.name + did_you_mean(preset, descriptor->preset_names()));
   }
-  spec.batch_size = v.positive_int_or("batch_size", preset->default_batch_size);
-
-  std::vector<std::string> known;
-  for (const auto& p : descriptor->params) known.push_back(p.name);
-  spec.params = nlohmann::json::object();
-  for (const auto& p : descriptor->params) spec.params[p.name] = p.default_value;
+  const int64_t batch_size = v.has("batch_size") ? v.at("batch_size").as_positive_int() : 0;
+  nlohmann::json overrides = nlohmann::json::object();
   if (auto params = v.find("params")) {
+    std::vector<std::string> known;
+    for (const auto& p : descriptor->params) known.push_back(p.name);
     params->expect_object(known);
     for (const auto& p : descriptor->params) {
       if (auto value = params->find(p.name)) {
         check_param_type(*value, p);
-        spec.params[p.name] = value->raw();
+        overrides[p.name] = value->raw();
       }
     }
   }
-  return spec;
+  return make_workload_spec(*descriptor, preset, batch_size, overrides, seed);
 }
 
+/// A CPU list. Whether those CPUs exist here is the plan's question, not validity's: a config
+/// written for a 96-CPU instance is valid on a laptop.
 std::vector<int> parse_cpus(const JsonView& v) {
   std::vector<int> cpus;
-  const int64_t available = std::thread::hardware_concurrency();
   for (const auto& c : v.items()) {
     const int64_t cpu = c.as_non_negative_int();
-    if (cpu >= available) c.fail("CPU " + std::to_string(cpu) + " does not exist here (" + std::to_string(available) + " CPUs)");
+    if (cpu > 65535) c.fail("CPU " + std::to_string(cpu) + " is beyond any host's CPU numbers");
     cpus.push_back(static_cast<int>(cpu));
   }
   if (cpus.empty()) v.fail("needs at least one CPU");
@@ -158,7 +150,7 @@ InstanceGroup parse_instance(const JsonView& v, const PricingSettings& pricing, 
   g.count = v.positive_int_or("count", 1);
   if (auto r = v.find("role")) g.role = r->as_choice({"dnn", "data"});
   g.market = pricing.market;
-  if (auto m = v.find("market")) g.market = parse_market(*m);
+  if (auto m = v.find("market")) g.market = read_market(*m);
   if (auto u = v.find("usd_per_hour")) g.usd_per_hour = u->as_positive_number();
 
   const InstanceSpec* spec = table.find(g.type);
@@ -268,21 +260,13 @@ Config load_config(const std::string& path, const WorkloadRegistry& registry) {
   return config;
 }
 
-std::vector<PricedGroup> price_groups(const Configuration& configuration, const Config& config) {
-  std::vector<PricedGroup> groups;
-  for (const auto& g : configuration.instances) {
-    PricedGroup p{g.type, static_cast<int>(g.count), g.role, g.market, 0, ""};
-    if (g.usd_per_hour) {
-      p.usd_per_hour_each = *g.usd_per_hour;
-      p.price_basis = "override";
-    } else {
-      Quote q = *quote(*config.price_table.find(g.type), g.market);
-      p.usd_per_hour_each = q.usd_per_hour;
-      p.price_basis = q.basis;
-    }
-    groups.push_back(std::move(p));
-  }
-  return groups;
+PricingInputs pricing_inputs(const Config& config) {
+  PricingInputs inputs;
+  inputs.table = config.price_table;
+  inputs.discount_pct = config.pricing.discount_pct;
+  inputs.steps_to_train = config.steps_to_train;
+  for (const auto& c : config.configurations) inputs.configurations[c.name] = {c.instances, c.billable_seconds};
+  return inputs;
 }
 
 }  // namespace pperf

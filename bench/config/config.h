@@ -1,14 +1,16 @@
 #pragma once
-// A pperf configuration file (keys in DESIGN.md §4), loaded and validated in full before
+// A pperf configuration file (keys in docs/config.md), loaded and validated in full before
 // anything runs: every mistake is an InputError "FILE: /json/pointer: what is wrong".
+// Validity does not depend on this host: whether a valid config can run here (CPU sets that
+// exist, ...) is the plan's question (bench/config/plan.h).
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "bench/runner/stopping.h"
-#include "pricing/cost_model.h"
+#include "bench/core/workload_registry.h"
+#include "bench/stats/stopping.h"
 #include "pricing/price_table.h"
-#include "workloads/registry.h"
+#include "pricing/pricing_stage.h"
 
 namespace pperf {
 
@@ -27,14 +29,6 @@ struct ExecutionSettings {
   int64_t interop_threads = 1;  // libtorch inter-op threads
   std::vector<int> cpus;        // CPUs the trainer (and local loader threads) run on; empty: any
   DataSettings data;
-};
-
-struct InstanceGroup {
-  std::string type;
-  int64_t count = 1;
-  std::string role = "dnn";  // "dnn" | "data"
-  Market market = Market::on_demand;
-  std::optional<double> usd_per_hour;  // negotiated price, overrides the table
 };
 
 struct Configuration {
@@ -73,8 +67,8 @@ struct Config {
 /// priced-only. Throws InputError on the first mistake.
 Config load_config(const std::string& path, const WorkloadRegistry& registry);
 
-/// The configuration's instance groups with their hourly prices (override, else the table).
-/// Cannot fail on a loaded Config: load_config checked every price exists.
-std::vector<PricedGroup> price_groups(const Configuration& configuration, const Config& config);
+/// What the pricing stage needs of the config: the table, discount, and each configuration's
+/// instance groups.
+PricingInputs pricing_inputs(const Config& config);
 
 }  // namespace pperf

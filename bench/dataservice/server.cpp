@@ -8,10 +8,11 @@
 #include <iostream>
 #include <thread>
 
-#include "bench/config/input_error.h"
+#include "bench/core/input_error.h"
 #include "bench/dataservice/data_service.grpc.pb.h"
 #include "bench/dataservice/data_service.h"
 #include "bench/dataservice/tensor_wire.h"
+#include "bench/env/process.h"
 #include "workloads/common/local_loader.h"
 
 namespace pperf {
@@ -46,7 +47,10 @@ class DataServiceImpl final : public dataservice::DataService::Service {
     if (!refused.ok()) return refused;
     reply->set_schema_version(kDataServiceSchemaVersion);
     reply->set_preprocessing_threads(static_cast<int32_t>(options_.workers));
-    reply->set_data_source(pipeline_->data_info().source);
+    const DataInfo info = pipeline_->data_info();
+    reply->set_data_source(info.source);
+    reply->set_data_path(info.path);
+    reply->set_data_samples(info.samples);
     return grpc::Status::OK;
   }
 
@@ -139,17 +143,14 @@ int run_data_worker(const WorkloadSpec& spec, const WorkloadRegistry& registry, 
   return 0;
 }
 
-bool pin_process_to_cpus(const std::vector<int>& cpus) {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  for (int c : cpus) CPU_SET(c, &set);
-  if (cpus.empty())  // undo an inherited pinning: every CPU of this host
-    for (unsigned c = 0; c < std::thread::hardware_concurrency(); ++c) CPU_SET(c, &set);
-  // Every existing thread (libtorch's pools included); threads started later inherit it.
-  bool ok = true;
-  for (const auto& entry : std::filesystem::directory_iterator("/proc/self/task"))
-    ok = sched_setaffinity(std::stoi(entry.path().filename().string()), sizeof set, &set) == 0 && ok;
-  return ok;
+
+std::shared_ptr<grpc::Channel> open_data_channel(const std::string& endpoint) {
+  grpc::ChannelArguments args;
+  args.SetMaxReceiveMessageSize(1 << 30);
+  // Batches are large: a wide HTTP/2 window lets a worker stay several batches ahead instead
+  // of waiting a round trip for window updates every 64 KiB.
+  args.SetInt(GRPC_ARG_HTTP2_STREAM_LOOKAHEAD_BYTES, 64 << 20);
+  return grpc::CreateCustomChannel(endpoint, grpc::InsecureChannelCredentials(), args);
 }
 
 }  // namespace pperf

@@ -33,17 +33,6 @@ std::string after_colon(const std::string& line) {
   return value;
 }
 
-std::string run_command(const std::string& command) {
-  std::string out;
-  if (FILE* pipe = popen(command.c_str(), "r")) {
-    std::array<char, 256> buf;
-    while (fgets(buf.data(), buf.size(), pipe)) out += buf.data();
-    if (pclose(pipe) != 0) return "";
-  }
-  while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
-  return out;
-}
-
 int blas_callback(struct dl_phdr_info* info, size_t, void* data) {
   auto* found = static_cast<std::vector<std::string>*>(data);
   std::string name = info->dlpi_name ? info->dlpi_name : "";
@@ -72,14 +61,6 @@ nlohmann::json loaded_blas() {
     libs.push_back({{"library", name}, {"path", resolved}});
   }
   return {{"library", library}, {"loaded", libs}};
-}
-
-std::string source_git_sha() {
-  const std::string dir = PPERF_SOURCE_DIR;
-  std::string sha = run_command("git -C '" + dir + "' rev-parse HEAD 2>/dev/null");
-  if (sha.empty()) return "unknown";
-  std::string dirty = run_command("git -C '" + dir + "' status --porcelain --untracked-files=no 2>/dev/null");
-  return dirty.empty() ? sha : sha + "+dirty";
 }
 
 std::string utc_timestamp() {

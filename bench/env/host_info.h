@@ -16,10 +16,6 @@ nlohmann::json capture_host(const std::vector<std::string>& argv);
 /// alternatives), e.g. {"library": "openblas-pthread", "path": "/usr/lib/.../libblas.so.3"}.
 nlohmann::json loaded_blas();
 
-/// `git rev-parse HEAD` of the source tree pperf was built from, "+dirty" when it has
-/// uncommitted changes; "unknown" outside a checkout.
-std::string source_git_sha();
-
 /// Current UTC time as ISO 8601, e.g. "2026-11-22T10:04:05Z".
 std::string utc_timestamp();
 

@@ -5,7 +5,7 @@
 #include <random>
 
 #include "workloads/common/gaussian_blur.h"
-#include "workloads/registry.h"
+#include "bench/core/workload_registry.h"
 #include "workloads/workload.h"
 
 namespace {
@@ -27,8 +27,7 @@ BENCHMARK(BM_GaussianBlur28x28)->Arg(3)->Arg(11);
 // One batch of a workload's input pipeline on this thread: items_per_second = samples/s/core.
 void run_pipeline(benchmark::State& state, const std::string& workload, const std::string& preset) {
   const auto& d = *pperf::builtin_workloads().find(workload);
-  pperf::WorkloadSpec spec{workload, preset, state.range(0), nlohmann::json::object(), 0};
-  for (const auto& p : d.params) spec.params[p.name] = p.default_value;
+  const pperf::WorkloadSpec spec = pperf::make_workload_spec(d, preset, state.range(0));
   auto pipeline = d.make_pipeline(spec);
   int64_t index = 0;
   for (auto _ : state) benchmark::DoNotOptimize(pipeline->make_batch(index++));

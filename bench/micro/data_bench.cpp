@@ -13,7 +13,7 @@
 #include <iostream>
 
 #include "bench/config/config.h"
-#include "bench/dataservice/data_service.h"
+#include "bench/measure/data_sources.h"
 #include "workloads/common/local_loader.h"
 #include "workloads/workload.h"
 

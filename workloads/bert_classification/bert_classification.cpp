@@ -4,7 +4,7 @@
 #include <fstream>
 #include <random>
 
-#include "bench/config/input_error.h"
+#include "bench/core/input_error.h"
 #include "workloads/bert_classification/wordpiece.h"
 #include "workloads/workload.h"
 
@@ -196,7 +196,7 @@ class BertPipeline : public InputPipeline {
 };
 
 int64_t checked_seq_len(const WorkloadSpec& spec) {
-  const int64_t seq_len = spec.params.value("seq_len", int64_t{128});
+  const int64_t seq_len = spec.int_param("seq_len");
   if (seq_len < 2 || seq_len > preset_shape(spec.preset).max_positions)
     throw InputError("params.seq_len", "", "must be in [2, " + std::to_string(preset_shape(spec.preset).max_positions) + "]");
   return seq_len;
@@ -208,7 +208,7 @@ class BertClassification : public Workload {
       : seq_len_(checked_seq_len(spec)),
         net_((torch::manual_seed(spec.seed), BertClassifier(preset_shape(spec.preset)))),
         optimizer_(net_->parameters(),
-                   torch::optim::AdamWOptions(spec.params.value("lr", 2e-5)).weight_decay(0.01)) {
+                   torch::optim::AdamWOptions(spec.number_param("lr")).weight_decay(0.01)) {
     net_->train();
   }
 
@@ -258,12 +258,12 @@ WorkloadDescriptor bert_classification_descriptor() {
     const int64_t seq_len = checked_seq_len(spec);
     const BertShape shape = preset_shape(spec.preset);
     std::shared_ptr<const TokenSet> data;
-    if (spec.params.value("data", std::string("synthetic")) == "jsonl") {
-      const WordPieceTokenizer tokenizer = WordPieceTokenizer::from_file(spec.params.value("vocab", std::string()));
+    if (spec.string_param("data") == "jsonl") {
+      const WordPieceTokenizer tokenizer = WordPieceTokenizer::from_file(spec.string_param("vocab"));
       if (tokenizer.vocab_size() > shape.vocab)
-        throw InputError(spec.params.value("vocab", std::string()), "",
+        throw InputError(spec.string_param("vocab"), "",
                          "vocab has more tokens than the model's embedding (" + std::to_string(shape.vocab) + ")");
-      data = read_jsonl(spec.params.value("jsonl", std::string()), tokenizer, seq_len);
+      data = read_jsonl(spec.string_param("jsonl"), tokenizer, seq_len);
     }
     return std::make_shared<BertPipeline>(std::move(data), shape.vocab, spec.batch_size, seq_len, spec.seed);
   };

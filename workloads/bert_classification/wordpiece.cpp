@@ -2,7 +2,7 @@
 
 #include <fstream>
 
-#include "bench/config/input_error.h"
+#include "bench/core/input_error.h"
 
 namespace pperf {
 

@@ -4,7 +4,7 @@
 
 #include <memory>
 
-#include "bench/config/input_error.h"
+#include "bench/core/input_error.h"
 
 namespace pperf {
 

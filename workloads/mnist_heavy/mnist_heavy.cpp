@@ -8,7 +8,7 @@
 #include <numeric>
 #include <random>
 
-#include "bench/config/input_error.h"
+#include "bench/core/input_error.h"
 #include "workloads/common/adadelta.h"
 #include "workloads/common/gaussian_blur.h"
 #include "workloads/common/idx.h"
@@ -152,7 +152,7 @@ class MnistHeavy : public Workload {
  public:
   explicit MnistHeavy(const WorkloadSpec& spec)
       : net_((torch::manual_seed(spec.seed), MnistNet(preset_shape(spec.preset)))),
-        optimizer_(net_->parameters(), AdadeltaOptions{spec.params.value("lr", 1.0)}) {
+        optimizer_(net_->parameters(), AdadeltaOptions{spec.number_param("lr")}) {
     net_->train();
   }
 
@@ -193,10 +193,10 @@ WorkloadDescriptor mnist_heavy_descriptor() {
     return std::make_unique<MnistHeavy>(spec);
   };
   d.make_pipeline = [](const WorkloadSpec& spec) -> std::shared_ptr<InputPipeline> {
-    auto data = spec.params.value("data", std::string("fashion-mnist")) == "synthetic"
+    auto data = spec.string_param("data") == "synthetic"
                     ? make_synthetic(spec.seed)
-                    : load_fashion_mnist(spec.params.value("data_dir", std::string()),
-                                         spec.params.value("split", std::string("train")));
+                    : load_fashion_mnist(spec.string_param("data_dir"),
+                                         spec.string_param("split"));
     return std::make_shared<MnistPipeline>(std::move(data), spec.batch_size, spec.seed);
   };
   return d;

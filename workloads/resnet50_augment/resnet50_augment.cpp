@@ -7,7 +7,7 @@
 #include <random>
 #include <tuple>
 
-#include "bench/config/input_error.h"
+#include "bench/core/input_error.h"
 #include "workloads/common/augment.h"
 #include "workloads/workload.h"
 
@@ -207,9 +207,9 @@ class ResNet50Augment : public Workload {
   explicit ResNet50Augment(const WorkloadSpec& spec)
       : net_((torch::manual_seed(spec.seed), ResNet(preset_arch(spec.preset)))),
         optimizer_(net_->parameters(),
-                   torch::optim::SGDOptions(spec.params.value("lr", 0.1))
-                       .momentum(spec.params.value("momentum", 0.9))
-                       .weight_decay(spec.params.value("weight_decay", 0.0))) {
+                   torch::optim::SGDOptions(spec.number_param("lr"))
+                       .momentum(spec.number_param("momentum"))
+                       .weight_decay(spec.number_param("weight_decay"))) {
     net_->train();
   }
 
@@ -256,7 +256,7 @@ WorkloadDescriptor resnet50_augment_descriptor() {
   };
   d.make_pipeline = [](const WorkloadSpec& spec) -> std::shared_ptr<InputPipeline> {
     const Arch arch = preset_arch(spec.preset);
-    const int64_t images = spec.params.value("images", int64_t{2048});
+    const int64_t images = spec.int_param("images");
     if (images < 1) throw InputError("resnet50_augment", "/params/images", "must be at least 1");
     return std::make_shared<AugmentPipeline>(make_synthetic(spec.seed, images, arch.side, arch.classes),
                                              spec.batch_size, spec.seed);

@@ -4,7 +4,7 @@
 #include <fmt/ranges.h>
 #include <torch/script.h>
 
-#include "bench/config/input_error.h"
+#include "bench/core/input_error.h"
 #include "workloads/common/synthetic_normal.h"
 #include "workloads/workload.h"
 
@@ -15,7 +15,7 @@ namespace {
 /// The per-sample input shape from params, checked: a non-empty list of positive sizes.
 std::vector<int64_t> input_shape(const WorkloadSpec& spec) {
   std::vector<int64_t> shape;
-  const nlohmann::json& value = spec.params.at("input_shape");
+  const nlohmann::json& value = spec.param("input_shape");
   if (value.is_array())
     for (const auto& size : value) shape.push_back(size.is_number_integer() ? size.get<int64_t>() : 0);
   const bool valid = !shape.empty() && std::all_of(shape.begin(), shape.end(), [](int64_t s) { return s > 0; });
@@ -27,7 +27,7 @@ std::vector<int64_t> input_shape(const WorkloadSpec& spec) {
 }
 
 int64_t classes(const WorkloadSpec& spec) {
-  const int64_t n = spec.params.value("classes", int64_t{10});
+  const int64_t n = spec.int_param("classes");
   if (n < 2) throw InputError("torchscript", "params/classes", fmt::format("must be at least 2, got {}", n));
   return n;
 }
@@ -57,12 +57,12 @@ torch::jit::Module load_module(const std::string& path) {
 class TorchScriptWorkload : public Workload {
  public:
   explicit TorchScriptWorkload(const WorkloadSpec& spec)
-      : path_(spec.params.value("path", std::string())), module_(load_module(path_)) {
+      : path_(spec.string_param("path")), module_(load_module(path_)) {
     for (const auto& p : module_.parameters())
       if (p.requires_grad()) params_.push_back(p);
     check_output(input_shape(spec), classes(spec));
-    const double lr = spec.params.value("lr", 1e-3);
-    if (spec.params.value("optimizer", std::string("adam")) == "sgd")
+    const double lr = spec.number_param("lr");
+    if (spec.string_param("optimizer") == "sgd")
       optimizer_ = std::make_unique<torch::optim::SGD>(params_, torch::optim::SGDOptions(lr).momentum(0.9));
     else
       optimizer_ = std::make_unique<torch::optim::Adam>(params_, torch::optim::AdamOptions(lr));

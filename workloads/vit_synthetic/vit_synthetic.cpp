@@ -191,9 +191,9 @@ class VitSynthetic : public Workload {
  public:
   explicit VitSynthetic(const WorkloadSpec& spec)
       : net_((torch::manual_seed(spec.seed), VisionTransformer(preset_shape(spec.preset)))),
-        optimizer_(net_->parameters(), torch::optim::AdamOptions(spec.params.value("lr", 1e-3))) {
+        optimizer_(net_->parameters(), torch::optim::AdamOptions(spec.number_param("lr"))) {
     net_->train();
-    if (spec.params.value("precision", std::string("fp32")) == "bf16") {
+    if (spec.string_param("precision") == "bf16") {
       const std::string problem = bf16_autocast_problem();
       if (problem.empty()) bf16_ = true;
       else fall_back_to_fp32(problem);

@@ -1,0 +1,124 @@
+#include "bench/cli/cli.h"
+
+#include <csignal>
+#include <sstream>
+
+#include <iostream>
+
+#include "bench/core/atomic_file.h"
+#include "bench/core/input_error.h"
+#include "bench/core/results_json.h"
+#include "bench/env/build_info.h"
+#include "bench/env/host_info.h"
+#include "bench/measure/torch_info.h"
+#include "pricing/pricing_stage.h"
+#include "reports/writers.h"
+
+namespace pperf::cli {
+
+namespace {
+std::atomic<bool> g_stop_requested{false};
+
+extern "C" void on_stop_signal(int) {
+  g_stop_requested = true;
+  std::signal(SIGINT, SIG_DFL);
+  std::signal(SIGTERM, SIG_DFL);
+}
+}  // namespace
+
+int exit_code_for(const RunReport& report) {
+  if (report.status == RunStatus::interrupted) return kExitRuntime;
+  for (const auto& r : report.results)
+    if (r.status == ResultStatus::failed) return kExitResultFailed;
+  return kExitOk;
+}
+
+Parsed parse(const std::string& command, const po::options_description& options, const std::vector<std::string>& args,
+             const po::positional_options_description* positional) {
+  Parsed parsed;
+  try {
+    po::command_line_parser parser(args);
+    parser.options(options);
+    if (positional) parser.positional(*positional);
+    po::store(parser.run(), parsed.vars);
+    parsed.help = parsed.vars.count("help") > 0;
+    if (!parsed.help) po::notify(parsed.vars);
+  } catch (const po::error_with_option_name& e) {
+    std::string flag = e.get_option_name();
+    throw InputError("pperf " + command, flag.empty() ? "" : flag, e.what());
+  } catch (const po::error& e) {
+    throw InputError("pperf " + command, "", e.what());
+  }
+  return parsed;
+}
+
+po::options_description config_options(const std::string& command) {
+  po::options_description o("pperf " + command + " options");
+  o.add_options()("help,h", "show this help")("config", po::value<std::string>()->required(),
+                                                "config file (JSON, keys in docs/config.md)");
+  return o;
+}
+
+std::vector<std::string> split_commas(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream in(s);
+  std::string item;
+  while (std::getline(in, item, ','))
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+RunReport report_header(const Config& config, const std::string& command, const std::vector<std::string>& argv) {
+  RunReport report;
+  report.tool_version = build_version();
+  report.git_sha = build_git_sha();
+  report.command = command;
+  report.config_name = config.name;
+  report.config_path = config.path;
+  report.config_sha256 = config.sha256;
+  report.host = capture_host(argv);
+  report.host["torch"] = torch_facts();
+  report.started_at = utc_timestamp();
+  report.status = RunStatus::interrupted;
+  const PriceTable& t = config.price_table;
+  report.pricing_table = t.name;
+  report.pricing_source = t.source;
+  report.pricing_retrieved = t.retrieved;
+  report.pricing_region = t.region;
+  report.pricing_currency = t.currency;
+  report.pricing_market = to_string(config.pricing.market);
+  report.discount_pct = config.pricing.discount_pct;
+  return report;
+}
+
+void add_output_options(po::options_description& options) {
+  options.add_options()("out", po::value<std::string>(), "results JSON (default results/<config name>.json)")(
+      "csv", po::value<std::string>(), "also write the result rows as CSV");
+}
+
+Outputs outputs_from(const Parsed& parsed, const Config& config) {
+  return {parsed.has("out") ? parsed.string("out") : "results/" + config.name + ".json",
+          parsed.has("csv") ? parsed.string("csv") : ""};
+}
+
+void write_outputs(const RunReport& report, const Outputs& outputs) {
+  write_file_atomically(outputs.json_path, results_file_text(report));
+  if (!outputs.csv_path.empty()) write_file_atomically(outputs.csv_path, to_csv(report));
+}
+
+int finish(RunReport& report, const Config& config, const Outputs& outputs) {
+  price_results(report.results, pricing_inputs(config));
+  report.finished_at = utc_timestamp();
+  write_outputs(report, outputs);
+  std::cout << to_console_table(report);
+  std::cout << "results: " << outputs.json_path << (outputs.csv_path.empty() ? "" : ", " + outputs.csv_path) << "\n";
+  return exit_code_for(report);
+}
+
+const std::atomic<bool>& install_stop_handlers() {
+  std::signal(SIGINT, on_stop_signal);
+  std::signal(SIGTERM, on_stop_signal);
+  return g_stop_requested;
+}
+
+}  // namespace pperf::cli

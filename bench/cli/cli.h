@@ -1,0 +1,67 @@
+#pragma once
+// What the command files share: flag parsing that turns every mistake into an InputError
+// naming the flag, the exit-code policy (one place), and the run header every results file
+// starts with.
+#include <boost/program_options.hpp>
+
+#include <atomic>
+#include <string>
+#include <vector>
+
+#include "bench/config/config.h"
+#include "bench/core/result.h"
+
+namespace pperf::cli {
+
+namespace po = boost::program_options;
+
+// Exit codes (docs/cli.md): 0 ok, 1 a result failed (or regressed), 2 bad input, 3 runtime
+// failure or interrupted.
+constexpr int kExitOk = 0, kExitResultFailed = 1, kExitBadInput = 2, kExitRuntime = 3;
+
+/// The exit code a finished run earns: interrupted 3, else 1 if any result failed, else 0.
+int exit_code_for(const RunReport& report);
+
+struct Parsed {
+  po::variables_map vars;
+  bool help = false;
+  bool has(const std::string& flag) const { return vars.count(flag) > 0; }
+  std::string string(const std::string& flag) const { return vars[flag].as<std::string>(); }
+};
+
+/// Parses a subcommand's flags; any mistake is an InputError naming the flag.
+Parsed parse(const std::string& command, const po::options_description& options, const std::vector<std::string>& args,
+             const po::positional_options_description* positional = nullptr);
+
+/// The options every config-taking command has: --help, --config FILE.
+po::options_description config_options(const std::string& command);
+
+std::vector<std::string> split_commas(const std::string& s);
+
+/// Provenance: tool, config, host, pricing. Status "interrupted" until the caller says otherwise.
+RunReport report_header(const Config& config, const std::string& command, const std::vector<std::string>& argv);
+
+/// Where a run's or cost's results go: --out (default results/<config name>.json), --csv.
+struct Outputs {
+  std::string json_path, csv_path;
+};
+/// Adds --out and --csv to `options`.
+void add_output_options(po::options_description& options);
+Outputs outputs_from(const Parsed& parsed, const Config& config);
+/// Writes every output atomically (a reader never sees a torn file).
+void write_outputs(const RunReport& report, const Outputs& outputs);
+/// The end of run and cost: price, stamp, write, print the table; returns the exit code.
+int finish(RunReport& report, const Config& config, const Outputs& outputs);
+
+/// SIGINT/SIGTERM set the flag (first signal: finish the current step; second: default action).
+const std::atomic<bool>& install_stop_handlers();
+
+// The commands; each returns its exit code and throws InputError for bad input.
+int command_run(const std::vector<std::string>& args, const std::vector<std::string>& argv);
+int command_cost(const std::vector<std::string>& args, const std::vector<std::string>& argv);
+int command_validate(const std::vector<std::string>& args);
+int command_list(const std::vector<std::string>& args);
+int command_data_worker(const std::vector<std::string>& args);
+int command_measure_item(const std::vector<std::string>& args, const std::vector<std::string>& argv);
+
+}  // namespace pperf::cli

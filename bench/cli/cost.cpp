@@ -1,0 +1,25 @@
+// `pperf cost`: price step times a config gives (measured elsewhere); nothing runs.
+#include <iostream>
+#include <thread>
+
+#include "bench/cli/cli.h"
+#include "bench/config/plan.h"
+#include "bench/core/input_error.h"
+
+namespace pperf::cli {
+
+int command_cost(const std::vector<std::string>& args, const std::vector<std::string>& argv) {
+  auto options = config_options("cost");
+  add_output_options(options);
+  Parsed p = parse("cost", options, args);
+  if (p.help) return std::cout << options, kExitOk;
+  const Config config = load_config(p.string("config"), builtin_workloads());
+  if (!config.priced_only)
+    throw InputError(config.path, "/configurations", "`pperf cost` needs step_time_ms on every configuration");
+  RunReport report = report_header(config, "cost", argv);
+  report.results = given_results(make_plan(config, {}, HostCapacity{static_cast<int64_t>(std::thread::hardware_concurrency())}));
+  report.status = overall_status(report.results, false);
+  return finish(report, config, outputs_from(p, config));
+}
+
+}  // namespace pperf::cli

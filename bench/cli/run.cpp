@@ -1,0 +1,66 @@
+// `pperf run`: plan, measure (a process per item), price, report.
+#include <fmt/format.h>
+
+#include <iostream>
+#include <thread>
+
+#include "bench/cli/cli.h"
+#include "bench/config/plan.h"
+#include "bench/core/input_error.h"
+#include "bench/env/host_info.h"
+#include "bench/env/process.h"
+#include "bench/measure/executor.h"
+#include "pricing/pricing_stage.h"
+
+namespace pperf::cli {
+
+int command_run(const std::vector<std::string>& args, const std::vector<std::string>& argv) {
+  auto options = config_options("run");
+  add_output_options(options);
+  options.add_options()("only", po::value<std::string>(), "comma-separated configuration names to run")(
+      "workload", po::value<std::string>(), "run only this workload of the config")(
+      "native", "running on the named instances themselves: results say emulated: false")(
+      "in-process", "measure every item in this process instead of a process per item (debugging)");
+  Parsed p = parse("run", options, args);
+  if (p.help) return std::cout << options, kExitOk;
+
+  const Config config = load_config(p.string("config"), builtin_workloads());
+  if (config.priced_only)
+    throw InputError(config.path, "/configurations", "every configuration gives step_time_ms (nothing to measure): use `pperf cost`");
+  PlanFilter filter;
+  if (p.has("only")) filter.configurations = split_commas(p.string("only"));
+  if (p.has("workload")) filter.workload = p.string("workload");
+  const Plan plan = make_plan(config, filter, HostCapacity{static_cast<int64_t>(std::thread::hardware_concurrency())});
+  for (const auto& item : plan.items)
+    for (const auto& obstacle : item.not_runnable_here)
+      throw InputError(config.path, obstacle.pointer, "not runnable on this host: " + obstacle.reason);
+  ExecutorOptions executor;
+  executor.native = p.has("native");
+  executor.in_process = p.has("in-process");
+  executor.pperf_binary = self_executable();
+  const Outputs out = outputs_from(p, config);
+
+  RunReport report = report_header(config, "run", argv);
+  // Until the run ends, the file on disk says "interrupted": a run killed at any point
+  // leaves valid JSON with what it had measured.
+  write_outputs(report, out);
+  const std::atomic<bool>& stop_requested = install_stop_handlers();
+  const PricingInputs pricing = pricing_inputs(config);
+  report.results = run_plan(config, plan, builtin_workloads(), executor, stop_requested,
+                            [&](const std::vector<Result>& so_far) {
+    const Result& r = so_far.back();
+    std::cerr << fmt::format("[{}] {}/{} on {}: {}\n", utc_timestamp(), r.workload, r.preset, r.configuration,
+                             r.status == ResultStatus::ok
+                                 ? fmt::format("median {:.2f} ms/step over {} steps ({})", r.step->median_ms,
+                                               r.measurement->step_ms.size(), r.measurement->stop_reason)
+                                 : to_string(r.status) + ": " + r.reason);
+    RunReport partial = report;
+    partial.results = so_far;
+    price_results(partial.results, pricing);
+    write_outputs(partial, out);
+  });
+  report.status = overall_status(report.results, stop_requested);
+  return finish(report, config, out);
+}
+
+}  // namespace pperf::cli

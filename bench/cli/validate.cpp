@@ -1,0 +1,39 @@
+// `pperf validate`: is the config valid (exit 0 / 2), and what of it would not run here.
+#include <fmt/format.h>
+
+#include <iostream>
+#include <thread>
+
+#include "bench/cli/cli.h"
+#include "bench/config/plan.h"
+
+namespace pperf::cli {
+
+int command_validate(const std::vector<std::string>& args) {
+  auto options = config_options("validate");
+  Parsed p = parse("validate", options, args);
+  if (p.help) return std::cout << options, kExitOk;
+  const Config config = load_config(p.string("config"), builtin_workloads());
+  const HostCapacity host{static_cast<int64_t>(std::thread::hardware_concurrency())};
+  const Plan plan = make_plan(config, {}, host);
+  std::cout << fmt::format("{}: valid ({} workload(s) x {} configuration(s), {}, prices {})\n", config.path,
+                           config.workloads.size(), config.configurations.size(),
+                           config.priced_only ? "priced only" : "measured", config.price_table.name);
+  if (config.priced_only) return kExitOk;
+  std::vector<std::string> lines;
+  for (const auto& item : plan.items)
+    for (const auto& obstacle : item.not_runnable_here) {
+      const std::string line = fmt::format("  {}: {} (configuration '{}')", obstacle.pointer, obstacle.reason,
+                                           item.configuration->name);
+      if (std::find(lines.begin(), lines.end(), line) == lines.end()) lines.push_back(line);
+    }
+  if (lines.empty()) {
+    std::cout << "runnable here: yes\n";
+  } else {
+    std::cout << "runnable here: no (`pperf run` would refuse it on this host; fine on the host it was written for)\n";
+    for (const auto& l : lines) std::cout << l << "\n";
+  }
+  return kExitOk;
+}
+
+}  // namespace pperf::cli

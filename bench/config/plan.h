@@ -1,0 +1,58 @@
+#pragma once
+// Config -> Plan: the (workload x configuration) items a run measures, after the --only and
+// --workload filters, each with what would keep it from running on this host.
+#include <string>
+#include <vector>
+
+#include "bench/config/config.h"
+#include "bench/core/result.h"
+
+namespace pperf {
+
+struct PlanFilter {
+  std::vector<std::string> configurations;  // empty = all
+  std::string workload;                     // empty = all
+};
+
+/// What the plan needs to know of this host.
+struct HostCapacity {
+  int64_t logical_cpus = 1;
+};
+
+/// Something that keeps a valid item from running on this host, and where the config asks for it.
+struct Obstacle {
+  std::string pointer;  // JSON pointer into the config
+  std::string reason;
+};
+
+struct PlanItem {
+  size_t workload_index = 0;       // into Config::workloads
+  size_t configuration_index = 0;  // into Config::configurations
+  const WorkloadSpec* workload = nullptr;
+  const Configuration* configuration = nullptr;
+  int64_t ranks = 1;  // data-parallel processes; each consumes one batch per step
+  /// Why this item cannot run on this host (empty: it can).
+  std::vector<Obstacle> not_runnable_here;
+
+  int64_t samples_per_step() const { return workload->batch_size * ranks; }
+  /// A Result carrying the item's identity (workload, configuration, samples per step), status ok.
+  Result result_skeleton() const;
+};
+
+struct Plan {
+  std::vector<PlanItem> items;
+  bool runnable_here() const;
+};
+
+/// The items of `config` selected by `filter`, in config order (workloads outer). An unknown
+/// name in the filter is an InputError naming the flag (--only / --workload). The items point
+/// into `config`, which must outlive the plan.
+Plan make_plan(const Config& config, const PlanFilter& filter, const HostCapacity& host);
+
+/// The one item (workload_index, configuration_index); std::out_of_range when there is none.
+PlanItem plan_item(const Config& config, size_t workload_index, size_t configuration_index, const HostCapacity& host);
+
+/// Results for a priced-only config: each configuration's given step time, nothing run.
+std::vector<Result> given_results(const Plan& plan);
+
+}  // namespace pperf

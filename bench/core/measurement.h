@@ -1,0 +1,26 @@
+#pragma once
+// What the runner hands on: every measured step, how long each waited for its batch, and why
+// measuring stopped. Knows nothing of prices or of statistics.
+#include <string>
+#include <vector>
+
+namespace pperf {
+
+struct Measurement {
+  std::vector<double> step_ms;       // measured steps only (warmup excluded): wait + compute
+  std::vector<double> data_wait_ms;  // of each measured step, the time spent waiting for its batch
+  int64_t warmup_steps = 0;
+  double elapsed_s = 0;              // wall time of the measured phase
+  std::string stop_reason;
+  bool interrupted = false;
+  double first_loss = 0, last_loss = 0;  // sanity: the model is really training
+  /// How it was obtained: "process" (a child process of its own) or "in_process".
+  std::string executor = "in_process";
+
+  /// Fraction of the measured time spent waiting for input: near 1 = input-bound.
+  double data_wait_fraction() const;
+  /// samples_per_step x steps / measured time (the bill's estimator: total time, not median).
+  double samples_per_s(int64_t samples_per_step) const;
+};
+
+}  // namespace pperf

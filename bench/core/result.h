@@ -1,0 +1,128 @@
+#pragma once
+// The one record that flows measure -> price -> report, and that every reader and writer of a
+// results file shares: a (workload x configuration) Result, and the RunReport around them.
+// Plain data: stages fill their part (measure: measurement, step, spread; price: instances'
+// prices, cost, comparison), writers only format it.
+#include <nlohmann/json.hpp>
+
+#include <array>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bench/core/measurement.h"
+#include "bench/core/workload_registry.h"
+
+namespace pperf {
+
+enum class ResultStatus { ok, failed, not_run };
+enum class RunStatus { complete, interrupted, failed };
+enum class Market { on_demand, spot };
+
+std::string to_string(ResultStatus status);
+std::string to_string(RunStatus status);
+std::string to_string(Market market);
+/// nullopt for a name that is not one of the enum's strings.
+std::optional<ResultStatus> parse_result_status(const std::string& name);
+std::optional<RunStatus> parse_run_status(const std::string& name);
+std::optional<Market> parse_market(const std::string& name);
+
+/// One instance group with its hourly price per instance already quoted.
+struct PricedGroup {
+  std::string type;
+  int count = 1;
+  std::string role;  // "dnn" | "data"
+  Market market = Market::on_demand;
+  double usd_per_hour_each = 0;
+  std::string price_basis;  // "on_demand" | "spot_avg" | "spot_mid" | "override"
+};
+
+/// What pricing reads of a step time: the median and its 95 % CI (ms). Produced by the measure
+/// stage (or given in a priced-only config); pricing never sees samples or a timer.
+struct StepTimeEstimate {
+  double median_ms = 0;
+  std::array<double, 2> ci95_ms{0, 0};
+};
+
+/// The spread of measured step times (ms); absent for a given step time.
+struct StepTimeSpread {
+  double mean_ms = 0, stdev_ms = 0, cv = 0, p5_ms = 0, p95_ms = 0;
+};
+
+struct ToTrain {
+  std::optional<int64_t> steps;
+  double hours = 0;
+  double usd = 0;
+};
+
+struct Cost {
+  double usd_per_hour = 0;
+  double usd_per_step = 0;
+  std::array<double, 2> usd_per_step_ci95{0, 0};
+  double usd_per_1m_samples = 0;
+  double samples_per_usd = 0;
+  std::optional<ToTrain> to_train;
+};
+
+struct Comparison {
+  std::optional<double> improvement_pct;  // null on the baseline itself
+  std::optional<std::array<double, 2>> improvement_pct_ci95;
+  std::optional<double> speedup;          // t_baseline / t; null when not priced
+};
+
+/// What execution settings were asked for and what actually took effect.
+struct ExecutionReport {
+  int64_t threads_requested = 0, threads_effective = 0;
+  int64_t interop_threads_requested = 0, interop_threads_effective = 0;
+  std::string data_mode;
+  int64_t data_workers = 0;
+  bool emulated = true;                     // ran on this host, not on the named instances
+  std::vector<int> cpus;                    // the trainer's CPU set (empty: not pinned)
+  std::vector<int> data_cpus;               // spawned data workers' CPU set
+  std::vector<std::string> data_endpoints;  // service mode: where batches came from
+};
+
+struct Result {
+  std::string workload, preset;
+  int64_t batch_size = 0;
+  int64_t samples_per_step = 0;  // all ranks together (batch_size x ranks), from the plan item
+  std::string configuration;
+  bool baseline = false;
+  bool measured = false;
+  ResultStatus status = ResultStatus::ok;
+  std::string reason;  // why failed / not run
+  std::vector<PricedGroup> instances;
+  std::optional<Measurement> measurement;  // measured results only
+  std::optional<StepTimeEstimate> step;    // measured or given; absent when not ok
+  std::optional<StepTimeSpread> spread;    // measured only
+  std::optional<double> samples_per_s;
+  std::optional<double> data_wait_fraction;
+  std::optional<Cost> cost;
+  Comparison comparison;
+  std::optional<ModelInfo> model;
+  std::optional<DataInfo> data;
+  std::optional<ExecutionReport> execution;
+  std::vector<std::string> events;
+  /// Fields of a read results file this version does not know, written back unchanged.
+  nlohmann::json unknown_fields = nlohmann::json::object();
+};
+
+struct RunReport {
+  std::string tool_version, git_sha;
+  std::string config_name, config_path, config_sha256;
+  nlohmann::json host = nlohmann::json::object();
+  std::string started_at, finished_at;
+  RunStatus status = RunStatus::complete;
+  std::string command;  // "run" | "cost"
+  // pricing provenance
+  std::string pricing_table, pricing_source, pricing_retrieved, pricing_region, pricing_currency,
+      pricing_market;
+  double discount_pct = 0;
+  std::vector<Result> results;
+  nlohmann::json unknown_fields = nlohmann::json::object();
+};
+
+/// complete, unless `interrupted`; failed when there were results and every one failed.
+RunStatus overall_status(const std::vector<Result>& results, bool interrupted);
+
+}  // namespace pperf

@@ -1,0 +1,96 @@
+#include "bench/core/workload_registry.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace pperf {
+
+const std::vector<std::string>& param_types() {
+  static const std::vector<std::string> types = {"string", "number", "integer", "bool", "integer_list"};
+  return types;
+}
+
+bool param_value_has_type(const nlohmann::json& value, const std::string& type) {
+  if (type == "string") return value.is_string();
+  if (type == "number") return value.is_number();
+  if (type == "integer") return value.is_number_integer();
+  if (type == "bool") return value.is_boolean();
+  if (type == "integer_list")
+    return value.is_array() && std::all_of(value.begin(), value.end(), [](const auto& v) { return v.is_number_integer(); });
+  return false;
+}
+
+const nlohmann::json& WorkloadSpec::param(const std::string& key) const {
+  auto it = params.find(key);
+  if (it == params.end())
+    throw std::logic_error("workload " + name + " read param '" + key + "', which its spec does not hold");
+  return *it;
+}
+
+std::string WorkloadSpec::string_param(const std::string& key) const { return param(key).get<std::string>(); }
+double WorkloadSpec::number_param(const std::string& key) const { return param(key).get<double>(); }
+int64_t WorkloadSpec::int_param(const std::string& key) const { return param(key).get<int64_t>(); }
+
+const PresetSpec* WorkloadDescriptor::find_preset(const std::string& preset) const {
+  for (const auto& p : presets)
+    if (p.name == preset) return &p;
+  return nullptr;
+}
+
+std::vector<std::string> WorkloadDescriptor::preset_names() const {
+  std::vector<std::string> out;
+  for (const auto& p : presets) out.push_back(p.name);
+  return out;
+}
+
+const ParamSpec* WorkloadDescriptor::find_param(const std::string& name) const {
+  for (const auto& p : params)
+    if (p.name == name) return &p;
+  return nullptr;
+}
+
+void WorkloadRegistry::add(WorkloadDescriptor descriptor) {
+  const std::string& name = descriptor.name;
+  if (find(name)) throw std::logic_error("workload registered twice: " + name);
+  if (descriptor.presets.empty()) throw std::logic_error("workload " + name + " has no preset");
+  for (const auto& p : descriptor.params) {
+    const auto& types = param_types();
+    if (std::find(types.begin(), types.end(), p.type) == types.end())
+      throw std::logic_error("workload " + name + ": param '" + p.name + "' has unknown type '" + p.type + "'");
+    if (!param_value_has_type(p.default_value, p.type))
+      throw std::logic_error("workload " + name + ": default of param '" + p.name + "' is not a " + p.type);
+  }
+  descriptors_.push_back(std::move(descriptor));
+}
+
+const WorkloadDescriptor* WorkloadRegistry::find(const std::string& name) const {
+  for (const auto& d : descriptors_)
+    if (d.name == name) return &d;
+  return nullptr;
+}
+
+std::vector<std::string> WorkloadRegistry::names() const {
+  std::vector<std::string> out;
+  for (const auto& d : descriptors_) out.push_back(d.name);
+  return out;
+}
+
+WorkloadSpec make_workload_spec(const WorkloadDescriptor& descriptor, const std::string& preset,
+                                int64_t batch_size, const nlohmann::json& overrides, uint64_t seed) {
+  WorkloadSpec spec;
+  spec.name = descriptor.name;
+  const PresetSpec* p = preset.empty() ? &descriptor.presets.front() : descriptor.find_preset(preset);
+  if (!p) throw std::logic_error("workload " + descriptor.name + " has no preset '" + preset + "'");
+  spec.preset = p->name;
+  spec.batch_size = batch_size > 0 ? batch_size : p->default_batch_size;
+  for (const auto& param : descriptor.params) spec.params[param.name] = param.default_value;
+  for (const auto& [key, value] : overrides.items()) {
+    if (!descriptor.find_param(key))
+      throw std::logic_error("workload " + descriptor.name + " has no param '" + key + "'");
+    spec.params[key] = value;
+  }
+  spec.seed = seed;
+  return spec;
+}
+
+}  // namespace pperf

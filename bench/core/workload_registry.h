@@ -1,0 +1,106 @@
+#pragma once
+// The workload registry as the rest of pperf sees it: names, presets, params and factories.
+// Torch-free on purpose, so config validation, `pperf list` and the unit tests don't pull in
+// libtorch; the torch-side interfaces (Workload, InputPipeline) are in workloads/workload.h.
+#include <nlohmann/json.hpp>
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace pperf {
+
+class Workload;
+class InputPipeline;
+
+struct PresetSpec {
+  std::string name;
+  std::string doc;
+  int64_t default_batch_size = 1;
+};
+
+/// A workload param. Its default lives here and nowhere else: specs are completed from it.
+struct ParamSpec {
+  std::string name;
+  std::string type;                  // one of kParamTypes
+  nlohmann::json default_value;
+  std::string doc;
+  std::vector<std::string> choices;  // for strings; empty = any
+};
+
+/// The param type names a ParamSpec may use.
+const std::vector<std::string>& param_types();
+/// Whether `value` has the JSON shape `type` names ("integer_list": an array of integers).
+bool param_value_has_type(const nlohmann::json& value, const std::string& type);
+
+/// Everything a factory gets: the request from the config with every declared param present
+/// (defaults applied). Workloads read params through the typed accessors, which throw
+/// std::logic_error for a param the workload never declared (a programming error).
+struct WorkloadSpec {
+  std::string name;
+  std::string preset;
+  int64_t batch_size = 1;
+  nlohmann::json params = nlohmann::json::object();
+  uint64_t seed = 0;
+
+  const nlohmann::json& param(const std::string& key) const;
+  std::string string_param(const std::string& key) const;
+  double number_param(const std::string& key) const;
+  int64_t int_param(const std::string& key) const;
+};
+
+/// Facts about the model a result records.
+struct ModelInfo {
+  int64_t params = 0;
+  double flops_per_sample = 0;  // training: 3 x analytic forward FLOPs
+  std::string precision = "fp32";
+  /// Notes a result should carry about what ran, e.g. why a requested precision fell back.
+  std::vector<std::string> events;
+};
+
+/// Where the samples come from.
+struct DataInfo {
+  std::string source;  // e.g. "fashion-mnist" or "synthetic"
+  std::string path;    // "" for synthetic
+  int64_t samples = 0; // size of the dataset the batches cycle over
+};
+
+struct WorkloadDescriptor {
+  std::string name;
+  std::string description;
+  std::vector<PresetSpec> presets;
+  std::vector<ParamSpec> params;
+  /// Builds model + optimizer (the trainer side).
+  std::function<std::unique_ptr<Workload>(const WorkloadSpec&)> make_workload;
+  /// Builds the input pipeline alone (the data side: loader threads or a data worker).
+  std::function<std::shared_ptr<InputPipeline>(const WorkloadSpec&)> make_pipeline;
+
+  const PresetSpec* find_preset(const std::string& preset) const;
+  std::vector<std::string> preset_names() const;
+  const ParamSpec* find_param(const std::string& name) const;
+};
+
+class WorkloadRegistry {
+ public:
+  /// Throws std::logic_error for a duplicate name, no preset, an unknown param type name or a
+  /// default that does not have its param's type: registry mistakes surface at start-up.
+  void add(WorkloadDescriptor descriptor);
+  const WorkloadDescriptor* find(const std::string& name) const;
+  std::vector<std::string> names() const;
+  const std::vector<WorkloadDescriptor>& all() const { return descriptors_; }
+
+ private:
+  std::vector<WorkloadDescriptor> descriptors_;
+};
+
+/// A complete spec: `overrides` (already type-checked by the caller, e.g. config loading) over
+/// the descriptor's defaults; preset "" means the first preset, batch_size 0 the preset's default.
+WorkloadSpec make_workload_spec(const WorkloadDescriptor& descriptor, const std::string& preset,
+                                int64_t batch_size, const nlohmann::json& overrides = nlohmann::json::object(),
+                                uint64_t seed = 0);
+
+/// The workloads compiled into pperf (defined with the workloads, in the torch library).
+const WorkloadRegistry& builtin_workloads();
+
+}  // namespace pperf

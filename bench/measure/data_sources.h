@@ -1,0 +1,51 @@
+#pragma once
+// The trainer's data sources beyond local loader threads: data workers over gRPC, and data
+// workers pperf starts on this host.
+// ServiceSource guarantees: batches from all endpoints feed one bounded queue, batch indices
+// interleaved across workers; a worker that fails or stalls is dropped with an event and the
+// others go on; when none is left next() throws with the reasons.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "bench/core/workload_registry.h"
+#include "bench/env/process.h"
+#include "workloads/workload.h"
+
+namespace pperf {
+
+struct ServiceSourceOptions {
+  std::vector<std::string> endpoints;
+  std::string token;
+  int64_t prefetch_batches = 4;         // bound of the shared ready-batch queue
+  double rpc_deadline_s = 10;           // handshake / shutdown
+  double batch_stall_deadline_s = 120;  // a stream silent this long is dropped
+};
+
+/// A DataSource pulling from data workers concurrently (one stream per endpoint). Throws
+/// std::runtime_error when a handshake is refused or a worker cannot be reached.
+std::unique_ptr<DataSource> connect_service(const WorkloadSpec& spec, const ServiceSourceOptions& options);
+
+/// Data workers started by pperf on this host (the single-machine emulation of a data group).
+/// Started at construction; stopped (Shutdown RPC, then SIGTERM, then SIGKILL) on destruction.
+/// If a worker fails to start, the ones already started are stopped before the constructor
+/// throws, and every worker dies with its parent: nothing is left running.
+class LocalDataGroup {
+ public:
+  /// Starts `processes` x `pperf_binary data-worker --config config_path --workload workload`
+  /// on loopback, each with `workers_each` preprocessing threads, pinned to `cpus` if given.
+  /// Throws std::runtime_error if a worker does not come up within `start_timeout_s`.
+  LocalDataGroup(const std::string& pperf_binary, const std::string& config_path,
+                 const std::string& workload, int64_t processes, int64_t workers_each,
+                 const std::vector<int>& cpus, const std::string& token, double start_timeout_s = 60);
+  ~LocalDataGroup();
+  const std::vector<std::string>& endpoints() const { return endpoints_; }
+  std::vector<int> pids() const;
+
+ private:
+  std::vector<ChildProcess> workers_;  // destroyed (stopped) even when the constructor throws
+  std::vector<std::string> endpoints_;
+  std::string token_;
+};
+
+}  // namespace pperf

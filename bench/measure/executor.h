@@ -1,0 +1,48 @@
+#pragma once
+// The measure stage: runs plan items and hands on Result records (measurement, step-time
+// estimate and spread, throughput; no prices). Torch-free header: the CLI sees only Results.
+//
+// Each item runs either in this process or in a child process of its own (`pperf
+// measure-item`, which calls measure_item_here and writes its Result to a file this side reads
+// back with the results reader). The child is the default for `pperf run`: thread pools, CPU
+// affinity and the allocator start fresh for every item (libtorch fixes inter-op threads once
+// per process), and a crash costs one result, not the run.
+// Guarantees: never throws for a failing item (it becomes a `failed` Result with the reason);
+// stop_requested ends the current item after its current step (forwarded to a child as
+// SIGINT) and no further item starts; no child process outlives the call.
+#include <atomic>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "bench/config/plan.h"
+#include "bench/core/result.h"
+
+namespace pperf {
+
+struct ExecutorOptions {
+  std::string pperf_binary;  // started as `measure-item` and as `data-worker` (spawn_local)
+  bool native = false;       // running on the named instances themselves, not emulated here
+  bool in_process = false;   // measure every item in this process (debugging, tests)
+};
+
+/// Measures one item in this process.
+Result measure_item_here(const Config& config, const PlanItem& item, const WorkloadRegistry& registry,
+                         const ExecutorOptions& options, const std::atomic<bool>& stop_requested);
+
+/// Measures one item in a child process and reads its Result back. A child that dies without
+/// a result becomes a failed Result saying how it ended.
+Result measure_item_in_child(const Config& config, const PlanItem& item, const ExecutorOptions& options,
+                             const std::atomic<bool>& stop_requested);
+
+/// Every item of `plan` in order; `on_result` gets the results so far after each one (for
+/// progress and partial output).
+std::vector<Result> run_plan(const Config& config, const Plan& plan, const WorkloadRegistry& registry,
+                             const ExecutorOptions& options, const std::atomic<bool>& stop_requested,
+                             const std::function<void(const std::vector<Result>&)>& on_result);
+
+/// The argv a child measuring process is started with (`pperf measure-item ...`).
+std::vector<std::string> measure_item_argv(const Config& config, const PlanItem& item, const ExecutorOptions& options,
+                                           const std::string& out_path);
+
+}  // namespace pperf

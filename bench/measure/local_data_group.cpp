@@ -1,0 +1,61 @@
+#include <grpcpp/grpcpp.h>
+
+#include <chrono>
+
+#include "bench/dataservice/data_service.grpc.pb.h"
+#include "bench/dataservice/data_service.h"
+#include "bench/measure/data_sources.h"
+
+namespace pperf {
+
+LocalDataGroup::LocalDataGroup(const std::string& pperf_binary, const std::string& config_path,
+                               const std::string& workload, int64_t processes, int64_t workers_each,
+                               const std::vector<int>& cpus, const std::string& token, double start_timeout_s)
+    : token_(token) {
+  std::string cpu_list;
+  for (int c : cpus) cpu_list += (cpu_list.empty() ? "" : ",") + std::to_string(c);
+  for (int64_t i = 0; i < processes; ++i) {
+    SpawnOptions spawn;
+    spawn.argv = {pperf_binary, "data-worker", "--config", config_path, "--workload", workload,
+                  "--listen", "127.0.0.1:0", "--workers", std::to_string(workers_each)};
+    if (!cpu_list.empty()) spawn.argv.insert(spawn.argv.end(), {"--cpus", cpu_list});
+    // The token travels in the environment, not argv, so `ps` does not show it.
+    if (token.empty()) spawn.unset_env = {"PPERF_DATA_TOKEN"};
+    else spawn.set_env = {{"PPERF_DATA_TOKEN", token}};
+    spawn.capture_stdout = true;
+    workers_.emplace_back(spawn);
+    ChildProcess& worker = workers_.back();
+    // The worker prints its address once it listens; give it time to load its data set.
+    const std::string marker = "listening on ";
+    std::optional<std::string> line = worker.read_line(start_timeout_s);
+    if (!line || line->find(marker) == std::string::npos) {
+      const auto status = worker.wait(1);
+      throw std::runtime_error("data worker " + std::to_string(worker.pid()) + " did not start" +
+                               (status ? ": " + describe_wait_status(*status) : "") +
+                               (line && !line->empty() ? ": " + *line : ""));
+    }
+    endpoints_.push_back(line->substr(line->find(marker) + marker.size()));
+  }
+}
+
+LocalDataGroup::~LocalDataGroup() {
+  // Ask politely (Shutdown RPC); the ChildProcess destructors then wait, SIGTERM, SIGKILL.
+  for (const auto& endpoint : endpoints_) {
+    auto stub = dataservice::DataService::NewStub(open_data_channel(endpoint));
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(2));
+    dataservice::ShutdownRequest request;
+    request.set_token(token_);
+    dataservice::ShutdownReply reply;
+    stub->Shutdown(&context, request, &reply);
+  }
+  for (auto& w : workers_) w.wait(5);
+}
+
+std::vector<int> LocalDataGroup::pids() const {
+  std::vector<int> out;
+  for (const auto& w : workers_) out.push_back(w.pid());
+  return out;
+}
+
+}  // namespace pperf

@@ -1,0 +1,69 @@
+#include "bench/measure/runner.h"
+
+#include <chrono>
+
+namespace pperf {
+
+namespace {
+class SteadyClock : public Clock {
+ public:
+  double now_ms() const override {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
+  }
+};
+}  // namespace
+
+const Clock& steady_clock() {
+  static const SteadyClock clock;
+  return clock;
+}
+
+Measurement measure(Workload& workload, DataSource& data, const MeasureSettings& settings,
+                    const std::atomic<bool>& stop_requested, const Clock& clock) {
+  Measurement m;
+  for (int64_t i = 0; i < settings.warmup_steps; ++i) {
+    if (stop_requested) {
+      m.interrupted = true;
+      m.stop_reason = "interrupted during warmup";
+      return m;
+    }
+    auto batch = data.next();
+    if (!batch) {
+      m.stop_reason = "data source ended during warmup";
+      return m;
+    }
+    const double loss = workload.train_step(*batch);
+    if (i == 0) m.first_loss = loss;
+    ++m.warmup_steps;
+  }
+
+  const auto rules = make_stop_rules(settings);
+  const double phase_start = clock.now_ms();
+  for (;;) {
+    if (stop_requested) {
+      m.interrupted = true;
+      m.stop_reason = "interrupted";
+      break;
+    }
+    const double start = clock.now_ms();
+    auto batch = data.next();
+    const double got_batch = clock.now_ms();
+    if (!batch) {
+      m.stop_reason = "data source ended";
+      break;
+    }
+    m.last_loss = workload.train_step(*batch);
+    const double end = clock.now_ms();
+    if (m.step_ms.empty() && m.warmup_steps == 0) m.first_loss = m.last_loss;
+    m.step_ms.push_back(end - start);
+    m.data_wait_ms.push_back(got_batch - start);
+    m.elapsed_s = (end - phase_start) / 1000;
+    if (auto reason = first_stop_reason(rules, m.step_ms, m.elapsed_s)) {
+      m.stop_reason = *reason;
+      break;
+    }
+  }
+  return m;
+}
+
+}  // namespace pperf

@@ -1,0 +1,176 @@
+// The trainer's side of the data service: a DataSource over one stream per data worker.
+#include <grpcpp/grpcpp.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "bench/dataservice/data_service.grpc.pb.h"
+#include "bench/dataservice/data_service.h"
+#include "bench/dataservice/tensor_wire.h"
+#include "bench/measure/data_sources.h"
+#include "workloads/workload.h"
+
+namespace pperf {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::chrono::system_clock::time_point deadline_in(double seconds) {
+  return std::chrono::system_clock::now() +
+         std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000));
+}
+
+dataservice::HandshakeRequest handshake_for(const WorkloadSpec& spec, const std::string& token) {
+  dataservice::HandshakeRequest h;
+  h.set_schema_version(kDataServiceSchemaVersion);
+  h.set_token(token);
+  auto* w = h.mutable_workload();
+  w->set_name(spec.name);
+  w->set_preset(spec.preset);
+  w->set_batch_size(spec.batch_size);
+  w->set_params_json(spec.params.dump());
+  w->set_seed(spec.seed);
+  return h;
+}
+
+class ServiceSource : public DataSource {
+ public:
+  ServiceSource(const WorkloadSpec& spec, ServiceSourceOptions options) : options_(std::move(options)) {
+    const auto handshake = handshake_for(spec, options_.token);
+    const int64_t streams = static_cast<int64_t>(options_.endpoints.size());
+    for (int64_t k = 0; k < streams; ++k) {
+      auto stream = std::make_unique<Stream>();
+      stream->endpoint = options_.endpoints[k];
+      stream->stub = dataservice::DataService::NewStub(open_data_channel(stream->endpoint));
+      grpc::ClientContext context;
+      context.set_deadline(deadline_in(options_.rpc_deadline_s));
+      context.set_wait_for_ready(true);  // a just-started worker may still be binding
+      dataservice::HandshakeReply reply;
+      grpc::Status status = stream->stub->Handshake(&context, handshake, &reply);
+      if (!status.ok())
+        throw std::runtime_error(fmt::format("data worker {}: {}", stream->endpoint, status.error_message()));
+      if (!data_info_) data_info_ = DataInfo{reply.data_source(), reply.data_path(), reply.data_samples()};
+      stream->request.mutable_handshake()->CopyFrom(handshake);
+      stream->request.set_first_index(k);  // batches interleave: worker k serves k, k+P, ...
+      stream->request.set_stride(streams);
+      stream->last_batch = Clock::now();
+      streams_.push_back(std::move(stream));
+    }
+    alive_ = streams;
+    for (auto& s : streams_) s->reader = std::thread([this, s = s.get()] { read(*s); });
+  }
+
+  ~ServiceSource() override {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stopping_ = true;
+    }
+    for (auto& s : streams_) s->context.TryCancel();
+    space_.notify_all();
+    for (auto& s : streams_) s->reader.join();
+  }
+
+  std::optional<Batch> next() override {
+    std::unique_lock<std::mutex> lock(mutex_);
+    for (;;) {
+      if (ready_.wait_for(lock, std::chrono::milliseconds(200), [&] { return !queue_.empty() || alive_ == 0; })) break;
+      drop_stalled_streams();
+    }
+    if (queue_.empty())
+      throw std::runtime_error("every data worker failed: " + fmt::format("{}", fmt::join(events_, "; ")));
+    Batch batch = std::move(queue_.front());
+    queue_.pop_front();
+    lock.unlock();
+    space_.notify_one();
+    return batch;
+  }
+
+  std::vector<std::string> events() const override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return events_;
+  }
+
+  std::optional<DataInfo> data_info() const override { return data_info_; }
+
+ private:
+  struct Stream {
+    std::string endpoint;
+    std::unique_ptr<dataservice::DataService::Stub> stub;
+    dataservice::StreamRequest request;
+    grpc::ClientContext context;
+    std::thread reader;
+    Clock::time_point last_batch;
+    int64_t batches = 0;
+  };
+
+  void read(Stream& s) {
+    // A stream lives as long as the measurement; the stall watchdog in next() bounds silence.
+    s.context.set_deadline(deadline_in(7 * 24 * 3600.0));
+    auto reader = s.stub->StreamBatches(&s.context, s.request);
+    dataservice::BatchMessage message;
+    std::string failure;
+    while (reader->Read(&message)) {
+      Batch batch;
+      try {
+        batch.index = message.index();
+        batch.inputs = tensor_from_wire(*message.mutable_inputs());
+        batch.targets = tensor_from_wire(*message.mutable_targets());
+      } catch (const std::exception& e) {
+        failure = e.what();
+        s.context.TryCancel();
+        break;
+      }
+      std::unique_lock<std::mutex> lock(mutex_);
+      space_.wait(lock, [&] { return stopping_ || static_cast<int64_t>(queue_.size()) < options_.prefetch_batches; });
+      if (stopping_) break;
+      queue_.push_back(std::move(batch));
+      s.last_batch = Clock::now();
+      ++s.batches;
+      lock.unlock();
+      ready_.notify_one();
+    }
+    grpc::Status status = reader->Finish();
+    std::lock_guard<std::mutex> lock(mutex_);
+    --alive_;
+    if (!stopping_) {
+      if (failure.empty()) failure = status.ok() ? "stream ended" : status.error_message();
+      events_.push_back(fmt::format("data worker {} dropped after {} batches: {}", s.endpoint, s.batches, failure));
+    }
+    ready_.notify_all();
+  }
+
+  /// Called with the lock held: cancels streams silent for longer than the stall deadline.
+  void drop_stalled_streams() {
+    const auto now = Clock::now();
+    for (auto& s : streams_)
+      if (std::chrono::duration<double>(now - s->last_batch).count() > options_.batch_stall_deadline_s) {
+        s->context.TryCancel();
+        s->last_batch = now;  // cancel once; the reader reports the drop
+      }
+  }
+
+  ServiceSourceOptions options_;
+  std::optional<DataInfo> data_info_;
+  std::vector<std::unique_ptr<Stream>> streams_;
+  mutable std::mutex mutex_;
+  std::condition_variable ready_, space_;
+  std::deque<Batch> queue_;
+  int64_t alive_ = 0;
+  bool stopping_ = false;
+  std::vector<std::string> events_;
+};
+
+}  // namespace
+
+std::unique_ptr<DataSource> connect_service(const WorkloadSpec& spec, const ServiceSourceOptions& options) {
+  if (options.endpoints.empty()) throw std::runtime_error("data mode 'service' without endpoints");
+  return std::make_unique<ServiceSource>(spec, options);
+}
+
+}  // namespace pperf

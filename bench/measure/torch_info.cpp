@@ -1,0 +1,45 @@
+#include "bench/measure/torch_info.h"
+
+#include <dlfcn.h>
+#include <torch/torch.h>
+#include <torch/version.h>
+
+namespace pperf {
+
+namespace {
+// OpenBLAS keeps its own pool; Debian's libtorch does not size it, so GEMMs would otherwise use
+// every core whatever `threads` says. Looked up at run time: the reference BLAS has no pool.
+void set_openblas_threads(int64_t threads) {
+  using SetFn = void (*)(int);
+  if (auto fn = reinterpret_cast<SetFn>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads")))
+    fn(static_cast<int>(threads));
+}
+
+int64_t openblas_threads() {
+  using GetFn = int (*)();
+  if (auto fn = reinterpret_cast<GetFn>(dlsym(RTLD_DEFAULT, "openblas_get_num_threads"))) return fn();
+  return 0;
+}
+}  // namespace
+
+AppliedThreads apply_threads(int64_t threads, int64_t interop_threads) {
+  at::set_num_threads(static_cast<int>(threads));
+  set_openblas_threads(threads);
+  if (at::get_num_interop_threads() != interop_threads) {
+    try {
+      at::set_num_interop_threads(static_cast<int>(interop_threads));
+    } catch (const c10::Error&) {
+      // Already fixed for this process; the effective value below tells what ran.
+    }
+  }
+  return {at::get_num_threads(), at::get_num_interop_threads()};
+}
+
+nlohmann::json torch_facts() {
+  return {{"libtorch_version", TORCH_VERSION},
+          {"intra_op_threads", at::get_num_threads()},
+          {"interop_threads", at::get_num_interop_threads()},
+          {"openblas_threads", openblas_threads()}};
+}
+
+}  // namespace pperf

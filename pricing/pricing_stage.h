@@ -1,0 +1,46 @@
+#pragma once
+// The price stage of measure -> price -> report: fills each result's instance prices, cost and
+// its comparison with the baseline of the same workload. Reads step-time estimates and the
+// plan's samples per step, never samples or a timer; knows nothing of configs' files.
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bench/core/result.h"
+#include "pricing/price_table.h"
+
+namespace pperf {
+
+/// An instance group as a configuration asks for it.
+struct InstanceGroup {
+  std::string type;
+  int64_t count = 1;
+  std::string role = "dnn";  // "dnn" | "data"
+  Market market = Market::on_demand;
+  std::optional<double> usd_per_hour;  // negotiated price, overrides the table
+};
+
+struct ConfigurationPricing {
+  std::vector<InstanceGroup> instances;
+  std::optional<double> billable_seconds;  // a whole job's billed time (priced-only configs)
+};
+
+struct PricingInputs {
+  PriceTable table;
+  double discount_pct = 0;
+  std::optional<int64_t> steps_to_train;
+  std::map<std::string, ConfigurationPricing> configurations;  // by configuration name
+};
+
+/// The groups with their hourly prices (override, else the table's quote). Throws
+/// std::invalid_argument for a type or market the table does not price (config loading checks
+/// this first, so a loaded config never throws here).
+std::vector<PricedGroup> price_groups(const std::vector<InstanceGroup>& groups, const PriceTable& table);
+
+/// Prices every result that has a step estimate; results whose configuration is the baseline
+/// anchor the comparison for their workload. With no priced baseline for a workload (filtered
+/// out, or it failed), improvement stays null and the result says why in its events.
+void price_results(std::vector<Result>& results, const PricingInputs& inputs);
+
+}  // namespace pperf

@@ -1,0 +1,205 @@
+#include <gtest/gtest.h>
+
+#include <functional>
+
+#include "bench/config/config.h"
+#include "bench/core/input_error.h"
+#include "bench/core/sha256.h"
+#include "test_helpers.h"
+#include "unit_registry.h"
+
+using namespace pperf;
+using nlohmann::json;
+
+namespace {
+
+json valid_config() {
+  return json::parse(R"({
+    "name": "t",
+    "pricing": {"table": "aws-sagemaker-us-east-1"},
+    "workloads": [{"name": "mnist_heavy", "preset": "tiny", "batch_size": 8}],
+    "measure": {"warmup_steps": 1, "min_steps": 2, "max_steps": 5},
+    "configurations": [
+      {"name": "a", "baseline": true, "instances": [{"type": "ml.p3.2xlarge", "count": 1, "role": "dnn"}],
+       "execution": {"threads": 1, "data": {"mode": "local", "workers": 1}}},
+      {"name": "b", "instances": [{"type": "ml.p3.2xlarge"}, {"type": "ml.c5.9xlarge", "role": "data"}]}
+    ]
+  })");
+}
+
+/// The error line for `config` after `mutate`, without the temp file's path; "" if it loads.
+std::string error_of(const std::function<void(json&)>& mutate) {
+  pperf::testing::TempDir dir;
+  json config = valid_config();
+  mutate(config);
+  const std::string path = dir.write("c.json", config.dump());
+  try {
+    load_config(path, pperf::testing::fixture_workloads());
+  } catch (const InputError& e) {
+    std::string what = e.what();
+    EXPECT_EQ(what.rfind(path + ": ", 0), 0u) << "error must start with the file: " << what;
+    EXPECT_EQ(what.find('\n'), std::string::npos) << "one line";
+    return what.substr(path.size() + 2);
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST(Config, ValidConfigLoadsWithDefaults) {
+  EXPECT_EQ(error_of([](json&) {}), "");
+  pperf::testing::TempDir dir;
+  const std::string path = dir.write("c.json", valid_config().dump());
+  Config c = load_config(path, pperf::testing::fixture_workloads());
+  EXPECT_EQ(c.baseline().name, "a");
+  EXPECT_FALSE(c.priced_only);
+  EXPECT_EQ(c.workloads[0].params["data"], "fashion-mnist");
+  EXPECT_EQ(c.configurations[1].instances[0].count, 1);
+  EXPECT_EQ(c.configurations[1].instances[1].role, "data");
+  EXPECT_EQ(c.measure.max_seconds, 60);
+  EXPECT_EQ(c.sha256.size(), 64u);
+  auto groups = price_groups(c.configurations[1].instances, c.price_table);
+  EXPECT_DOUBLE_EQ(groups[0].usd_per_hour_each + groups[1].usd_per_hour_each, 5.661);
+}
+
+TEST(Config, UsdPerHourOverridesTheTable) {
+  pperf::testing::TempDir dir;
+  json j = valid_config();
+  j["configurations"][0]["instances"][0]["usd_per_hour"] = 2.5;
+  Config c = load_config(dir.write("c.json", j.dump()), pperf::testing::fixture_workloads());
+  auto groups = price_groups(c.configurations[0].instances, c.price_table);
+  EXPECT_DOUBLE_EQ(groups[0].usd_per_hour_each, 2.5);
+  EXPECT_EQ(groups[0].price_basis, "override");
+}
+
+// Each distinct mistake gives one exact line: the JSON pointer, then what is wrong.
+TEST(Config, Mistakes) {
+  struct Case {
+    const char* what;
+    std::function<void(json&)> mutate;
+    std::string expected;
+  };
+  const std::vector<Case> cases = {
+      {"unknown top-level key", [](json& j) { j["measur"] = json::object(); },
+       "/measur: unknown key 'measur' (did you mean 'measure'?)"},
+      {"missing name", [](json& j) { j.erase("name"); }, "/name: missing required field"},
+      {"wrong type", [](json& j) { j["name"] = 3; }, "/name: expected a string, got integer"},
+      {"unknown workload", [](json& j) { j["workloads"][0]["name"] = "mnist_heavvy"; },
+       "/workloads/0/name: unknown workload 'mnist_heavvy' (did you mean 'mnist_heavy'?)"},
+      {"unknown preset", [](json& j) { j["workloads"][0]["preset"] = "tinny"; },
+       "/workloads/0/preset: unknown preset 'tinny' of mnist_heavy (did you mean 'tiny'?)"},
+      {"zero batch", [](json& j) { j["workloads"][0]["batch_size"] = 0; },
+       "/workloads/0/batch_size: must be a positive integer, got 0"},
+      {"fractional batch", [](json& j) { j["workloads"][0]["batch_size"] = 2.5; },
+       "/workloads/0/batch_size: expected an integer, got 2.5"},
+      {"unknown param", [](json& j) { j["workloads"][0]["params"] = {{"data_dri", "/x"}}; },
+       "/workloads/0/params/data_dri: unknown key 'data_dri' (did you mean 'data_dir'?)"},
+      {"param choice", [](json& j) { j["workloads"][0]["params"] = {{"data", "mnist"}}; },
+       "/workloads/0/params/data: 'mnist' is not one of fashion-mnist, synthetic"},
+      {"param type", [](json& j) { j["workloads"][0]["params"] = {{"lr", "fast"}}; },
+       "/workloads/0/params/lr: expected a number, got string"},
+      {"no workloads", [](json& j) { j["workloads"] = json::array(); }, "/workloads: needs at least one workload"},
+      {"no baseline", [](json& j) { j["configurations"][0]["baseline"] = false; },
+       "/configurations: no configuration has \"baseline\": true (exactly one must)"},
+      {"two baselines", [](json& j) { j["configurations"][1]["baseline"] = true; },
+       "/configurations/1/baseline: a second baseline (exactly one configuration may be the baseline)"},
+      {"no configurations", [](json& j) { j["configurations"] = json::array(); },
+       "/configurations: needs at least one configuration"},
+      {"duplicate configuration", [](json& j) { j["configurations"][1]["name"] = "a"; },
+       "/configurations/1/name: duplicate configuration name 'a'"},
+      {"unknown instance type", [](json& j) { j["configurations"][0]["instances"][0]["type"] = "ml.p3.2xlarg"; },
+       "/configurations/0/instances/0/type: unknown instance type 'ml.p3.2xlarg' in price table "
+       "aws-sagemaker-us-east-1 (did you mean 'ml.p3.2xlarge'?)"},
+      {"zero count", [](json& j) { j["configurations"][0]["instances"][0]["count"] = 0; },
+       "/configurations/0/instances/0/count: must be a positive integer, got 0"},
+      {"bad role", [](json& j) { j["configurations"][0]["instances"][0]["role"] = "trainer"; },
+       "/configurations/0/instances/0/role: 'trainer' is not one of dnn, data"},
+      {"no dnn group", [](json& j) { j["configurations"][0]["instances"][0]["role"] = "data"; },
+       "/configurations/0/instances: needs an instance group with role 'dnn' (the trainer)"},
+      {"bad market", [](json& j) { j["configurations"][0]["instances"][0]["market"] = "spott"; },
+       "/configurations/0/instances/0/market: 'spott' is not one of on_demand, spot (did you mean 'spot'?)"},
+      {"spot without a price", [](json& j) { j["configurations"][0]["instances"][0]["market"] = "spot"; },
+       "/configurations/0/instances/0: price table aws-sagemaker-us-east-1 has no spot price for "
+       "ml.p3.2xlarge; give usd_per_hour"},
+      {"negative price override", [](json& j) { j["configurations"][0]["instances"][0]["usd_per_hour"] = -1; },
+       "/configurations/0/instances/0/usd_per_hour: must be > 0, got -1"},
+      {"zero threads", [](json& j) { j["configurations"][0]["execution"]["threads"] = 0; },
+       "/configurations/0/execution/threads: must be a positive integer, got 0"},
+      {"bad data mode", [](json& j) { j["configurations"][0]["execution"]["data"]["mode"] = "remote"; },
+       "/configurations/0/execution/data/mode: 'remote' is not one of local, service"},
+      {"service without endpoints", [](json& j) { j["configurations"][0]["execution"]["data"]["mode"] = "service"; },
+       "/configurations/0/execution/data: data mode 'service' needs 'endpoints' or 'spawn_local'"},
+      {"bad endpoint", [](json& j) {
+         j["configurations"][0]["execution"]["data"] = {{"mode", "service"}, {"endpoints", {"localhost"}}};
+       }, "/configurations/0/execution/data/endpoints/0: expected host:port, got 'localhost'"},
+      {"min above max steps", [](json& j) { j["measure"]["min_steps"] = 50; },
+       "/measure/min_steps: min_steps (50) exceeds max_steps (5)"},
+      {"non-positive max_seconds", [](json& j) { j["measure"]["max_seconds"] = 0; },
+       "/measure/max_seconds: must be > 0, got 0"},
+      {"negative warmup", [](json& j) { j["measure"]["warmup_steps"] = -1; },
+       "/measure/warmup_steps: must be >= 0, got -1"},
+      {"discount out of range", [](json& j) { j["pricing"]["discount_pct"] = 100; },
+       "/pricing/discount_pct: must be in [0, 100)"},
+      {"step_time_ms on some only", [](json& j) { j["configurations"][0]["step_time_ms"] = 10; },
+       "/configurations/1: missing step_time_ms: give it on every configuration or on none"},
+      {"zero step_time_ms", [](json& j) { j["configurations"][0]["step_time_ms"] = 0; },
+       "/configurations/0/step_time_ms: must be > 0, got 0"},
+      {"configurations not an array", [](json& j) { j["configurations"] = json::object(); },
+       "/configurations: expected an array, got object"},
+      {"unknown execution key", [](json& j) { j["configurations"][0]["execution"]["thread"] = 2; },
+       "/configurations/0/execution/thread: unknown key 'thread' (did you mean 'threads'?)"},
+  };
+  EXPECT_GE(cases.size(), 15u);
+  for (const auto& c : cases) EXPECT_EQ(error_of(c.mutate), c.expected) << c.what;
+}
+
+TEST(Config, UnknownPriceTableNamesTheKeyAndTheTableFile) {
+  std::string e = error_of([](json& j) { j["pricing"]["table"] = "aws-nowhere"; });
+  EXPECT_EQ(e.rfind("/pricing/table: price table 'aws-nowhere': ", 0), 0u) << e;
+  EXPECT_NE(e.find("aws-nowhere.json: cannot open file"), std::string::npos) << e;
+}
+
+TEST(Config, NotJsonAndMissingFile) {
+  pperf::testing::TempDir dir;
+  const std::string bad = dir.write("bad.json", "{\"name\": ");
+  EXPECT_THROW(load_config(bad, pperf::testing::fixture_workloads()), InputError);
+  try {
+    load_config(dir.path() + "/missing.json", pperf::testing::fixture_workloads());
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()), dir.path() + "/missing.json: cannot open file");
+  }
+}
+
+TEST(Config, PricedOnlyConfigsTakeWorkloadsAsLabels) {
+  pperf::testing::TempDir dir;
+  json j = valid_config();
+  j["workloads"][0]["name"] = "resnet50_augment";  // not runnable here, but a cost config may name it
+  for (auto& c : j["configurations"]) c["step_time_ms"] = 100;
+  Config c = load_config(dir.write("c.json", j.dump()), pperf::testing::fixture_workloads());
+  EXPECT_TRUE(c.priced_only);
+  EXPECT_EQ(c.workloads[0].name, "resnet50_augment");
+}
+
+TEST(Sha256, KnownVectors) {
+  EXPECT_EQ(sha256_hex(""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  EXPECT_EQ(sha256_hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  EXPECT_EQ(sha256_hex(std::string(1000, 'a')).substr(0, 16), "41edece42d63e8d9");
+}
+
+TEST(Config, NumbersThatOverflowNameTheirPointer) {
+  pperf::testing::TempDir dir;
+  const std::string path = dir.write("c.json", R"({"name": "t", "measure": {"max_seconds": 1e400}})");
+  try {
+    load_config(path, pperf::testing::fixture_workloads());
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()), path + ": /measure/max_seconds: number overflow parsing '1e400'");
+  }
+}
+
+TEST(Config, CpusBeyondThisHostAreStillValid) {
+  EXPECT_EQ(error_of([](json& j) { j["configurations"][0]["execution"]["cpus"] = {64, 95}; }), "");
+  EXPECT_EQ(error_of([](json& j) { j["configurations"][0]["execution"]["cpus"] = {70000}; }),
+            "/configurations/0/execution/cpus/0: CPU 70000 is beyond any host's CPU numbers");
+}

@@ -1,0 +1,92 @@
+// Config -> Plan: filters, "valid" separate from "runnable here", samples per step from the item.
+#include <gtest/gtest.h>
+
+#include "bench/config/plan.h"
+#include "bench/core/input_error.h"
+#include "test_helpers.h"
+#include "unit_registry.h"
+
+using namespace pperf;
+using nlohmann::json;
+
+namespace {
+Config load(const json& j, pperf::testing::TempDir& dir) {
+  return load_config(dir.write("c.json", j.dump()), pperf::testing::fixture_workloads());
+}
+
+json two_by_two() {
+  return json::parse(R"({
+    "name": "t", "pricing": {"table": "aws-ec2-us-east-1"},
+    "workloads": [{"name": "mnist_heavy", "preset": "tiny", "batch_size": 8},
+                  {"name": "mnist_heavy", "preset": "full", "batch_size": 16}],
+    "configurations": [
+      {"name": "small", "baseline": true, "instances": [{"type": "p3.2xlarge"}]},
+      {"name": "big", "instances": [{"type": "p4d.24xlarge"}],
+       "execution": {"cpus": [64, 65], "data": {"mode": "service", "spawn_local": {"cpus": [95]}}}}]})");
+}
+}  // namespace
+
+TEST(Plan, ItemsAreWorkloadsTimesConfigurationsInConfigOrder) {
+  pperf::testing::TempDir dir;
+  const Config c = load(two_by_two(), dir);
+  const Plan plan = make_plan(c, {}, HostCapacity{128});
+  ASSERT_EQ(plan.items.size(), 4u);
+  EXPECT_EQ(plan.items[1].workload->preset, "tiny");
+  EXPECT_EQ(plan.items[1].configuration->name, "big");
+  EXPECT_EQ(plan.items[2].workload_index, 1u);
+  EXPECT_EQ(plan.items[2].configuration_index, 0u);
+  EXPECT_TRUE(plan.runnable_here());
+  const Result r = plan.items[3].result_skeleton();
+  EXPECT_EQ(r.samples_per_step, 16);
+  EXPECT_FALSE(r.baseline);
+}
+
+TEST(Plan, SamplesPerStepCountEveryRank) {
+  pperf::testing::TempDir dir;
+  const Config c = load(two_by_two(), dir);
+  PlanItem item = make_plan(c, {}, HostCapacity{128}).items[0];
+  item.ranks = 4;
+  EXPECT_EQ(item.samples_per_step(), 32);
+  EXPECT_EQ(item.result_skeleton().samples_per_step, 32);
+}
+
+TEST(Plan, ValidForAnotherMachineButNotRunnableHere) {
+  pperf::testing::TempDir dir;
+  const Config c = load(two_by_two(), dir);  // loads: CPUs 64.. are fine on a 96-CPU instance
+  const Plan plan = make_plan(c, {}, HostCapacity{2});
+  EXPECT_FALSE(plan.runnable_here());
+  EXPECT_TRUE(plan.items[0].not_runnable_here.empty());
+  ASSERT_EQ(plan.items[1].not_runnable_here.size(), 2u);
+  EXPECT_EQ(plan.items[1].not_runnable_here[0].pointer, "/configurations/1/execution/cpus");
+  EXPECT_EQ(plan.items[1].not_runnable_here[0].reason, "CPU 64 does not exist here (2 CPUs)");
+  EXPECT_EQ(plan.items[1].not_runnable_here[1].pointer, "/configurations/1/execution/data/spawn_local/cpus");
+  EXPECT_TRUE(make_plan(c, {{"small"}, ""}, HostCapacity{2}).runnable_here());
+}
+
+TEST(Plan, FiltersAndTheirMistakes) {
+  pperf::testing::TempDir dir;
+  const Config c = load(two_by_two(), dir);
+  EXPECT_EQ(make_plan(c, {{"big"}, ""}, HostCapacity{128}).items.size(), 2u);
+  EXPECT_EQ(make_plan(c, {{}, "mnist_heavy"}, HostCapacity{128}).items.size(), 4u);
+  try {
+    make_plan(c, {{"bigg"}, ""}, HostCapacity{128});
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()), "--only: no configuration 'bigg' in " + c.path + " (did you mean 'big'?)");
+  }
+  EXPECT_THROW(make_plan(c, {{}, "vit"}, HostCapacity{128}), InputError);
+}
+
+TEST(Plan, GivenResultsCarryTheGivenStepTime) {
+  pperf::testing::TempDir dir;
+  json j = two_by_two();
+  j["workloads"].erase(1);
+  j["configurations"][0]["step_time_ms"] = 200;
+  j["configurations"][1]["step_time_ms"] = 100;
+  const Config c = load(j, dir);
+  const std::vector<Result> results = given_results(make_plan(c, {}, HostCapacity{2}));
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_DOUBLE_EQ(results[1].step->median_ms, 100);
+  EXPECT_DOUBLE_EQ(*results[1].samples_per_s, 80);  // 8 samples per 0.1 s
+  EXPECT_FALSE(results[1].measured);
+}

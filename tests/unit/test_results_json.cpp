@@ -1,0 +1,116 @@
+// The results file: written, read and written again is byte-identical; every results file in
+// tests/data/results round-trips; a bad file is one InputError with file and JSON pointer.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "bench/core/input_error.h"
+#include "bench/core/results_json.h"
+#include "test_helpers.h"
+
+using namespace pperf;
+using nlohmann::json;
+
+namespace {
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::vector<std::string> golden_files() {
+  std::vector<std::string> out;
+  for (const auto& e : std::filesystem::directory_iterator(std::string(PPERF_SOURCE_DIR) + "/tests/data/results"))
+    if (e.path().extension() == ".json") out.push_back(e.path().string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+/// The error line for a golden file after `mutate`, without the path; "" if it reads.
+std::string error_of(const std::function<void(json&)>& mutate) {
+  json doc = json::parse(read_text(golden_files().front()));
+  mutate(doc);
+  try {
+    results_from_json(doc, "r.json");
+  } catch (const InputError& e) {
+    return std::string(e.what()).substr(std::string("r.json: ").size());
+  }
+  return "";
+}
+}  // namespace
+
+TEST(ResultsJson, GoldenFilesExistForRunAndCost) {
+  std::set<std::string> commands;
+  for (const auto& path : golden_files()) commands.insert(read_results_file(path).command);
+  EXPECT_EQ(commands, (std::set<std::string>{"cost", "run"}));
+}
+
+TEST(ResultsJson, EveryGoldenFileRoundTripsByteIdentical) {
+  for (const auto& path : golden_files()) {
+    const std::string text = read_text(path);
+    const RunReport report = read_results_file(path);
+    EXPECT_EQ(results_file_text(report), text) << path;
+    EXPECT_EQ(results_file_text(results_from_json(json::parse(results_file_text(report)), path)), text) << path;
+  }
+}
+
+TEST(ResultsJson, ReadsWhatWasWritten) {
+  const RunReport report = read_results_file(golden_files().back());
+  ASSERT_FALSE(report.results.empty());
+  for (const auto& r : report.results) {
+    if (r.status != ResultStatus::ok) continue;
+    ASSERT_TRUE(r.step);
+    ASSERT_TRUE(r.cost);
+    EXPECT_GE(r.step->median_ms, r.step->ci95_ms[0]);
+    EXPECT_LE(r.step->median_ms, r.step->ci95_ms[1]);
+    EXPECT_GT(r.samples_per_step, 0);
+    if (r.measured) EXPECT_EQ(r.measurement->step_ms.size(), r.measurement->data_wait_ms.size());
+  }
+}
+
+TEST(ResultsJson, UnknownFieldsAreKeptAndWrittenBack) {
+  json doc = json::parse(read_text(golden_files().front()));
+  doc["dashboard_note"] = {{"owner", "ml-platform"}};
+  doc["results"][0]["future_field"] = 42;
+  const RunReport report = results_from_json(doc, "r.json");
+  const json again = to_json(report);
+  EXPECT_EQ(again["dashboard_note"]["owner"], "ml-platform");
+  EXPECT_EQ(again["results"][0]["future_field"], 42);
+  EXPECT_EQ(again.dump(), doc.dump());
+}
+
+TEST(ResultsJson, BadFilesNameTheJsonPointer) {
+  EXPECT_EQ(error_of([](json& j) { j["schema_version"] = 2; }),
+            "/schema_version: schema_version 2 is not supported (this pperf reads 1)");
+  EXPECT_EQ(error_of([](json& j) { j.erase("results"); }), "/results: missing required field");
+  EXPECT_EQ(error_of([](json& j) { j["results"][0]["status"] = "great"; }),
+            "/results/0/status: 'great' is not one of ok, failed, not_run");
+  EXPECT_EQ(error_of([](json& j) { j["results"][0]["batch_size"] = "big"; }),
+            "/results/0/batch_size: expected an integer, got \"big\"");
+  EXPECT_EQ(error_of([](json& j) { j["results"][0]["step_time_ms"]["median"] = nullptr; }),
+            "/results/0/step_time_ms/median: expected a number, got null");
+  EXPECT_EQ(error_of([](json& j) { j["results"] = json::object(); }), "/results: expected an array, got object");
+  EXPECT_EQ(error_of([](json& j) { j = json::array(); }), "/: expected a pperf results object");
+}
+
+TEST(ResultsJson, NonJsonAndEmptyAndOverflowingFiles) {
+  pperf::testing::TempDir dir;
+  auto error = [&](const std::string& text) {
+    const std::string path = dir.write("r.json", text);
+    try {
+      read_results_file(path);
+    } catch (const InputError& e) {
+      return std::string(e.what()).substr(path.size() + 2);
+    }
+    return std::string();
+  };
+  EXPECT_EQ(error(""), "empty file (expected JSON)");
+  EXPECT_EQ(error("{\"schema_version\": 1,\n \"results\": [}"),
+            "parse error at line 2, column 14: syntax error while parsing value - unexpected '}'; "
+            "expected '[', '{', or a literal");
+  EXPECT_EQ(error("{\"results\": [{\"x\": 1}, {\"median\": 1e400}]}"),
+            "/results/1/median: number overflow parsing '1e400'");
+}

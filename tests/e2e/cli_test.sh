@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # End-to-end tests of the pperf binary: exit codes, one-line errors, outputs on disk.
-# usage: tests/cli_test.sh PATH/TO/pperf
+# usage: tests/e2e/cli_test.sh PATH/TO/pperf PATH/TO/pperf_results_roundtrip
 set -uo pipefail
 pperf="$1"
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+roundtrip="$2"
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 cd "$root"
@@ -25,6 +26,10 @@ one_line_error() {  # one_line_error PATTERN COMMAND...: exit 2, exactly one lin
   local pattern="$1"; shift
   expect_exit 2 "$work/err" "$@" || return 1
   [ "$(wc -l <"$work/err")" -eq 1 ] && grep -qE -- "$pattern" "$work/err" || { echo "  got:"; cat "$work/err"; return 1; }
+}
+
+no_process() {  # no_process PATTERN: no process's command line matches PATTERN (pgrep -f)
+  ! pgrep -f -- "$1" >/dev/null
 }
 
 json_check() {  # json_check FILE PYTHON-EXPRESSIONS (one per line, each must be true; `j` is the doc)
@@ -49,6 +54,21 @@ check "--only unknown"       one_line_error "^--only: no configuration 'homogeno
 check "run on a cost config" one_line_error "use .pperf cost." "$pperf" run --config configs/seed000_ex1_resnet50_cost.json
 check "cost on a run config" one_line_error "needs step_time_ms" "$pperf" cost --config configs/smoke.json
 check "list what"            one_line_error "unknown list 'workload'" "$pperf" list workload
+printf '{"name": "x", "measure": {"max_seconds": 1e400}}' >"$work/overflow.json"
+check "number overflow"      one_line_error "^$work/overflow.json: /measure/max_seconds: number overflow parsing '1e400'$" "$pperf" validate --config "$work/overflow.json"
+printf '' >"$work/empty.json"
+check "empty config"         one_line_error "^$work/empty.json: empty file" "$pperf" validate --config "$work/empty.json"
+check "--version"            bash -c "'$pperf' --version | grep -qE '^pperf [0-9.]+ \([0-9a-f]{40}(-dirty)?\)$'"
+
+# --- valid for another machine: validate says so (exit 0), run refuses it here (exit 2) ---
+python3 -c "
+import json; c = json.load(open('configs/p3_vs_hetero_mnist.json'))
+c['configurations'][1]['execution']['cpus'] = [64, 65]
+json.dump(c, open('$work/big_host.json', 'w'))"
+check "validate other host"  bash -c "'$pperf' validate --config '$work/big_host.json' >'$work/v.out' && grep -q 'runnable here: no' '$work/v.out' && grep -q '/configurations/1/execution/cpus: CPU 64 does not exist here' '$work/v.out'"
+check "validate runnable"    bash -c "'$pperf' validate --config configs/smoke.json | grep -q 'runnable here: yes'"
+check "run refuses it here"  one_line_error "^$work/big_host.json: /configurations/1/execution/cpus: not runnable on this host: CPU 64 does not exist here" "$pperf" run --config "$work/big_host.json" --out "$work/never.json"
+check "run --only the runnable part" expect_exit 0 "$work/o" "$pperf" run --config "$work/big_host.json" --only homogeneous --out "$work/part.json"
 
 # --- help, validate, list --------------------------------------------------------------
 for c in run cost validate list; do check "$c --help" expect_exit 0 "$work/o" "$pperf" "$c" --help; done
@@ -91,6 +111,7 @@ j["pricing"]["table"] == "aws-ec2-us-east-1" and j["pricing"]["retrieved"]
 j["results"][2]["execution"]["data"]["mode"] == "service" and len(j["results"][2]["execution"]["data"]["endpoints"]) == 1
 j["results"][2]["step_time_ms"]["n"] >= 5 and j["results"][2]["events"] == []
 all(r["execution"]["emulated"] is True for r in j["results"])
+all(r["measurement"]["executor"] == "process" and r["samples_per_step"] == r["batch_size"] for r in j["results"])
 all(r["measured"] and r["step_time_ms"]["n"] == len(r["step_time_ms"]["samples"]) >= 5 for r in j["results"][:2])
 all(r["step_time_ms"]["ci95"][0] <= r["step_time_ms"]["median"] <= r["step_time_ms"]["ci95"][1] for r in j["results"][:2])
 all(0 <= r["data_wait_fraction"] <= 1 for r in j["results"][:2])
@@ -129,10 +150,39 @@ kill -INT "$pid"
 wait "$pid"
 code=$?
 check "interrupt exits 3" test "$code" -eq 3
+check "interrupt leaves no child" no_process "$work/long.json"
 check "interrupted JSON" json_check "$work/int.json" '
 j["status"] == "interrupted"
 j["results"][0]["status"] == "ok" and j["results"][0]["step_time_ms"]["n"] > 0
 any("interrupted" in e for e in j["results"][0]["events"])'
+
+# --- pperf killed outright: its measuring process and data workers die with it ------------
+python3 -c "
+import json; c = json.load(open('$work/long.json'))
+c['configurations'] = [c['configurations'][2]] if len(c['configurations']) > 2 else c['configurations']
+c['configurations'][0]['baseline'] = True
+json.dump(c, open('$work/long_service.json', 'w'))"
+"$pperf" run --config "$work/long_service.json" --out "$work/killed.json" >"$work/killed.log" 2>&1 &
+pid=$!
+for _ in $(seq 100); do pgrep -f -- "data-worker --config $work/long_service.json" >/dev/null && break; sleep 0.1; done
+sleep 2
+check "children were running" pgrep -f -- "$work/long_service.json" >/dev/null
+kill -KILL "$pid"; wait "$pid" 2>/dev/null
+for _ in $(seq 50); do pgrep -f -- "$work/long_service.json" >/dev/null || break; sleep 0.1; done
+check "SIGKILL leaves no child" no_process "$work/long_service.json"
+check "SIGKILL leaves valid JSON" json_check "$work/killed.json" 'j["status"] == "interrupted"'
+
+# --- every result failed: the run says failed, exit 1 ------------------------------------
+printf '{"name": "allfail", "pricing": {"table": "aws-ec2-us-east-1"}, "measure": {"warmup_steps": 0, "min_steps": 1, "max_steps": 1},
+  "workloads": [{"name": "torchscript", "batch_size": 4, "params": {"path": "%s/nothing.pt", "input_shape": [4]}}],
+  "configurations": [{"name": "a", "baseline": true, "instances": [{"type": "p3.2xlarge"}]}]}' "$work" >"$work/allfail.json"
+check "all failed exits 1" expect_exit 1 "$work/o" "$pperf" run --config "$work/allfail.json" --out "$work/allfail.out.json"
+check "all failed status" json_check "$work/allfail.out.json" '
+j["status"] == "failed" and j["results"][0]["status"] == "failed" and "nothing.pt" in j["results"][0]["reason"]'
+
+# --- every results file written above reads back and writes byte-identical ---------------
+check "results round-trip" "$roundtrip" "$work/c1.json" "$work/c2.json" "$work/c4.json" "$work/run.json" \
+  "$work/p3.json" "$work/p4d.json" "$work/int.json" "$work/killed.json" "$work/allfail.out.json" "$work/part.json"
 
 # --- the data worker: token off loopback, survives garbage, clean exit on SIGTERM ---------
 check "worker off loopback needs a token" one_line_error "^--listen: 0.0.0.0:0 is not loopback: a token is required" \

@@ -5,7 +5,7 @@
 # usage: tests/netns_test.sh PATH/TO/pperf
 set -uo pipefail
 pperf="$1"
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 id=$$
 a="pperf-a-$id" b="pperf-b-$id" va="pva$id" vb="pvb$id"
 work="$(mktemp -d)"

@@ -2,9 +2,10 @@
 """Folder-level include rules of pperf (docs/architecture.md): each folder is one library and
 may include only the folders listed for it; the folder graph has no cycle.
 
-usage: check_include_rules.py [--self-test] SOURCE_DIR
+usage: check_include_rules.py [--self-test] [--graph] SOURCE_DIR
 Prints every forbidden edge and cycle and exits 1; exits 0 when the tree follows the rules.
---self-test first checks that a tree with a forbidden edge and a cycle is caught."""
+--self-test first checks that a tree with a forbidden edge and a cycle is caught; --graph
+prints the folder-level include graph."""
 import os
 import re
 import sys
@@ -110,7 +111,16 @@ def main(argv):
     if argv[:1] == ["--self-test"]:
         self_test()
         argv = argv[1:]
+    graph_wanted = argv[:1] == ["--graph"]
+    if graph_wanted:
+        argv = argv[1:]
     root = argv[0] if argv else "."
+    if graph_wanted:
+        targets = {}
+        for (a, b) in edges(root):
+            targets.setdefault(a, []).append(b)
+        for a in sorted(targets):
+            print(f"{a} -> {', '.join(sorted(targets[a]))}")
     found = problems(root)
     for p in found:
         print("include rules:", p)

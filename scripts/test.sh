@@ -1,7 +1,17 @@
 #!/usr/bin/env bash
-# The whole test suite: set-up and build as scripts/pperf does, then every ctest test.
+# The whole test suite: set-up and build as scripts/pperf does, the test tools, an
+# AddressSanitizer build of pperf (the data worker's shutdown test runs it), then every ctest test.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 "$root/scripts/setup.sh"
+"$root/scripts/setup-test-tools.sh"
+asan="${PPERF_ASAN_BUILD_DIR:-$root/build-asan}"
+if [ ! -f "$asan/build.ninja" ]; then
+  echo "pperf test: configuring the AddressSanitizer build in $asan" >&2
+  cmake -S "$root" -B "$asan" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPPERF_BUILD_TESTS=OFF -DPPERF_BUILD_BENCH=OFF \
+    -DCMAKE_CXX_FLAGS="-fsanitize=address -fno-omit-frame-pointer" -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address" >&2
+fi
+ninja -C "$asan" -j"$(nproc)" pperf >&2
+export PPERF_ASAN_PPERF="$asan/pperf"
 cd "${PPERF_BUILD_DIR:-$root/build}"
 exec ctest --output-on-failure -j"$(nproc)" "$@"

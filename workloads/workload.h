@@ -10,6 +10,19 @@
 
 namespace pperf {
 
+/// Batch indices are in [0, kMaxBatchIndex]: 2^40 batches outlast any run, and every index
+/// computation below (index x batch size, first + position x stride) stays far from overflow.
+constexpr int64_t kMaxBatchIndex = int64_t{1} << 40;
+
+/// Position in a data set of `size` samples of sample `i` of batch `index` (batches cycle over
+/// the data set): (index x batch_size + i) mod size, computed without overflow for any index
+/// in [0, kMaxBatchIndex] and any batch size.
+inline int64_t sample_position(int64_t index, int64_t batch_size, int64_t i, int64_t size) {
+  const unsigned __int128 linear = static_cast<unsigned __int128>(index) * static_cast<uint64_t>(batch_size) +
+                                   static_cast<uint64_t>(i);
+  return static_cast<int64_t>(linear % static_cast<uint64_t>(size));
+}
+
 /// One ready batch. `index` is the batch's position in the deterministic batch sequence.
 struct Batch {
   int64_t index = 0;
@@ -19,6 +32,7 @@ struct Batch {
 };
 
 /// A workload's CPU input pipeline: load + preprocess one batch.
+/// The caller guarantees 0 <= index <= kMaxBatchIndex.
 /// The implementer guarantees make_batch is thread-safe (loader threads call it concurrently)
 /// and deterministic: batch `index` has the same content whichever thread or process makes it,
 /// so local and remote data sources feed identical batches.

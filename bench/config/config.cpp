@@ -1,11 +1,13 @@
 #include "bench/config/config.h"
 
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
 
 #include "bench/core/json_view.h"
-#include "bench/core/sha256.h"
+#include "bench/core/atomic_file.h"
+#include "bench/core/crypto.h"
 
 namespace pperf {
 
@@ -107,7 +109,7 @@ std::vector<int> parse_cpus(const JsonView& v) {
 }
 
 DataSettings parse_data(const JsonView& v) {
-  v.expect_object({"mode", "workers", "prefetch_batches", "endpoints", "spawn_local"});
+  v.expect_object({"mode", "workers", "prefetch_batches", "endpoints", "spawn_local", "tls_ca"});
   DataSettings d;
   if (auto m = v.find("mode")) d.mode = m->as_choice({"local", "service"});
   d.workers = v.positive_int_or("workers", d.workers);
@@ -124,6 +126,13 @@ DataSettings parse_data(const JsonView& v) {
     d.spawn_local_processes = s->positive_int_or("processes", 1);
     d.spawn_local_workers = s->positive_int_or("workers", 1);
     if (auto cpus = s->find("cpus")) d.spawn_local_cpus = parse_cpus(*cpus);
+  }
+  if (auto ca = v.find("tls_ca")) {
+    d.tls_ca = ca->as_string();
+    if (d.tls_ca.empty()) ca->fail("must name a PEM file");
+    if (d.endpoints.empty()) ca->fail("tls_ca applies to 'endpoints' (spawned workers listen on loopback)");
+    const std::filesystem::path path(d.tls_ca);
+    if (path.is_relative()) d.tls_ca = (std::filesystem::path(v.file()).parent_path() / path).lexically_normal().string();
   }
   if (d.mode == "service" && d.endpoints.empty() && d.spawn_local_processes == 0)
     v.fail("data mode 'service' needs 'endpoints' or 'spawn_local'");
@@ -186,12 +195,6 @@ Configuration parse_configuration(const JsonView& v, const PricingSettings& pric
   return c;
 }
 
-std::string read_bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
 
 }  // namespace
 
@@ -208,7 +211,7 @@ Config load_config(const std::string& path, const WorkloadRegistry& registry) {
                       "configurations", "steps_to_train"});
   Config config;
   config.path = path;
-  config.sha256 = sha256_hex(read_bytes(path));
+  config.sha256 = sha256_hex(read_text_file(path));
   config.name = root.at("name").as_string();
   root.string_or("description", "");
   uint64_t seed = 0;

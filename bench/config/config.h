@@ -22,6 +22,8 @@ struct DataSettings {
   int64_t spawn_local_processes = 0;     // service: data workers pperf starts on this host
   int64_t spawn_local_workers = 1;       // preprocessing threads of each spawned worker
   std::vector<int> spawn_local_cpus;     // CPUs the spawned workers are pinned to (empty: any)
+  std::string tls_ca;                    // service: PEM CA the workers' TLS certificates chain to
+                                         // (absolute, resolved against the config's directory)
 };
 
 struct ExecutionSettings {

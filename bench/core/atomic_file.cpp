@@ -6,6 +6,8 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <stdexcept>
 
 namespace pperf {
@@ -35,6 +37,14 @@ void write_file_atomically(const std::string& path, const std::string& contents)
   if (::fsync(fd) != 0) { ::close(fd); fail("fsync failed"); }
   if (::close(fd) != 0) fail("close failed");
   if (::rename(tmp.c_str(), path.c_str()) != 0) fail("rename failed");
+}
+
+std::string read_text_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot read " + path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
 }
 
 }  // namespace pperf

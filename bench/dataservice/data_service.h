@@ -11,6 +11,7 @@
 #include <atomic>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bench/core/workload_registry.h"
@@ -24,12 +25,28 @@ namespace pperf {
 constexpr uint32_t kDataServiceSchemaVersion = 1;
 
 struct DataWorkerOptions {
-  std::string listen = "127.0.0.1:0";  // port 0: pick a free one and print it
+  std::string listen = "127.0.0.1:0";  // HOST:PORT; port 0: pick a free one and print it
   int64_t workers = 1;                 // preprocessing threads per stream
   int64_t prefetch_batches = 4;
+  int64_t max_streams = 8;             // concurrent streams; more are refused (RESOURCE_EXHAUSTED)
   std::string token;                   // required when listening off loopback
   std::vector<int> cpus;               // pin the worker's threads to these CPUs (empty: all)
+  std::string tls_cert, tls_key;       // PEM files: serve over TLS
+  bool insecure = false;               // allow plaintext off loopback (token still required)
 };
+
+/// Requests are small: anything larger is refused before it is parsed.
+constexpr int kMaxRequestBytes = 64 * 1024;
+/// Workload params in a handshake nest at most this deep (deeper is refused, never recursed into).
+constexpr int kMaxParamsDepth = 32;
+
+/// HOST and PORT of a --listen value; InputError naming --listen unless it is HOST:PORT with a
+/// port in [0, 65535].
+std::pair<std::string, int> parse_listen_address(const std::string& listen);
+
+/// Whether every address HOST resolves to is a loopback address (127.0.0.0/8, ::1). A name
+/// that does not resolve is not loopback.
+bool resolves_to_loopback(const std::string& host);
 
 /// Runs a data worker until a Shutdown RPC, SIGTERM or SIGINT. Prints
 /// "pperf data-worker listening on HOST:PORT" on stdout once it accepts connections. Returns the
@@ -38,7 +55,11 @@ int run_data_worker(const WorkloadSpec& spec, const WorkloadRegistry& registry,
                     const DataWorkerOptions& options);
 
 /// A channel to a data worker, sized for batch messages (large receive limit, wide HTTP/2
-/// window so a worker can stay several batches ahead).
-std::shared_ptr<grpc::Channel> open_data_channel(const std::string& endpoint);
+/// window so a worker can stay several batches ahead). With `tls_ca_pem` non-empty the channel
+/// is TLS, trusting that CA; otherwise plaintext.
+std::shared_ptr<grpc::Channel> open_data_channel(const std::string& endpoint, const std::string& tls_ca_pem = "");
+
+/// "{...}" with at most `max_chars` characters of `text`, for echoing client input in errors.
+std::string truncated_for_echo(const std::string& text, size_t max_chars = 200);
 
 }  // namespace pperf

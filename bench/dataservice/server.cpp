@@ -1,13 +1,18 @@
 // `pperf data-worker`: serves one workload's ready batches over gRPC.
 #include <grpcpp/grpcpp.h>
-#include <sched.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 
 #include <chrono>
 #include <csignal>
-#include <filesystem>
+#include <fstream>
+#include <future>
 #include <iostream>
+#include <sstream>
 #include <thread>
 
+#include "bench/core/atomic_file.h"
 #include "bench/core/input_error.h"
 #include "bench/dataservice/data_service.grpc.pb.h"
 #include "bench/dataservice/data_service.h"
@@ -22,10 +27,10 @@ namespace {
 std::atomic<bool> g_worker_stop{false};
 extern "C" void on_worker_signal(int) { g_worker_stop = true; }
 
-bool is_loopback(const std::string& listen) {
-  const std::string host = listen.substr(0, listen.rfind(':'));
-  return host.rfind("127.", 0) == 0 || host == "localhost" || host == "[::1]";
-}
+/// How often a stream handler waiting for its next batch checks for cancellation and shutdown.
+constexpr int64_t kCancelCheckMs = 100;
+/// From SIGTERM (or a Shutdown RPC) to the worker's exit, at most.
+constexpr std::chrono::seconds kStopDeadline{4};
 
 /// Constant-time comparison, so a token cannot be guessed byte by byte from timing.
 bool same_token(const std::string& a, const std::string& b) {
@@ -35,10 +40,41 @@ bool same_token(const std::string& a, const std::string& b) {
   return diff == 0;
 }
 
+/// Parses a handshake's params strictly: valid JSON, nesting at most kMaxParamsDepth.
+std::optional<nlohmann::json> parse_params(const std::string& text) {
+  try {
+    return nlohmann::json::parse(text, [](int depth, nlohmann::json::parse_event_t, nlohmann::json&) {
+      if (depth > kMaxParamsDepth) throw std::runtime_error("params nest too deep");
+      return true;
+    });
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+std::string read_pem(const std::string& path, const std::string& flag) {
+  try {
+    return read_text_file(path);
+  } catch (const std::exception& e) {
+    throw InputError(flag, "", e.what());
+  }
+}
+
+/// Counts a stream in for as long as it lives; refuses one beyond the cap.
+class StreamSlot {
+ public:
+  StreamSlot(std::atomic<int64_t>& active, int64_t cap) : active_(active), held_(++active_ <= cap) {}
+  ~StreamSlot() { --active_; }
+  bool held() const { return held_; }
+
+ private:
+  std::atomic<int64_t>& active_;
+  bool held_;
+};
+
 class DataServiceImpl final : public dataservice::DataService::Service {
  public:
-  DataServiceImpl(WorkloadSpec spec, std::shared_ptr<const InputPipeline> pipeline,
-                  DataWorkerOptions options)
+  DataServiceImpl(WorkloadSpec spec, std::shared_ptr<const InputPipeline> pipeline, DataWorkerOptions options)
       : spec_(std::move(spec)), pipeline_(std::move(pipeline)), options_(std::move(options)) {}
 
   grpc::Status Handshake(grpc::ServerContext*, const dataservice::HandshakeRequest* request,
@@ -58,14 +94,21 @@ class DataServiceImpl final : public dataservice::DataService::Service {
                              grpc::ServerWriter<dataservice::BatchMessage>* writer) override {
     grpc::Status refused = check(request->handshake());
     if (!refused.ok()) return refused;
-    if (request->first_index() < 0 || request->stride() < 1)
-      return {grpc::StatusCode::INVALID_ARGUMENT, "first_index must be >= 0 and stride >= 1"};
+    if (request->first_index() < 0 || request->first_index() > kMaxBatchIndex || request->stride() < 1 ||
+        request->stride() > kMaxBatchIndex)
+      return {grpc::StatusCode::INVALID_ARGUMENT, "first_index must be in [0, 2^40] and stride in [1, 2^40]"};
+    const StreamSlot slot(active_streams_, options_.max_streams);
+    if (!slot.held())
+      return {grpc::StatusCode::RESOURCE_EXHAUSTED,
+              "this data worker already serves " + std::to_string(options_.max_streams) + " streams (--max-streams)"};
     // Each stream has its own preprocessing threads; the loader's bound plus gRPC's flow
     // control make a slow trainer slow the worker down instead of queueing without limit.
     LocalLoader loader(pipeline_, options_.workers, options_.prefetch_batches, request->first_index(),
                        request->stride());
     while (!context->IsCancelled() && !g_worker_stop) {
-      std::optional<Batch> batch = loader.next();
+      bool timed_out = false;
+      std::optional<Batch> batch = loader.next_within(kCancelCheckMs, timed_out);
+      if (timed_out) continue;  // look at cancellation and shutdown again
       if (!batch) break;
       dataservice::BatchMessage message;
       message.set_index(batch->index);
@@ -96,38 +139,101 @@ class DataServiceImpl final : public dataservice::DataService::Service {
       return refuse("schema version " + std::to_string(request.schema_version()) + ", this worker speaks " +
                     std::to_string(kDataServiceSchemaVersion));
     const auto& w = request.workload();
-    if (w.name() != spec_.name) return refuse("workload '" + w.name() + "', this worker serves '" + spec_.name + "'");
+    if (w.name() != spec_.name)
+      return refuse("workload '" + truncated_for_echo(w.name()) + "', this worker serves '" + spec_.name + "'");
     if (w.preset() != spec_.preset)
-      return refuse("preset '" + w.preset() + "', this worker serves '" + spec_.preset + "'");
+      return refuse("preset '" + truncated_for_echo(w.preset()) + "', this worker serves '" + spec_.preset + "'");
     if (w.batch_size() != spec_.batch_size)
       return refuse("batch size " + std::to_string(w.batch_size()) + ", this worker serves " +
                     std::to_string(spec_.batch_size));
     if (w.seed() != spec_.seed) return refuse("seed " + std::to_string(w.seed()) + ", this worker uses " + std::to_string(spec_.seed));
-    const auto params = nlohmann::json::parse(w.params_json(), nullptr, /*allow_exceptions=*/false);
-    if (params != spec_.params) return refuse("params " + w.params_json() + ", this worker uses " + spec_.params.dump());
+    const std::optional<nlohmann::json> params = parse_params(w.params_json());
+    if (!params)
+      return refuse("params are not JSON nested at most " + std::to_string(kMaxParamsDepth) + " deep: " +
+                    truncated_for_echo(w.params_json()));
+    if (*params != spec_.params)
+      return refuse("params " + truncated_for_echo(w.params_json()) + ", this worker uses " + spec_.params.dump());
     return grpc::Status::OK;
   }
 
   WorkloadSpec spec_;
   std::shared_ptr<const InputPipeline> pipeline_;
   DataWorkerOptions options_;
+  std::atomic<int64_t> active_streams_{0};
 };
+
+std::shared_ptr<grpc::ServerCredentials> server_credentials(const DataWorkerOptions& options) {
+  if (options.tls_cert.empty()) return grpc::InsecureServerCredentials();
+  grpc::SslServerCredentialsOptions ssl;
+  ssl.pem_key_cert_pairs.push_back({read_pem(options.tls_key, "--tls-key"), read_pem(options.tls_cert, "--tls-cert")});
+  return grpc::SslServerCredentials(ssl);
+}
 
 }  // namespace
 
+std::pair<std::string, int> parse_listen_address(const std::string& listen) {
+  const auto colon = listen.rfind(':');
+  const std::string port = colon == std::string::npos ? "" : listen.substr(colon + 1);
+  const bool digits = !port.empty() && port.size() <= 5 && port.find_first_not_of("0123456789") == std::string::npos;
+  if (colon == std::string::npos || colon == 0 || !digits || std::stoi(port) > 65535)
+    throw InputError("--listen", "", "expected HOST:PORT (port 0 picks a free one), got '" + truncated_for_echo(listen) + "'");
+  return {listen.substr(0, colon), std::stoi(port)};
+}
+
+bool resolves_to_loopback(const std::string& host) {
+  std::string name = host;
+  if (name.size() > 2 && name.front() == '[' && name.back() == ']') name = name.substr(1, name.size() - 2);
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* found = nullptr;
+  if (getaddrinfo(name.c_str(), nullptr, &hints, &found) != 0 || !found) return false;
+  bool all_loopback = true;
+  for (addrinfo* a = found; a; a = a->ai_next) {
+    if (a->ai_family == AF_INET) {
+      const auto* v4 = reinterpret_cast<const sockaddr_in*>(a->ai_addr);
+      all_loopback = all_loopback && (ntohl(v4->sin_addr.s_addr) >> 24) == 127;
+    } else if (a->ai_family == AF_INET6) {
+      const auto* v6 = reinterpret_cast<const sockaddr_in6*>(a->ai_addr);
+      all_loopback = all_loopback && IN6_IS_ADDR_LOOPBACK(&v6->sin6_addr);
+    } else {
+      all_loopback = false;
+    }
+  }
+  freeaddrinfo(found);
+  return all_loopback;
+}
+
+std::string truncated_for_echo(const std::string& text, size_t max_chars) {
+  if (text.size() <= max_chars) return text;
+  return text.substr(0, max_chars) + "... (" + std::to_string(text.size()) + " bytes)";
+}
+
 int run_data_worker(const WorkloadSpec& spec, const WorkloadRegistry& registry, const DataWorkerOptions& options) {
-  if (!is_loopback(options.listen) && options.token.empty())
-    throw InputError("--listen", "", options.listen + " is not loopback: a token is required (--token or PPERF_DATA_TOKEN)");
+  const auto [host, requested_port] = parse_listen_address(options.listen);
+  const bool loopback = resolves_to_loopback(host);
+  if (!loopback && options.token.empty())
+    throw InputError("--listen", "", options.listen +
+                                         " is not loopback: a token is required (--token-file, or PPERF_DATA_TOKEN)");
+  if (!loopback && options.tls_cert.empty() && !options.insecure)
+    throw InputError("--listen", "", options.listen +
+                                         " is not loopback: serve over TLS (--tls-cert, --tls-key) or say --insecure");
+  if (options.tls_cert.empty() != options.tls_key.empty())
+    throw InputError(options.tls_cert.empty() ? "--tls-cert" : "--tls-key", "", "TLS needs both --tls-cert and --tls-key");
+  if (options.max_streams < 1) throw InputError("--max-streams", "", "must be >= 1");
   if (!pin_process_to_cpus(options.cpus)) throw InputError("--cpus", "", "cannot pin to those CPUs");
   const WorkloadDescriptor* descriptor = registry.find(spec.name);
   if (!descriptor) throw InputError("--workload", "", "unknown workload '" + spec.name + "'");
-  DataServiceImpl service(spec, descriptor->make_pipeline(spec), options);
+  const std::shared_ptr<grpc::ServerCredentials> credentials = server_credentials(options);
 
+  // The service (and the pipeline it owns) outlives the server: Wait() returns only once every
+  // handler has returned, and each handler joins its loader threads before it returns.
+  DataServiceImpl service(spec, descriptor->make_pipeline(spec), options);
   grpc::ServerBuilder builder;
   int port = 0;
-  builder.AddListeningPort(options.listen, grpc::InsecureServerCredentials(), &port);
+  builder.AddListeningPort(options.listen, credentials, &port);
   builder.RegisterService(&service);
-  builder.SetMaxReceiveMessageSize(64 * 1024);  // requests are small; refuse anything larger
+  builder.SetMaxReceiveMessageSize(kMaxRequestBytes);
   builder.SetMaxSendMessageSize(1 << 30);
   builder.AddChannelArgument(GRPC_ARG_HTTP2_STREAM_LOOKAHEAD_BYTES, 64 << 20);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
@@ -135,22 +241,37 @@ int run_data_worker(const WorkloadSpec& spec, const WorkloadRegistry& registry, 
 
   std::signal(SIGTERM, on_worker_signal);
   std::signal(SIGINT, on_worker_signal);
-  const std::string host = options.listen.substr(0, options.listen.rfind(':'));
   std::cout << "pperf data-worker listening on " << host << ":" << port << std::endl;
   while (!g_worker_stop) std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
-  server->Wait();
+  // Handlers see the stop flag within kCancelCheckMs; the deadline cancels any still writing.
+  // A handler can still be inside a long make_batch, which nothing can interrupt: past
+  // kStopDeadline the worker exits at once (it holds nothing that needs saving), so SIGTERM
+  // always ends it within seconds and no thread runs while static objects are destroyed.
+  std::promise<void> stopped;
+  std::thread stopper([&] {
+    server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
+    server->Wait();
+    stopped.set_value();
+  });
+  if (stopped.get_future().wait_for(kStopDeadline) != std::future_status::ready) {
+    std::cerr << "pperf data-worker: a stream is still producing a batch after "
+              << kStopDeadline.count() << " s; exiting without waiting for it\n";
+    std::_Exit(0);
+  }
+  stopper.join();
   return 0;
 }
 
-
-std::shared_ptr<grpc::Channel> open_data_channel(const std::string& endpoint) {
+std::shared_ptr<grpc::Channel> open_data_channel(const std::string& endpoint, const std::string& tls_ca_pem) {
   grpc::ChannelArguments args;
   args.SetMaxReceiveMessageSize(1 << 30);
   // Batches are large: a wide HTTP/2 window lets a worker stay several batches ahead instead
   // of waiting a round trip for window updates every 64 KiB.
   args.SetInt(GRPC_ARG_HTTP2_STREAM_LOOKAHEAD_BYTES, 64 << 20);
-  return grpc::CreateCustomChannel(endpoint, grpc::InsecureChannelCredentials(), args);
+  std::shared_ptr<grpc::ChannelCredentials> credentials =
+      tls_ca_pem.empty() ? grpc::InsecureChannelCredentials()
+                         : grpc::SslCredentials(grpc::SslCredentialsOptions{tls_ca_pem, "", ""});
+  return grpc::CreateCustomChannel(endpoint, credentials, args);
 }
 
 }  // namespace pperf

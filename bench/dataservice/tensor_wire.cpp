@@ -5,6 +5,9 @@
 namespace pperf {
 
 namespace {
+constexpr size_t kMaxWireDims = 8;
+constexpr uint64_t kMaxWireBytes = uint64_t{4} << 30;  // one tensor of one batch message
+
 struct DtypeName {
   torch::ScalarType type;
   const char* name;
@@ -29,11 +32,12 @@ torch::Tensor tensor_from_wire(dataservice::TensorData& data) {
     if (data.dtype() == d.name) dtype = &d;
   if (!dtype) throw std::runtime_error("unknown dtype '" + data.dtype() + "' in batch message");
   std::vector<int64_t> shape(data.shape().begin(), data.shape().end());
+  if (shape.size() > kMaxWireDims) throw std::runtime_error("batch message tensor has more than 8 dimensions");
+  // The byte count the shape implies, refused before any multiplication can overflow.
+  uint64_t needed = c10::elementSize(dtype->type);
   for (int64_t s : shape)
-    if (s < 0 || s > (int64_t{1} << 32)) throw std::runtime_error("bad shape in batch message");
-  int64_t numel = 1;
-  for (int64_t s : shape) numel *= s;
-  const size_t needed = static_cast<size_t>(numel) * c10::elementSize(dtype->type);
+    if (s < 0 || __builtin_mul_overflow(needed, static_cast<uint64_t>(s), &needed) || needed > kMaxWireBytes)
+      throw std::runtime_error("bad shape in batch message: more than 4 GiB or a negative dimension");
   if (needed != data.data().size())
     throw std::runtime_error("batch message holds " + std::to_string(data.data().size()) +
                              " bytes, its shape needs " + std::to_string(needed));

@@ -17,6 +17,7 @@ namespace pperf {
 struct ServiceSourceOptions {
   std::vector<std::string> endpoints;
   std::string token;
+  std::string tls_ca_pem;               // non-empty: TLS channels trusting this CA
   int64_t prefetch_batches = 4;         // bound of the shared ready-batch queue
   double rpc_deadline_s = 10;           // handshake / shutdown
   double batch_stall_deadline_s = 120;  // a stream silent this long is dropped

@@ -7,6 +7,8 @@
 #include <filesystem>
 
 #include "bench/core/results_json.h"
+#include "bench/core/atomic_file.h"
+#include "bench/core/crypto.h"
 #include "bench/env/process.h"
 #include "bench/measure/data_sources.h"
 #include "bench/measure/runner.h"
@@ -24,19 +26,22 @@ std::unique_ptr<DataSource> open_data_source(const Config& config, const Workloa
                                              const ExecutorOptions& options, std::unique_ptr<LocalDataGroup>& group,
                                              ExecutionReport& report) {
   if (data.mode == "local") return std::make_unique<LocalLoader>(pipeline, data.workers, data.prefetch_batches);
-  std::vector<std::string> endpoints = data.endpoints;
-  const char* token = std::getenv("PPERF_DATA_TOKEN");
+  ServiceSourceOptions service;
+  service.endpoints = data.endpoints;
+  const char* env_token = std::getenv("PPERF_DATA_TOKEN");
+  service.token = env_token ? env_token : "";
+  service.prefetch_batches = data.prefetch_batches;
+  if (!data.tls_ca.empty()) service.tls_ca_pem = read_text_file(data.tls_ca);
   if (data.spawn_local_processes > 0) {
+    // Workers this run starts get a token of their own, so no other local user can stream
+    // from them or stop them.
+    service.token = random_token_hex(32);
     group = std::make_unique<LocalDataGroup>(options.pperf_binary, config.path, spec.name, data.spawn_local_processes,
-                                             data.spawn_local_workers, data.spawn_local_cpus, token ? token : "");
-    endpoints = group->endpoints();
+                                             data.spawn_local_workers, data.spawn_local_cpus, service.token);
+    service.endpoints = group->endpoints();
     report.data_workers = data.spawn_local_workers;
   }
-  report.data_endpoints = endpoints;
-  ServiceSourceOptions service;
-  service.endpoints = endpoints;
-  service.token = token ? token : "";
-  service.prefetch_batches = data.prefetch_batches;
+  report.data_endpoints = service.endpoints;
   return connect_service(spec, service);
 }
 

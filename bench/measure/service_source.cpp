@@ -47,7 +47,7 @@ class ServiceSource : public DataSource {
     for (int64_t k = 0; k < streams; ++k) {
       auto stream = std::make_unique<Stream>();
       stream->endpoint = options_.endpoints[k];
-      stream->stub = dataservice::DataService::NewStub(open_data_channel(stream->endpoint));
+      stream->stub = dataservice::DataService::NewStub(open_data_channel(stream->endpoint, options_.tls_ca_pem));
       grpc::ClientContext context;
       context.set_deadline(deadline_in(options_.rpc_deadline_s));
       context.set_wait_for_ready(true);  // a just-started worker may still be binding

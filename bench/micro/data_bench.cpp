@@ -4,7 +4,10 @@
 // Preprocessing runs on CPU 1 in every case (loader thread or data workers); the consumer runs
 // on CPU 0 — so each rate is per preprocessing core.
 //
-// usage: pperf_data_bench PPERF_BINARY CONFIG [BATCHES]
+// With CERT KEY CA (PEM files for 127.0.0.1, e.g. from bench/tls_cost.sh) it also measures one
+// worker serving over TLS against one in plaintext: the price of encryption on the data path.
+//
+// usage: pperf_data_bench PPERF_BINARY CONFIG [BATCHES [CERT KEY CA]]
 #include <fmt/format.h>
 
 #include <malloc.h>
@@ -13,6 +16,8 @@
 #include <iostream>
 
 #include "bench/config/config.h"
+#include "bench/core/atomic_file.h"
+#include "bench/env/process.h"
 #include "bench/measure/data_sources.h"
 #include "workloads/common/local_loader.h"
 #include "workloads/workload.h"
@@ -41,7 +46,7 @@ int main(int argc, char** argv) {
   mallopt(M_MMAP_THRESHOLD, 256 << 20);  // as pperf itself does (see run_cli)
   mallopt(M_TRIM_THRESHOLD, 1 << 30);
   if (argc < 3) {
-    std::cerr << "usage: pperf_data_bench PPERF_BINARY CONFIG [BATCHES]\n";
+    std::cerr << "usage: pperf_data_bench PPERF_BINARY CONFIG [BATCHES [CERT KEY CA]]\n";
     return 2;
   }
   const std::string pperf = argv[1], config_path = argv[2];
@@ -65,6 +70,20 @@ int main(int argc, char** argv) {
     options.endpoints = group.endpoints();
     service.push_back(drain(*connect_service(spec, options), batches));
   }
+  std::optional<Rate> tls;
+  if (argc > 6) {
+    SpawnOptions spawn;
+    spawn.argv = {pperf, "data-worker", "--config", config_path, "--cpus", "1", "--tls-cert", argv[4], "--tls-key", argv[5]};
+    spawn.capture_stdout = true;
+    spawn.unset_env = {"PPERF_DATA_TOKEN"};
+    ChildProcess worker(spawn);
+    const auto line = worker.read_line(60);
+    if (!line || line->find("listening on ") == std::string::npos) throw std::runtime_error("TLS worker did not start");
+    ServiceSourceOptions options;
+    options.endpoints = {line->substr(line->find("listening on ") + 13)};
+    options.tls_ca_pem = read_text_file(argv[6]);
+    tls = drain(*connect_service(spec, options), batches);
+  }
   fmt::print("{} / {} / batch {}: {} batches each, preprocessing on 1 core, consumer on another\n", spec.name,
              spec.preset, spec.batch_size, batches);
   fmt::print("{:<34} {:>12} {:>10} {:>22}\n", "data path", "batches/s", "MB/s", "vs local loader");
@@ -73,5 +92,9 @@ int main(int argc, char** argv) {
     fmt::print("{:<34} {:>12.1f} {:>10.1f} {:>21.2f}x\n",
                fmt::format("service, {} worker process(es)", i + 1), service[i].batches_per_s,
                service[i].mb_per_s, service[i].batches_per_s / local.batches_per_s);
+  if (tls)
+    fmt::print("{:<34} {:>12.1f} {:>10.1f} {:>21.2f}x   (TLS / plaintext, 1 process: {:.2f}x)\n", "service over TLS, 1 process",
+               tls->batches_per_s, tls->mb_per_s, tls->batches_per_s / local.batches_per_s,
+               tls->batches_per_s / service[0].batches_per_s);
   return 0;
 }

@@ -167,6 +167,9 @@ pid=$!
 for _ in $(seq 100); do pgrep -f -- "data-worker --config $work/long_service.json" >/dev/null && break; sleep 0.1; done
 sleep 2
 check "children were running" pgrep -f -- "$work/long_service.json" >/dev/null
+wpid=$(pgrep -f -- "data-worker --config $work/long_service.json" | head -1)
+check "spawned worker has a per-run token" bash -c "tr '\\0' '\\n' </proc/$wpid/environ | grep -qE '^PPERF_DATA_TOKEN=[0-9a-f]{64}$'"
+check "token not on the command line" bash -c "! tr '\\0' ' ' </proc/$wpid/cmdline | grep -q -- --token"
 kill -KILL "$pid"; wait "$pid" 2>/dev/null
 for _ in $(seq 50); do pgrep -f -- "$work/long_service.json" >/dev/null || break; sleep 0.1; done
 check "SIGKILL leaves no child" no_process "$work/long_service.json"
@@ -192,6 +195,18 @@ wpid=$!
 for _ in $(seq 100); do grep -q "listening on" "$work/worker.out" && break; sleep 0.1; done
 port=$(sed -n 's/.*listening on 127.0.0.1:\([0-9]*\).*/\1/p' "$work/worker.out")
 check "worker prints its port" test -n "$port"
+check "worker listen needs a port" one_line_error "^--listen: expected HOST:PORT" "$pperf" data-worker --config tests/data/tiny_run.json --listen 127.0.0.1
+check "127.-names are resolved, not trusted" one_line_error "^--listen: 127.pperf-nowhere.invalid:0 is not loopback: a token is required" \
+  "$pperf" data-worker --config tests/data/tiny_run.json --listen 127.pperf-nowhere.invalid:0
+check "missing token file" one_line_error "^--token-file: cannot read a token from $work/none" \
+  "$pperf" data-worker --config tests/data/tiny_run.json --token-file "$work/none"
+check "token and token file" one_line_error "^--token: give --token or --token-file" \
+  "$pperf" data-worker --config tests/data/tiny_run.json --token a --token-file "$work/none"
+"$pperf" data-worker --config tests/data/tiny_run.json --token visible >"$work/tw.out" 2>"$work/tw.err" &
+twpid=$!
+for _ in $(seq 100); do grep -q "listening on" "$work/tw.out" && break; sleep 0.1; done
+kill -TERM "$twpid"; wait "$twpid"
+check "--token warns it is visible" grep -q "warning: --token is visible to every local user" "$work/tw.err"
 { exec 3<>"/dev/tcp/127.0.0.1/$port" && printf 'GET / HTTP/1.1\r\n\r\n\x00\xff garbage' >&3 && exec 3>&-; } 2>/dev/null
 sleep 0.3
 check "worker survives a malformed request" kill -0 "$wpid"

@@ -2,7 +2,15 @@
 #include <signal.h>
 
 #include "bench/config/config.h"
+#include <grpcpp/grpcpp.h>
+
+#include <limits>
+#include <thread>
+
+#include "bench/dataservice/data_service.grpc.pb.h"
 #include "bench/dataservice/data_service.h"
+#include "bench/dataservice/tensor_wire.h"
+#include "bench/env/process.h"
 #include "bench/measure/data_sources.h"
 #include "test_helpers.h"
 #include "workloads/workload.h"
@@ -121,4 +129,161 @@ TEST(DataService, OversizedRequestsAreRejectedAndTheWorkerSurvives) {
   huge.params["padding"] = std::string(100 * 1024, 'x');  // requests over 64 KiB are refused
   EXPECT_THROW(connect_service(huge, to(group.endpoints())), std::runtime_error);
   EXPECT_TRUE(connect_service(f.spec(), to(group.endpoints()))->next());
+}
+
+// --- probes from outside: a raw gRPC client against a running worker ---------------------
+
+namespace {
+/// A worker started with extra flags, and a raw stub to probe it with.
+struct RawWorker {
+  ServiceFixture f;
+  std::unique_ptr<ChildProcess> process;
+  std::string endpoint;
+  std::unique_ptr<dataservice::DataService::Stub> stub;
+
+  explicit RawWorker(const std::vector<std::string>& extra = {}) {
+    SpawnOptions spawn;
+    // PPERF_PROBE_BINARY runs the probes against another build (e.g. an older one, to see them fail).
+    const char* binary = std::getenv("PPERF_PROBE_BINARY");
+    spawn.argv = {binary ? binary : kPperf, "data-worker", "--config", f.config_path};
+    spawn.argv.insert(spawn.argv.end(), extra.begin(), extra.end());
+    spawn.capture_stdout = true;
+    spawn.unset_env = {"PPERF_DATA_TOKEN"};
+    process = std::make_unique<ChildProcess>(spawn);
+    const auto line = process->read_line(60);
+    if (!line || line->find("listening on ") == std::string::npos) throw std::runtime_error("worker did not start");
+    endpoint = line->substr(line->find("listening on ") + 13);
+    stub = dataservice::DataService::NewStub(open_data_channel(endpoint));
+  }
+
+  dataservice::StreamRequest request(int64_t first_index, int64_t stride) const {
+    dataservice::StreamRequest r;
+    auto* h = r.mutable_handshake();
+    h->set_schema_version(kDataServiceSchemaVersion);
+    h->mutable_workload()->set_name(f.spec().name);
+    h->mutable_workload()->set_preset(f.spec().preset);
+    h->mutable_workload()->set_batch_size(f.spec().batch_size);
+    h->mutable_workload()->set_params_json(f.spec().params.dump());
+    h->mutable_workload()->set_seed(f.spec().seed);
+    r.set_first_index(first_index);
+    r.set_stride(stride);
+    return r;
+  }
+
+  /// Reads up to `max` batches of one stream; its final status (OK when all `max` came and the
+  /// client cancelled the rest).
+  grpc::Status stream(const dataservice::StreamRequest& r, int max, int* received = nullptr) const {
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
+    auto reader = stub->StreamBatches(&context, r);
+    dataservice::BatchMessage m;
+    int n = 0;
+    while (n < max && reader->Read(&m)) ++n;
+    if (received) *received = n;
+    if (n < max) return reader->Finish();
+    context.TryCancel();
+    reader->Finish();
+    return grpc::Status::OK;
+  }
+
+  bool alive() { return !process->wait(0); }
+};
+}  // namespace
+
+TEST(DataServiceProbe, IndexArithmeticThatWouldOverflowIsRefused) {
+  RawWorker w;
+  for (auto [first, stride] : {std::pair<int64_t, int64_t>{int64_t{1} << 55, 1}, {0, int64_t{1} << 54},
+                               {0, std::numeric_limits<int64_t>::max()}, {std::numeric_limits<int64_t>::max(), 1}}) {
+    const grpc::Status s = w.stream(w.request(first, stride), 5);
+    EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << first << " " << stride << ": " << s.error_message();
+  }
+  // The last valid index is served, then the sequence ends cleanly.
+  int received = 0;
+  EXPECT_TRUE(w.stream(w.request(kMaxBatchIndex, 1), 5, &received).ok());
+  EXPECT_EQ(received, 1);
+  EXPECT_TRUE(w.stream(w.request(kMaxBatchIndex - 3, 2), 5, &received).ok());
+  EXPECT_EQ(received, 2);
+  EXPECT_TRUE(w.alive());
+}
+
+TEST(DataServiceProbe, ParamsThatAreNotJsonOrNestTooDeepAreRefused) {
+  RawWorker w;
+  for (const std::string params : {std::string("{not json"), std::string(""), std::string(5000, '[') + std::string(5000, ']'),
+                                   "{\"data\": \"synthetic\", \"x\": \"" + std::string(50000, 'y') + "\"}"}) {
+    dataservice::StreamRequest r = w.request(0, 1);
+    r.mutable_handshake()->mutable_workload()->set_params_json(params);
+    const grpc::Status s = w.stream(r, 1);
+    EXPECT_EQ(s.error_code(), grpc::StatusCode::FAILED_PRECONDITION) << params.substr(0, 20);
+    EXPECT_LT(s.error_message().size(), 2000u) << "client input echoed back untruncated";
+  }
+  EXPECT_TRUE(w.alive());
+  EXPECT_TRUE(w.stream(w.request(0, 1), 2).ok());
+}
+
+TEST(DataServiceProbe, ConcurrentStreamsAreCapped) {
+  RawWorker w({"--max-streams", "2"});
+  std::vector<std::unique_ptr<grpc::ClientContext>> contexts;
+  std::vector<std::unique_ptr<grpc::ClientReader<dataservice::BatchMessage>>> open;
+  dataservice::BatchMessage m;
+  for (int i = 0; i < 2; ++i) {  // two streams that never read past their first batch
+    contexts.push_back(std::make_unique<grpc::ClientContext>());
+    open.push_back(w.stub->StreamBatches(contexts.back().get(), w.request(i, 2)));
+    ASSERT_TRUE(open.back()->Read(&m));
+  }
+  const grpc::Status third = w.stream(w.request(0, 1), 1);
+  EXPECT_EQ(third.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << third.error_message();
+  for (auto& c : contexts) c->TryCancel();
+  for (auto& r : open) r->Finish();
+  // Slots are given back when streams end.
+  for (int i = 0; i < 50 && !w.stream(w.request(0, 1), 1).ok(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_TRUE(w.stream(w.request(0, 1), 1).ok());
+}
+
+TEST(DataServiceProbe, SigtermEndsAWorkerWithStreamsThatNeverRead) {
+  RawWorker w;
+  std::vector<std::unique_ptr<grpc::ClientContext>> contexts;
+  std::vector<std::unique_ptr<grpc::ClientReader<dataservice::BatchMessage>>> open;
+  dataservice::BatchMessage m;
+  for (int i = 0; i < 3; ++i) {
+    contexts.push_back(std::make_unique<grpc::ClientContext>());
+    open.push_back(w.stub->StreamBatches(contexts.back().get(), w.request(i, 3)));
+    ASSERT_TRUE(open.back()->Read(&m));
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));  // let the worker fill its buffers
+  const auto start = std::chrono::steady_clock::now();
+  w.process->signal(SIGTERM);
+  const std::optional<int> status = w.process->wait(10);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_TRUE(status) << "worker ignored SIGTERM for 10 s";
+  EXPECT_EQ(describe_wait_status(*status), "exited with code 0");
+  EXPECT_LT(seconds, 5);
+  for (auto& c : contexts) c->TryCancel();
+}
+
+TEST(TensorWire, ShapesWhoseProductOverflowsAreRefused) {
+  dataservice::TensorData data;
+  data.set_dtype("float32");
+  for (int i = 0; i < 3; ++i) data.add_shape(int64_t{1} << 31);  // 2^93 elements
+  data.set_data(std::string(16, '\0'));
+  EXPECT_THROW(tensor_from_wire(data), std::runtime_error);
+  dataservice::TensorData negative;
+  negative.set_dtype("float32");
+  negative.add_shape(-4);
+  negative.add_shape(-4);  // a product of 16 elements would pass a check of the product alone
+  negative.set_data(std::string(64, '\0'));
+  EXPECT_THROW(tensor_from_wire(negative), std::runtime_error);
+}
+
+TEST(Workloads, TheLastBatchIndexIsServedWithoutOverflow) {
+  EXPECT_EQ(sample_position(kMaxBatchIndex, 256, 255, 60000),
+            static_cast<int64_t>((static_cast<unsigned __int128>(kMaxBatchIndex) * 256 + 255) % 60000));
+  EXPECT_EQ(sample_position(0, 8, 3, 5), 3);
+  EXPECT_EQ(sample_position(2, 8, 3, 5), (2 * 8 + 3) % 5);
+  ServiceFixture f;
+  for (const auto& d : builtin_workloads().all()) {
+    if (d.name != "mnist_heavy") continue;
+    const Batch b = d.make_pipeline(f.spec())->make_batch(kMaxBatchIndex);
+    EXPECT_EQ(b.index, kMaxBatchIndex);
+    EXPECT_EQ(b.inputs.size(0), 8);
+  }
 }

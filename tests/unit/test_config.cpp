@@ -4,7 +4,7 @@
 
 #include "bench/config/config.h"
 #include "bench/core/input_error.h"
-#include "bench/core/sha256.h"
+#include "bench/core/crypto.h"
 #include "test_helpers.h"
 #include "unit_registry.h"
 

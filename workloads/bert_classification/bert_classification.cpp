@@ -175,13 +175,13 @@ class BertPipeline : public InputPipeline {
       int64_t* ids = in + i * 2 * seq_len_;
       int64_t* mask = ids + seq_len_;
       if (data_) {
-        const int64_t row = (index * batch_size_ + i) % data_->size();
+        const int64_t row = sample_position(index, batch_size_, i, data_->size());
         std::copy_n(data_->ids.data() + row * seq_len_, seq_len_, ids);
         for (int64_t t = 0; t < seq_len_; ++t) mask[t] = ids[t] != data_->pad_id;
         targets[i] = data_->labels[row];
       } else {
         for (int64_t t = 0; t < seq_len_; ++t) ids[t] = token(rng), mask[t] = 1;
-        targets[i] = (index * batch_size_ + i) % kClasses;
+        targets[i] = sample_position(index, batch_size_, i, kClasses);
       }
     }
     return batch;

@@ -1,5 +1,9 @@
 #include "workloads/common/local_loader.h"
 
+#include <chrono>
+#include <stdexcept>
+#include <string>
+
 namespace pperf {
 
 LocalLoader::LocalLoader(std::shared_ptr<const InputPipeline> pipeline, int64_t workers,
@@ -7,7 +11,13 @@ LocalLoader::LocalLoader(std::shared_ptr<const InputPipeline> pipeline, int64_t 
     : pipeline_(std::move(pipeline)),
       capacity_(std::max<int64_t>(prefetch_batches, 1)),
       first_index_(first_index),
-      stride_(std::max<int64_t>(stride, 1)) {
+      stride_(stride),
+      positions_(first_index >= 0 && first_index <= kMaxBatchIndex && stride >= 1 && stride <= kMaxBatchIndex
+                     ? (kMaxBatchIndex - first_index) / stride + 1
+                     : 0) {
+  if (positions_ == 0)
+    throw std::invalid_argument("batch indices need 0 <= first_index <= 2^40 and 1 <= stride <= 2^40, got first_index " +
+                                std::to_string(first_index) + ", stride " + std::to_string(stride));
   for (int64_t i = 0; i < workers; ++i) threads_.emplace_back([this] { work(); });
 }
 
@@ -30,7 +40,7 @@ void LocalLoader::work() {
       std::unique_lock<std::mutex> lock(mutex_);
       // A batch may be claimed only while fewer than `capacity_` are ahead of the trainer.
       slot_free_.wait(lock, [&] { return stopping_ || next_to_claim_ < next_to_deliver_ + capacity_; });
-      if (stopping_) return;
+      if (stopping_ || next_to_claim_ >= positions_) return;
       position = next_to_claim_++;
     }
     try {
@@ -49,12 +59,24 @@ void LocalLoader::work() {
 }
 
 std::optional<Batch> LocalLoader::next() {
+  bool timed_out = false;
+  return next_within(-1, timed_out);
+}
+
+std::optional<Batch> LocalLoader::next_within(int64_t timeout_ms, bool& timed_out) {
   std::unique_lock<std::mutex> lock(mutex_);
   // Batches claimed before a failure are still finished by their threads, so wait for those.
-  batch_ready_.wait(lock, [&] {
+  const auto due = [&] {
     return ready_.count(next_to_deliver_) || (error_ && next_to_deliver_ >= error_position_) ||
-           (stopping_ && !error_);
-  });
+           (stopping_ && !error_) || next_to_deliver_ >= positions_;
+  };
+  timed_out = false;
+  if (timeout_ms < 0) {
+    batch_ready_.wait(lock, due);
+  } else if (!batch_ready_.wait_for(lock, std::chrono::milliseconds(timeout_ms), due)) {
+    timed_out = true;
+    return std::nullopt;
+  }
   auto it = ready_.find(next_to_deliver_);
   if (it == ready_.end()) {
     if (error_) std::rethrow_exception(error_);

@@ -17,13 +17,18 @@ namespace pperf {
 class LocalLoader : public DataSource {
  public:
   /// Starts `workers` threads at once. Delivers batch indices first_index, first_index + stride,
-  /// ... (a data worker serving one of P streams uses stride P).
+  /// ... (a data worker serving one of P streams uses stride P) up to kMaxBatchIndex, then ends.
+  /// Throws std::invalid_argument unless 0 <= first_index <= kMaxBatchIndex and
+  /// 1 <= stride <= kMaxBatchIndex.
   LocalLoader(std::shared_ptr<const InputPipeline> pipeline, int64_t workers,
               int64_t prefetch_batches, int64_t first_index = 0, int64_t stride = 1);
   /// Stops the threads and joins them; batches in flight are dropped.
   ~LocalLoader() override;
 
   std::optional<Batch> next() override;
+  /// Like next(), but gives up after `timeout_ms` and returns nullopt with `timed_out` set, so a
+  /// caller can check for cancellation between waits.
+  std::optional<Batch> next_within(int64_t timeout_ms, bool& timed_out);
 
  private:
   void work();
@@ -34,6 +39,7 @@ class LocalLoader : public DataSource {
   std::condition_variable batch_ready_;
   std::condition_variable slot_free_;
   const int64_t first_index_, stride_;
+  const int64_t positions_;  // how many indices the sequence holds before kMaxBatchIndex
   // Positions in the delivered sequence (batch index = first_index_ + position * stride_).
   std::map<int64_t, Batch> ready_;
   int64_t next_to_claim_ = 0;

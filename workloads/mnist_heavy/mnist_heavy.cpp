@@ -96,7 +96,7 @@ class MnistPipeline : public InputPipeline {
     std::uniform_real_distribution<double> sigma(kSigmaMin, kSigmaMax);
     std::vector<float> normalized(kPixels), scratch;
     for (int64_t i = 0; i < batch_size_; ++i) {
-      const int64_t sample = order_[(index * batch_size_ + i) % data_->size()];
+      const int64_t sample = order_[sample_position(index, batch_size_, i, data_->size())];
       const uint8_t* pixels = data_->images.data() + sample * kPixels;
       for (int p = 0; p < kPixels; ++p) normalized[p] = (pixels[p] / 255.0f - kMean) / kStd;
       gaussian_blur(normalized.data(), out + i * kPixels, kSide, kSide,

@@ -184,7 +184,7 @@ class AugmentPipeline : public InputPipeline {
     std::mt19937_64 rng(seed_ * 0x9E3779B97F4A7C15ull + static_cast<uint64_t>(index));
     AugmentScratch scratch;
     for (int64_t i = 0; i < batch_size_; ++i) {
-      const int64_t sample = order_[(index * batch_size_ + i) % data_->size()];
+      const int64_t sample = order_[sample_position(index, batch_size_, i, data_->size())];
       const AugmentDraw draw = draw_augment(rng);
       augment_sample(data_->images.data() + sample * image_bytes, side, side, kChannels, draw,
                      out + i * image_bytes, scratch);

@@ -134,7 +134,7 @@ class SyntheticTensorPipeline : public InputPipeline {
     Xoshiro256pp rng(stream_seed(seed_, static_cast<uint64_t>(index)));
     for (int64_t i = 0; i < batch_size_; ++i) {
       fill_standard_normal(inputs + i * per_sample, per_sample, rng.next());
-      targets[i] = (index * batch_size_ + i) % classes_;
+      targets[i] = sample_position(index, batch_size_, i, classes_);
     }
     return batch;
   }

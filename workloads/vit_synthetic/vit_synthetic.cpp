@@ -263,7 +263,7 @@ class SyntheticImagePipeline : public InputPipeline {
     Xoshiro256pp rng(stream_seed(seed_, static_cast<uint64_t>(index)));
     for (int64_t i = 0; i < batch_size_; ++i) {
       fill_standard_normal(images + i * per_sample, per_sample, rng.next());
-      const int64_t sample = (index * batch_size_ + i) % kDatasetSamples;
+      const int64_t sample = sample_position(index, batch_size_, i, kDatasetSamples);
       targets[i] = sample % shape_.classes;
     }
     return batch;

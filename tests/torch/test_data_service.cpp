@@ -266,6 +266,12 @@ TEST(TensorWire, ShapesWhoseProductOverflowsAreRefused) {
   for (int i = 0; i < 3; ++i) data.add_shape(int64_t{1} << 31);  // 2^93 elements
   data.set_data(std::string(16, '\0'));
   EXPECT_THROW(tensor_from_wire(data), std::runtime_error);
+  // 2^32 x 2^32 elements wrap a 64-bit count to 0, which an empty payload would "match".
+  dataservice::TensorData wraps;
+  wraps.set_dtype("float32");
+  wraps.add_shape(int64_t{1} << 32);
+  wraps.add_shape(int64_t{1} << 32);
+  EXPECT_THROW(tensor_from_wire(wraps), std::runtime_error);
   dataservice::TensorData negative;
   negative.set_dtype("float32");
   negative.add_shape(-4);

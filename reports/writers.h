@@ -7,9 +7,9 @@
 
 namespace pperf {
 
+/// "1x ml.p4d.24xlarge + 2x ml.c5.18xlarge (spot)".
+std::string instances_label(const std::vector<PricedGroup>& groups);
 /// One row per result, a header naming each column's unit.
 std::string to_csv(const RunReport& report);
-/// A fixed-width table for the terminal; every numeric header carries its unit.
-std::string to_console_table(const RunReport& report);
 
 }  // namespace pperf

@@ -1,6 +1,13 @@
 #include "bench/cli/cli.h"
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
 #include <csignal>
+#include <cstring>
+#include <filesystem>
 #include <sstream>
 
 #include <iostream>
@@ -12,24 +19,48 @@
 #include "bench/env/host_info.h"
 #include "bench/measure/torch_info.h"
 #include "pricing/pricing_stage.h"
+#include "reports/console.h"
 #include "reports/writers.h"
 
 namespace pperf::cli {
 
 namespace {
 std::atomic<bool> g_stop_requested{false};
+bool g_announce_stop = false;
 
 extern "C" void on_stop_signal(int) {
   g_stop_requested = true;
   std::signal(SIGINT, SIG_DFL);
   std::signal(SIGTERM, SIG_DFL);
+  if (g_announce_stop) {
+    static const char message[] =
+        "\npperf: finishing the current step, then writing what was measured (again to abort)\n";
+    [[maybe_unused]] auto n = ::write(STDERR_FILENO, message, sizeof message - 1);
+  }
+}
+
+/// The directory of `path`, created if missing; InputError naming `flag` with the real cause.
+void check_writable(const std::string& path, const std::string& flag) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::path(path).has_parent_path() ? fs::path(path).parent_path() : fs::path(".");
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) throw InputError(flag, "", "cannot create the directory " + dir.string() + " for " + path + ": " + ec.message());
+  if (fs::is_directory(path, ec)) throw InputError(flag, "", path + " is a directory");
+  const std::string probe = (dir / (".pperf-write-probe." + std::to_string(getpid()))).string();
+  const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0)
+    throw InputError(flag, "", "cannot write " + path + ": the directory " + dir.string() + " does not accept new files (" +
+                                   std::strerror(errno) + ")");
+  ::close(fd);
+  ::unlink(probe.c_str());
 }
 }  // namespace
 
 int exit_code_for(const RunReport& report) {
   if (report.status == RunStatus::interrupted) return kExitRuntime;
   for (const auto& r : report.results)
-    if (r.status == ResultStatus::failed) return kExitResultFailed;
+    if (r.status == ResultStatus::failed || r.partial) return kExitResultFailed;
   return kExitOk;
 }
 
@@ -93,12 +124,34 @@ RunReport report_header(const Config& config, const std::string& command, const 
 
 void add_output_options(po::options_description& options) {
   options.add_options()("out", po::value<std::string>(), "results JSON (default results/<config name>.json)")(
-      "csv", po::value<std::string>(), "also write the result rows as CSV");
+      "csv", po::value<std::string>(), "also write the result rows as CSV")(
+      "wide", "print every column, whatever the terminal's width")(
+      "quiet", "print nothing but errors");
 }
 
 Outputs outputs_from(const Parsed& parsed, const Config& config) {
-  return {parsed.has("out") ? parsed.string("out") : "results/" + config.name + ".json",
-          parsed.has("csv") ? parsed.string("csv") : ""};
+  Outputs out;
+  out.json_path = parsed.has("out") ? parsed.string("out") : "results/" + config.name + ".json";
+  out.csv_path = parsed.has("csv") ? parsed.string("csv") : "";
+  out.wide = parsed.has("wide");
+  out.quiet = parsed.has("quiet");
+  check_writable(out.json_path, "--out");
+  if (!out.csv_path.empty()) check_writable(out.csv_path, "--csv");
+  // Two runs writing one file would each think they won: the second is refused instead.
+  const std::filesystem::path json(out.json_path);
+  const std::string lock = (json.parent_path() / ("." + json.filename().string() + ".lock")).string();
+  out.lock_fd = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (out.lock_fd < 0 || ::flock(out.lock_fd, LOCK_EX | LOCK_NB) != 0)
+    throw InputError("--out", "", out.json_path + " is being written by another pperf right now (lock " + lock + ")");
+  std::error_code ec;
+  if (std::filesystem::exists(out.json_path, ec)) {
+    try {
+      out.replaced_run = read_results_file(out.json_path).started_at;
+    } catch (const std::exception&) {
+      out.replaced_run = "an unreadable earlier file";
+    }
+  }
+  return out;
 }
 
 void write_outputs(const RunReport& report, const Outputs& outputs) {
@@ -110,12 +163,28 @@ int finish(RunReport& report, const Config& config, const Outputs& outputs) {
   price_results(report.results, pricing_inputs(config));
   report.finished_at = utc_timestamp();
   write_outputs(report, outputs);
-  std::cout << to_console_table(report);
-  std::cout << "results: " << outputs.json_path << (outputs.csv_path.empty() ? "" : ", " + outputs.csv_path) << "\n";
+  if (!outputs.quiet) {
+    std::cout << to_console(report, ConsoleOptions{terminal_columns(), outputs.wide});
+    std::cout << "results: " << outputs.json_path << (outputs.csv_path.empty() ? "" : ", " + outputs.csv_path)
+              << (outputs.replaced_run.empty() ? "" : " (replaced the results of the run started " + outputs.replaced_run + ")")
+              << "\n";
+  }
   return exit_code_for(report);
 }
 
-const std::atomic<bool>& install_stop_handlers() {
+size_t terminal_columns() {
+  if (const char* columns = std::getenv("COLUMNS")) {
+    char* end = nullptr;
+    const long n = std::strtol(columns, &end, 10);
+    if (*end == 0 && n > 0) return static_cast<size_t>(n);
+  }
+  winsize size{};
+  if (::isatty(STDOUT_FILENO) && ::ioctl(STDOUT_FILENO, TIOCGWINSZ, &size) == 0 && size.ws_col > 0) return size.ws_col;
+  return 0;
+}
+
+const std::atomic<bool>& install_stop_handlers(bool announce) {
+  g_announce_stop = announce;
   std::signal(SIGINT, on_stop_signal);
   std::signal(SIGTERM, on_stop_signal);
   return g_stop_requested;

@@ -41,12 +41,18 @@ std::vector<std::string> split_commas(const std::string& s);
 /// Provenance: tool, config, host, pricing. Status "interrupted" until the caller says otherwise.
 RunReport report_header(const Config& config, const std::string& command, const std::vector<std::string>& argv);
 
-/// Where a run's or cost's results go: --out (default results/<config name>.json), --csv.
+/// Where a run's or cost's results go (--out, default results/<config name>.json; --csv) and how
+/// the console shows them (--wide, --quiet).
 struct Outputs {
   std::string json_path, csv_path;
+  bool wide = false, quiet = false;
+  std::string replaced_run;  // started_at of the results file this run replaces, if any
+  int lock_fd = -1;          // held while this process writes json_path
 };
-/// Adds --out and --csv to `options`.
+/// Adds --out, --csv, --wide and --quiet to `options`.
 void add_output_options(po::options_description& options);
+/// Checks up front that every output can be written (InputError naming --out/--csv and the
+/// real cause), and takes the output's lock: a second pperf writing the same --out is refused.
 Outputs outputs_from(const Parsed& parsed, const Config& config);
 /// Writes every output atomically (a reader never sees a torn file).
 void write_outputs(const RunReport& report, const Outputs& outputs);
@@ -54,7 +60,12 @@ void write_outputs(const RunReport& report, const Outputs& outputs);
 int finish(RunReport& report, const Config& config, const Outputs& outputs);
 
 /// SIGINT/SIGTERM set the flag (first signal: finish the current step; second: default action).
-const std::atomic<bool>& install_stop_handlers();
+/// With `announce`, the first signal also says so on stderr.
+const std::atomic<bool>& install_stop_handlers(bool announce);
+
+/// Columns of the terminal stdout goes to ($COLUMNS, else the terminal's width); 0 when stdout
+/// is not a terminal and COLUMNS is unset (a file gets every column).
+size_t terminal_columns();
 
 // The commands; each returns its exit code and throws InputError for bad input.
 int command_run(const std::vector<std::string>& args, const std::vector<std::string>& argv);

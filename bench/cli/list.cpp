@@ -11,13 +11,18 @@ namespace pperf::cli {
 
 int command_list(const std::vector<std::string>& args) {
   po::options_description options("pperf list options");
-  options.add_options()("help,h", "show this help")("what", po::value<std::string>()->required(),
+  options.add_options()("help,h", "show this help")("what", po::value<std::string>(),
                                                    "workloads | instances")(
       "pricing", po::value<std::string>()->default_value("aws-sagemaker-us-east-1"), "price table name or path");
   po::positional_options_description positional;
   positional.add("what", 1);
   Parsed p = parse("list", options, args, &positional);
   if (p.help) return std::cout << options, kExitOk;
+  if (!p.has("what")) {
+    std::cout << "pperf list workloads              the workloads, their presets and params\n"
+                 "pperf list instances [--pricing T] the instance types a price table prices\n";
+    return kExitOk;
+  }
   const std::string what = p.string("what");
   if (what == "workloads") {
     for (const auto& d : builtin_workloads().all()) {

@@ -20,7 +20,8 @@ int command_measure_item(const std::vector<std::string>& args, const std::vector
       "workload-index", po::value<size_t>()->required(), "index into the config's workloads")(
       "configuration-index", po::value<size_t>()->required(), "index into the config's configurations")(
       "out", po::value<std::string>()->required(), "where to write the one-result results file")(
-      "native", "running on the named instances themselves");
+      "native", "running on the named instances themselves")(
+      "progress", "draw a progress line on stderr (a terminal)");
   Parsed p = parse("measure-item", options, args);
   if (p.help) return std::cout << options, kExitOk;
   const Config config = load_config(p.string("config"), builtin_workloads());
@@ -33,8 +34,9 @@ int command_measure_item(const std::vector<std::string>& args, const std::vector
 
   ExecutorOptions executor;
   executor.native = p.has("native");
+  executor.terminal_progress = p.has("progress");
   executor.pperf_binary = self_executable();
-  const std::atomic<bool>& stop_requested = install_stop_handlers();
+  const std::atomic<bool>& stop_requested = install_stop_handlers(false);
   RunReport report = report_header(config, "run", argv);
   Result r = measure_item_here(config, item, builtin_workloads(), executor, stop_requested);
   if (r.measurement) r.measurement->executor = "process";

@@ -1,6 +1,8 @@
 // `pperf run`: plan, measure (a process per item), price, report.
 #include <fmt/format.h>
 
+#include <unistd.h>
+
 #include <iostream>
 #include <thread>
 
@@ -39,21 +41,33 @@ int command_run(const std::vector<std::string>& args, const std::vector<std::str
   executor.in_process = p.has("in-process");
   executor.pperf_binary = self_executable();
   const Outputs out = outputs_from(p, config);
+  // On a terminal each item draws a self-updating progress line; in CI, a line per item start
+  // and end; with --quiet, nothing.
+  executor.terminal_progress = !out.quiet && ::isatty(STDERR_FILENO);
 
   RunReport report = report_header(config, "run", argv);
   // Until the run ends, the file on disk says "interrupted": a run killed at any point
   // leaves valid JSON with what it had measured.
   write_outputs(report, out);
-  const std::atomic<bool>& stop_requested = install_stop_handlers();
+  const std::atomic<bool>& stop_requested = install_stop_handlers(!out.quiet);
   const PricingInputs pricing = pricing_inputs(config);
-  report.results = run_plan(config, plan, builtin_workloads(), executor, stop_requested,
+  size_t done = 0;
+  auto on_start = [&](const PlanItem& item) {
+    if (!out.quiet && !executor.terminal_progress)
+      std::cerr << fmt::format("[{}] {}/{} on {}: started (item {} of {})\n", utc_timestamp(), item.workload->name,
+                               item.workload->preset, item.configuration->name, done + 1, plan.items.size());
+  };
+  report.results = run_plan(config, plan, builtin_workloads(), executor, stop_requested, on_start,
                             [&](const std::vector<Result>& so_far) {
     const Result& r = so_far.back();
-    std::cerr << fmt::format("[{}] {}/{} on {}: {}\n", utc_timestamp(), r.workload, r.preset, r.configuration,
-                             r.status == ResultStatus::ok
-                                 ? fmt::format("median {:.2f} ms/step over {} steps ({})", r.step->median_ms,
-                                               r.measurement->step_ms.size(), r.measurement->stop_reason)
-                                 : to_string(r.status) + ": " + r.reason);
+    ++done;
+    if (!out.quiet)
+      std::cerr << fmt::format("[{}] {}/{} on {}: {}\n", utc_timestamp(), r.workload, r.preset, r.configuration,
+                               r.status == ResultStatus::ok
+                                   ? fmt::format("median {:.4g} ms/step over {} steps ({}){}", r.step->median_ms,
+                                                 r.measurement->step_ms.size(), r.measurement->stop_reason,
+                                                 r.partial ? ", partial" : "")
+                                   : to_string(r.status) + ": " + r.reason);
     RunReport partial = report;
     partial.results = so_far;
     price_results(partial.results, pricing);

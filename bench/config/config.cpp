@@ -41,9 +41,15 @@ MeasureSettings parse_measure(const JsonView& v) {
   return m;
 }
 
+std::string join_names(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
 void check_param_type(const JsonView& v, const ParamSpec& spec) {
   // The registry guarantees spec.type is one of param_types().
-  if (spec.type == "string") {
+  if (spec.type == "string" || spec.type == "path") {
     if (spec.choices.empty()) v.as_string();
     else v.as_choice(spec.choices);
   } else if (spec.type == "number") {
@@ -58,7 +64,7 @@ void check_param_type(const JsonView& v, const ParamSpec& spec) {
 }
 
 WorkloadSpec parse_workload(const JsonView& v, const WorkloadRegistry& registry, bool labels_only,
-                            uint64_t seed) {
+                            uint64_t seed, std::vector<PathParam>& paths) {
   v.expect_object({"name", "preset", "batch_size", "params"});
   WorkloadSpec spec;
   spec.seed = seed;
@@ -71,13 +77,16 @@ WorkloadSpec parse_workload(const JsonView& v, const WorkloadRegistry& registry,
     return spec;
   }
   const WorkloadDescriptor* descriptor = registry.find(spec.name);
-  if (!descriptor) name.fail("unknown workload '" + spec.name + "'" + did_you_mean(spec.name, registry.names()));
+  if (!descriptor)
+    name.fail("unknown workload '" + spec.name + "'" + did_you_mean(spec.name, registry.names()) + "; known: " +
+              join_names(registry.names()));
 
   std::string preset;
   if (auto p = v.find("preset")) {
     preset = p->as_string();
     if (!descriptor->find_preset(preset))
-      p->fail("unknown preset '" + preset + "' of " + spec.name + did_you_mean(preset, descriptor->preset_names()));
+      p->fail("unknown preset '" + preset + "' of " + spec.name + did_you_mean(preset, descriptor->preset_names()) +
+              "; known: " + join_names(descriptor->preset_names()));
   }
   const int64_t batch_size = v.has("batch_size") ? v.at("batch_size").as_positive_int() : 0;
   nlohmann::json overrides = nlohmann::json::object();
@@ -89,6 +98,13 @@ WorkloadSpec parse_workload(const JsonView& v, const WorkloadRegistry& registry,
       if (auto value = params->find(p.name)) {
         check_param_type(*value, p);
         overrides[p.name] = value->raw();
+        if (p.type == "path" && !value->as_string().empty()) {
+          // Relative to the config file, not to wherever pperf was started.
+          std::filesystem::path path(value->as_string());
+          if (path.is_relative()) path = std::filesystem::path(v.file()).parent_path() / path;
+          overrides[p.name] = path.lexically_normal().string();
+          paths.push_back({value->pointer(), overrides[p.name].get<std::string>()});
+        }
       }
     }
   }
@@ -256,7 +272,8 @@ Config load_config(const std::string& path, const WorkloadRegistry& registry) {
 
   JsonView workloads = root.at("workloads");
   for (const auto& item : workloads.items())
-    config.workloads.push_back(parse_workload(item, registry, config.priced_only, seed));
+    config.workloads.push_back(parse_workload(item, registry, config.priced_only, seed,
+                                             config.path_params.emplace_back()));
   if (config.workloads.empty()) workloads.fail("needs at least one workload");
   if (config.priced_only && config.workloads.size() != 1)
     workloads.fail("a priced-only config (step_time_ms given) describes exactly one workload");

@@ -49,6 +49,12 @@ struct PricingSettings {
   double discount_pct = 0;
 };
 
+/// A path a config gives in a workload param, resolved against the config's directory.
+struct PathParam {
+  std::string pointer;  // e.g. /workloads/0/params/path
+  std::string path;
+};
+
 struct Config {
   std::string path;
   std::string sha256;  // of the file's bytes
@@ -56,6 +62,7 @@ struct Config {
   PricingSettings pricing;
   PriceTable price_table;
   std::vector<WorkloadSpec> workloads;
+  std::vector<std::vector<PathParam>> path_params;  // per workload: the paths its params name
   MeasureSettings measure;
   std::vector<Configuration> configurations;
   std::optional<int64_t> steps_to_train;

@@ -51,6 +51,9 @@ PlanItem plan_item(const Config& config, size_t workload_index, size_t configura
   check_cpus(c.execution.cpus, c.pointer + "/execution/cpus", host, item.not_runnable_here);
   check_cpus(c.execution.data.spawn_local_cpus, c.pointer + "/execution/data/spawn_local/cpus", host,
              item.not_runnable_here);
+  if (workload_index < config.path_params.size())
+    for (const auto& p : config.path_params[workload_index])
+      if (!std::filesystem::exists(p.path)) item.not_runnable_here.push_back({p.pointer, p.path + " does not exist here"});
   if (const std::string& ca = c.execution.data.tls_ca; !ca.empty() && !std::filesystem::is_regular_file(ca))
     item.not_runnable_here.push_back({c.pointer + "/execution/data/tls_ca", ca + " does not exist here"});
   return item;

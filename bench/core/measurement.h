@@ -13,6 +13,7 @@ struct Measurement {
   double elapsed_s = 0;              // wall time of the measured phase
   std::string stop_reason;
   bool interrupted = false;
+  bool source_failed = false;  // the data source failed after some steps were measured
   double first_loss = 0, last_loss = 0;  // sanity: the model is really training
   /// How it was obtained: "process" (a child process of its own) or "in_process".
   std::string executor = "in_process";

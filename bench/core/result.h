@@ -97,6 +97,10 @@ struct Result {
   std::optional<StepTimeSpread> spread;    // measured only
   std::optional<double> samples_per_s;
   std::optional<double> data_wait_fraction;
+  /// Measured: stopped on the precision target (true), or on max_steps / max_seconds first.
+  std::optional<bool> converged;
+  /// Measured steps kept after the data source failed mid-run.
+  bool partial = false;
   std::optional<Cost> cost;
   Comparison comparison;
   std::optional<ModelInfo> model;

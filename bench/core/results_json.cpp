@@ -15,7 +15,7 @@ const std::vector<std::string> kResultKeys = {
     "workload", "preset",         "batch_size", "samples_per_step", "configuration", "baseline", "measured",
     "status",   "reason",         "instances",  "step_time_ms",     "throughput",    "data_wait_fraction",
     "cost",     "to_train",       "improvement_pct", "improvement_pct_ci95", "speedup", "model", "data",
-    "execution", "measurement",   "events"};
+    "execution", "measurement",   "events", "converged", "partial"};
 
 json or_null(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
 json pair(const std::array<double, 2>& v) { return json::array({v[0], v[1]}); }
@@ -64,6 +64,8 @@ json result_json(const Result& r) {
   j["step_time_ms"] = step_time_json(r);
   j["throughput"] = r.samples_per_s ? json{{"samples_per_s", *r.samples_per_s}} : json(nullptr);
   j["data_wait_fraction"] = or_null(r.data_wait_fraction);
+  j["converged"] = r.converged ? json(*r.converged) : json(nullptr);
+  j["partial"] = r.partial;
   if (r.cost) {
     const Cost& c = *r.cost;
     j["cost"] = {{"usd_per_hour", c.usd_per_hour}, {"usd_per_step", c.usd_per_step},
@@ -218,6 +220,8 @@ Result read_result(const JsonView& v) {
   }
   if (auto t = v.find_value("throughput")) r.samples_per_s = t->at("samples_per_s").as_number();
   r.data_wait_fraction = optional_number(v, "data_wait_fraction");
+  if (auto c = v.find_value("converged")) r.converged = c->as_bool();
+  if (auto p = v.find_value("partial")) r.partial = p->as_bool();
   if (auto c = v.find_value("cost")) {
     Cost cost;
     cost.usd_per_hour = c->at("usd_per_hour").as_number();

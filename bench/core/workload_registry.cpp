@@ -6,12 +6,12 @@
 namespace pperf {
 
 const std::vector<std::string>& param_types() {
-  static const std::vector<std::string> types = {"string", "number", "integer", "bool", "integer_list"};
+  static const std::vector<std::string> types = {"string", "path", "number", "integer", "bool", "integer_list"};
   return types;
 }
 
 bool param_value_has_type(const nlohmann::json& value, const std::string& type) {
-  if (type == "string") return value.is_string();
+  if (type == "string" || type == "path") return value.is_string();
   if (type == "number") return value.is_number();
   if (type == "integer") return value.is_number_integer();
   if (type == "bool") return value.is_boolean();

@@ -23,7 +23,8 @@ struct PresetSpec {
 /// A workload param. Its default lives here and nowhere else: specs are completed from it.
 struct ParamSpec {
   std::string name;
-  std::string type;                  // one of kParamTypes
+  std::string type;                  // one of param_types(); "path": a file or directory name,
+                                     // relative ones resolved against the config's directory
   nlohmann::json default_value;
   std::string doc;
   std::vector<std::string> choices;  // for strings; empty = any

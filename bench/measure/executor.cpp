@@ -11,6 +11,7 @@
 #include "bench/core/crypto.h"
 #include "bench/env/process.h"
 #include "bench/measure/data_sources.h"
+#include "bench/measure/progress.h"
 #include "bench/measure/runner.h"
 #include "bench/measure/torch_info.h"
 #include "bench/stats/stats.h"
@@ -48,6 +49,8 @@ std::unique_ptr<DataSource> open_data_source(const Config& config, const Workloa
 /// Fills the measure stage's figures from the samples: estimate, spread, throughput.
 void summarize_into(Result& r, Measurement m) {
   r.measured = true;
+  r.partial = m.source_failed;
+  if (m.source_failed) r.events.push_back(m.stop_reason);
   if (m.step_ms.empty()) {
     r.status = m.interrupted ? ResultStatus::not_run : ResultStatus::failed;
     r.reason = m.stop_reason;
@@ -58,6 +61,7 @@ void summarize_into(Result& r, Measurement m) {
   r.spread = StepTimeSpread{s.mean, s.stdev, s.cv, s.p5, s.p95};
   r.samples_per_s = m.samples_per_s(r.samples_per_step);
   r.data_wait_fraction = m.data_wait_fraction();
+  r.converged = m.stop_reason.rfind("target_rel_ci", 0) == 0;
   if (m.interrupted) r.events.push_back(fmt::format("interrupted after {} measured steps", m.step_ms.size()));
   r.measurement = std::move(m);
 }
@@ -89,7 +93,11 @@ void measure_into(Result& r, const Config& config, const PlanItem& item, const W
   else if (auto info = data->data_info()) r.data = *info;
   if (r.data && r.data->source == "synthetic") r.events.push_back("synthetic data: random inputs, not a real dataset");
 
-  Measurement m = measure(*workload, *data, config.measure, stop_requested);
+  std::optional<TerminalProgress> progress;
+  if (options.terminal_progress) progress.emplace(item.configuration->name, config.measure);
+  Measurement m = measure(*workload, *data, config.measure, stop_requested, steady_clock(),
+                          progress ? ProgressCallback(std::ref(*progress)) : ProgressCallback());
+  progress.reset();
   m.executor = "in_process";
   for (auto& e : data->events()) r.events.push_back(e);
   // Asked after running: what ran may have changed (e.g. a precision fallback mid-run).
@@ -130,6 +138,7 @@ std::vector<std::string> measure_item_argv(const Config& config, const PlanItem&
                                    "--configuration-index", std::to_string(item.configuration_index),
                                    "--out", out_path};
   if (options.native) argv.push_back("--native");
+  if (options.terminal_progress) argv.push_back("--progress");
   return argv;
 }
 
@@ -178,10 +187,12 @@ Result measure_item_in_child(const Config& config, const PlanItem& item, const E
 
 std::vector<Result> run_plan(const Config& config, const Plan& plan, const WorkloadRegistry& registry,
                              const ExecutorOptions& options, const std::atomic<bool>& stop_requested,
+                             const std::function<void(const PlanItem&)>& on_start,
                              const std::function<void(const std::vector<Result>&)>& on_result) {
   std::vector<Result> results;
   for (const auto& item : plan.items) {
     if (stop_requested) break;
+    on_start(item);
     results.push_back(options.in_process ? measure_item_here(config, item, registry, options, stop_requested)
                                          : measure_item_in_child(config, item, options, stop_requested));
     on_result(results);

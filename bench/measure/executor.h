@@ -24,6 +24,7 @@ struct ExecutorOptions {
   std::string pperf_binary;  // started as `measure-item` and as `data-worker` (spawn_local)
   bool native = false;       // running on the named instances themselves, not emulated here
   bool in_process = false;   // measure every item in this process (debugging, tests)
+  bool terminal_progress = false;  // a self-updating progress line on stderr while measuring
 };
 
 /// Measures one item in this process.
@@ -35,10 +36,11 @@ Result measure_item_here(const Config& config, const PlanItem& item, const Workl
 Result measure_item_in_child(const Config& config, const PlanItem& item, const ExecutorOptions& options,
                              const std::atomic<bool>& stop_requested);
 
-/// Every item of `plan` in order; `on_result` gets the results so far after each one (for
-/// progress and partial output).
+/// Every item of `plan` in order; `on_start` is told when an item starts, `on_result` gets the
+/// results so far after each one (for progress and partial output).
 std::vector<Result> run_plan(const Config& config, const Plan& plan, const WorkloadRegistry& registry,
                              const ExecutorOptions& options, const std::atomic<bool>& stop_requested,
+                             const std::function<void(const PlanItem&)>& on_start,
                              const std::function<void(const std::vector<Result>&)>& on_result);
 
 /// The argv a child measuring process is started with (`pperf measure-item ...`).

@@ -19,8 +19,18 @@ const Clock& steady_clock() {
 }
 
 Measurement measure(Workload& workload, DataSource& data, const MeasureSettings& settings,
-                    const std::atomic<bool>& stop_requested, const Clock& clock) {
+                    const std::atomic<bool>& stop_requested, const Clock& clock, const ProgressCallback& on_progress) {
   Measurement m;
+  const double warmup_start = clock.now_ms();
+  auto report = [&](bool warmup, int64_t steps) {
+    if (!on_progress) return;
+    Progress p;
+    p.warmup = warmup;
+    p.steps = steps;
+    p.step_ms = warmup ? nullptr : &m.step_ms;
+    p.elapsed_s = (clock.now_ms() - warmup_start) / 1000;
+    on_progress(p);
+  };
   for (int64_t i = 0; i < settings.warmup_steps; ++i) {
     if (stop_requested) {
       m.interrupted = true;
@@ -35,6 +45,7 @@ Measurement measure(Workload& workload, DataSource& data, const MeasureSettings&
     const double loss = workload.train_step(*batch);
     if (i == 0) m.first_loss = loss;
     ++m.warmup_steps;
+    report(true, m.warmup_steps);
   }
 
   const auto rules = make_stop_rules(settings);
@@ -46,7 +57,16 @@ Measurement measure(Workload& workload, DataSource& data, const MeasureSettings&
       break;
     }
     const double start = clock.now_ms();
-    auto batch = data.next();
+    std::optional<Batch> batch;
+    try {
+      batch = data.next();
+    } catch (const std::exception& e) {
+      if (m.step_ms.empty()) throw;
+      // Keep what was measured: the result is partial, and says why.
+      m.source_failed = true;
+      m.stop_reason = "data source failed after " + std::to_string(m.step_ms.size()) + " measured steps: " + e.what();
+      break;
+    }
     const double got_batch = clock.now_ms();
     if (!batch) {
       m.stop_reason = "data source ended";
@@ -58,6 +78,7 @@ Measurement measure(Workload& workload, DataSource& data, const MeasureSettings&
     m.step_ms.push_back(end - start);
     m.data_wait_ms.push_back(got_batch - start);
     m.elapsed_s = (end - phase_start) / 1000;
+    report(false, static_cast<int64_t>(m.step_ms.size()));
     if (auto reason = first_stop_reason(rules, m.step_ms, m.elapsed_s)) {
       m.stop_reason = *reason;
       break;

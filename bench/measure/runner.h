@@ -2,6 +2,8 @@
 // The runner: owns warmup, timing and stopping. It pulls a batch from the data source, hands
 // it to the workload, and times both from outside; the workload never sees a clock.
 #include <atomic>
+#include <functional>
+#include <vector>
 
 #include "bench/core/measurement.h"
 #include "bench/stats/stopping.h"
@@ -17,11 +19,24 @@ class Clock {
 };
 const Clock& steady_clock();
 
+/// Where a measurement stands, after each step (for progress lines; the runner's timing is
+/// unaffected beyond the callback's own cost).
+struct Progress {
+  bool warmup = false;
+  int64_t steps = 0;                            // warmup steps, or measured steps so far
+  const std::vector<double>* step_ms = nullptr;  // measured phase: the samples so far
+  double elapsed_s = 0;                         // since warmup began
+};
+using ProgressCallback = std::function<void(const Progress&)>;
+
 /// Runs `settings.warmup_steps` untimed steps, then timed steps until a stop rule fires, the
 /// data source ends, or `stop_requested` becomes true (then the measurement says interrupted).
 /// Each timed step = waiting for the batch + the training step; the wait is recorded apart.
-/// Exceptions from the workload or the data source propagate to the caller.
+/// Exceptions from the workload propagate to the caller, and so do the data source's before the
+/// first measured step; after it, a failing data source ends the phase with what was measured
+/// (`source_failed`).
 Measurement measure(Workload& workload, DataSource& data, const MeasureSettings& settings,
-                    const std::atomic<bool>& stop_requested, const Clock& clock = steady_clock());
+                    const std::atomic<bool>& stop_requested, const Clock& clock = steady_clock(),
+                    const ProgressCallback& on_progress = {});
 
 }  // namespace pperf

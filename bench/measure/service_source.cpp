@@ -1,5 +1,11 @@
 // The trainer's side of the data service: a DataSource over one stream per data worker.
 #include <grpcpp/grpcpp.h>
+#include <netdb.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 
 #include <chrono>
 #include <condition_variable>
@@ -24,6 +30,34 @@ using Clock = std::chrono::steady_clock;
 std::chrono::system_clock::time_point deadline_in(double seconds) {
   return std::chrono::system_clock::now() +
          std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000));
+}
+
+/// gRPC says "Deadline Exceeded" for a worker that is not there: ask the network what is wrong.
+std::string describe_failure(const std::string& endpoint, const grpc::Status& status) {
+  if (status.error_code() != grpc::StatusCode::DEADLINE_EXCEEDED && status.error_code() != grpc::StatusCode::UNAVAILABLE)
+    return status.error_message();
+  const auto colon = endpoint.rfind(':');
+  std::string host = endpoint.substr(0, colon);
+  if (host.size() > 2 && host.front() == '[') host = host.substr(1, host.size() - 2);
+  addrinfo hints{};
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* found = nullptr;
+  if (getaddrinfo(host.c_str(), endpoint.substr(colon + 1).c_str(), &hints, &found) != 0 || !found)
+    return "cannot resolve " + host + " (" + status.error_message() + ")";
+  std::string reason = status.error_message();
+  const int fd = ::socket(found->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd >= 0) {
+    timeval timeout{3, 0};
+    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, sizeof timeout);
+    if (::connect(fd, found->ai_addr, found->ai_addrlen) != 0)
+      reason = (errno == ECONNREFUSED ? "connection refused" : std::string(std::strerror(errno))) + " at " + endpoint;
+    else
+      reason = "reachable at " + endpoint + " but not answering the data-service handshake (" + status.error_message() +
+               "; a TLS worker needs tls_ca, a plaintext one none)";
+    ::close(fd);
+  }
+  freeaddrinfo(found);
+  return reason;
 }
 
 dataservice::HandshakeRequest handshake_for(const WorkloadSpec& spec, const std::string& token) {
@@ -54,7 +88,7 @@ class ServiceSource : public DataSource {
       dataservice::HandshakeReply reply;
       grpc::Status status = stream->stub->Handshake(&context, handshake, &reply);
       if (!status.ok())
-        throw std::runtime_error(fmt::format("data worker {}: {}", stream->endpoint, status.error_message()));
+        throw std::runtime_error(fmt::format("data worker {}: {}", stream->endpoint, describe_failure(stream->endpoint, status)));
       if (!data_info_) data_info_ = DataInfo{reply.data_source(), reply.data_path(), reply.data_samples()};
       stream->request.mutable_handshake()->CopyFrom(handshake);
       stream->request.set_first_index(k);  // batches interleave: worker k serves k, k+P, ...

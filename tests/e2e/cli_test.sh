@@ -2,8 +2,8 @@
 # End-to-end tests of the pperf binary: exit codes, one-line errors, outputs on disk.
 # usage: tests/e2e/cli_test.sh PATH/TO/pperf PATH/TO/pperf_results_roundtrip
 set -uo pipefail
-pperf="$1"
-roundtrip="$2"
+pperf="$(readlink -f "$1")"
+roundtrip="$(readlink -f "$2")"
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
@@ -175,13 +175,71 @@ for _ in $(seq 50); do pgrep -f -- "$work/long_service.json" >/dev/null || break
 check "SIGKILL leaves no child" no_process "$work/long_service.json"
 check "SIGKILL leaves valid JSON" json_check "$work/killed.json" 'j["status"] == "interrupted"'
 
+# --- relative paths in a config resolve against its directory, wherever pperf starts --------
+mkdir -p "$work/sub"
+cp tests/data/tiny_mlp.pt "$work/sub/model.pt"
+printf '{"name": "relative", "pricing": {"table": "aws-ec2-us-east-1"}, "measure": {"warmup_steps": 0, "min_steps": 2, "max_steps": 2},
+  "workloads": [{"name": "torchscript", "batch_size": 4, "params": {"path": "model.pt", "input_shape": [64]}}],
+  "configurations": [{"name": "a", "baseline": true, "instances": [{"type": "p3.2xlarge"}]}]}' >"$work/sub/relative.json"
+check "relative path runs from elsewhere" bash -c "cd / && '$pperf' run --config '$work/sub/relative.json' --out '$work/relative.out.json' --quiet"
+sed 's/model.pt/missing.pt/' "$work/sub/relative.json" >"$work/sub/missing.json"
+check "validate: a missing file is not runnable here" bash -c "'$pperf' validate --config '$work/sub/missing.json' | grep -q '/workloads/0/params/path: $work/sub/missing.pt does not exist here'"
+check "run refuses a missing file"   one_line_error "^$work/sub/missing.json: /workloads/0/params/path: not runnable on this host: $work/sub/missing.pt does not exist here$" \
+  "$pperf" run --config "$work/sub/missing.json" --out "$work/never.json"
+
+# --- outputs: real causes, no stub files, one writer at a time, replacements said ----------
+check "--out names the real cause" one_line_error "^--out: cannot write /proc/x.json: the directory /proc does not accept new files" \
+  "$pperf" cost --config configs/seed000_ex1_resnet50_cost.json --out /proc/x.json
+check "failing --csv leaves no stub" bash -c "'$pperf' cost --config configs/seed000_ex1_resnet50_cost.json --out '$work/stub.json' --csv /proc/x.csv >/dev/null 2>&1; [ \$? -eq 2 ] && [ ! -e '$work/stub.json' ]"
+"$pperf" cost --config configs/seed000_ex1_resnet50_cost.json --out "$work/twice.json" >/dev/null
+check "a replaced results file is said" bash -c "'$pperf' cost --config configs/seed000_ex1_resnet50_cost.json --out '$work/twice.json' | grep -q 'replaced the results of the run started'"
+"$pperf" run --config "$work/long.json" --out "$work/locked.json" >/dev/null 2>&1 &
+lpid=$!
+for _ in $(seq 100); do [ -e "$work/locked.json" ] && break; sleep 0.1; done
+check "a second writer of one --out is refused" one_line_error "^--out: $work/locked.json is being written by another pperf" \
+  "$pperf" run --config "$work/long.json" --out "$work/locked.json"
+kill -INT "$lpid"; wait "$lpid"
+check "--quiet prints nothing" bash -c "[ -z \"\$('$pperf' cost --config configs/seed000_ex1_resnet50_cost.json --out '$work/q.json' --quiet 2>&1)\" ]"
+check "list with no argument" bash -c "'$pperf' list | grep -q 'pperf list instances'"
+
+# --- a dead endpoint says what is wrong ----------------------------------------------------
+python3 -c "
+import json; c = json.load(open('tests/data/tiny_run.json'))
+c['configurations'] = [c['configurations'][0]]
+c['configurations'][0]['execution']['data'] = {'mode': 'service', 'endpoints': ['127.0.0.1:1']}
+json.dump(c, open('$work/dead.json', 'w'))"
+check "dead endpoint: connection refused" bash -c "'$pperf' run --config '$work/dead.json' --out '$work/dead.out.json' --quiet; grep -q 'connection refused at 127.0.0.1:1' '$work/dead.out.json'"
+
+# --- a data worker that dies mid-run: the measured steps are kept, marked partial -----------
+"$pperf" run --config "$work/long_service.json" --out "$work/partial.json" >"$work/partial.log" 2>&1 &
+rpid=$!
+for _ in $(seq 100); do pgrep -f -- "data-worker --config $work/long_service.json" >/dev/null && break; sleep 0.1; done
+sleep 3
+pkill -KILL -f -- "data-worker --config $work/long_service.json"
+wait "$rpid"
+check "partial run exits 1" test $? -eq 1
+check "partial result kept" json_check "$work/partial.json" '
+j["results"][0]["status"] == "ok" and j["results"][0]["partial"] is True and j["results"][0]["step_time_ms"]["n"] > 0
+"data source failed after" in j["results"][0]["measurement"]["stop_reason"]'
+check "partial flagged on the console" grep -q "partial: a data source failed mid-run" "$work/partial.log"
+
+# --- progress on a terminal: a self-updating line with the CI and an ETA -------------------
+python3 -c "
+import json; c = json.load(open('tests/data/tiny_run.json'))
+c['measure'] = {'warmup_steps': 1, 'min_steps': 100000, 'max_steps': 100000, 'max_seconds': 2}
+json.dump(c, open('$work/tty_cfg.json', 'w'))"
+COLUMNS=100 script -qfec "'$pperf' run --config '$work/tty_cfg.json' --only ondemand --out '$work/tty.json'" /dev/null >"$work/tty.log" 2>&1
+check "terminal progress line" bash -c "grep -q \$'\\r' '$work/tty.log' && grep -q 'ondemand: step [0-9]*/100000, CI ±[0-9.]* % of median (target 2.0 %), ETA [0-9]* s' '$work/tty.log'"
+check "terminal table fits 100 columns" bash -c "sed -n '/^configuration/,/^Measured/p' '$work/tty.log' | tr -d '\\r' | awk 'length > 100 { bad = 1 } END { exit bad }'"
+check "no progress lines without a terminal" bash -c "'$pperf' run --config tests/data/tiny_run.json --only ondemand --out '$work/notty.json' 2>&1 >/dev/null | grep -q 'started (item 1 of 1)'"
+
 # --- every result failed: the run says failed, exit 1 ------------------------------------
 printf '{"name": "allfail", "pricing": {"table": "aws-ec2-us-east-1"}, "measure": {"warmup_steps": 0, "min_steps": 1, "max_steps": 1},
-  "workloads": [{"name": "torchscript", "batch_size": 4, "params": {"path": "%s/nothing.pt", "input_shape": [4]}}],
+  "workloads": [{"name": "torchscript", "batch_size": 4, "params": {"path": "%s/o", "input_shape": [4]}}],
   "configurations": [{"name": "a", "baseline": true, "instances": [{"type": "p3.2xlarge"}]}]}' "$work" >"$work/allfail.json"
 check "all failed exits 1" expect_exit 1 "$work/o" "$pperf" run --config "$work/allfail.json" --out "$work/allfail.out.json"
 check "all failed status" json_check "$work/allfail.out.json" '
-j["status"] == "failed" and j["results"][0]["status"] == "failed" and "nothing.pt" in j["results"][0]["reason"]'
+j["status"] == "failed" and j["results"][0]["status"] == "failed" and "TorchScript" in j["results"][0]["reason"]'
 
 # --- every results file written above reads back and writes byte-identical ---------------
 check "results round-trip" "$roundtrip" "$work/c1.json" "$work/c2.json" "$work/c4.json" "$work/run.json" \

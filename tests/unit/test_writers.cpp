@@ -110,15 +110,6 @@ TEST(CsvWriter, OneQuotedRowPerResult) {
   EXPECT_NE(lines[2].find(",failed,"), std::string::npos);
 }
 
-TEST(ConsoleWriter, EveryNumericColumnSaysItsUnit) {
-  std::string table = to_console_table(sample_report());
-  const std::string header = table.substr(0, table.find('\n'));
-  for (const char* unit : {"step ms", "samples/s", "data wait %", "USD/h", "USD/100 steps", "improvement %", "speedup x"})
-    EXPECT_NE(header.find(unit), std::string::npos) << unit;
-  EXPECT_NE(table.find("failed: boom"), std::string::npos);
-  EXPECT_NE(table.find("11.00"), std::string::npos);
-}
-
 TEST(AtomicFile, ReplacesWholeAndLeavesNoTemporaries) {
   pperf::testing::TempDir dir;
   const std::string path = dir.path() + "/sub/out.json";

@@ -247,8 +247,8 @@ WorkloadDescriptor bert_classification_descriptor() {
   d.params = {
       {"seq_len", "integer", 128, "tokens per sample, [CLS] and [SEP] included", {}},
       {"data", "string", "synthetic", "synthetic (random ids, labelled so in results) or jsonl", {"synthetic", "jsonl"}},
-      {"jsonl", "string", "", "JSONL file of {\"content\": text, \"label\": 0|1} lines (data: jsonl)", {}},
-      {"vocab", "string", "", "WordPiece vocab file, one token per line (data: jsonl)", {}},
+      {"jsonl", "path", "", "JSONL file of {\"content\": text, \"label\": 0|1} lines (data: jsonl)", {}},
+      {"vocab", "path", "", "WordPiece vocab file, one token per line (data: jsonl)", {}},
       {"lr", "number", 2e-5, "AdamW learning rate", {}},
   };
   d.make_workload = [](const WorkloadSpec& spec) -> std::unique_ptr<Workload> {

@@ -185,7 +185,7 @@ WorkloadDescriptor mnist_heavy_descriptor() {
                {"tiny", "conv 1->8->16, fc 2304->32->10 (75,338 params), for CI", 64}};
   d.params = {
       {"data", "string", "fashion-mnist", "fashion-mnist (real IDX files) or synthetic (random images, labelled so in results)", {"fashion-mnist", "synthetic"}},
-      {"data_dir", "string", "/usr/share/datasets/fashion-mnist", "directory of the *-idx?-ubyte.gz files (Debian's dataset-fashion-mnist)", {}},
+      {"data_dir", "path", "/usr/share/datasets/fashion-mnist", "directory of the *-idx?-ubyte.gz files (Debian's dataset-fashion-mnist)", {}},
       {"split", "string", "train", "which IDX split to cycle over", {"train", "t10k"}},
       {"lr", "number", 1.0, "Adadelta learning rate", {}},
   };

@@ -161,7 +161,7 @@ WorkloadDescriptor torchscript_descriptor() {
       "parameters. FLOPs unknown (reported as 0); runs in the dtype it was saved in (fp32)";
   d.presets = {{"default", "whatever model `path` holds", 32}};
   d.params = {
-      {"path", "string", "", "the TorchScript file to train (required)", {}},
+      {"path", "path", "", "the TorchScript file to train (required)", {}},
       {"input_shape", "integer_list", nlohmann::json::array(),
        "per-sample input shape, without the batch dimension, e.g. [3, 32, 32] (required)", {}},
       {"dtype", "string", "float32", "input dtype (only float32 for now)", {"float32"}},

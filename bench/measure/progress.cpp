@@ -1,0 +1,55 @@
+#include "bench/measure/progress.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "bench/stats/stats.h"
+
+namespace pperf {
+
+TerminalProgress::TerminalProgress(std::string label, const MeasureSettings& settings)
+    : label_(std::move(label)), settings_(settings) {}
+
+TerminalProgress::~TerminalProgress() {
+  if (drawn_) {
+    const std::string clear = "\r\x1b[K";
+    [[maybe_unused]] auto n = ::write(STDERR_FILENO, clear.data(), clear.size());
+  }
+}
+
+std::string TerminalProgress::line(const Progress& p) const {
+  if (p.warmup) return fmt::format("{}: warming up, step {}/{}", label_, p.steps, settings_.warmup_steps);
+  const std::vector<double>& samples = *p.step_ms;
+  const auto n = static_cast<int64_t>(samples.size());
+  const double measured_s = std::accumulate(samples.begin(), samples.end(), 0.0) / 1000;
+  const double mean_s = n > 0 ? measured_s / n : 0;
+  const Summary s = summarize(samples);
+  const double rel = s.rel_ci_halfwidth();
+  // Steps still to go: up to max_steps or max_seconds, or until the CI is predicted to reach
+  // its target (half-width shrinks as 1/sqrt(n)), but never fewer than min_steps.
+  double steps_left = static_cast<double>(settings_.max_steps - n);
+  steps_left = std::min(steps_left, mean_s > 0 ? (settings_.max_seconds - measured_s) / mean_s : steps_left);
+  if (rel > 0 && n >= 6) {
+    const double needed = n * (rel / settings_.target_rel_ci) * (rel / settings_.target_rel_ci);
+    steps_left = std::min(steps_left, std::max(needed - n, static_cast<double>(settings_.min_steps - n)));
+  }
+  const double eta_s = std::max(0.0, steps_left) * mean_s;
+  const std::string ci = n >= 6 ? fmt::format("CI ±{:.1f} % of median (target {:.1f} %)", rel * 100, settings_.target_rel_ci * 100)
+                                : "CI after 6 steps";
+  return fmt::format("{}: step {}/{}, {}, ETA {:.0f} s", label_, n, settings_.max_steps, ci, std::ceil(eta_s));
+}
+
+void TerminalProgress::operator()(const Progress& p) {
+  const auto now = std::chrono::steady_clock::now();
+  if (drawn_ && now - last_ < std::chrono::milliseconds(200)) return;
+  last_ = now;
+  drawn_ = true;
+  const std::string text = "\r\x1b[K" + line(p);
+  [[maybe_unused]] auto n = ::write(STDERR_FILENO, text.data(), text.size());
+}
+
+}  // namespace pperf

@@ -1,0 +1,99 @@
+// The console report: fits the width it is given, says what ran where, flags the states that
+// matter, prints money with significant digits, and ends with one sentence per configuration.
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "bench/core/results_json.h"
+#include "reports/console.h"
+
+using namespace pperf;
+
+namespace {
+RunReport golden_run() {
+  return read_results_file(std::string(PPERF_SOURCE_DIR) + "/tests/data/results/run_tiny.json");
+}
+
+size_t widest_line(const std::string& text) {
+  std::stringstream in(text);
+  size_t widest = 0;
+  for (std::string line; std::getline(in, line);) widest = std::max(widest, line.size());
+  return widest;
+}
+
+std::string table_part(const std::string& text) {  // header + rule + rows: up to the first blank-free prose line
+  return text.substr(0, text.find("Measured"));
+}
+}  // namespace
+
+TEST(Console, SignificantDigitsNeverPrintZero) {
+  EXPECT_EQ(significant(0.000051234, 3), "0.0000512");
+  EXPECT_EQ(significant(1234.5, 3), "1234");
+  EXPECT_EQ(significant(0.2010, 4), "0.2010");
+  EXPECT_EQ(significant(45.032, 4), "45.03");
+}
+
+TEST(Console, FitsTheWidthItIsGivenAndWideShowsEverything) {
+  const RunReport report = golden_run();
+  const std::string narrow = to_console(report, {100, false});
+  EXPECT_LE(widest_line(table_part(narrow)), 100u) << narrow;
+  const std::string wide = to_console(report, {100, true});
+  EXPECT_GT(widest_line(table_part(wide)), 100u);
+  for (const char* header : {"configuration", "step ms", "improvement %", "notes"})
+    EXPECT_NE(narrow.find(header), std::string::npos) << header;
+  for (const char* header : {"samples/s", "data wait %", "USD/h", "speedup x", "instances"})
+    EXPECT_NE(wide.find(header), std::string::npos) << header;
+}
+
+TEST(Console, SaysWhatRanWhereAndWhatWasPriced) {
+  const std::string out = to_console(golden_run());
+  EXPECT_NE(out.find("not on the priced instances"), std::string::npos) << out;
+  EXPECT_NE(out.find("logical CPUs"), std::string::npos);
+  EXPECT_NE(out.find("service: trainer on any CPU, 1 thread, 1 process; data: 1 data worker"), std::string::npos) << out;
+  EXPECT_NE(out.find("* baseline."), std::string::npos);
+}
+
+TEST(Console, FlagsInconclusiveUnconvergedPartialAndFewerProcesses) {
+  RunReport report = golden_run();
+  Result& spot = report.results[1];
+  spot.comparison.improvement_pct = 2.0;
+  spot.comparison.improvement_pct_ci95 = std::array<double, 2>{-3.0, 7.0};
+  spot.converged = false;
+  spot.partial = true;
+  spot.instances[0].count = 4;
+  const std::string out = to_console(report);
+  EXPECT_NE(out.find("partial, unconverged, inconclusive, 1 process"), std::string::npos) << out;
+  EXPECT_NE(out.find("spot vs ondemand: inconclusive"), std::string::npos) << out;
+  EXPECT_NE(out.find("inconclusive: the improvement's 95 % CI includes 0."), std::string::npos);
+  EXPECT_NE(out.find("1 process: priced for several dnn instances"), std::string::npos);
+}
+
+TEST(Console, OneSentencePerConfigurationAndNoBaselineSaysSo) {
+  RunReport report = golden_run();
+  Result& spot = report.results[1];
+  spot.comparison.improvement_pct = 9.2;
+  spot.comparison.improvement_pct_ci95 = std::array<double, 2>{6.0, 12.0};
+  spot.comparison.speedup = 1.32;
+  Result& service = report.results[2];
+  service.comparison.improvement_pct = -41.7;
+  service.comparison.improvement_pct_ci95 = std::array<double, 2>{-47.3, -38.1};
+  service.comparison.speedup = 0.5;
+  std::string out = to_console(report);
+  EXPECT_NE(out.find("spot is 9.2 % cheaper per step than ondemand (95 % CI 6.0-12.0), 1.32x faster."), std::string::npos) << out;
+  EXPECT_NE(out.find("service is 41.7 % more expensive per step than ondemand (95 % CI 38.1-47.3), 2.00x slower."),
+            std::string::npos) << out;
+  report.results.erase(report.results.begin());  // --only without the baseline
+  for (auto& r : report.results) r.comparison = {};
+  out = to_console(report);
+  EXPECT_EQ(out.find("* baseline"), std::string::npos);
+  EXPECT_NE(out.find("No baseline in this run"), std::string::npos);
+}
+
+TEST(Console, MoneyUnitIsChosenSoNoFigureReadsZero) {
+  RunReport report = golden_run();
+  for (auto& r : report.results)
+    if (r.cost) r.cost->usd_per_step = 1e-9;
+  const std::string out = to_console(report);
+  EXPECT_NE(out.find("USD/1M steps"), std::string::npos) << out;
+  EXPECT_EQ(out.find(" 0.0000 "), std::string::npos);
+}

@@ -3,6 +3,7 @@
 
 #include <unistd.h>
 
+#include <filesystem>
 #include <iostream>
 #include <thread>
 
@@ -27,6 +28,8 @@ int command_run(const std::vector<std::string>& args, const std::vector<std::str
   if (p.help) return std::cout << options, kExitOk;
 
   const Config config = load_config(p.string("config"), builtin_workloads());
+  if (!p.has("in-process") && !std::filesystem::is_regular_file(config.path))
+    throw InputError("--config", "", config.path + " is not a regular file: each measuring process re-reads it (or use --in-process)");
   if (config.priced_only)
     throw InputError(config.path, "/configurations", "every configuration gives step_time_ms (nothing to measure): use `pperf cost`");
   PlanFilter filter;

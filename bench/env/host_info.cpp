@@ -63,6 +63,21 @@ nlohmann::json loaded_blas() {
   return {{"library", library}, {"loaded", libs}};
 }
 
+namespace {
+/// A "Name:   123 kB" line of a /proc status file, in bytes.
+int64_t kib_field(const std::string& file, const std::string& name) {
+  const std::string value = after_colon(first_line_matching(file, name + ":"));
+  try {
+    return value == "unknown" ? 0 : std::stoll(value) * 1024;
+  } catch (const std::exception&) {
+    return 0;
+  }
+}
+}  // namespace
+
+int64_t peak_rss_bytes() { return kib_field("/proc/self/status", "VmHWM"); }
+int64_t available_memory_bytes() { return kib_field("/proc/meminfo", "MemAvailable"); }
+
 std::string utc_timestamp() {
   std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
   std::tm tm{};

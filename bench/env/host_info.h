@@ -16,6 +16,11 @@ nlohmann::json capture_host(const std::vector<std::string>& argv);
 /// alternatives), e.g. {"library": "openblas-pthread", "path": "/usr/lib/.../libblas.so.3"}.
 nlohmann::json loaded_blas();
 
+/// This process's peak resident memory so far (VmHWM), bytes; 0 if unknown.
+int64_t peak_rss_bytes();
+/// Memory the kernel says is available for new allocations (MemAvailable), bytes; 0 if unknown.
+int64_t available_memory_bytes();
+
 /// Current UTC time as ISO 8601, e.g. "2026-11-22T10:04:05Z".
 std::string utc_timestamp();
 

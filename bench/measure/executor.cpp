@@ -11,6 +11,7 @@
 #include "bench/core/crypto.h"
 #include "bench/env/process.h"
 #include "bench/measure/data_sources.h"
+#include "bench/measure/memory_probe.h"
 #include "bench/measure/progress.h"
 #include "bench/measure/runner.h"
 #include "bench/measure/torch_info.h"
@@ -82,6 +83,11 @@ void measure_into(Result& r, const Config& config, const PlanItem& item, const W
   r.execution->emulated = !options.native;
   r.execution->cpus = exec.cpus;
   r.execution->data_cpus = exec.data.spawn_local_cpus;
+
+  // A batch that cannot fit is refused before it climbs through the host's memory. (After the
+  // thread settings: the probe's steps would fix the inter-op thread count.)
+  if (const MemoryEstimate memory = estimate_step_memory(*descriptor, spec); !memory.fits())
+    throw std::runtime_error("refused before measuring: one training step " + memory.describe() + "; lower batch_size");
 
   // One pipeline serves both the loader and the data facts: never a second one built for
   // data_info() alone (some load a whole data set).

@@ -173,7 +173,7 @@ std::string to_console(const RunReport& report, const ConsoleOptions& options) {
       {currency + "/" + money_unit, 0, false, {}},
       {currency + "/" + money_unit + " 95% CI", 5, false, {}},
       {"improvement %", 0, false, {}},
-      {"improvement % 95% CI", 1, false, {}},
+      {"improvement % 95% CI", 2, false, {}},
       {"speedup x", 1, false, {}},
       {"notes", 0, true, {}}};
   enum { kWorkload, kConfiguration, kInstances, kStep, kStepCi, kRate, kWait, kHourly, kMoney, kMoneyCi, kImprovement,

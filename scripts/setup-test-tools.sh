@@ -1,16 +1,7 @@
 #!/usr/bin/env bash
 # Tools only the tests need (not the main command's set-up): openssl for the TLS test's
-# throwaway CA, python3 for the test scripts. Installs what is missing, first use only.
+# throwaway CA, procps (pgrep) and bsdutils (script: a pseudo-terminal) for the CLI tests.
 set -euo pipefail
-packages=(openssl python3 procps iproute2)
-missing=()
-for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if ((${#missing[@]})); then
-  echo "pperf test set-up: installing ${missing[*]}" >&2
-  if [ "$(id -u)" -ne 0 ]; then sudo=sudo; else sudo=; fi
-  export DEBIAN_FRONTEND=noninteractive
-  $sudo apt-get update -qq >&2
-  $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
-fi
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+packages=(openssl python3 procps bsdutils iproute2)
+"$root/scripts/ensure-packages.sh" "pperf test set-up" "${packages[@]}"

@@ -260,7 +260,7 @@ TEST(DataServiceProbe, SigtermEndsAWorkerWithStreamsThatNeverRead) {
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   ASSERT_TRUE(status) << "worker ignored SIGTERM for 10 s";
   EXPECT_EQ(describe_wait_status(*status), "exited with code 0");
-  EXPECT_LT(seconds, 5);
+  EXPECT_LT(seconds, 8);  // the stop deadline is 4 s; the old worker took 10 s and more
   for (auto& c : contexts) c->TryCancel();
 }
 

@@ -105,7 +105,7 @@ TEST(Executor, StopRequestReachesTheChild) {
   options.pperf_binary = kPperf;
   std::atomic<bool> stop{false};
   std::thread stopper([&] {
-    std::this_thread::sleep_for(std::chrono::seconds(3));
+    std::this_thread::sleep_for(std::chrono::seconds(5));  // well past the child's start-up, even on a busy host
     stop = true;
   });
   const Result r = measure_item_in_child(config, make_plan(config, {}, HostCapacity{2}).items.at(0), options, stop);

@@ -20,7 +20,7 @@ passed=0 failed=0
 for round in $(seq "$rounds"); do
   "$asan_pperf" data-worker --config "$work/worker.json" --workers 2 >"$work/w.out" 2>"$work/w.err" &
   wpid=$!
-  for _ in $(seq 300); do grep -q "listening on" "$work/w.out" && break; sleep 0.1; done
+  for _ in $(seq 1200); do grep -q "listening on" "$work/w.out" && break; sleep 0.1; done  # ASan start-up is slow on a busy host
   endpoint=$(sed -n 's/.*listening on //p' "$work/w.out")
   [ -n "$endpoint" ] || { echo "FAIL round $round: worker did not start"; cat "$work/w.err"; failed=$((failed + 1)); continue; }
   python3 - "$work/worker.json" "$work/trainer.json" "$endpoint" <<'PY'

@@ -9,6 +9,7 @@
 #include "bench/core/input_error.h"
 #include "bench/env/host_info.h"
 #include "bench/env/process.h"
+#include "bench/history/history.h"
 #include "bench/measure/executor.h"
 #include "pricing/pricing_stage.h"
 
@@ -17,11 +18,12 @@ namespace pperf::cli {
 int command_run(const std::vector<std::string>& args, const std::vector<std::string>& argv) {
   auto options = config_options("run");
   add_output_options(options);
+  add_history_option(options);
   options.add_options()("only", po::value<std::string>(), "comma-separated configuration names to run")(
       "workload", po::value<std::string>(), "run only this workload of the config")(
       "native", "running on the named instances themselves: results say emulated: false")(
       "in-process", "measure every item in this process instead of a process per item (debugging)");
-  Parsed p = parse("run", options, args);
+  Parsed p = parse("run", options, join_optional_value(args, "--history"));
   if (p.help) return std::cout << options, kExitOk;
 
   const Config config = load_config(p.string("config"), builtin_workloads());
@@ -39,6 +41,8 @@ int command_run(const std::vector<std::string>& args, const std::vector<std::str
   executor.in_process = p.has("in-process");
   executor.pperf_binary = self_executable();
   const Outputs out = outputs_from(p, config);
+  const std::string history = history_path_from(p);
+  if (!history.empty()) History(history, History::Mode::create);  // a bad database fails before the run
 
   RunReport report = report_header(config, "run", argv);
   // Until the run ends, the file on disk says "interrupted": a run killed at any point
@@ -60,7 +64,9 @@ int command_run(const std::vector<std::string>& args, const std::vector<std::str
     write_outputs(partial, out);
   });
   report.status = overall_status(report.results, stop_requested);
-  return finish(report, config, out);
+  const int code = finish(report, config, out);
+  if (!history.empty()) record_in_history(history, out.json_path, report);
+  return code;
 }
 
 }  // namespace pperf::cli

@@ -2,6 +2,7 @@
 // control across pairs and the cost change split into time and price; exit 0 / 1 / 2.
 #include <fmt/format.h>
 
+#include <filesystem>
 #include <iostream>
 
 #include "bench/cli/cli.h"
@@ -132,14 +133,20 @@ int command_compare(const std::vector<std::string>& args) {
       throw InputError("pperf compare", "--against-history",
                        fmt::format("expected only CANDIDATE.json (the baseline comes from the history), got {} file(s)", files.size()));
     candidate = file_side(files[0]);
-    const History history(p.has("db") ? p.string("db") : default_history_path(), History::Mode::read);
+    const std::string db = p.has("db") ? p.string("db") : default_history_path();
     std::string why;
-    auto pooled = history_side(history, candidate, read_text_file(files[0]), n, min_runs, why);
+    std::optional<CompareSide> pooled;
+    if (std::filesystem::exists(db)) {
+      const History history(db, History::Mode::read);
+      pooled = history_side(history, candidate, read_text_file(files[0]), n, min_runs, why);
+    } else {  // the first night: no database yet is no history
+      why = fmt::format("not enough history: no history database at {} (need {} run(s))", db, min_runs);
+    }
     if (!pooled) {
       if (p.has("require-history")) throw InputError("pperf compare", "--against-history", why + " (--require-history)");
       CompareReport empty;
       empty.candidate = std::move(candidate);
-      empty.baseline.file = history.path();
+      empty.baseline.file = db;
       empty.baseline.description = "no baseline";
       empty.options = copts;
       empty.notes.push_back(why + ": the candidate is recorded (or can be) and not compared tonight");

@@ -75,6 +75,7 @@ int command_list(const std::vector<std::string>& args);
 int command_data_worker(const std::vector<std::string>& args);
 int command_compare(const std::vector<std::string>& args);
 int command_history(const std::vector<std::string>& args);
+int command_export(const std::vector<std::string>& args);
 int command_measure_item(const std::vector<std::string>& args, const std::vector<std::string>& argv);
 
 }  // namespace pperf::cli

@@ -19,6 +19,7 @@ const char* kUsage =
     "  data-worker  serve a config's preprocessed batches over gRPC (the data role)\n"
     "  compare      compare two results files: per-pair verdicts, exit 1 on a regression\n"
     "  history      record, list and show runs in the SQLite history\n"
+    "  export       a results file as Google Benchmark JSON or CSV\n"
     "`pperf <command> --help` shows a command's options; `pperf --version` the version.\n";
 
 /// Batches and activations are large (MBs) and allocated every step. glibc would hand each one
@@ -38,11 +39,12 @@ int dispatch(const std::string& command, const std::vector<std::string>& args, c
   if (command == "data-worker") return command_data_worker(args);
   if (command == "compare") return command_compare(args);
   if (command == "history") return command_history(args);
+  if (command == "export") return command_export(args);
   if (command == "measure-item") return command_measure_item(args, argv);
   if (command == "--help" || command == "-h" || command == "help") return std::cout << kUsage, kExitOk;
   if (command == "--version") return std::cout << "pperf " << pperf::build_version() << " (" << pperf::build_git_sha() << ")\n", kExitOk;
   throw pperf::InputError("pperf", "", "unknown command '" + command + "'" +
-                                           pperf::did_you_mean(command, {"run", "cost", "validate", "list", "data-worker", "compare", "history"}));
+                                           pperf::did_you_mean(command, {"run", "cost", "validate", "list", "data-worker", "compare", "history", "export"}));
 }
 
 }  // namespace

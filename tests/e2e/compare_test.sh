@@ -150,4 +150,11 @@ check "failed pair: exit 1" expect_exit 1 "$work/fail.out" "$pperf" compare "$wo
 check "failed pair: reason shown" grep -q "failed in the candidate: data worker died" "$work/fail.out"
 check "new pair only: exit 0" expect_exit 0 "$work/o" "$pperf" compare "$work/b_missing.json" "$work/m1_again.json"
 
+# --- every compare output and results file above matches its schema ---------------------------
+check "compare outputs match schemas/compare.schema.json" /usr/bin/python3 tests/e2e/validate_schema.py schemas/compare.schema.json \
+  "$work/self.json" "$work/ab.json" "$work/slow.json" "$work/rs.json" "$work/hs.json" "$work/host.json" "$work/price.json" \
+  "$work/cost.json" "$work/miss.json"
+check "results files match schemas/results.schema.json" /usr/bin/python3 tests/e2e/validate_schema.py schemas/results.schema.json \
+  "$work"/m[1-4].json "$work/m1_again.json"
+
 finish

@@ -98,4 +98,9 @@ check "--against-history with two files" one_line_error "^pperf compare: --again
 check "the candidate is never its own baseline" expect_exit 0 "$work/o" "$pperf" compare --against-history 5 --db "$work/c.sqlite" "$work/n4.json" --out "$work/own.json"
 check "... only runs started before it" json_check "$work/own.json" '[r["id"] for r in j["baseline"]["runs"]] == [1, 2, 3] or sorted(r["started_at"] for r in j["baseline"]["runs"]) == ["2026-12-01T01:00:00Z", "2026-12-02T01:00:00Z", "2026-12-03T01:00:00Z"]'
 
+check "results files match schemas/results.schema.json" /usr/bin/python3 tests/e2e/validate_schema.py schemas/results.schema.json \
+  "$work/r1.json" "$work/shown.json" "$work/c.json" "$work/c2.json"
+check "compare outputs match schemas/compare.schema.json" /usr/bin/python3 tests/e2e/validate_schema.py schemas/compare.schema.json \
+  "$work/first.json" "$work/own.json"
+
 finish

@@ -76,6 +76,12 @@ int command_data_worker(const std::vector<std::string>& args);
 int command_compare(const std::vector<std::string>& args);
 int command_history(const std::vector<std::string>& args);
 int command_export(const std::vector<std::string>& args);
+int command_report(const std::vector<std::string>& args);
+
+/// The run's HTML and/or Markdown report (a path "" skips one); with `history_db`, trend charts
+/// of the run's config on its host, change points marked. `run_text` is the results file's text.
+void write_run_reports(const RunReport& run, const std::string& source, const std::string& run_text,
+                       const std::string& history_db, const std::string& html_path, const std::string& markdown_path);
 int command_measure_item(const std::vector<std::string>& args, const std::vector<std::string>& argv);
 
 }  // namespace pperf::cli

@@ -14,6 +14,7 @@
 #include "bench/history/history.h"
 #include "reports/compare.h"
 #include "reports/compare_writers.h"
+#include "reports/html_report.h"
 
 namespace pperf::cli {
 
@@ -72,7 +73,7 @@ void check_range(const Parsed& p, const std::string& flag, double lo, double hi,
 }
 
 struct CompareOutputs {
-  std::string json_path, markdown_path, junit_path;
+  std::string json_path, markdown_path, junit_path, html_path;
 };
 
 CompareOutputs compare_outputs_from(const Parsed& p) {
@@ -80,6 +81,7 @@ CompareOutputs compare_outputs_from(const Parsed& p) {
   if (p.has("out")) o.json_path = p.string("out");
   if (p.has("markdown")) o.markdown_path = p.string("markdown");
   if (p.has("junit")) o.junit_path = p.string("junit");
+  if (p.has("html")) o.html_path = p.string("html");
   return o;
 }
 
@@ -87,6 +89,7 @@ void write_compare_outputs(const CompareReport& report, const CompareOutputs& o)
   if (!o.json_path.empty()) write_file_atomically(o.json_path, compare_to_json(report).dump(2) + "\n");
   if (!o.markdown_path.empty()) write_file_atomically(o.markdown_path, compare_markdown(report));
   if (!o.junit_path.empty()) write_file_atomically(o.junit_path, compare_junit(report));
+  if (!o.html_path.empty()) write_file_atomically(o.html_path, compare_report_html(report));
 }
 
 }  // namespace
@@ -104,6 +107,7 @@ int command_compare(const std::vector<std::string>& args) {
       "out", po::value<std::string>(), "write the comparison as JSON (schemas/compare.schema.json)")(
       "markdown", po::value<std::string>(), "write GitHub-flavoured Markdown (regressions first)")(
       "junit", po::value<std::string>(), "write JUnit XML (one testcase per pair)")(
+      "html", po::value<std::string>(), "write a self-contained HTML page of the comparison")(
       "strict", "any apples-and-oranges difference (host, libtorch, BLAS, config, price table) is exit 2")(
       "against-history", po::value<int64_t>(), "baseline: the last N complete runs of the candidate's config and host "
                                                  "in the history, samples pooled (give only CANDIDATE.json)")(

@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "bench/cli/cli.h"
+#include "bench/core/atomic_file.h"
 #include "bench/config/plan.h"
 #include "bench/core/input_error.h"
 #include "bench/env/host_info.h"
@@ -22,7 +23,9 @@ int command_run(const std::vector<std::string>& args, const std::vector<std::str
   options.add_options()("only", po::value<std::string>(), "comma-separated configuration names to run")(
       "workload", po::value<std::string>(), "run only this workload of the config")(
       "native", "running on the named instances themselves: results say emulated: false")(
-      "in-process", "measure every item in this process instead of a process per item (debugging)");
+      "in-process", "measure every item in this process instead of a process per item (debugging)")(
+      "html", po::value<std::string>(), "also write the self-contained HTML report (with trends when --history is on)")(
+      "markdown", po::value<std::string>(), "also write the Markdown report");
   Parsed p = parse("run", options, join_optional_value(args, "--history"));
   if (p.help) return std::cout << options, kExitOk;
 
@@ -66,6 +69,12 @@ int command_run(const std::vector<std::string>& args, const std::vector<std::str
   report.status = overall_status(report.results, stop_requested);
   const int code = finish(report, config, out);
   if (!history.empty()) record_in_history(history, out.json_path, report);
+  if (p.has("html") || p.has("markdown")) {
+    write_run_reports(report, out.json_path, read_text_file(out.json_path), history, p.has("html") ? p.string("html") : "",
+                      p.has("markdown") ? p.string("markdown") : "");
+    for (const char* flag : {"html", "markdown"})
+      if (p.has(flag)) std::cout << "report: " << p.string(flag) << "\n";
+  }
   return code;
 }
 

@@ -5,6 +5,7 @@
 #include <limits>
 #include <stdexcept>
 
+#include "bench/stats/compare_stats.h"
 #include "bench/stats/stats.h"
 
 namespace pperf {
@@ -77,17 +78,23 @@ std::vector<Segment> fit_segments(const std::vector<double>& values, const Chang
     const size_t b = starts[k], e = k + 1 < starts.size() ? starts[k + 1] : n;
     segments.push_back({b, e, level(b, e)});
   }
-  // Merge neighbours whose levels are too close to matter.
-  for (bool merged = true; merged && segments.size() > 1;) {
-    merged = false;
-    for (size_t k = 1; k < segments.size(); ++k)
-      if (std::fabs(segments[k].level / segments[k - 1].level - 1) < o.min_rel_change) {
-        segments[k - 1].end = segments[k].end;
-        segments[k - 1].level = level(segments[k - 1].begin, segments[k - 1].end);
-        segments.erase(segments.begin() + static_cast<long>(k));
-        merged = true;
-        break;
-      }
+  // Confirm each change: merge the weakest boundary (too small a step, or the largest U-test
+  // p-value above alpha) until none is left.
+  auto logs_of = [&](const Segment& s) {
+    return std::vector<double>(x.begin() + static_cast<long>(s.begin), x.begin() + static_cast<long>(s.end));
+  };
+  while (segments.size() > 1) {
+    size_t weakest = 0;
+    double worst = -1;
+    for (size_t k = 1; k < segments.size(); ++k) {
+      const bool tiny = std::fabs(segments[k].level / segments[k - 1].level - 1) < o.min_rel_change;
+      const double p = tiny ? 2.0 : mann_whitney_u(logs_of(segments[k - 1]), logs_of(segments[k])).p_value;
+      if (p > worst) worst = p, weakest = k;
+    }
+    if (worst <= o.alpha) break;
+    segments[weakest - 1].end = segments[weakest].end;
+    segments[weakest - 1].level = level(segments[weakest - 1].begin, segments[weakest - 1].end);
+    segments.erase(segments.begin() + static_cast<long>(weakest));
   }
   return segments;
 }

@@ -62,3 +62,13 @@ TEST(ChangePoints, TinyShiftsAreMergedAndExactValuesWork) {
   EXPECT_TRUE(change_points({5, 6, 7}).empty());
   EXPECT_THROW(change_points({1, 0, 2, 3}), std::invalid_argument);
 }
+
+TEST(ChangePoints, AChangeNeedsEnoughRunsOnBothSides) {
+  // Perfectly separated levels: the U test between them decides. 5 runs then 3: the smallest
+  // two-sided p is 2/56 = 0.036 > alpha 0.01, not yet a change; 8 then 4: 2/495, a change.
+  EXPECT_TRUE(change_points(steps({{5, 100}, {3, 112}})).empty());
+  EXPECT_EQ(change_points(steps({{8, 100}, {4, 112}})), (std::vector<size_t>{8}));
+  ChangePointOptions lax;
+  lax.alpha = 0.05;
+  EXPECT_EQ(change_points(steps({{5, 100}, {3, 112}}), lax), (std::vector<size_t>{5}));
+}

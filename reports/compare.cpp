@@ -376,7 +376,15 @@ CompareSide pool_runs(const std::vector<CompareSide>& runs,
     for (const auto& [i, r] : list)
       if (r->status == ResultStatus::ok && r->step && (!keep || keep(*r, i))) ok.push_back(r);
     if (ok.empty()) {
-      out.report.results.push_back(*list.back().second);  // the newest as it was (failed, not run)
+      Result none = *list.back().second;  // the newest as it was (failed, not run) ...
+      if (none.status == ResultStatus::ok) {  // ... or every ok one was left out by `keep`
+        none.status = ResultStatus::not_run;
+        none.reason = "no pooled run of this pair since its last change point";
+        none.step.reset();
+        none.cost.reset();
+        none.measurement.reset();
+      }
+      out.report.results.push_back(std::move(none));
       out.run_medians.emplace_back();
       continue;
     }

@@ -4,6 +4,8 @@
 
 #include <filesystem>
 #include <iostream>
+#include <map>
+#include <set>
 
 #include "bench/cli/cli.h"
 #include "bench/core/atomic_file.h"
@@ -12,6 +14,7 @@
 #include "bench/core/json_view.h"
 #include "bench/core/results_json.h"
 #include "bench/history/history.h"
+#include "bench/stats/change_points.h"
 #include "reports/compare.h"
 #include "reports/compare_writers.h"
 #include "reports/html_report.h"
@@ -26,6 +29,47 @@ CompareSide file_side(const std::string& path) {
   side.file = path;
   side.runs.push_back({0, side.report.started_at, side.report.git_sha, side.report.config_sha256});
   return side;
+}
+
+struct Cutoff {
+  std::string started_at;
+  int64_t run_id = 0;
+};
+
+/// Per pair label, where its last change begins: detected in its median step-time series over
+/// the history's complete runs before the candidate plus the candidate itself, or marked by hand.
+std::map<std::string, Cutoff> change_cutoffs(const History& history, const RunReport& candidate, const std::string& fingerprint,
+                                             const std::string& own_sha) {
+  std::map<std::string, Cutoff> out;
+  std::set<int64_t> excluded;
+  for (const auto& run : history.list(candidate.config_name, std::nullopt, fingerprint, true))
+    if (run.results_sha256 == own_sha || !(run.started_at < candidate.started_at)) excluded.insert(run.id);
+  std::map<std::string, double> tonight;
+  for (const auto& r : candidate.results)
+    if (r.status == ResultStatus::ok && r.step) tonight[pair_key(r).label()] = r.step->median_ms;
+  for (const auto& [key, points] : history.series(candidate.config_name, fingerprint)) {
+    std::vector<SeriesPoint> kept;
+    for (const auto& p : points)
+      if (!excluded.count(p.run_id)) kept.push_back(p);
+    std::vector<double> medians;
+    for (const auto& p : kept) medians.push_back(p.median_ms);
+    const auto it = tonight.find(key.label());
+    if (it != tonight.end()) medians.push_back(it->second);
+    const auto changes = change_points(medians);
+    if (!changes.empty() && changes.back() < kept.size())
+      out[key.label()] = {kept[changes.back()].started_at, kept[changes.back()].run_id};
+  }
+  for (const auto& mark : history.change_points(candidate.config_name, fingerprint)) {
+    if (mark.source != "marked" || excluded.count(mark.run_id)) continue;
+    const auto run = history.run(mark.run_id);
+    if (!run) continue;
+    for (const auto& r : candidate.results) {
+      if (!mark.pair.workload.empty() && !(mark.pair == pair_key(r))) continue;
+      Cutoff& c = out[pair_key(r).label()];
+      if (run->started_at > c.started_at) c = {run->started_at, run->id};
+    }
+  }
+  return out;
 }
 
 /// The baseline from history: the last N complete runs of the candidate's config on its host
@@ -56,10 +100,18 @@ std::optional<CompareSide> history_side(const History& history, const CompareSid
     runs.push_back(std::move(side));
     ids += (ids.empty() ? "" : ", ") + std::to_string(run.id);
   }
-  CompareSide pooled = pool_runs(runs);
+  // Per pair, only runs from its last change point on: one real change does not alarm every night.
+  const auto cutoffs = change_cutoffs(history, candidate.report, fingerprint, own_sha);
+  size_t cut_pairs = 0;
+  CompareSide pooled = pool_runs(runs, [&](const Result& r, size_t i) {
+    const auto it = cutoffs.find(pair_key(r).label());
+    return it == cutoffs.end() || usable[i].started_at >= it->second.started_at;
+  });
+  for (const auto& r : candidate.report.results) cut_pairs += cutoffs.count(pair_key(r).label());
   pooled.file = history.path();
-  pooled.description = fmt::format("last {} of {} complete run(s) of '{}' on host {}, samples pooled: run(s) {}",
-                                    usable.size(), total, candidate.report.config_name, fingerprint, ids);
+  pooled.description = fmt::format("last {} of {} complete run(s) of '{}' on host {}, samples pooled: run(s) {}{}",
+                                    usable.size(), total, candidate.report.config_name, fingerprint, ids,
+                                    cut_pairs ? fmt::format("; {} pair(s) only from their last change point on", cut_pairs) : "");
   return pooled;
 }
 

@@ -43,6 +43,7 @@ std::vector<TrendSeries> history_trends(const std::string& db, const RunReport& 
       std::stable_sort(it->points.begin(), it->points.end(),
                        [](const TrendPoint& a, const TrendPoint& b) { return a.started_at < b.started_at; });
     }
+  const auto marks = history.change_points(run.config_name, fingerprint);
   for (auto& s : out) {
     std::vector<double> medians, costs;
     std::vector<size_t> cost_index;
@@ -52,6 +53,17 @@ std::vector<TrendSeries> history_trends(const std::string& db, const RunReport& 
     }
     s.median_changes = change_points(medians);
     for (size_t c : change_points(costs)) s.cost_changes.push_back(cost_index[c]);
+    // Changes marked by hand (`pperf history mark`) are drawn too.
+    for (const auto& m : marks) {
+      if (m.source != "marked" || (!m.pair.workload.empty() && m.pair.label() != s.label)) continue;
+      for (size_t i = 0; i < s.points.size(); ++i)
+        if (s.points[i].run_id == m.run_id) {
+          for (auto* list : {&s.median_changes, &s.cost_changes})
+            if (std::find(list->begin(), list->end(), i) == list->end()) list->push_back(i);
+        }
+    }
+    std::sort(s.median_changes.begin(), s.median_changes.end());
+    std::sort(s.cost_changes.begin(), s.cost_changes.end());
   }
   return out;
 }

@@ -7,6 +7,8 @@ Each STATEMENT is Python run with `j` (the document) and these helpers in scope:
   price(r, factor)   result r's instance prices and cost scaled by `factor` (same step times)
   resample(r, seed)  result r's samples drawn again, with replacement, from its own samples
                      (median, CI and cost follow): a second run without any drift
+  synth(r, median, n, cv, seed)  result r's samples replaced by n log-normal draws around
+                     `median` ms (spread cv), figures following
 The output is written with the indentation pperf uses."""
 import json
 import random
@@ -50,9 +52,19 @@ def resample(r, seed):
     st["samples"] = drawn
 
 
+def synth(r, median, n, cv, seed):
+    st = r["step_time_ms"]
+    rng = random.Random(seed)
+    drawn = [median * rng.lognormvariate(0, cv) for _ in range(n)]
+    slow(r, statistics.median(drawn) / st["median"])
+    st["samples"] = drawn
+    st["n"] = n
+    r["measurement"]["data_wait_ms"] = [0.0] * n
+
+
 def main(argv):
     j = json.load(open(argv[1]))
-    scope = {"j": j, "slow": slow, "price": price, "resample": resample}
+    scope = {"j": j, "slow": slow, "price": price, "resample": resample, "synth": synth}
     for statement in argv[3:]:
         exec(statement, scope)
     with open(argv[2], "w") as f:

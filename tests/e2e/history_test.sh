@@ -97,6 +97,41 @@ check "--against-history with two files" one_line_error "^pperf compare: --again
   "$pperf" compare --against-history 3 --db "$db" "$golden" "$golden"
 check "the candidate is never its own baseline" expect_exit 0 "$work/o" "$pperf" compare --against-history 5 --db "$work/c.sqlite" "$work/n4.json" --out "$work/own.json"
 check "... only runs started before it" json_check "$work/own.json" '[r["id"] for r in j["baseline"]["runs"]] == [1, 2, 3] or sorted(r["started_at"] for r in j["baseline"]["runs"]) == ["2026-12-01T01:00:00Z", "2026-12-02T01:00:00Z", "2026-12-03T01:00:00Z"]'
+# --- change points: `history changes`, `history mark`, and pooling only after the last change ----
+# Fourteen nights of 100 steps per pair: ten at 10 ms, then four 12 % slower (git shas name them).
+for i in $(seq 1 15); do
+  d=$(printf '%02d' "$i"); level=10; [ "$i" -gt 10 ] && level=11.2
+  edit "$golden" "$work/night$i.json" "j['started_at'] = '2027-01-${d}T02:00:00Z'" "j['tool']['git_sha'] = 'night${d}' + 'b' * 33" \
+    "for k, r in enumerate(j['results']): synth(r, $level * (1 + k), 100, 0.03, 1000 * $i + k)"
+done
+cdb="$work/changes.sqlite"
+"$pperf" history record --db "$cdb" $(for i in $(seq 1 10); do echo "$work/night$i.json"; done) >/dev/null
+check "the night of the change: regressed" expect_exit 1 "$work/o" "$pperf" compare --against-history 5 --db "$cdb" "$work/night11.json"
+"$pperf" history record --db "$cdb" "$work/night11.json" "$work/night12.json" "$work/night13.json" >/dev/null
+check "history changes" expect_exit 0 "$work/ch.out" "$pperf" history changes --db "$cdb"
+check "... names the run where each series changes" bash -c "[ \$(grep -c 'from run 11 (git night11bbbbb, 2027-01-11T02:00:00Z)' '$work/ch.out') -eq 6 ] && grep -q '^6 change point(s) detected in 6 series' '$work/ch.out'"
+check "... and stores them for SQL" test "$(sql "$cdb" "SELECT count(*) FROM change_points WHERE source = 'detected' AND run_id = 11")" = 6
+check "history changes --json" bash -c "'$pperf' history changes --db '$cdb' --config tiny-run --json >'$work/ch.json'"
+check "... fields" json_check "$work/ch.json" '
+len(j) == 6 and all(c["run_id"] == 11 and c["git_sha"].startswith("night11") and 10 < c["change_pct"] < 14 for c in j)
+sorted(set(c["metric"] for c in j)) == ["median_ms", "usd_per_step"]'
+check "--config unknown" one_line_error "^pperf history changes: --config: no runs of config 'tiny-rn'.*did you mean 'tiny-run'" "$pperf" history changes --db "$cdb" --config tiny-rn
+check "after the change: pooled only from it, unchanged" expect_exit 0 "$work/o" "$pperf" compare --against-history 5 --db "$cdb" "$work/night14.json" --out "$work/after.json"
+check "... the baseline is runs 11-13" json_check "$work/after.json" '
+all(p["baseline_runs"] == 3 and p["verdict"] == "unchanged" for p in j["pairs"])
+"3 pair(s) only from their last change point on" in j["baseline"]["description"]'
+# A change marked by hand counts at once (here: one night after it, too early to be detected).
+mdb="$work/marked.sqlite"
+"$pperf" history record --db "$mdb" $(for i in $(seq 1 11); do echo "$work/night$i.json"; done) >/dev/null
+"$pperf" compare --against-history 5 --db "$mdb" "$work/night12.json" --out "$work/unmarked.json" >/dev/null
+check "without a mark, night 12 pools both levels (runs 7-11)" json_check "$work/unmarked.json" 'all(p["baseline_runs"] == 5 for p in j["pairs"])'
+
+check "history mark" bash -c "'$pperf' history mark 11 --db '$mdb' --note 'new BLAS' | grep -q '^marked a change at run 11 (2027-01-11T02:00:00Z, git night11bbbbb) for every pair'"
+check "with the mark: unchanged" expect_exit 0 "$work/o" "$pperf" compare --against-history 5 --db "$mdb" "$work/night12.json" --out "$work/marked.json"
+check "... baseline is run 11 alone" json_check "$work/marked.json" 'all(p["baseline_runs"] == 1 for p in j["pairs"])'
+check "history changes lists the mark" bash -c "'$pperf' history changes --db '$mdb' | grep -q 'every pair .*marked by hand at run 11 .*: new BLAS'"
+check "mark an unknown pair" one_line_error "^pperf history mark: --pair: run 11 has no pair 'mnist_heavy/tiny/32 ondemnd' \(did you mean 'mnist_heavy/tiny/32 ondemand'\?\)" \
+  "$pperf" history mark 11 --db "$mdb" --pair "mnist_heavy/tiny/32 ondemnd"
 
 check "results files match schemas/results.schema.json" /usr/bin/python3 tests/e2e/validate_schema.py schemas/results.schema.json \
   "$work/r1.json" "$work/shown.json" "$work/c.json" "$work/c2.json"

@@ -18,8 +18,8 @@ namespace pperf {
 
 constexpr int kCompareSchemaVersion = 1;
 
-/// A pooled baseline adds a run-to-run test to the pairs it has >= 2 runs of once the spread of
-/// run medians, pooled over the pairs, has at least this many degrees of freedom.
+/// A pooled baseline adds a run-to-run test to the pairs it has >= 2 runs of once the pairs'
+/// run medians give at least this many (nominal) degrees of freedom for their spread.
 constexpr size_t kMinRunToRunDof = 3;
 
 struct CompareOptions {
@@ -110,7 +110,7 @@ struct CompareReport {
   std::vector<PairComparison> pairs;
   std::string currency = "USD";
   size_t tested_pairs = 0;  // pairs in the Benjamini–Hochberg family
-  size_t run_to_run_dof = 0;  // degrees of freedom of the run-to-run spread (0: no such test)
+  size_t run_to_run_dof = 0;  // degrees of freedom of the run-to-run test's t (0: no such test)
   size_t count(Verdict verdict) const;
   /// 1 when a pair regressed, is missing or failed in the candidate; else 0.
   int exit_code() const;

@@ -52,7 +52,7 @@ check "4th run vs 3 runs pooled: exit 0" expect_exit 0 "$work/ab.out" "$pperf" c
   --out "$work/ab.json" --markdown "$work/ab.md" --junit "$work/ab.xml"
 check "4th run vs 3 runs pooled: no regression" json_check "$work/ab.json" '
 j["summary"]["regressed"] == 0 and j["summary"]["pairs"] == 8 and j["summary"]["tested_pairs"] == 8
-j["summary"]["run_to_run_dof"] == 16
+j["summary"]["run_to_run_dof"] == 8
 all(p["baseline_runs"] == 3 and p["p_value"] == max(p["p_value_u_test"], p["p_value_run_to_run"]) for p in j["pairs"])
 all(p["q_value"] >= p["p_value"] for p in j["pairs"])
 all(p["change_pct_ci95"][0] <= p["change_pct"] <= p["change_pct_ci95"][1] for p in j["pairs"])

@@ -1,7 +1,12 @@
 #!/usr/bin/env bash
 # Tools only the tests need (not the main command's set-up): openssl for the TLS test's
-# throwaway CA, procps (pgrep) and bsdutils (script: a pseudo-terminal) for the CLI tests.
+# throwaway CA, procps (pgrep) and bsdutils (script: a pseudo-terminal) for the CLI tests,
+# chromium to render the HTML report, jsonschema to validate files against schemas/,
+# google/benchmark's compare.py (libbenchmark-tools, with scipy) to read `pperf export --format
+# gbench`, PIL to look at the rendered PNG, sqlite3 to query the history database as a dashboard
+# would. Installs what is missing, first use only.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-packages=(openssl python3 procps bsdutils iproute2)
+packages=(openssl python3 procps bsdutils iproute2 chromium python3-jsonschema libbenchmark-tools python3-scipy
+          python3-pil sqlite3)
 "$root/scripts/ensure-packages.sh" "pperf test set-up" "${packages[@]}"

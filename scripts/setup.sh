@@ -11,6 +11,7 @@ packages=(
   nlohmann-json3-dev libfmt-dev libboost-program-options-dev zlib1g-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc libssl-dev iproute2
+  libsqlite3-dev
   dataset-fashion-mnist
 )
 

@@ -16,6 +16,7 @@
 #include "bench/core/input_error.h"
 #include "bench/core/results_json.h"
 #include "bench/env/build_info.h"
+#include "bench/history/history.h"
 #include "bench/env/host_info.h"
 #include "bench/measure/torch_info.h"
 #include "pricing/pricing_stage.h"
@@ -181,6 +182,41 @@ size_t terminal_columns() {
   winsize size{};
   if (::isatty(STDOUT_FILENO) && ::ioctl(STDOUT_FILENO, TIOCGWINSZ, &size) == 0 && size.ws_col > 0) return size.ws_col;
   return 0;
+}
+
+void add_history_option(po::options_description& options) {
+  options.add_options()("history", po::value<std::string>()->implicit_value(""),
+                        "record the finished run in the history database FILE (default $PPERF_HISTORY, else "
+                        "results/history.sqlite); PPERF_HISTORY set records too");
+}
+
+std::vector<std::string> join_optional_value(const std::vector<std::string>& args, const std::string& flag) {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == flag && i + 1 < args.size() && !args[i + 1].empty() && args[i + 1][0] != '-') {
+      out.push_back(flag + "=" + args[i + 1]);
+      ++i;
+    } else {
+      out.push_back(args[i]);
+    }
+  }
+  return out;
+}
+
+std::string history_path_from(const Parsed& parsed) {
+  if (parsed.has("history")) {
+    const std::string given = parsed.string("history");
+    return given.empty() ? default_history_path() : given;
+  }
+  const char* env = std::getenv("PPERF_HISTORY");
+  return env && *env ? env : "";
+}
+
+void record_in_history(const std::string& db, const std::string& results_path, const RunReport& report) {
+  History history(db, History::Mode::create);
+  const auto rec = history.record(read_text_file(results_path), report);
+  std::cout << "history: " << (rec.already ? "already recorded as run " : "recorded as run ") << rec.id << " in "
+            << history.path() << "\n";
 }
 
 const std::atomic<bool>& install_stop_handlers(bool announce) {

@@ -59,6 +59,17 @@ void write_outputs(const RunReport& report, const Outputs& outputs);
 /// The end of run and cost: price, stamp, write, print the table; returns the exit code.
 int finish(RunReport& report, const Config& config, const Outputs& outputs);
 
+/// `--history [FILE]`: record the finished run in the SQLite history (default FILE:
+/// $PPERF_HISTORY, else results/history.sqlite). PPERF_HISTORY set also turns recording on.
+void add_history_option(po::options_description& options);
+/// `--history FILE` written with a space: boost takes only `--history=FILE` for an option whose
+/// value is optional, so the next argument is joined to it when it is not itself a flag.
+std::vector<std::string> join_optional_value(const std::vector<std::string>& args, const std::string& flag);
+/// The database to record in, or "" when recording is off.
+std::string history_path_from(const Parsed& parsed);
+/// Records the results file just written (its exact text) in the history; prints where.
+void record_in_history(const std::string& db, const std::string& results_path, const RunReport& report);
+
 /// SIGINT/SIGTERM set the flag (first signal: finish the current step; second: default action).
 /// With `announce`, the first signal also says so on stderr.
 const std::atomic<bool>& install_stop_handlers(bool announce);
@@ -73,6 +84,15 @@ int command_cost(const std::vector<std::string>& args, const std::vector<std::st
 int command_validate(const std::vector<std::string>& args);
 int command_list(const std::vector<std::string>& args);
 int command_data_worker(const std::vector<std::string>& args);
+int command_compare(const std::vector<std::string>& args);
+int command_history(const std::vector<std::string>& args);
+int command_export(const std::vector<std::string>& args);
+int command_report(const std::vector<std::string>& args);
+
+/// The run's HTML and/or Markdown report (a path "" skips one); with `history_db`, trend charts
+/// of the run's config on its host, change points marked. `run_text` is the results file's text.
+void write_run_reports(const RunReport& run, const std::string& source, const std::string& run_text,
+                       const std::string& history_db, const std::string& html_path, const std::string& markdown_path);
 int command_measure_item(const std::vector<std::string>& args, const std::vector<std::string>& argv);
 
 }  // namespace pperf::cli

@@ -11,7 +11,8 @@ namespace pperf::cli {
 int command_cost(const std::vector<std::string>& args, const std::vector<std::string>& argv) {
   auto options = config_options("cost");
   add_output_options(options);
-  Parsed p = parse("cost", options, args);
+  add_history_option(options);
+  Parsed p = parse("cost", options, join_optional_value(args, "--history"));
   if (p.help) return std::cout << options, kExitOk;
   const Config config = load_config(p.string("config"), builtin_workloads());
   if (!config.priced_only)
@@ -19,7 +20,11 @@ int command_cost(const std::vector<std::string>& args, const std::vector<std::st
   RunReport report = report_header(config, "cost", argv);
   report.results = given_results(make_plan(config, {}, HostCapacity{static_cast<int64_t>(std::thread::hardware_concurrency())}));
   report.status = overall_status(report.results, false);
-  return finish(report, config, outputs_from(p, config));
+  const Outputs out = outputs_from(p, config);
+  const std::string history = history_path_from(p);
+  const int code = finish(report, config, out);
+  if (!history.empty()) record_in_history(history, out.json_path, report);
+  return code;
 }
 
 }  // namespace pperf::cli

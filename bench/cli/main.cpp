@@ -17,6 +17,10 @@ const char* kUsage =
     "  validate     check a config, and say whether it can run on this host\n"
     "  list         list workloads or instances\n"
     "  data-worker  serve a config's preprocessed batches over gRPC (the data role)\n"
+    "  compare      compare two results files: per-pair verdicts, exit 1 on a regression\n"
+    "  history      record, list and show runs in the SQLite history\n"
+    "  export       a results file as Google Benchmark JSON or CSV\n"
+    "  report       a self-contained HTML report (and Markdown) of a run, with trends from the history\n"
     "`pperf <command> --help` shows a command's options; `pperf --version` the version.\n";
 
 /// Batches and activations are large (MBs) and allocated every step. glibc would hand each one
@@ -34,11 +38,15 @@ int dispatch(const std::string& command, const std::vector<std::string>& args, c
   if (command == "validate") return command_validate(args);
   if (command == "list") return command_list(args);
   if (command == "data-worker") return command_data_worker(args);
+  if (command == "compare") return command_compare(args);
+  if (command == "history") return command_history(args);
+  if (command == "export") return command_export(args);
+  if (command == "report") return command_report(args);
   if (command == "measure-item") return command_measure_item(args, argv);
   if (command == "--help" || command == "-h" || command == "help") return std::cout << kUsage, kExitOk;
   if (command == "--version") return std::cout << "pperf " << pperf::build_version() << " (" << pperf::build_git_sha() << ")\n", kExitOk;
   throw pperf::InputError("pperf", "", "unknown command '" + command + "'" +
-                                           pperf::did_you_mean(command, {"run", "cost", "validate", "list", "data-worker"}));
+                                           pperf::did_you_mean(command, {"run", "cost", "validate", "list", "data-worker", "compare", "history", "export", "report"}));
 }
 
 }  // namespace

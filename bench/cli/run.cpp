@@ -8,10 +8,12 @@
 #include <thread>
 
 #include "bench/cli/cli.h"
+#include "bench/core/atomic_file.h"
 #include "bench/config/plan.h"
 #include "bench/core/input_error.h"
 #include "bench/env/host_info.h"
 #include "bench/env/process.h"
+#include "bench/history/history.h"
 #include "bench/measure/executor.h"
 #include "pricing/pricing_stage.h"
 
@@ -20,11 +22,14 @@ namespace pperf::cli {
 int command_run(const std::vector<std::string>& args, const std::vector<std::string>& argv) {
   auto options = config_options("run");
   add_output_options(options);
+  add_history_option(options);
   options.add_options()("only", po::value<std::string>(), "comma-separated configuration names to run")(
       "workload", po::value<std::string>(), "run only this workload of the config")(
       "native", "running on the named instances themselves: results say emulated: false")(
-      "in-process", "measure every item in this process instead of a process per item (debugging)");
-  Parsed p = parse("run", options, args);
+      "in-process", "measure every item in this process instead of a process per item (debugging)")(
+      "html", po::value<std::string>(), "also write the self-contained HTML report (with trends when --history is on)")(
+      "markdown", po::value<std::string>(), "also write the Markdown report");
+  Parsed p = parse("run", options, join_optional_value(args, "--history"));
   if (p.help) return std::cout << options, kExitOk;
 
   const Config config = load_config(p.string("config"), builtin_workloads());
@@ -47,6 +52,8 @@ int command_run(const std::vector<std::string>& args, const std::vector<std::str
   // On a terminal each item draws a self-updating progress line; in CI, a line per item start
   // and end; with --quiet, nothing.
   executor.terminal_progress = !out.quiet && ::isatty(STDERR_FILENO);
+  const std::string history = history_path_from(p);
+  if (!history.empty()) History(history, History::Mode::create);  // a bad database fails before the run
 
   RunReport report = report_header(config, "run", argv);
   // Until the run ends, the file on disk says "interrupted": a run killed at any point
@@ -77,7 +84,15 @@ int command_run(const std::vector<std::string>& args, const std::vector<std::str
     write_outputs(partial, out);
   });
   report.status = overall_status(report.results, stop_requested);
-  return finish(report, config, out);
+  const int code = finish(report, config, out);
+  if (!history.empty()) record_in_history(history, out.json_path, report);
+  if (p.has("html") || p.has("markdown")) {
+    write_run_reports(report, out.json_path, read_text_file(out.json_path), history, p.has("html") ? p.string("html") : "",
+                      p.has("markdown") ? p.string("markdown") : "");
+    for (const char* flag : {"html", "markdown"})
+      if (p.has(flag)) std::cout << "report: " << p.string(flag) << "\n";
+  }
+  return code;
 }
 
 }  // namespace pperf::cli

@@ -223,8 +223,9 @@ const Configuration& Config::baseline() const {
 Config load_config(const std::string& path, const WorkloadRegistry& registry) {
   const nlohmann::json doc = read_json_file(path);
   JsonView root(doc, path);
-  root.expect_object({"name", "description", "seed", "pricing", "workloads", "measure",
+  root.expect_object({"$schema", "name", "description", "seed", "pricing", "workloads", "measure",
                       "configurations", "steps_to_train"});
+  root.string_or("$schema", "");  // for editors (schemas/config.schema.json); must be a string
   Config config;
   config.path = path;
   config.sha256 = sha256_hex(read_text_file(path));

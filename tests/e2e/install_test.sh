@@ -10,6 +10,7 @@ trap 'rm -rf "$prefix" "$elsewhere"' EXIT
 cmake --install "$build" --prefix "$prefix" >/dev/null
 test -x "$prefix/bin/pperf"
 test -f "$prefix/share/pperf/pricing/tables/aws-ec2-us-east-1.json"
+for s in config results compare; do test -f "$prefix/share/pperf/schemas/$s.schema.json"; done
 # A copy of the tables that differs from the source tree's proves which one is read.
 sed -i 's/"retrieved": "[^"]*"/"retrieved": "1999-01-01"/' "$prefix/share/pperf/pricing/tables/aws-ec2-us-east-1.json"
 cd "$elsewhere"

@@ -1,0 +1,498 @@
+#include "reports/compare.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <stdexcept>
+#include <tuple>
+
+#include <boost/math/distributions/chi_squared.hpp>
+#include <boost/math/distributions/students_t.hpp>
+
+#include "bench/core/input_error.h"
+#include "bench/stats/compare_stats.h"
+#include "bench/stats/stats.h"
+
+namespace pperf {
+
+namespace {
+using nlohmann::json;
+using Key = std::tuple<std::string, std::string, int64_t, std::string>;
+
+Key key_of(const Result& r) { return {r.workload, r.preset, r.batch_size, r.configuration}; }
+
+/// Index of each result by its key; a key twice in one file is bad input.
+std::map<Key, size_t> index_results(const CompareSide& side) {
+  std::map<Key, size_t> index;
+  const auto& results = side.report.results;
+  for (size_t i = 0; i < results.size(); ++i) {
+    const auto [it, inserted] = index.emplace(key_of(results[i]), i);
+    if (!inserted)
+      throw InputError(side.file, "/results/" + std::to_string(i),
+                       fmt::format("same workload, preset, batch_size and configuration as /results/{} "
+                                   "(a pair must be unique to be compared)", it->second));
+  }
+  return index;
+}
+
+void check_samples(const CompareSide& side) {
+  const auto& results = side.report.results;
+  for (size_t i = 0; i < results.size(); ++i) {
+    const Result& r = results[i];
+    const std::string at = "/results/" + std::to_string(i) + "/step_time_ms";
+    if (r.step && !(std::isfinite(r.step->median_ms) && r.step->median_ms > 0) && r.status == ResultStatus::ok)
+      throw InputError(side.file, at + "/median", "must be a finite number > 0");
+    if (!r.measurement) continue;
+    const auto& s = r.measurement->step_ms;
+    for (size_t j = 0; j < s.size(); ++j)
+      if (!(std::isfinite(s[j]) && s[j] > 0))
+        throw InputError(side.file, at + "/samples/" + std::to_string(j),
+                         fmt::format("step time must be a finite number > 0, got {}", s[j]));
+  }
+}
+
+PairFigures figures_of(const Result& r) {
+  PairFigures f;
+  f.status = r.status;
+  f.reason = r.reason;
+  f.measured = r.measured;
+  f.n = r.measurement ? r.measurement->step_ms.size() : 0;
+  if (r.step) f.median_ms = r.step->median_ms;
+  if (r.cost) f.usd_per_hour = r.cost->usd_per_hour, f.usd_per_step = r.cost->usd_per_step;
+  return f;
+}
+
+bool has_samples(const Result& r) { return r.measurement && !r.measurement->step_ms.empty(); }
+
+std::string host_fact(const json& host, const std::vector<std::string>& path) {
+  const json* v = &host;
+  for (const auto& p : path) {
+    if (!v->is_object() || !v->contains(p)) return "unknown";
+    v = &(*v)[p];
+  }
+  return v->is_string() ? v->get<std::string>() : v->dump();
+}
+
+std::string signed_pct(double v, int digits = 1) { return fmt::format("{:+.{}f} %", v, digits); }
+
+/// Gives the verdict and its reasons once the figures are in.
+void judge(PairComparison& p, const CompareOptions& o) {
+  const bool by_samples = p.compared_by == "samples";
+  const double change = *p.change_pct;
+  const std::optional<double> time_part = p.cost_time_part_pct;
+  const bool slower = change > o.max_slowdown_pct;
+  const bool costlier = time_part && *time_part > o.max_cost_increase_pct;
+  const bool faster = change < -o.max_slowdown_pct;
+  const bool cheaper = time_part && *time_part < -o.max_cost_increase_pct;
+  const bool evidence = by_samples ? p.significant : true;
+  std::string sig =
+      by_samples ? fmt::format("q = {:.3g} {} alpha {:g}", *p.q_value, p.significant ? "<=" : ">", o.alpha)
+                 : "compared by threshold alone (a side has no step-time samples)";
+  if (p.p_value_run_to_run)
+    sig += fmt::format("; U test p = {:.3g}, run-to-run test p = {:.3g} over {} baseline runs", *p.p_value_u_test,
+                       *p.p_value_run_to_run, p.baseline_runs);
+  if (evidence && (slower || costlier)) {
+    p.verdict = Verdict::regressed;
+    if (slower) p.reasons.push_back(fmt::format("step time {} > {:g} % allowed", signed_pct(change), o.max_slowdown_pct));
+    if (costlier)
+      p.reasons.push_back(fmt::format("USD per step {} from step time > {:g} % allowed", signed_pct(*time_part),
+                                      o.max_cost_increase_pct));
+    p.reasons.push_back(sig);
+  } else if (evidence && (faster || cheaper)) {
+    p.verdict = Verdict::improved;
+    p.reasons.push_back(fmt::format("step time {}", signed_pct(change)));
+    p.reasons.push_back(sig);
+  } else {
+    p.verdict = Verdict::unchanged;
+    if (by_samples && !p.significant)
+      p.reasons.push_back(fmt::format("not significant after Benjamini–Hochberg ({})", sig));
+    else
+      p.reasons.push_back(fmt::format("step time {} within {:g} %{}", signed_pct(change), o.max_slowdown_pct,
+                                      by_samples ? "" : " (" + sig + ")"));
+  }
+  if (p.price_moved && p.cost_price_part_pct)
+    p.reasons.push_back(fmt::format("price moved: USD/h {:.6g} -> {:.6g}, USD per step {} from price "
+                                    "(not a performance regression)",
+                                    *p.baseline->usd_per_hour, *p.candidate->usd_per_hour,
+                                    signed_pct(*p.cost_price_part_pct)));
+}
+
+/// Run-to-run spread of a pooled baseline, on log median step times. Each pair with k >= 2
+/// runs gives a variance estimate s^2 / (median of chi^2(k-1) / (k-1)); the spread is the median
+/// of these over the pairs, so one disturbed night on a few pairs (a busy shared host) does not
+/// blind the test for all of them. Its t reference gets half the nominal degrees of freedom
+/// sum (k - 1): simulated under the null (8 pairs x 3 runs) that keeps P(p < 0.05) at 3.7 %
+/// where the full count gives 5.2 %.
+struct RunSpread {
+  double variance = 0;
+  size_t nominal_dof = 0, dof = 0;
+};
+
+RunSpread run_spread(const std::vector<std::vector<double>>& run_medians) {
+  std::vector<double> estimates;
+  size_t nominal = 0;
+  for (const auto& medians : run_medians) {
+    const size_t k = medians.size();
+    if (k < 2) continue;
+    double mean = 0;
+    for (double m : medians) mean += std::log(m);
+    mean /= static_cast<double>(k);
+    double ss = 0;
+    for (double m : medians) ss += (std::log(m) - mean) * (std::log(m) - mean);
+    const double d = static_cast<double>(k - 1);
+    const double chi2_median = boost::math::quantile(boost::math::chi_squared(d), 0.5);
+    estimates.push_back(ss / d / (chi2_median / d));
+    nominal += k - 1;
+  }
+  if (estimates.empty()) return {};
+  return {median(estimates), nominal, std::max<size_t>(1, nominal / 2)};
+}
+
+/// Two-sided p-value of the candidate's median against a pair's baseline run medians, on logs:
+/// a prediction-interval t test with the pooled spread, t = (c - mean) / (s sqrt(1 + 1/k)).
+/// It carries the run-to-run drift (a machine that is slower tonight) the U test cannot see.
+double run_to_run_p_value(const std::vector<double>& baseline_medians, double candidate_median, const RunSpread& spread) {
+  const double k = static_cast<double>(baseline_medians.size());
+  double mean = 0;
+  for (double m : baseline_medians) mean += std::log(m);
+  mean /= k;
+  const double diff = std::log(candidate_median) - mean;
+  const double sd = std::sqrt(spread.variance);
+  if (sd == 0) return diff == 0 ? 1.0 : 0.0;
+  const double t = std::fabs(diff) / (sd * std::sqrt(1 + 1 / k));
+  const boost::math::students_t dist(static_cast<double>(spread.dof));
+  return std::min(1.0, 2 * boost::math::cdf(boost::math::complement(dist, t)));
+}
+
+json or_null(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
+
+json figures_json(const std::optional<PairFigures>& f) {
+  if (!f) return nullptr;
+  return {{"status", to_string(f->status)},
+          {"reason", f->reason.empty() ? json(nullptr) : json(f->reason)},
+          {"measured", f->measured},
+          {"n", f->n},
+          {"median_ms", or_null(f->median_ms)},
+          {"usd_per_hour", or_null(f->usd_per_hour)},
+          {"usd_per_step", or_null(f->usd_per_step)}};
+}
+
+json side_json(const CompareSide& s) {
+  json runs = json::array();
+  for (const auto& r : s.runs)
+    runs.push_back({{"id", r.id ? json(r.id) : json(nullptr)}, {"started_at", r.started_at},
+                    {"git_sha", r.git_sha}, {"config_sha256", r.config_sha256}});
+  return {{"source", s.file},
+          {"description", s.description},
+          {"config", {{"name", s.report.config_name}, {"sha256", s.report.config_sha256}}},
+          {"git_sha", s.report.git_sha},
+          {"started_at", s.report.started_at},
+          {"status", to_string(s.report.status)},
+          {"command", s.report.command},
+          {"pricing", {{"table", s.report.pricing_table}, {"retrieved", s.report.pricing_retrieved},
+                       {"currency", s.report.pricing_currency}}},
+          {"runs", runs}};
+}
+}  // namespace
+
+std::string to_string(Verdict v) {
+  switch (v) {
+    case Verdict::regressed: return "regressed";
+    case Verdict::improved: return "improved";
+    case Verdict::unchanged: return "unchanged";
+    case Verdict::added: return "new";
+    case Verdict::missing: return "missing";
+    case Verdict::failed: return "failed";
+  }
+  return "?";
+}
+
+bool is_alarm(Verdict v) { return v == Verdict::regressed || v == Verdict::missing || v == Verdict::failed; }
+
+std::string ProvenanceWarning::message() const {
+  return fmt::format("{} differs: '{}' (baseline) vs '{}' (candidate)", field, baseline, candidate);
+}
+
+size_t CompareReport::count(Verdict v) const {
+  size_t n = 0;
+  for (const auto& p : pairs) n += p.verdict == v;
+  return n;
+}
+
+int CompareReport::exit_code() const {
+  for (const auto& p : pairs)
+    if (is_alarm(p.verdict)) return 1;
+  return 0;
+}
+
+std::vector<ProvenanceWarning> provenance_differences(const RunReport& b, const RunReport& c) {
+  std::vector<ProvenanceWarning> out;
+  auto add = [&](const std::string& field, const std::string& vb, const std::string& vc) {
+    if (vb != vc) out.push_back({field, vb, vc});
+  };
+  add("host.cpu_model", host_fact(b.host, {"cpu_model"}), host_fact(c.host, {"cpu_model"}));
+  add("host.logical_cpus", host_fact(b.host, {"logical_cpus"}), host_fact(c.host, {"logical_cpus"}));
+  add("host.torch.libtorch_version", host_fact(b.host, {"torch", "libtorch_version"}),
+      host_fact(c.host, {"torch", "libtorch_version"}));
+  add("host.blas.library", host_fact(b.host, {"blas", "library"}), host_fact(c.host, {"blas", "library"}));
+  add("config.name", b.config_name, c.config_name);
+  add("config.sha256", b.config_sha256, c.config_sha256);
+  add("pricing.table", b.pricing_table, c.pricing_table);
+  add("pricing.retrieved", b.pricing_retrieved, c.pricing_retrieved);
+  add("pricing.currency", b.pricing_currency, c.pricing_currency);
+  add("pricing.market", b.pricing_market, c.pricing_market);
+  add("pricing.discount_pct", fmt::format("{:g}", b.discount_pct), fmt::format("{:g}", c.discount_pct));
+  return out;
+}
+
+CompareReport compare_runs(CompareSide baseline, CompareSide candidate, const CompareOptions& o) {
+  if (!(o.alpha > 0 && o.alpha < 1)) throw std::invalid_argument("alpha must be in (0, 1)");
+  if (!(o.max_slowdown_pct >= 0) || !(o.max_cost_increase_pct >= 0))
+    throw std::invalid_argument("thresholds must be >= 0");
+  check_samples(baseline);
+  check_samples(candidate);
+  const auto base_index = index_results(baseline);
+  const auto cand_index = index_results(candidate);
+
+  CompareReport report;
+  report.options = o;
+  report.warnings = provenance_differences(baseline.report, candidate.report);
+  report.currency = candidate.report.pricing_currency.empty() ? "USD" : candidate.report.pricing_currency;
+  if (candidate.report.status != RunStatus::complete)
+    report.notes.push_back("the candidate run's status is '" + to_string(candidate.report.status) + "'");
+
+  const auto& base_results = baseline.report.results;
+  const auto& cand_results = candidate.report.results;
+  std::vector<std::pair<const Result*, const Result*>> matched;  // baseline order, then new ones
+  for (const auto& b : base_results) {
+    const auto it = cand_index.find(key_of(b));
+    matched.emplace_back(&b, it == cand_index.end() ? nullptr : &cand_results[it->second]);
+  }
+  for (const auto& c : cand_results)
+    if (!base_index.count(key_of(c))) matched.emplace_back(nullptr, &c);
+
+  const RunSpread spread = run_spread(baseline.run_medians);
+  std::vector<size_t> tested;  // indices into report.pairs of pairs compared by samples
+  std::vector<double> p_values;
+  for (const auto& [b, c] : matched) {
+    PairComparison p;
+    const Result& any = b ? *b : *c;
+    p.workload = any.workload;
+    p.preset = any.preset;
+    p.batch_size = any.batch_size;
+    p.configuration = any.configuration;
+    if (b) p.baseline = figures_of(*b);
+    if (c) p.candidate = figures_of(*c);
+    if (!c) {
+      p.verdict = Verdict::missing;
+      p.reasons.push_back("in the baseline, not in the candidate");
+    } else if (c->status == ResultStatus::failed) {
+      p.verdict = Verdict::failed;
+      p.reasons.push_back("failed in the candidate: " + c->reason);
+    } else if (c->status == ResultStatus::not_run) {
+      p.verdict = Verdict::missing;
+      p.reasons.push_back("not run in the candidate" + (c->reason.empty() ? "" : ": " + c->reason));
+    } else if (!b) {
+      p.verdict = Verdict::added;
+      p.reasons.push_back("in the candidate, not in the baseline");
+    } else if (b->status != ResultStatus::ok) {
+      p.verdict = Verdict::added;
+      p.reasons.push_back("no baseline figure to compare with (baseline " + to_string(b->status) +
+                          (b->reason.empty() ? "" : ": " + b->reason) + ")");
+    } else {
+      // Both ok: the figures.
+      const double tb = b->step->median_ms, tc = c->step->median_ms;
+      p.median_change_pct = (tc / tb - 1) * 100;
+      if (has_samples(*b) && has_samples(*c)) {
+        p.compared_by = "samples";
+        const RelativeChange hl = hodges_lehmann_log_ratio(b->measurement->step_ms, c->measurement->step_ms, 0.95);
+        p.change_pct = hl.estimate * 100;
+        p.change_pct_ci95 = std::array<double, 2>{hl.ci[0] * 100, hl.ci[1] * 100};
+        p.p_value_u_test = mann_whitney_u(b->measurement->step_ms, c->measurement->step_ms).p_value;
+        p.p_value = p.p_value_u_test;
+        const size_t bi = static_cast<size_t>(b - base_results.data());
+        if (bi < baseline.run_medians.size()) {
+          const auto& medians = baseline.run_medians[bi];
+          p.baseline_runs = medians.size();
+          if (medians.size() >= 2 && spread.nominal_dof >= kMinRunToRunDof) {
+            p.p_value_run_to_run = run_to_run_p_value(medians, tc, spread);
+            p.p_value = std::max(*p.p_value_u_test, *p.p_value_run_to_run);
+          }
+        }
+        tested.push_back(report.pairs.size());
+        p_values.push_back(*p.p_value);
+      } else {
+        p.compared_by = "threshold";
+        p.change_pct = p.median_change_pct;
+      }
+      if (b->cost && c->cost && b->cost->usd_per_step > 0 && b->cost->usd_per_hour > 0) {
+        const double total = (c->cost->usd_per_step / b->cost->usd_per_step - 1) * 100;
+        p.cost_change_pct = total;
+        p.cost_time_part_pct = (tc / tb - 1) * 100;
+        p.cost_price_part_pct = total - *p.cost_time_part_pct;
+        p.usd_per_step_change = c->cost->usd_per_step - b->cost->usd_per_step;
+        p.price_moved = std::fabs(c->cost->usd_per_hour / b->cost->usd_per_hour - 1) > 1e-9;
+      }
+    }
+    report.pairs.push_back(std::move(p));
+  }
+
+  const std::vector<double> q = benjamini_hochberg(p_values);
+  for (size_t i = 0; i < tested.size(); ++i) {
+    PairComparison& p = report.pairs[tested[i]];
+    p.q_value = q[i];
+    p.significant = q[i] <= o.alpha;
+  }
+  report.tested_pairs = tested.size();
+  report.run_to_run_dof = spread.nominal_dof >= kMinRunToRunDof ? spread.dof : 0;
+  for (auto& p : report.pairs)
+    if (!p.compared_by.empty()) judge(p, o);
+
+  // Not a warning about the files, but worth saying: which side moved the money.
+  size_t price_moves = 0;
+  for (const auto& p : report.pairs) price_moves += p.price_moved;
+  if (price_moves)
+    report.notes.push_back(fmt::format("the price of {} configuration(s) moved; its part of the cost change is "
+                                       "reported separately and never counted as a regression",
+                                       price_moves));
+  report.baseline = std::move(baseline);
+  report.candidate = std::move(candidate);
+  return report;
+}
+
+CompareSide pool_runs(const std::vector<CompareSide>& runs,
+                      const std::function<bool(const Result&, size_t run_index)>& keep) {
+  if (runs.empty()) throw std::invalid_argument("pool_runs needs at least one run");
+  CompareSide out;
+  const CompareSide& newest = runs.back();
+  out.report = newest.report;
+  out.report.results.clear();
+  for (const auto& r : runs) out.runs.insert(out.runs.end(), r.runs.begin(), r.runs.end());
+  // Pairs in the newest run's order, then pairs only older runs have.
+  std::vector<Key> order;
+  std::map<Key, std::vector<std::pair<size_t, const Result*>>> by_key;
+  for (size_t i = runs.size(); i-- > 0;)
+    for (const auto& r : runs[i].report.results) {
+      auto& list = by_key[key_of(r)];
+      if (list.empty()) order.push_back(key_of(r));
+      list.emplace_back(i, &r);
+    }
+  for (const Key& key : order) {
+    auto list = by_key[key];
+    std::reverse(list.begin(), list.end());  // oldest first
+    std::vector<const Result*> ok;
+    for (const auto& [i, r] : list)
+      if (r->status == ResultStatus::ok && r->step && (!keep || keep(*r, i))) ok.push_back(r);
+    if (ok.empty()) {
+      Result none = *list.back().second;  // the newest as it was (failed, not run) ...
+      if (none.status == ResultStatus::ok) {  // ... or every ok one was left out by `keep`
+        none.status = ResultStatus::not_run;
+        none.reason = "no pooled run of this pair since its last change point";
+        none.step.reset();
+        none.cost.reset();
+        none.measurement.reset();
+      }
+      out.report.results.push_back(std::move(none));
+      out.run_medians.emplace_back();
+      continue;
+    }
+    Result pooled = *ok.back();
+    std::vector<double> medians;
+    bool all_samples = true;
+    for (const Result* r : ok) {
+      medians.push_back(r->step->median_ms);
+      all_samples = all_samples && r->measurement && !r->measurement->step_ms.empty();
+    }
+    if (all_samples) {
+      Measurement m = *pooled.measurement;
+      m.step_ms.clear();
+      m.data_wait_ms.clear();
+      for (const Result* r : ok) {
+        m.step_ms.insert(m.step_ms.end(), r->measurement->step_ms.begin(), r->measurement->step_ms.end());
+        m.data_wait_ms.insert(m.data_wait_ms.end(), r->measurement->data_wait_ms.begin(), r->measurement->data_wait_ms.end());
+      }
+      const Summary s = summarize(m.step_ms);
+      pooled.step = StepTimeEstimate{s.median, s.ci95};
+      pooled.spread = StepTimeSpread{s.mean, s.stdev, s.cv, s.p5, s.p95};
+      pooled.measurement = m;
+    } else {
+      const double med = median(medians);
+      pooled.step = StepTimeEstimate{med, {med, med}};
+      pooled.measurement.reset();
+      pooled.spread.reset();
+    }
+    if (pooled.cost) {
+      Cost& c = *pooled.cost;
+      c.usd_per_step = c.usd_per_hour * pooled.step->median_ms / 3.6e6;
+      c.usd_per_step_ci95 = {c.usd_per_hour * pooled.step->ci95_ms[0] / 3.6e6,
+                             c.usd_per_hour * pooled.step->ci95_ms[1] / 3.6e6};
+      if (pooled.samples_per_step > 0) {
+        c.usd_per_1m_samples = c.usd_per_step / static_cast<double>(pooled.samples_per_step) * 1e6;
+        c.samples_per_usd = static_cast<double>(pooled.samples_per_step) / c.usd_per_step;
+      }
+    }
+    out.report.results.push_back(std::move(pooled));
+    out.run_medians.push_back(std::move(medians));
+  }
+  return out;
+}
+
+json compare_to_json(const CompareReport& r) {
+  json pairs = json::array();
+  for (const auto& p : r.pairs) {
+    const auto ci = p.change_pct_ci95;
+    pairs.push_back({{"workload", p.workload},
+                     {"preset", p.preset},
+                     {"batch_size", p.batch_size},
+                     {"configuration", p.configuration},
+                     {"verdict", to_string(p.verdict)},
+                     {"compared_by", p.compared_by.empty() ? json(nullptr) : json(p.compared_by)},
+                     {"reasons", p.reasons},
+                     {"baseline", figures_json(p.baseline)},
+                     {"candidate", figures_json(p.candidate)},
+                     {"change_pct", or_null(p.change_pct)},
+                     {"change_pct_ci95", ci ? json::array({(*ci)[0], (*ci)[1]}) : json(nullptr)},
+                     {"median_change_pct", or_null(p.median_change_pct)},
+                     {"p_value", or_null(p.p_value)},
+                     {"p_value_u_test", or_null(p.p_value_u_test)},
+                     {"p_value_run_to_run", or_null(p.p_value_run_to_run)},
+                     {"baseline_runs", p.baseline_runs},
+                     {"q_value", or_null(p.q_value)},
+                     {"significant", p.significant},
+                     {"cost_change_pct", or_null(p.cost_change_pct)},
+                     {"cost_change_time_part_pct", or_null(p.cost_time_part_pct)},
+                     {"cost_change_price_part_pct", or_null(p.cost_price_part_pct)},
+                     {"usd_per_step_change", or_null(p.usd_per_step_change)},
+                     {"price_moved", p.price_moved}});
+  }
+  json warnings = json::array();
+  for (const auto& w : r.warnings)
+    warnings.push_back({{"field", w.field}, {"baseline", w.baseline}, {"candidate", w.candidate},
+                        {"message", w.message()}});
+  json summary = {{"pairs", r.pairs.size()}, {"tested_pairs", r.tested_pairs}, {"exit_code", r.exit_code()},
+                  {"run_to_run_dof", r.run_to_run_dof}};
+  for (Verdict v : {Verdict::regressed, Verdict::improved, Verdict::unchanged, Verdict::added, Verdict::missing,
+                    Verdict::failed})
+    summary[to_string(v)] = r.count(v);
+  return {{"schema_version", kCompareSchemaVersion},
+          {"kind", "pperf-compare"},
+          {"options", {{"alpha", r.options.alpha},
+                       {"max_slowdown_pct", r.options.max_slowdown_pct},
+                       {"max_cost_increase_pct", r.options.max_cost_increase_pct}}},
+          {"methods", {{"change", "hodges_lehmann_log_ratio"},
+                       {"change_ci", "95 % distribution-free CI of the Hodges–Lehmann shift of log step times"},
+                       {"test", "mann_whitney_u_two_sided"},
+                       {"run_to_run_test", "prediction-interval t test of the candidate median against the pair's baseline run medians (log), spread: median over the pairs of their variance estimates; p_value = max of both"},
+                       {"correction", "benjamini_hochberg"}}},
+          {"currency", r.currency},
+          {"baseline", side_json(r.baseline)},
+          {"candidate", side_json(r.candidate)},
+          {"warnings", warnings},
+          {"notes", r.notes},
+          {"summary", summary},
+          {"pairs", pairs}};
+}
+
+}  // namespace pperf

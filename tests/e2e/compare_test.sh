@@ -1,0 +1,160 @@
+#!/usr/bin/env bash
+# End-to-end tests of `pperf compare`: exit codes 0/1/2, one-line errors, the noise test (two
+# real runs of one config are not a regression, a 10 % slowdown injected into the samples is),
+# on a three-pair and an eight-pair file, and every output (console, Markdown, JUnit, JSON).
+# usage: tests/e2e/compare_test.sh PATH/TO/pperf
+set -uo pipefail
+pperf="$1"
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+cd "$root"
+source tests/e2e/lib.sh
+edit() { /usr/bin/python3 tests/e2e/edit_results.py "$@"; }
+golden=tests/data/results/run_tiny.json
+cost=tests/data/results/cost_seed000_ex1.json
+
+# --- bad input: one line naming the file + JSON pointer (or the flag), exit 2 ---------------
+check "--help" expect_exit 0 "$work/o" "$pperf" compare --help
+check "one file" one_line_error "^pperf compare: expected BASELINE.json CANDIDATE.json, got 1 file" "$pperf" compare "$golden"
+check "unreadable file" one_line_error "^$work/nope.json: cannot open file$" "$pperf" compare "$golden" "$work/nope.json"
+edit "$golden" "$work/v2.json" 'j["schema_version"] = 2'
+check "wrong schema_version" one_line_error "^$work/v2.json: /schema_version: schema_version 2 is not supported" "$pperf" compare "$golden" "$work/v2.json"
+edit "$golden" "$work/nofield.json" 'del j["results"][1]["configuration"]'
+check "missing field" one_line_error "^$work/nofield.json: /results/1/configuration: missing required field" "$pperf" compare "$work/nofield.json" "$golden"
+edit "$golden" "$work/strsample.json" 'j["results"][0]["step_time_ms"]["samples"][3] = "NaN"'
+check "NaN sample (string)" one_line_error "^$work/strsample.json: /results/0/step_time_ms/samples/3: " "$pperf" compare "$golden" "$work/strsample.json"
+sed '0,/"samples": \[/s//"samples": [NaN, /' "$golden" >"$work/nan.json"
+check "NaN literal" one_line_error "^$work/nan.json: .*(parse error|syntax error)" "$pperf" compare "$golden" "$work/nan.json"
+edit "$golden" "$work/neg.json" 'j["results"][2]["step_time_ms"]["samples"][1] = -4.5'
+check "negative sample" one_line_error "^$work/neg.json: /results/2/step_time_ms/samples/1: step time must be a finite number > 0, got -4.5$" "$pperf" compare "$golden" "$work/neg.json"
+edit "$golden" "$work/dup.json" 'j["results"].append(j["results"][0])'
+check "duplicate pair" one_line_error "^$work/dup.json: /results/3: same workload, preset, batch_size and configuration as /results/0" "$pperf" compare "$golden" "$work/dup.json"
+check "--alpha out of range" one_line_error "^pperf compare: --alpha: must be in \(0, 1\), got 2$" "$pperf" compare --alpha 2 "$golden" "$golden"
+check "--alpha not a number" one_line_error "^pperf compare: --alpha: " "$pperf" compare --alpha x "$golden" "$golden"
+check "negative threshold" one_line_error "^pperf compare: --max-slowdown-pct: must be in \[0, " "$pperf" compare --max-slowdown-pct -1 "$golden" "$golden"
+
+# --- a file against itself: every pair unchanged, exit 0 --------------------------------------
+check "golden vs itself" expect_exit 0 "$work/self.out" "$pperf" compare "$golden" "$golden" --out "$work/self.json"
+check "golden vs itself figures" json_check "$work/self.json" '
+j["schema_version"] == 1 and j["summary"]["pairs"] == 3 and j["summary"]["unchanged"] == 3 and j["summary"]["exit_code"] == 0
+all(p["p_value"] == 1 and p["change_pct"] == 0 and p["compared_by"] == "samples" for p in j["pairs"])
+j["warnings"] == []'
+
+# --- the noise test on real runs of an eight-pair file (150 steps per pair) --------------------
+# On a shared host, whole runs drift (bench/compare_noise.sh measures it: about 1 in 10 pairs of
+# single runs differ by more than 5 % somewhere). So, as a nightly job does, the candidate is
+# compared against three earlier runs pooled: the run-to-run test then sees that drift.
+for i in 1 2 3 4; do
+  check "run $i (8 pairs)" expect_exit 0 "$work/o" "$pperf" run --config tests/data/noise_run.json --out "$work/m$i.json"
+done
+check "4th run vs 3 runs pooled: exit 0" expect_exit 0 "$work/ab.out" "$pperf" compare "$work/m1.json" "$work/m2.json" "$work/m3.json" "$work/m4.json" \
+  --out "$work/ab.json" --markdown "$work/ab.md" --junit "$work/ab.xml"
+check "4th run vs 3 runs pooled: no regression" json_check "$work/ab.json" '
+j["summary"]["regressed"] == 0 and j["summary"]["pairs"] == 8 and j["summary"]["tested_pairs"] == 8
+j["summary"]["run_to_run_dof"] == 8
+all(p["baseline_runs"] == 3 and p["p_value"] == max(p["p_value_u_test"], p["p_value_run_to_run"]) for p in j["pairs"])
+all(p["q_value"] >= p["p_value"] for p in j["pairs"])
+all(p["change_pct_ci95"][0] <= p["change_pct"] <= p["change_pct_ci95"][1] for p in j["pairs"])
+all(p["baseline"]["n"] == 450 and p["candidate"]["n"] == 150 for p in j["pairs"])'
+edit "$work/m4.json" "$work/m4_slow.json" 'for r in j["results"]: slow(r, 1.10)'
+check "4th run +10 %: exit 1" expect_exit 1 "$work/slow.out" "$pperf" compare "$work/m1.json" "$work/m2.json" "$work/m3.json" "$work/m4_slow.json" \
+  --out "$work/slow.json" --markdown "$work/slow.md" --junit "$work/slow.xml"
+# 158 of 160 such pairs were caught in bench/compare_noise.sh; a pair the drift made 5 % faster
+# than its baseline can stay under the threshold.
+check "4th run +10 %: (nearly) every pair regressed" json_check "$work/slow.json" '
+j["summary"]["regressed"] >= 6
+all(p["change_pct"] > 5 and p["significant"] for p in j["pairs"] if p["verdict"] == "regressed")'
+# Statistics alone, no drift: a second "run" drawn from the first run's own samples.
+edit "$work/m1.json" "$work/m1_again.json" 'for i, r in enumerate(j["results"]): resample(r, i)'
+edit "$work/m1_again.json" "$work/m1_again_slow.json" 'for r in j["results"]: slow(r, 1.10)'
+check "two files, resampled: exit 0" expect_exit 0 "$work/o" "$pperf" compare "$work/m1.json" "$work/m1_again.json" --out "$work/rs.json"
+check "two files, resampled: no regression" json_check "$work/rs.json" 'j["summary"]["regressed"] == 0 and j["summary"]["run_to_run_dof"] == 0'
+check "two files, resampled +10 %: exit 1" expect_exit 1 "$work/o" "$pperf" compare "$work/m1.json" "$work/m1_again_slow.json" --out "$work/rss.json"
+check "two files, resampled +10 %: all 8 regressed" json_check "$work/rss.json" 'j["summary"]["regressed"] == 8'
+# The three-pair golden run (5 steps per pair) the same way.
+edit "$golden" "$work/g_again.json" 'for i, r in enumerate(j["results"]): resample(r, 10 + i)'
+check "3 pairs, resampled: exit 0" expect_exit 0 "$work/o" "$pperf" compare "$golden" "$work/g_again.json"
+# A history-pooled baseline gives the same verdicts as the pooled files.
+check "history: record 3 runs" expect_exit 0 "$work/o" "$pperf" history record --db "$work/h.sqlite" "$work/m1.json" "$work/m2.json" "$work/m3.json"
+check "history: --against-history 3, +10 %: exit 1" expect_exit 1 "$work/o" "$pperf" compare --against-history 3 --db "$work/h.sqlite" "$work/m4_slow.json" --out "$work/hs.json"
+check "history: same figures as the pooled files" /usr/bin/python3 -c "
+import json
+a, b = json.load(open('$work/slow.json')), json.load(open('$work/hs.json'))
+assert [p['verdict'] for p in a['pairs']] == [p['verdict'] for p in b['pairs']]
+assert all(abs(x['change_pct'] - y['change_pct']) < 1e-9 and abs(x['q_value'] - y['q_value']) < 1e-12 for x, y in zip(a['pairs'], b['pairs']))
+assert [r['id'] for r in b['baseline']['runs']] == [1, 2, 3]"
+
+# --- outputs ---------------------------------------------------------------------------------
+check "console names every pair" bash -c "[ \$(grep -cE '^(regressed|unchanged|improved)  ' '$work/slow.out') -eq 8 ] && grep -q '8 pair(s):' '$work/slow.out'"
+check "markdown: regressions first" /usr/bin/python3 -c "
+import sys
+rows = [l for l in open('$work/slow.md') if l.startswith('| ') and ('regressed' in l or 'unchanged' in l or 'improved' in l)]
+order = ['regressed' in r for r in rows]
+sys.exit(0 if rows and order == sorted(order, reverse=True) and order[0] else 1)"
+check "markdown: method and alarm" bash -c "grep -q 'Hodges–Lehmann' '$work/slow.md' && grep -q 'alarm' '$work/slow.md'"
+check "junit: one testcase per pair, failures = regressions" /usr/bin/python3 -c "
+import json, sys, xml.etree.ElementTree as ET
+t = ET.parse('$work/slow.xml').getroot()
+j = json.load(open('$work/slow.json'))
+cases = t.findall('.//testcase')
+fails = [c for c in cases if c.find('failure') is not None]
+assert len(cases) == 8, len(cases)
+assert len(fails) == j['summary']['regressed'] == int(t.get('failures')), (len(fails), t.get('failures'))
+for f in fails:
+    m = f.find('failure').get('message')
+    assert m.startswith('regressed: ') and '95 % CI' in m and 'q = ' in m and 'per 100 steps' in m, m
+"
+check "junit: a clean run has no failure" /usr/bin/python3 -c "
+import xml.etree.ElementTree as ET
+t = ET.parse('$work/ab.xml').getroot()
+assert t.get('failures') == '0' and len(t.findall('.//testcase')) == 8 and not t.findall('.//failure')"
+
+# --- apples and oranges: warned in every output; --strict makes it exit 2 ----------------------
+edit "$work/m1_again.json" "$work/b_host.json" 'j["host"]["cpu_model"] = "AMD EPYC 7R13"' 'j["host"]["torch"]["libtorch_version"] = "2.1.0"'
+check "other host: still compared" expect_exit 0 "$work/host.out" "$pperf" compare "$work/m1.json" "$work/b_host.json" \
+  --out "$work/host.json" --markdown "$work/host.md" --junit "$work/host.xml"
+check "other host: console warns" grep -q "^warning: host.cpu_model differs: 'Intel.*' (baseline) vs 'AMD EPYC 7R13' (candidate)" "$work/host.out"
+check "other host: markdown warns" grep -q "host.torch.libtorch\\\\_version differs" "$work/host.md"
+check "other host: junit warns" grep -q 'property name="warning" value="host.cpu_model differs' "$work/host.xml"
+check "other host: json warns" json_check "$work/host.json" '[w["field"] for w in j["warnings"]] == ["host.cpu_model", "host.torch.libtorch_version"]'
+check "--strict: exit 2, one line" one_line_error "^pperf compare: --strict: not like for like \(2 difference\(s\)\): host.cpu_model differs" \
+  "$pperf" compare --strict "$work/m1.json" "$work/b_host.json"
+check "--strict on like for like: exit 0" expect_exit 0 "$work/o" "$pperf" compare --strict "$work/m1.json" "$work/m1_again.json"
+
+# --- a new price table moves the money, not the verdict ---------------------------------------
+edit "$work/m1_again.json" "$work/b_price.json" 'j["pricing"]["retrieved"] = "2027-01-01"' 'for r in j["results"]: price(r, 1.30)'
+check "price +30 %: exit 0" expect_exit 0 "$work/price.out" "$pperf" compare "$work/m1.json" "$work/b_price.json" --out "$work/price.json"
+check "price +30 %: split into time and price" json_check "$work/price.json" '
+all(p["price_moved"] and p["verdict"] != "regressed" for p in j["pairs"])
+all(abs(p["cost_change_time_part_pct"] + p["cost_change_price_part_pct"] - p["cost_change_pct"]) < 1e-6 for p in j["pairs"])
+all(p["cost_change_price_part_pct"] > 20 for p in j["pairs"])
+[w["field"] for w in j["warnings"]] == ["pricing.retrieved"]'
+check "price +30 %: console says the price moved" grep -q "price moved" "$work/price.out"
+
+# --- results without samples (pperf cost): by threshold alone --------------------------------
+edit "$cost" "$work/cost_slow.json" 'slow(j["results"][1], 1.08)'
+check "cost file +8 %: exit 1" expect_exit 1 "$work/cost.out" "$pperf" compare "$cost" "$work/cost_slow.json" --out "$work/cost.json"
+check "cost file: by threshold alone" json_check "$work/cost.json" '
+[p["verdict"] for p in j["pairs"]] == ["unchanged", "regressed"]
+all(p["compared_by"] == "threshold" and p["q_value"] is None for p in j["pairs"])
+abs(j["pairs"][1]["change_pct"] - 8) < 1e-6'
+check "cost file: says so" grep -q "threshold alone" "$work/cost.out"
+
+# --- missing and failed pairs in the candidate: exit 1 -----------------------------------------
+edit "$work/m1_again.json" "$work/b_missing.json" 'del j["results"][1]'
+check "missing pair: exit 1" expect_exit 1 "$work/miss.out" "$pperf" compare "$work/m1.json" "$work/b_missing.json" --out "$work/miss.json"
+check "missing pair: verdict" json_check "$work/miss.json" '[p["verdict"] for p in j["pairs"]].count("missing") == 1'
+edit "$work/m1_again.json" "$work/b_failed.json" 'r = j["results"][2]' 'r.update(status="failed", reason="data worker died", step_time_ms=None, cost=None, throughput=None)' 'r.pop("measurement")'
+check "failed pair: exit 1" expect_exit 1 "$work/fail.out" "$pperf" compare "$work/m1.json" "$work/b_failed.json"
+check "failed pair: reason shown" grep -q "failed in the candidate: data worker died" "$work/fail.out"
+check "new pair only: exit 0" expect_exit 0 "$work/o" "$pperf" compare "$work/b_missing.json" "$work/m1_again.json"
+
+# --- every compare output and results file above matches its schema ---------------------------
+check "compare outputs match schemas/compare.schema.json" /usr/bin/python3 tests/e2e/validate_schema.py schemas/compare.schema.json \
+  "$work/self.json" "$work/ab.json" "$work/slow.json" "$work/rs.json" "$work/hs.json" "$work/host.json" "$work/price.json" \
+  "$work/cost.json" "$work/miss.json"
+check "results files match schemas/results.schema.json" /usr/bin/python3 tests/e2e/validate_schema.py schemas/results.schema.json \
+  "$work"/m[1-4].json "$work/m1_again.json"
+
+finish

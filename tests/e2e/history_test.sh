@@ -1,0 +1,141 @@
+#!/usr/bin/env bash
+# End-to-end tests of the SQLite history: `pperf run --history`, PPERF_HISTORY, `history
+# record|list|show`, two recorders at once, a recorder killed inside its transaction, plain-SQL
+# queries a dashboard would make, and `compare --against-history` with too little history.
+# usage: tests/e2e/history_test.sh PATH/TO/pperf
+set -uo pipefail
+pperf="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+cd "$root"
+source tests/e2e/lib.sh
+edit() { /usr/bin/python3 tests/e2e/edit_results.py "$@"; }
+golden=tests/data/results/run_tiny.json
+db="$work/h.sqlite"
+sql() { sqlite3 "$1" "$2"; }
+
+# --- recording from pperf run and from files ------------------------------------------------
+check "run --history FILE" expect_exit 0 "$work/run.out" "$pperf" run --config tests/data/tiny_run.json --out "$work/r1.json" --history "$db"
+check "run says where it recorded" grep -q "^history: recorded as run 1 in $db$" "$work/run.out"
+check "show gives the file back byte for byte" bash -c "'$pperf' history show 1 --db '$db' | cmp - '$work/r1.json'"
+check "show --out" bash -c "'$pperf' history show 1 --db '$db' --out '$work/shown.json' && cmp '$work/shown.json' '$work/r1.json'"
+check "record files" expect_exit 0 "$work/rec.out" "$pperf" history record --db "$db" "$golden" tests/data/results/cost_seed000_ex1.json
+check "record says the ids" bash -c "grep -q 'run_tiny.json: recorded as run 2' '$work/rec.out' && grep -q 'cost_seed000_ex1.json: recorded as run 3' '$work/rec.out'"
+check "record twice: the first id" bash -c "'$pperf' history record --db '$db' '$golden' | grep -q 'already recorded as run 2'"
+check "list" bash -c "'$pperf' history list --db '$db' | grep -q '^3 run(s) in '"
+check "list --json: an array of runs with ids" bash -c "'$pperf' history list --db '$db' --json >'$work/list.json'"
+check "list --json fields" json_check "$work/list.json" '
+sorted(r["id"] for r in j) == [1, 2, 3] and [r["started_at"] for r in j] == sorted(r["started_at"] for r in j)
+all(k in r for r in j for k in ("id", "started_at", "config_name", "config_sha256", "git_sha", "host_fingerprint", "status"))
+sorted(r["config_name"] for r in j) == ["seed000-ex1-resnet50-hetero-cost", "tiny-run", "tiny-run"]'
+check "list --config --last" bash -c "'$pperf' history list --db '$db' --config tiny-run --last 1 --json | /usr/bin/python3 -c 'import json,sys; j=json.load(sys.stdin); assert [r[\"id\"] for r in j] == [1]'"
+
+# PPERF_HISTORY: the default database, and recording turned on.
+(cd "$work" && PPERF_HISTORY="$work/env.sqlite" "$pperf" cost --config "$root/configs/seed000_ex1_resnet50_cost.json" --out "$work/c.json" >"$work/env.out" 2>&1)
+check "PPERF_HISTORY records" grep -q "recorded as run 1 in $work/env.sqlite" "$work/env.out"
+check "PPERF_HISTORY is the default --db" bash -c "PPERF_HISTORY='$work/env.sqlite' '$pperf' history list | grep -q '^1 run(s)'"
+(cd "$work" && "$pperf" cost --config "$root/configs/seed000_ex1_resnet50_cost.json" --out "$work/c2.json" --history >"$work/def.out" 2>&1)
+check "--history alone: results/history.sqlite" bash -c "grep -q 'in results/history.sqlite' '$work/def.out' && [ -f '$work/results/history.sqlite' ]"
+
+# --- the database: version, WAL, plain SQL for dashboards -----------------------------------
+check "schema version" test "$(sql "$db" 'PRAGMA user_version')" = 2
+check "WAL" test "$(sql "$db" 'PRAGMA journal_mode')" = wal
+check "SQL: medians per configuration" bash -c "[ \$(sqlite3 '$db' \"SELECT count(*) FROM results JOIN runs ON runs.id = results.run_id WHERE runs.config_name = 'tiny-run' AND results.median_ms > 0 AND results.usd_per_step > 0\") -eq 6 ]"
+check "SQL: the whole JSON is kept" bash -c "sqlite3 '$db' \"SELECT json_extract(results_json, '\$.results[0].step_time_ms.n') FROM runs WHERE id = 1\" | grep -qE '^[0-9]+$'"
+
+# --- bad input: one line, exit 2 ----------------------------------------------------------------
+check "show unknown id" one_line_error "^pperf history show: RUN_ID: no run 99 in $db$" "$pperf" history show 99 --db "$db"
+check "show not an id" one_line_error "^pperf history show: RUN_ID: expected a positive run id, got 'x'$" "$pperf" history show x --db "$db"
+check "list without a database" one_line_error "^$work/none.sqlite: no history database here" "$pperf" history list --db "$work/none.sqlite"
+check "unknown subcommand" one_line_error "unknown subcommand 'lst' \(did you mean 'list'\?\)" "$pperf" history lst
+edit "$golden" "$work/bad.json" 'del j["results"][0]["workload"]'
+check "record a bad file: nothing recorded" bash -c "
+  '$pperf' history record --db '$db' '$work/r1.json' '$work/bad.json' >'$work/o' 2>'$work/e'; [ \$? -eq 2 ] &&
+  grep -q '^$work/bad.json: /results/0/workload: missing required field' '$work/e' && [ \$(wc -l <'$work/e') -eq 1 ] &&
+  [ \$(sqlite3 '$db' 'SELECT count(*) FROM runs') -eq 3 ]"
+printf 'hello' >"$work/text.sqlite"
+check "not a database" one_line_error "^$work/text.sqlite: not a pperf history database" "$pperf" history list --db "$work/text.sqlite"
+cp "$db" "$work/newer.sqlite"; sql "$work/newer.sqlite" 'PRAGMA user_version = 7'
+check "newer schema" one_line_error "history schema version 7 is newer than this pperf reads \(2\)" "$pperf" history list --db "$work/newer.sqlite"
+check "--history on a bad database fails before the run" one_line_error "^$work/text.sqlite: not a pperf history database" \
+  "$pperf" run --config tests/data/tiny_run.json --out "$work/never.json" --history "$work/text.sqlite"
+check "... and nothing ran" test ! -e "$work/never.json"
+
+# --- two recorders at once both land; a killed recorder leaves nothing ------------------------
+for i in 1 2 3 4; do edit "$golden" "$work/n$i.json" "j['started_at'] = '2026-12-0${i}T01:00:00Z'"; done
+PPERF_HISTORY_TEST_PAUSE_BEFORE_COMMIT_S=1 "$pperf" history record --db "$work/c.sqlite" "$work/n1.json" "$work/n2.json" >"$work/c1.out" 2>&1 &
+p1=$!
+PPERF_HISTORY_TEST_PAUSE_BEFORE_COMMIT_S=1 "$pperf" history record --db "$work/c.sqlite" "$work/n3.json" "$work/n4.json" >"$work/c2.out" 2>&1 &
+p2=$!
+wait $p1; s1=$?; wait $p2; s2=$?
+check "two recorders at once: both exit 0" test "$s1$s2" = 00
+check "two recorders at once: all four runs" test "$(sql "$work/c.sqlite" 'SELECT count(*) FROM runs')" = 4
+check "two recorders at once: all results" test "$(sql "$work/c.sqlite" 'SELECT count(*) FROM results')" = 12
+PPERF_HISTORY_TEST_PAUSE_BEFORE_COMMIT_S=60 "$pperf" history record --db "$db" "$work/n1.json" >"$work/k.out" 2>&1 &
+pk=$!
+for _ in $(seq 100); do grep -q "pausing before commit" "$work/k.out" && break; sleep 0.1; done
+check "recorder paused inside its transaction" grep -q "pausing before commit" "$work/k.out"
+kill -KILL "$pk"; wait "$pk" 2>/dev/null
+check "killed recorder: no run" test "$(sql "$db" 'SELECT count(*) FROM runs')" = 3
+check "killed recorder: no result rows" test "$(sql "$db" 'SELECT count(*) FROM results WHERE run_id NOT IN (SELECT id FROM runs)')" = 0
+check "killed recorder: database intact" test "$(sql "$db" 'PRAGMA integrity_check')" = ok
+check "recording after the kill works" bash -c "'$pperf' history record --db '$db' '$work/n1.json' | grep -q 'recorded as run 4'"
+
+# --- compare --against-history: not enough history is its own outcome ---------------------------
+check "first night: a note, exit 0" expect_exit 0 "$work/first.out" "$pperf" compare --against-history 3 --db "$work/empty.sqlite" "$work/r1.json" \
+  --out "$work/first.json" --markdown "$work/first.md"
+check "first night: says so" grep -q "^note: not enough history: no history database at $work/empty.sqlite" "$work/first.out"
+check "no run yet: a note, exit 0" expect_exit 0 "$work/zero.out" "$pperf" compare --against-history 3 --db "$db" "$golden"
+check "no run yet: says so" grep -q "^note: not enough history: 0 complete run(s) of config 'tiny-run' on host [0-9a-f]* in $db before the candidate (need 1)" "$work/zero.out"
+check "first night: outputs say so" bash -c "grep -q 'not enough history' '$work/first.md' && grep -q 'not enough history' '$work/first.json'"
+check "--require-history: exit 2" one_line_error "^pperf compare: --against-history: not enough history: .*\(--require-history\)$" \
+  "$pperf" compare --against-history 3 --require-history --db "$db" "$golden"
+check "--min-history above what there is" one_line_error "need 4\) \(--require-history\)$" \
+  "$pperf" compare --against-history 5 --min-history 4 --require-history --db "$work/c.sqlite" "$work/n4.json"
+check "--against-history with two files" one_line_error "^pperf compare: --against-history: expected only CANDIDATE.json" \
+  "$pperf" compare --against-history 3 --db "$db" "$golden" "$golden"
+check "the candidate is never its own baseline" expect_exit 0 "$work/o" "$pperf" compare --against-history 5 --db "$work/c.sqlite" "$work/n4.json" --out "$work/own.json"
+check "... only runs started before it" json_check "$work/own.json" '[r["id"] for r in j["baseline"]["runs"]] == [1, 2, 3] or sorted(r["started_at"] for r in j["baseline"]["runs"]) == ["2026-12-01T01:00:00Z", "2026-12-02T01:00:00Z", "2026-12-03T01:00:00Z"]'
+# --- change points: `history changes`, `history mark`, and pooling only after the last change ----
+# Fourteen nights of 100 steps per pair: ten at 10 ms, then four 12 % slower (git shas name them).
+for i in $(seq 1 15); do
+  d=$(printf '%02d' "$i"); level=10; [ "$i" -gt 10 ] && level=11.2
+  edit "$golden" "$work/night$i.json" "j['started_at'] = '2027-01-${d}T02:00:00Z'" "j['tool']['git_sha'] = 'night${d}' + 'b' * 33" \
+    "for k, r in enumerate(j['results']): synth(r, $level * (1 + k), 100, 0.03, 1000 * $i + k)"
+done
+cdb="$work/changes.sqlite"
+"$pperf" history record --db "$cdb" $(for i in $(seq 1 10); do echo "$work/night$i.json"; done) >/dev/null
+check "the night of the change: regressed" expect_exit 1 "$work/o" "$pperf" compare --against-history 5 --db "$cdb" "$work/night11.json"
+"$pperf" history record --db "$cdb" "$work/night11.json" "$work/night12.json" "$work/night13.json" >/dev/null
+check "history changes" expect_exit 0 "$work/ch.out" "$pperf" history changes --db "$cdb"
+check "... names the run where each series changes" bash -c "[ \$(grep -c 'from run 11 (git night11bbbbb, 2027-01-11T02:00:00Z)' '$work/ch.out') -eq 6 ] && grep -q '^6 change point(s) detected in 6 series' '$work/ch.out'"
+check "... and stores them for SQL" test "$(sql "$cdb" "SELECT count(*) FROM change_points WHERE source = 'detected' AND run_id = 11")" = 6
+check "history changes --json" bash -c "'$pperf' history changes --db '$cdb' --config tiny-run --json >'$work/ch.json'"
+check "... fields" json_check "$work/ch.json" '
+len(j) == 6 and all(c["run_id"] == 11 and c["git_sha"].startswith("night11") and 10 < c["change_pct"] < 14 for c in j)
+sorted(set(c["metric"] for c in j)) == ["median_ms", "usd_per_step"]'
+check "--config unknown" one_line_error "^pperf history changes: --config: no runs of config 'tiny-rn'.*did you mean 'tiny-run'" "$pperf" history changes --db "$cdb" --config tiny-rn
+check "after the change: pooled only from it, unchanged" expect_exit 0 "$work/o" "$pperf" compare --against-history 5 --db "$cdb" "$work/night14.json" --out "$work/after.json"
+check "... the baseline is runs 11-13" json_check "$work/after.json" '
+all(p["baseline_runs"] == 3 and p["verdict"] == "unchanged" for p in j["pairs"])
+"3 pair(s) only from their last change point on" in j["baseline"]["description"]'
+# A change marked by hand counts at once (here: one night after it, too early to be detected).
+mdb="$work/marked.sqlite"
+"$pperf" history record --db "$mdb" $(for i in $(seq 1 11); do echo "$work/night$i.json"; done) >/dev/null
+"$pperf" compare --against-history 5 --db "$mdb" "$work/night12.json" --out "$work/unmarked.json" >/dev/null
+check "without a mark, night 12 pools both levels (runs 7-11)" json_check "$work/unmarked.json" 'all(p["baseline_runs"] == 5 for p in j["pairs"])'
+
+check "history mark" bash -c "'$pperf' history mark 11 --db '$mdb' --note 'new BLAS' | grep -q '^marked a change at run 11 (2027-01-11T02:00:00Z, git night11bbbbb) for every pair'"
+check "with the mark: unchanged" expect_exit 0 "$work/o" "$pperf" compare --against-history 5 --db "$mdb" "$work/night12.json" --out "$work/marked.json"
+check "... baseline is run 11 alone" json_check "$work/marked.json" 'all(p["baseline_runs"] == 1 for p in j["pairs"])'
+check "history changes lists the mark" bash -c "'$pperf' history changes --db '$mdb' | grep -q 'every pair .*marked by hand at run 11 .*: new BLAS'"
+check "mark an unknown pair" one_line_error "^pperf history mark: --pair: run 11 has no pair 'mnist_heavy/tiny/32 ondemnd' \(did you mean 'mnist_heavy/tiny/32 ondemand'\?\)" \
+  "$pperf" history mark 11 --db "$mdb" --pair "mnist_heavy/tiny/32 ondemnd"
+
+check "results files match schemas/results.schema.json" /usr/bin/python3 tests/e2e/validate_schema.py schemas/results.schema.json \
+  "$work/r1.json" "$work/shown.json" "$work/c.json" "$work/c2.json"
+check "compare outputs match schemas/compare.schema.json" /usr/bin/python3 tests/e2e/validate_schema.py schemas/compare.schema.json \
+  "$work/first.json" "$work/own.json"
+
+finish

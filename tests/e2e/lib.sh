@@ -1,0 +1,41 @@
+# Helpers shared by the end-to-end test scripts (sourced): one line per check, a count at the end.
+# The sourcing script sets $work (a temporary directory) before calling them.
+passed=0 failed=0
+
+check() {  # check NAME COMMAND...: the command must succeed
+  local name="$1"; shift
+  if "$@"; then passed=$((passed + 1)); echo "ok   $name"; else failed=$((failed + 1)); echo "FAIL $name"; fi
+}
+
+expect_exit() {  # expect_exit CODE OUTFILE COMMAND...: stdout and stderr go to OUTFILE
+  local code="$1" out="$2"; shift 2
+  "$@" >"$out" 2>&1
+  local got=$?
+  [ "$got" -eq "$code" ] || { echo "  exit $got, expected $code: $*"; cat "$out"; return 1; }
+}
+
+one_line_error() {  # one_line_error PATTERN COMMAND...: exit 2, exactly one line matching PATTERN
+  local pattern="$1"; shift
+  expect_exit 2 "$work/err" "$@" || return 1
+  [ "$(wc -l <"$work/err")" -eq 1 ] && grep -qE -- "$pattern" "$work/err" || { echo "  got:"; cat "$work/err"; return 1; }
+}
+
+json_check() {  # json_check FILE PYTHON-EXPRESSIONS (one per line, each must be true; `j` is the doc)
+  /usr/bin/python3 - "$1" "$2" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+for line in sys.argv[2].strip().splitlines():
+    try:
+        ok = eval(line)
+    except Exception as e:
+        ok = False
+        print("  error:", type(e).__name__, e)
+    if not ok:
+        print("  false:", line.strip()); sys.exit(1)
+PY
+}
+
+finish() {
+  echo "$passed passed, $failed failed"
+  [ "$failed" -eq 0 ]
+}

@@ -12,6 +12,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc iproute2
   dataset-fashion-mnist
+  python3-grpcio python3-protobuf python3-torch python3-torchvision
 )
 
 missing=()

@@ -1,8 +1,10 @@
 #include <grpcpp/grpcpp.h>
 
 #include <chrono>
+#include <filesystem>
 
 #include "bench/dataservice/data_service.grpc.pb.h"
+#include "bench/core/data_dir.h"
 #include "bench/dataservice/data_service.h"
 #include "bench/measure/data_sources.h"
 
@@ -11,13 +13,34 @@ namespace pperf {
 LocalDataGroup::LocalDataGroup(const std::string& pperf_binary, const std::string& config_path,
                                const std::string& workload, int64_t processes, int64_t workers_each,
                                const std::vector<int>& cpus, const std::string& token, double start_timeout_s)
+    : LocalDataGroup(std::vector<std::string>{pperf_binary, "data-worker", "--config", config_path, "--workload", workload},
+                     processes, workers_each, cpus, token, start_timeout_s) {}
+
+std::string find_python_data_worker(const std::string& pperf_binary) {
+  namespace fs = std::filesystem;
+  std::vector<fs::path> candidates = {fs::path(pperf_binary).parent_path() / "pperf-data-worker.py"};
+  try {
+    candidates.push_back(fs::path(data_dir()) / "python" / "pperf-data-worker.py");
+  } catch (const std::exception&) {
+  }
+  std::string looked;
+  for (const auto& c : candidates) {
+    std::error_code ec;
+    if (fs::is_regular_file(c, ec)) return c.string();
+    looked += (looked.empty() ? "" : ", ") + c.string();
+  }
+  throw std::runtime_error("pperf-data-worker.py not found (looked at " + looked + ")");
+}
+
+LocalDataGroup::LocalDataGroup(const std::vector<std::string>& command, int64_t processes, int64_t workers_each,
+                               const std::vector<int>& cpus, const std::string& token, double start_timeout_s)
     : token_(token) {
   std::string cpu_list;
   for (int c : cpus) cpu_list += (cpu_list.empty() ? "" : ",") + std::to_string(c);
   for (int64_t i = 0; i < processes; ++i) {
     SpawnOptions spawn;
-    spawn.argv = {pperf_binary, "data-worker", "--config", config_path, "--workload", workload,
-                  "--listen", "127.0.0.1:0", "--workers", std::to_string(workers_each)};
+    spawn.argv = command;
+    spawn.argv.insert(spawn.argv.end(), {"--listen", "127.0.0.1:0", "--workers", std::to_string(workers_each)});
     if (!cpu_list.empty()) spawn.argv.insert(spawn.argv.end(), {"--cpus", cpu_list});
     // The token travels in the environment, not argv, so `ps` does not show it.
     if (token.empty()) spawn.unset_env = {"PPERF_DATA_TOKEN"};

@@ -56,7 +56,7 @@ def main() -> None:
         schema_version=1, dataset=a.dataset, workload=pb2.WorkloadRequest(batch_size=a.batch_size, seed=0)),
         first_index=0, stride=1)
 
-    class Sampler(torch.utils.data.Sampler):
+    class Sampler:
         def __iter__(self) -> Iterator[List[int]]:
             b = 0
             while True:

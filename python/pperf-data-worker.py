@@ -389,6 +389,10 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     p.add_argument("--tls-cert", default="")
     p.add_argument("--tls-key", default="")
     p.add_argument("--insecure", action="store_true", help="allow plaintext off loopback (token still required)")
+    p.add_argument("--check", action="store_true",
+                   help="import the module, build the dataset, declare sample 0, print one line and exit (0: fits)")
+    p.add_argument("--expect-tensors", default="",
+                   help='with --check: JSON [{"name", "dtype", "shape"}] the model takes per sample')
     return p.parse_args(argv)
 
 
@@ -490,13 +494,31 @@ def serve(a: argparse.Namespace) -> int:
     return 0
 
 
+def check(a: argparse.Namespace) -> int:
+    """Everything a start does short of serving: the trainer runs this before measuring."""
+    _, layout = load_dataset(a)
+    if a.expect_tensors:
+        try:
+            want = [TensorDecl(t["name"], t["dtype"], tuple(t["shape"])) for t in json.loads(a.expect_tensors)]
+        except (ValueError, KeyError, TypeError) as e:
+            raise StartupError(f"--expect-tensors: {e}")
+        for w in want:
+            have = next((t for t in layout if t.name == w.name), None)
+            if have != w:
+                served = have.describe() if have else "nothing"
+                raise StartupError(f"--dataset {a.dataset}: {w.name}: the dataset serves {served} per sample, "
+                                   f"the model takes {w.describe()}")
+    print("pperf data-worker check: ok: " + ", ".join(f"{t.name} {t.describe()}" for t in layout), flush=True)
+    return 0
+
+
 def main(argv: Sequence[str]) -> int:
     a = parse_args(argv)
     try:
-        return serve(a)
+        return check(a) if a.check else serve(a)
     except StartupError as e:
-        line = f"pperf-data-worker: {e}"
-        print(line, file=sys.stderr, flush=True)
+        if not a.check:  # --check says it in its one stdout line only
+            print(f"pperf-data-worker: {e}", file=sys.stderr, flush=True)
         print(f"pperf data-worker not started: {e}", flush=True)  # the spawner reads stdout
         return 2
 

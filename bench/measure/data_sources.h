@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/config/config.h"
 #include "bench/core/workload_registry.h"
 #include "bench/env/process.h"
 #include "workloads/workload.h"
@@ -34,6 +35,16 @@ std::unique_ptr<DataSource> connect_service(const WorkloadSpec& spec, const Serv
 /// pperf-data-worker.py (the Python data worker): next to `pperf_binary` (a build or an
 /// installed bin/), else in `<data dir>/python`. Throws std::runtime_error naming the places.
 std::string find_python_data_worker(const std::string& pperf_binary);
+
+/// `/usr/bin/python3 pperf-data-worker.py --dataset ...` serving `data`'s dataset for `spec`
+/// (without --listen, --workers, --cpus: a LocalDataGroup adds those).
+std::vector<std::string> python_worker_command(const std::string& pperf_binary, const WorkloadSpec& spec,
+                                               const DataSettings& data);
+
+/// Runs the Python worker's --check for `data` (imports the module, builds the dataset, compares
+/// sample 0 with `expected`): "" when it fits, else the worker's one-line reason.
+std::string check_python_dataset(const std::string& pperf_binary, const WorkloadSpec& spec, const DataSettings& data,
+                                 const std::vector<TensorDecl>& expected);
 
 /// Data workers started by pperf on this host (the single-machine emulation of a data group).
 /// Started at construction; stopped (Shutdown RPC, then SIGTERM, then SIGKILL) on destruction.

@@ -21,18 +21,6 @@
 namespace pperf {
 
 namespace {
-/// `python3 pperf-data-worker.py ...` serving the config's dataset for `spec` (without --listen,
-/// --workers, --cpus: the data group adds those).
-std::vector<std::string> python_worker_command(const ExecutorOptions& options, const WorkloadSpec& spec,
-                                               const DataSettings& data) {
-  std::string python_path;
-  for (const auto& p : data.python_path) python_path += (python_path.empty() ? "" : ":") + p;
-  return {"/usr/bin/python3", find_python_data_worker(options.pperf_binary), "--dataset", data.dataset,
-          "--dataset-kwargs", data.dataset_kwargs.dump(), "--python-path", python_path,
-          "--batch-size", std::to_string(spec.batch_size), "--seed", std::to_string(spec.seed),
-          "--prefetch-batches", std::to_string(data.prefetch_batches)};
-}
-
 /// The data source a configuration asks for: loader threads here, or data workers (started
 /// here for spawn_local, or already running at `endpoints`). `group` keeps spawned workers alive.
 /// A Python pipeline in "local" mode runs as one Python worker on the trainer's own CPUs, so
@@ -63,7 +51,7 @@ std::unique_ptr<DataSource> open_data_source(const Config& config, const Workloa
     const int64_t workers = local_python ? data.workers : data.spawn_local_workers;
     const std::vector<int>& cpus = local_python ? exec.cpus : data.spawn_local_cpus;
     if (python)
-      group = std::make_unique<LocalDataGroup>(python_worker_command(options, spec, data), processes, workers, cpus,
+      group = std::make_unique<LocalDataGroup>(python_worker_command(options.pperf_binary, spec, data), processes, workers, cpus,
                                                service.token, 120);
     else
       group = std::make_unique<LocalDataGroup>(options.pperf_binary, config.path, spec.name, processes, workers, cpus,

@@ -32,6 +32,34 @@ std::string find_python_data_worker(const std::string& pperf_binary) {
   throw std::runtime_error("pperf-data-worker.py not found (looked at " + looked + ")");
 }
 
+std::vector<std::string> python_worker_command(const std::string& pperf_binary, const WorkloadSpec& spec,
+                                               const DataSettings& data) {
+  std::string python_path;
+  for (const auto& p : data.python_path) python_path += (python_path.empty() ? "" : ":") + p;
+  return {"/usr/bin/python3", find_python_data_worker(pperf_binary), "--dataset", data.dataset,
+          "--dataset-kwargs", data.dataset_kwargs.dump(), "--python-path", python_path,
+          "--batch-size", std::to_string(spec.batch_size), "--seed", std::to_string(spec.seed),
+          "--prefetch-batches", std::to_string(data.prefetch_batches)};
+}
+
+std::string check_python_dataset(const std::string& pperf_binary, const WorkloadSpec& spec, const DataSettings& data,
+                                 const std::vector<TensorDecl>& expected) {
+  nlohmann::json tensors = nlohmann::json::array();
+  for (const auto& t : expected) tensors.push_back({{"name", t.name}, {"dtype", t.dtype}, {"shape", t.shape}});
+  SpawnOptions spawn;
+  spawn.argv = python_worker_command(pperf_binary, spec, data);
+  spawn.argv.insert(spawn.argv.end(), {"--check", "--expect-tensors", tensors.dump()});
+  spawn.capture_stdout = true;
+  ChildProcess child(spawn);
+  const std::optional<std::string> line = child.read_line(300);
+  const std::optional<int> status = child.wait(10);
+  if (line && line->find("check: ok") != std::string::npos && status && *status == 0) return "";
+  const std::string marker = "not started: ";
+  if (line && line->find(marker) != std::string::npos) return line->substr(line->find(marker) + marker.size());
+  return "pperf-data-worker.py --check " + (status ? describe_wait_status(*status) : std::string("did not finish")) +
+         (line && !line->empty() ? ": " + *line : "");
+}
+
 LocalDataGroup::LocalDataGroup(const std::vector<std::string>& command, int64_t processes, int64_t workers_each,
                                const std::vector<int>& cpus, const std::string& token, double start_timeout_s)
     : token_(token) {

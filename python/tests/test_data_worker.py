@@ -227,6 +227,21 @@ class Faults(unittest.TestCase):
         finally:
             stop(proc)
 
+    def test_check_says_whether_the_dataset_fits_the_model(self) -> None:
+        base = ["/usr/bin/python3", SCRIPT, "--python-path", HERE, "--batch-size", "4", "--check"]
+        ok = subprocess.run(base + ["--dataset", "toy_datasets:make", "--expect-tensors",
+                                    '[{"name": "inputs", "dtype": "float32", "shape": [1, 4, 4]}]'],
+                            capture_output=True, text=True, timeout=60)
+        self.assertEqual(ok.returncode, 0, ok.stderr)
+        self.assertIn("inputs float32[1,4,4], targets int64[]", ok.stdout)
+        bad = subprocess.run(base + ["--dataset", "toy_datasets:make", "--expect-tensors",
+                                     '[{"name": "inputs", "dtype": "float32", "shape": [1, 28, 28]}]'],
+                             capture_output=True, text=True, timeout=60)
+        self.assertEqual(bad.returncode, 2)
+        self.assertEqual(bad.stderr, "")
+        self.assertIn("inputs: the dataset serves float32[1,4,4] per sample, the model takes float32[1,28,28]",
+                      bad.stdout)
+
     def test_dead_preprocessing_process_ends_the_worker(self) -> None:
         proc, endpoint = start("--dataset", "toy_datasets:make", "--batch-size", "4", "--seed", "7", "--workers", "2")
         try:

@@ -31,12 +31,40 @@ config spawned "fashion_mnist_heavy:make" service ', "dataset_kwargs": {"split":
 check "two spawned Python workers"  "grep -q '\"status\": \"ok\"' '$work/spawned_out.json'"
 
 config toy "toy_datasets:make" local ''
-"$pperf" run --config "$work/toy.json" --out "$work/toy_out.json" > "$work/toy.log" 2>&1
-check "shape mismatch refused"      "grep -q 'does not fit workload mnist_heavy: inputs: the worker serves float32\[1,4,4\] per sample, the model takes float32\[1,28,28\]' '$work/toy_out.json'"
+"$pperf" run --config "$work/toy.json" --out "$work/toy_out.json" > "$work/toy.log" 2>&1; code=$?
+check "shape mismatch: exit 2"      "[ $code -eq 2 ]"
+check "shape mismatch: one line"    "[ \$(wc -l < '$work/toy.log') -eq 1 ] && grep -q '^$work/toy.json: /configurations/0/execution/data/dataset: --dataset toy_datasets:make: inputs: the dataset serves float32\[1,4,4\] per sample, the model takes float32\[1,28,28\]$' '$work/toy.log'"
 
 config broken "broken_module:make" local ''
-"$pperf" run --config "$work/broken.json" --out "$work/broken_out.json" > "$work/broken.log" 2>&1
-check "module that does not import" "grep -q \"module 'broken_module' does not import\" '$work/broken_out.json'"
+"$pperf" run --config "$work/broken.json" --out "$work/broken_out.json" > "$work/broken.log" 2>&1; code=$?
+check "module that does not import: exit 2"  "[ $code -eq 2 ]"
+check "module that does not import: named"   "grep -q \"/configurations/0/execution/data/dataset: --dataset broken_module:make: module 'broken_module' does not import\" '$work/broken.log'"
+
+# A worker already running (endpoints) that serves other tensors: refused at its handshake.
+/usr/bin/python3 "$(dirname "$pperf")/pperf-data-worker.py" --dataset toy_datasets:make --python-path "$root/python/tests:$work" \
+  --batch-size 16 --seed 3 > "$work/endpoint.txt" 2>/dev/null &
+toy_pid=$!
+for _ in $(seq 100); do grep -q "listening on" "$work/endpoint.txt" && break; sleep 0.1; done
+endpoint="$(awk '{print $NF}' "$work/endpoint.txt")"
+config remote "toy_datasets:make" service ", \"endpoints\": [\"$endpoint\"]"
+"$pperf" run --config "$work/remote.json" --out "$work/remote_out.json" > "$work/remote.log" 2>&1
+check "endpoint with other tensors refused at the handshake" "grep -q 'does not fit workload mnist_heavy: inputs: the worker serves float32\[1,4,4\] per sample, the model takes float32\[1,28,28\]' '$work/remote_out.json'"
+
+# A Python worker killed mid-run: the dropped-worker event, the other worker goes on.
+config dying "fashion_mnist_heavy:make" service ', "dataset_kwargs": {"split": "t10k"}, "spawn_local": {"processes": 2}'
+sed -i 's/"min_steps": 3, "max_steps": 3/"min_steps": 3, "max_steps": 1000000, "max_seconds": 12, "target_rel_ci": 0.0001/' "$work/dying.json"
+"$pperf" run --config "$work/dying.json" --out "$work/dying_out.json" > "$work/dying.log" 2>&1 &
+run_pid=$!
+victim=""
+for _ in $(seq 300); do
+  victim="$(pgrep -f -- "pperf-data-worker.py --dataset fashion_mnist_heavy:make .*$work" | head -1)"
+  [ -n "$victim" ] && grep -q "started" "$work/dying.log" 2>/dev/null && break; sleep 0.1
+done
+sleep 4; [ -n "$victim" ] && kill -KILL "$victim"
+wait $run_pid
+check "killed Python worker: dropped event" "grep -q 'data worker 127.0.0.1:[0-9]* dropped after' '$work/dying_out.json'"
+check "killed Python worker: still measured" "grep -q '\"status\": \"ok\"' '$work/dying_out.json'"
+kill "$toy_pid" 2>/dev/null; wait "$toy_pid" 2>/dev/null
 
 config bad "not a module" local ''
 "$pperf" validate --config "$work/bad.json" > "$work/bad.log" 2>&1; code=$?

@@ -240,13 +240,18 @@ std::string to_console(const RunReport& report, const ConsoleOptions& options) {
       if (!r.execution) continue;
       const ExecutionReport& e = *r.execution;
       std::string data;
-      if (e.data_mode == "local")
+      const bool python = r.data && r.data->source.rfind("python:", 0) == 0;
+      if (e.data_mode == "local" && python)
+        data = fmt::format("Python worker on the trainer's CPUs ({}), {} process{}", r.data->source.substr(7),
+                           e.data_workers, e.data_workers == 1 ? "" : "es");
+      else if (e.data_mode == "local")
         data = fmt::format("local loader, {} thread{}", e.data_workers, e.data_workers == 1 ? "" : "s");
       else if (!e.data_cpus.empty() || e.data_endpoints.size() > 0)
         data = fmt::format("{} data worker{} ({}), {} thread{} each", e.data_endpoints.size(),
                            e.data_endpoints.size() == 1 ? "" : "s",
                            e.data_cpus.empty() ? join(e.data_endpoints, ", ") : "spawned here on " + cpu_list(e.data_cpus),
-                           e.data_workers, e.data_workers == 1 ? "" : "s");
+                           e.data_workers, e.data_workers == 1 ? "" : "s") +
+               (python ? fmt::format(", Python ({})", r.data->source.substr(7)) : "");
       prose += fmt::format("  {}: trainer on {}, {} thread{}, 1 process; data: {}\n", r.configuration, cpu_list(e.cpus),
                          e.threads_effective, e.threads_effective == 1 ? "" : "s", data);
     }

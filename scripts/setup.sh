@@ -13,6 +13,7 @@ packages=(
   libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc libssl-dev iproute2
   libsqlite3-dev
   dataset-fashion-mnist
+  python3-grpcio python3-protobuf python3-torch python3-torchvision
 )
 
 "$root/scripts/ensure-packages.sh" "pperf setup" "${packages[@]}"

@@ -14,6 +14,7 @@
 #include "bench/env/host_info.h"
 #include "bench/env/process.h"
 #include "bench/history/history.h"
+#include "bench/measure/data_sources.h"
 #include "bench/measure/executor.h"
 #include "pricing/pricing_stage.h"
 
@@ -44,6 +45,18 @@ int command_run(const std::vector<std::string>& args, const std::vector<std::str
   for (const auto& item : plan.items)
     for (const auto& obstacle : item.not_runnable_here)
       throw InputError(config.path, obstacle.pointer, "not runnable on this host: " + obstacle.reason);
+  // A Python dataset that does not import, whose factory raises or whose samples do not fit the
+  // model is a configuration mistake: refused before anything is measured, naming the module.
+  for (const auto& item : plan.items) {
+    const DataSettings& data = item.configuration->execution.data;
+    // Workers already running elsewhere (endpoints) are checked at their handshake instead.
+    if (data.worker != "python" || (data.mode == "service" && data.spawn_local_processes == 0)) continue;
+    const WorkloadDescriptor* descriptor = builtin_workloads().find(item.workload->name);
+    const std::vector<TensorDecl> expected =
+        descriptor && descriptor->batch_layout ? descriptor->batch_layout(*item.workload) : std::vector<TensorDecl>{};
+    if (const std::string why = check_python_dataset(self_executable(), *item.workload, data, expected); !why.empty())
+      throw InputError(config.path, item.configuration->pointer + "/execution/data/dataset", why);
+  }
   ExecutorOptions executor;
   executor.native = p.has("native");
   executor.in_process = p.has("in-process");

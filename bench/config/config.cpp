@@ -1,6 +1,7 @@
 #include "bench/config/config.h"
 
 #include <filesystem>
+#include <cctype>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -124,9 +125,56 @@ std::vector<int> parse_cpus(const JsonView& v) {
   return cpus;
 }
 
+/// "pkg.module:function": dotted Python identifiers, a colon, an identifier.
+bool is_module_factory(const std::string& text) {
+  const auto colon = text.find(':');
+  if (colon == std::string::npos || text.find(':', colon + 1) != std::string::npos) return false;
+  auto identifier = [](const std::string& s) {
+    if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
+    for (char c : s)
+      if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
+    return true;
+  };
+  std::string module = text.substr(0, colon);
+  for (size_t start = 0;;) {
+    const auto dot = module.find('.', start);
+    if (!identifier(module.substr(start, dot == std::string::npos ? std::string::npos : dot - start))) return false;
+    if (dot == std::string::npos) break;
+    start = dot + 1;
+  }
+  return identifier(text.substr(colon + 1));
+}
+
 DataSettings parse_data(const JsonView& v) {
-  v.expect_object({"mode", "workers", "prefetch_batches", "endpoints", "spawn_local", "tls_ca"});
+  v.expect_object({"mode", "workers", "prefetch_batches", "endpoints", "spawn_local", "tls_ca", "worker", "dataset",
+                   "dataset_kwargs", "python_path"});
   DataSettings d;
+  const std::filesystem::path config_dir = std::filesystem::path(v.file()).parent_path();
+  if (auto w = v.find("worker")) d.worker = w->as_choice({"pperf", "python"});
+  if (auto ds = v.find("dataset")) {
+    d.dataset = ds->as_string();
+    if (d.worker != "python") ds->fail("'dataset' needs \"worker\": \"python\"");
+    if (!is_module_factory(d.dataset))
+      ds->fail("expected \"module:factory\" (a Python module path and a function in it), got '" + d.dataset + "'");
+  } else if (d.worker == "python") {
+    v.fail("\"worker\": \"python\" needs \"dataset\": \"module:factory\"");
+  }
+  if (auto k = v.find("dataset_kwargs")) {
+    if (d.worker != "python") k->fail("'dataset_kwargs' needs \"worker\": \"python\"");
+    if (!k->raw().is_object()) k->fail("expected an object (the factory's keyword arguments)");
+    d.dataset_kwargs = k->raw();
+  }
+  if (auto pp = v.find("python_path")) {
+    if (d.worker != "python") pp->fail("'python_path' needs \"worker\": \"python\"");
+    for (const auto& item : pp->items()) {
+      std::filesystem::path path(item.as_string());
+      if (path.empty()) item.fail("must name a directory");
+      if (path.is_relative()) path = config_dir / path;
+      d.python_path.push_back(path.lexically_normal().string());
+    }
+  } else if (d.worker == "python") {
+    d.python_path.push_back(config_dir.lexically_normal().string());
+  }
   if (auto m = v.find("mode")) d.mode = m->as_choice({"local", "service"});
   d.workers = v.positive_int_or("workers", d.workers);
   d.prefetch_batches = v.positive_int_or("prefetch_batches", d.prefetch_batches);

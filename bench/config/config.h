@@ -24,6 +24,12 @@ struct DataSettings {
   std::vector<int> spawn_local_cpus;     // CPUs the spawned workers are pinned to (empty: any)
   std::string tls_ca;                    // service: PEM CA the workers' TLS certificates chain to
                                          // (absolute, resolved against the config's directory)
+  std::string worker = "pperf";          // "pperf": the workload's C++ pipeline; "python":
+                                         // pperf-data-worker.py serving `dataset`
+  std::string dataset;                   // python: "module:factory" returning a torch Dataset
+  nlohmann::json dataset_kwargs = nlohmann::json::object();  // python: keyword args of the factory
+  std::vector<std::string> python_path;  // python: module directories (absolute; default: the
+                                         // config's directory)
 };
 
 struct ExecutionSettings {

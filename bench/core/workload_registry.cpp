@@ -93,4 +93,28 @@ WorkloadSpec make_workload_spec(const WorkloadDescriptor& descriptor, const std:
   return spec;
 }
 
+std::string describe_tensor(const TensorDecl& t) {
+  std::string out = t.name + " " + t.dtype + "[";
+  for (size_t i = 0; i < t.shape.size(); ++i) out += (i ? "," : "") + std::to_string(t.shape[i]);
+  return out + "]";
+}
+
+std::string layout_mismatch(const std::vector<TensorDecl>& needed, const std::vector<TensorDecl>& served) {
+  auto find = [](const std::vector<TensorDecl>& in, const std::string& name) -> const TensorDecl* {
+    for (const auto& t : in)
+      if (t.name == name) return &t;
+    return nullptr;
+  };
+  auto shape_of = [](const TensorDecl& t) { return describe_tensor(t).substr(t.name.size() + 1); };
+  for (const auto& n : needed) {
+    const TensorDecl* s = find(served, n.name);
+    if (!s) return n.name + ": the worker does not serve it (the model takes " + shape_of(n) + " per sample)";
+    if (!(*s == n))
+      return n.name + ": the worker serves " + shape_of(*s) + " per sample, the model takes " + shape_of(n);
+  }
+  for (const auto& s : served)
+    if (!find(needed, s.name)) return s.name + ": the worker serves it, the model takes no such tensor";
+  return "";
+}
+
 }  // namespace pperf

@@ -67,6 +67,22 @@ struct DataInfo {
   int64_t samples = 0; // size of the dataset the batches cycle over
 };
 
+/// One tensor of every sample of a batch, as the model takes it: a batch of B samples holds it
+/// with shape [B] + shape. dtype is a wire name: "float32", "int64", "int32", "uint8", "bfloat16".
+struct TensorDecl {
+  std::string name;  // "inputs" | "targets"
+  std::string dtype;
+  std::vector<int64_t> shape;
+  bool operator==(const TensorDecl& o) const { return name == o.name && dtype == o.dtype && shape == o.shape; }
+};
+
+/// "inputs float32[1,28,28]".
+std::string describe_tensor(const TensorDecl& t);
+/// "" when `served` holds exactly the tensors `needed` names, with their dtypes and shapes;
+/// otherwise the first difference, e.g. "inputs: the worker serves float32[3,32,32] per sample,
+/// the model takes float32[1,28,28]".
+std::string layout_mismatch(const std::vector<TensorDecl>& needed, const std::vector<TensorDecl>& served);
+
 struct WorkloadDescriptor {
   std::string name;
   std::string description;
@@ -76,6 +92,9 @@ struct WorkloadDescriptor {
   std::function<std::unique_ptr<Workload>(const WorkloadSpec&)> make_workload;
   /// Builds the input pipeline alone (the data side: loader threads or a data worker).
   std::function<std::shared_ptr<InputPipeline>(const WorkloadSpec&)> make_pipeline;
+  /// What the model takes per sample (checked against what a data worker declares); empty
+  /// function: the workload does not declare it and no check is made.
+  std::function<std::vector<TensorDecl>(const WorkloadSpec&)> batch_layout;
 
   const PresetSpec* find_preset(const std::string& preset) const;
   std::vector<std::string> preset_names() const;

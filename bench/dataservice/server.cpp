@@ -74,8 +74,9 @@ class StreamSlot {
 
 class DataServiceImpl final : public dataservice::DataService::Service {
  public:
-  DataServiceImpl(WorkloadSpec spec, std::shared_ptr<const InputPipeline> pipeline, DataWorkerOptions options)
-      : spec_(std::move(spec)), pipeline_(std::move(pipeline)), options_(std::move(options)) {}
+  DataServiceImpl(WorkloadSpec spec, std::shared_ptr<const InputPipeline> pipeline, std::vector<TensorDecl> layout,
+                  DataWorkerOptions options)
+      : spec_(std::move(spec)), pipeline_(std::move(pipeline)), layout_(std::move(layout)), options_(std::move(options)) {}
 
   grpc::Status Handshake(grpc::ServerContext*, const dataservice::HandshakeRequest* request,
                          dataservice::HandshakeReply* reply) override {
@@ -87,6 +88,13 @@ class DataServiceImpl final : public dataservice::DataService::Service {
     reply->set_data_source(info.source);
     reply->set_data_path(info.path);
     reply->set_data_samples(info.samples);
+    reply->set_worker("pperf");
+    for (const auto& t : layout_) {
+      auto* spec = reply->add_tensors();
+      spec->set_name(t.name);
+      spec->set_dtype(t.dtype);
+      for (int64_t d : t.shape) spec->add_shape(d);
+    }
     return grpc::Status::OK;
   }
 
@@ -138,6 +146,9 @@ class DataServiceImpl final : public dataservice::DataService::Service {
     if (request.schema_version() != kDataServiceSchemaVersion)
       return refuse("schema version " + std::to_string(request.schema_version()) + ", this worker speaks " +
                     std::to_string(kDataServiceSchemaVersion));
+    if (!request.dataset().empty())
+      return refuse("dataset '" + truncated_for_echo(request.dataset()) + "' asked for, this worker runs the built-in pipeline of '" +
+                    spec_.name + "' (a Python dataset needs pperf-data-worker.py)");
     const auto& w = request.workload();
     if (w.name() != spec_.name)
       return refuse("workload '" + truncated_for_echo(w.name()) + "', this worker serves '" + spec_.name + "'");
@@ -158,6 +169,7 @@ class DataServiceImpl final : public dataservice::DataService::Service {
 
   WorkloadSpec spec_;
   std::shared_ptr<const InputPipeline> pipeline_;
+  std::vector<TensorDecl> layout_;
   DataWorkerOptions options_;
   std::atomic<int64_t> active_streams_{0};
 };
@@ -228,7 +240,8 @@ int run_data_worker(const WorkloadSpec& spec, const WorkloadRegistry& registry, 
 
   // The service (and the pipeline it owns) outlives the server: Wait() returns only once every
   // handler has returned, and each handler joins its loader threads before it returns.
-  DataServiceImpl service(spec, descriptor->make_pipeline(spec), options);
+  DataServiceImpl service(spec, descriptor->make_pipeline(spec),
+                          descriptor->batch_layout ? descriptor->batch_layout(spec) : std::vector<TensorDecl>{}, options);
   grpc::ServerBuilder builder;
   int port = 0;
   builder.AddListeningPort(options.listen, credentials, &port);

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/config/config.h"
 #include "bench/core/workload_registry.h"
 #include "bench/env/process.h"
 #include "workloads/workload.h"
@@ -21,11 +22,29 @@ struct ServiceSourceOptions {
   int64_t prefetch_batches = 4;         // bound of the shared ready-batch queue
   double rpc_deadline_s = 10;           // handshake / shutdown
   double batch_stall_deadline_s = 120;  // a stream silent this long is dropped
+  std::string dataset;                  // Python workers: the "module:factory" they must serve
+  /// What the model takes per sample; when non-empty, a worker declaring anything else is
+  /// refused at the handshake, and a batch not shaped [B] + shape drops its worker.
+  std::vector<TensorDecl> expected_layout;
 };
 
 /// A DataSource pulling from data workers concurrently (one stream per endpoint). Throws
 /// std::runtime_error when a handshake is refused or a worker cannot be reached.
 std::unique_ptr<DataSource> connect_service(const WorkloadSpec& spec, const ServiceSourceOptions& options);
+
+/// pperf-data-worker.py (the Python data worker): next to `pperf_binary` (a build or an
+/// installed bin/), else in `<data dir>/python`. Throws std::runtime_error naming the places.
+std::string find_python_data_worker(const std::string& pperf_binary);
+
+/// `/usr/bin/python3 pperf-data-worker.py --dataset ...` serving `data`'s dataset for `spec`
+/// (without --listen, --workers, --cpus: a LocalDataGroup adds those).
+std::vector<std::string> python_worker_command(const std::string& pperf_binary, const WorkloadSpec& spec,
+                                               const DataSettings& data);
+
+/// Runs the Python worker's --check for `data` (imports the module, builds the dataset, compares
+/// sample 0 with `expected`): "" when it fits, else the worker's one-line reason.
+std::string check_python_dataset(const std::string& pperf_binary, const WorkloadSpec& spec, const DataSettings& data,
+                                 const std::vector<TensorDecl>& expected);
 
 /// Data workers started by pperf on this host (the single-machine emulation of a data group).
 /// Started at construction; stopped (Shutdown RPC, then SIGTERM, then SIGKILL) on destruction.
@@ -38,6 +57,10 @@ class LocalDataGroup {
   /// Throws std::runtime_error if a worker does not come up within `start_timeout_s`.
   LocalDataGroup(const std::string& pperf_binary, const std::string& config_path,
                  const std::string& workload, int64_t processes, int64_t workers_each,
+                 const std::vector<int>& cpus, const std::string& token, double start_timeout_s = 60);
+  /// The same with any worker command that takes --listen, --workers and --cpus (e.g.
+  /// `python3 pperf-data-worker.py --dataset m:f ...`) and prints "listening on HOST:PORT".
+  LocalDataGroup(const std::vector<std::string>& command, int64_t processes, int64_t workers_each,
                  const std::vector<int>& cpus, const std::string& token, double start_timeout_s = 60);
   ~LocalDataGroup();
   const std::vector<std::string>& endpoints() const { return endpoints_; }

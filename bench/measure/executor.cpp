@@ -23,25 +23,42 @@ namespace pperf {
 namespace {
 /// The data source a configuration asks for: loader threads here, or data workers (started
 /// here for spawn_local, or already running at `endpoints`). `group` keeps spawned workers alive.
+/// A Python pipeline in "local" mode runs as one Python worker on the trainer's own CPUs, so
+/// both sides of a comparison pay the same per-sample cost.
 std::unique_ptr<DataSource> open_data_source(const Config& config, const WorkloadSpec& spec,
-                                             const std::shared_ptr<InputPipeline>& pipeline, const DataSettings& data,
+                                             const WorkloadDescriptor& descriptor,
+                                             const std::shared_ptr<InputPipeline>& pipeline, const ExecutionSettings& exec,
                                              const ExecutorOptions& options, std::unique_ptr<LocalDataGroup>& group,
                                              ExecutionReport& report) {
-  if (data.mode == "local") return std::make_unique<LocalLoader>(pipeline, data.workers, data.prefetch_batches);
+  const DataSettings& data = exec.data;
+  const bool python = data.worker == "python";
+  if (data.mode == "local" && !python)
+    return std::make_unique<LocalLoader>(pipeline, data.workers, data.prefetch_batches);
   ServiceSourceOptions service;
   service.endpoints = data.endpoints;
   const char* env_token = std::getenv("PPERF_DATA_TOKEN");
   service.token = env_token ? env_token : "";
   service.prefetch_batches = data.prefetch_batches;
+  if (descriptor.batch_layout) service.expected_layout = descriptor.batch_layout(spec);
+  if (python) service.dataset = data.dataset;
   if (!data.tls_ca.empty()) service.tls_ca_pem = read_text_file(data.tls_ca);
-  if (data.spawn_local_processes > 0) {
+  const bool local_python = python && data.mode == "local";
+  if (data.spawn_local_processes > 0 || local_python) {
     // Workers this run starts get a token of their own, so no other local user can stream
     // from them or stop them.
     service.token = random_token_hex(32);
-    group = std::make_unique<LocalDataGroup>(options.pperf_binary, config.path, spec.name, data.spawn_local_processes,
-                                             data.spawn_local_workers, data.spawn_local_cpus, service.token);
+    const int64_t processes = local_python ? 1 : data.spawn_local_processes;
+    const int64_t workers = local_python ? data.workers : data.spawn_local_workers;
+    const std::vector<int>& cpus = local_python ? exec.cpus : data.spawn_local_cpus;
+    if (python)
+      group = std::make_unique<LocalDataGroup>(python_worker_command(options.pperf_binary, spec, data), processes, workers, cpus,
+                                               service.token, 120);
+    else
+      group = std::make_unique<LocalDataGroup>(options.pperf_binary, config.path, spec.name, processes, workers, cpus,
+                                               service.token);
     service.endpoints = group->endpoints();
-    report.data_workers = data.spawn_local_workers;
+    report.data_workers = workers;
+    if (local_python) report.data_cpus = exec.cpus;
   }
   report.data_endpoints = service.endpoints;
   return connect_service(spec, service);
@@ -91,9 +108,11 @@ void measure_into(Result& r, const Config& config, const PlanItem& item, const W
 
   // One pipeline serves both the loader and the data facts: never a second one built for
   // data_info() alone (some load a whole data set).
-  std::shared_ptr<InputPipeline> pipeline = exec.data.mode == "local" ? descriptor->make_pipeline(spec) : nullptr;
+  std::shared_ptr<InputPipeline> pipeline =
+      exec.data.mode == "local" && exec.data.worker == "pperf" ? descriptor->make_pipeline(spec) : nullptr;
   std::unique_ptr<LocalDataGroup> group;
-  std::unique_ptr<DataSource> data = open_data_source(config, spec, pipeline, exec.data, options, group, *r.execution);
+  std::unique_ptr<DataSource> data =
+      open_data_source(config, spec, *descriptor, pipeline, exec, options, group, *r.execution);
   std::unique_ptr<Workload> workload = descriptor->make_workload(spec);
   if (pipeline) r.data = pipeline->data_info();
   else if (auto info = data->data_info()) r.data = *info;

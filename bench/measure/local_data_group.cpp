@@ -1,8 +1,10 @@
 #include <grpcpp/grpcpp.h>
 
 #include <chrono>
+#include <filesystem>
 
 #include "bench/dataservice/data_service.grpc.pb.h"
+#include "bench/core/data_dir.h"
 #include "bench/dataservice/data_service.h"
 #include "bench/measure/data_sources.h"
 
@@ -11,13 +13,62 @@ namespace pperf {
 LocalDataGroup::LocalDataGroup(const std::string& pperf_binary, const std::string& config_path,
                                const std::string& workload, int64_t processes, int64_t workers_each,
                                const std::vector<int>& cpus, const std::string& token, double start_timeout_s)
+    : LocalDataGroup(std::vector<std::string>{pperf_binary, "data-worker", "--config", config_path, "--workload", workload},
+                     processes, workers_each, cpus, token, start_timeout_s) {}
+
+std::string find_python_data_worker(const std::string& pperf_binary) {
+  namespace fs = std::filesystem;
+  std::vector<fs::path> candidates = {fs::path(pperf_binary).parent_path() / "pperf-data-worker.py"};
+  try {
+    candidates.push_back(fs::path(data_dir()) / "python" / "pperf-data-worker.py");
+  } catch (const std::exception&) {
+  }
+  std::string looked;
+  for (const auto& c : candidates) {
+    std::error_code ec;
+    if (fs::is_regular_file(c, ec)) return c.string();
+    looked += (looked.empty() ? "" : ", ") + c.string();
+  }
+  throw std::runtime_error("pperf-data-worker.py not found (looked at " + looked + ")");
+}
+
+std::vector<std::string> python_worker_command(const std::string& pperf_binary, const WorkloadSpec& spec,
+                                               const DataSettings& data) {
+  std::string python_path;
+  for (const auto& p : data.python_path) python_path += (python_path.empty() ? "" : ":") + p;
+  return {"/usr/bin/python3", find_python_data_worker(pperf_binary), "--dataset", data.dataset,
+          "--dataset-kwargs", data.dataset_kwargs.dump(), "--python-path", python_path,
+          "--batch-size", std::to_string(spec.batch_size), "--seed", std::to_string(spec.seed),
+          "--prefetch-batches", std::to_string(data.prefetch_batches)};
+}
+
+std::string check_python_dataset(const std::string& pperf_binary, const WorkloadSpec& spec, const DataSettings& data,
+                                 const std::vector<TensorDecl>& expected) {
+  nlohmann::json tensors = nlohmann::json::array();
+  for (const auto& t : expected) tensors.push_back({{"name", t.name}, {"dtype", t.dtype}, {"shape", t.shape}});
+  SpawnOptions spawn;
+  spawn.argv = python_worker_command(pperf_binary, spec, data);
+  spawn.argv.insert(spawn.argv.end(), {"--check", "--expect-tensors", tensors.dump()});
+  spawn.capture_stdout = true;
+  ChildProcess child(spawn);
+  const std::optional<std::string> line = child.read_line(300);
+  const std::optional<int> status = child.wait(10);
+  if (line && line->find("check: ok") != std::string::npos && status && *status == 0) return "";
+  const std::string marker = "not started: ";
+  if (line && line->find(marker) != std::string::npos) return line->substr(line->find(marker) + marker.size());
+  return "pperf-data-worker.py --check " + (status ? describe_wait_status(*status) : std::string("did not finish")) +
+         (line && !line->empty() ? ": " + *line : "");
+}
+
+LocalDataGroup::LocalDataGroup(const std::vector<std::string>& command, int64_t processes, int64_t workers_each,
+                               const std::vector<int>& cpus, const std::string& token, double start_timeout_s)
     : token_(token) {
   std::string cpu_list;
   for (int c : cpus) cpu_list += (cpu_list.empty() ? "" : ",") + std::to_string(c);
   for (int64_t i = 0; i < processes; ++i) {
     SpawnOptions spawn;
-    spawn.argv = {pperf_binary, "data-worker", "--config", config_path, "--workload", workload,
-                  "--listen", "127.0.0.1:0", "--workers", std::to_string(workers_each)};
+    spawn.argv = command;
+    spawn.argv.insert(spawn.argv.end(), {"--listen", "127.0.0.1:0", "--workers", std::to_string(workers_each)});
     if (!cpu_list.empty()) spawn.argv.insert(spawn.argv.end(), {"--cpus", cpu_list});
     // The token travels in the environment, not argv, so `ps` does not show it.
     if (token.empty()) spawn.unset_env = {"PPERF_DATA_TOKEN"};

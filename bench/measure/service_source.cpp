@@ -60,10 +60,12 @@ std::string describe_failure(const std::string& endpoint, const grpc::Status& st
   return reason;
 }
 
-dataservice::HandshakeRequest handshake_for(const WorkloadSpec& spec, const std::string& token) {
+dataservice::HandshakeRequest handshake_for(const WorkloadSpec& spec, const std::string& token,
+                                           const std::string& dataset) {
   dataservice::HandshakeRequest h;
   h.set_schema_version(kDataServiceSchemaVersion);
   h.set_token(token);
+  h.set_dataset(dataset);
   auto* w = h.mutable_workload();
   w->set_name(spec.name);
   w->set_preset(spec.preset);
@@ -76,7 +78,7 @@ dataservice::HandshakeRequest handshake_for(const WorkloadSpec& spec, const std:
 class ServiceSource : public DataSource {
  public:
   ServiceSource(const WorkloadSpec& spec, ServiceSourceOptions options) : options_(std::move(options)) {
-    const auto handshake = handshake_for(spec, options_.token);
+    const auto handshake = handshake_for(spec, options_.token, options_.dataset);
     const int64_t streams = static_cast<int64_t>(options_.endpoints.size());
     for (int64_t k = 0; k < streams; ++k) {
       auto stream = std::make_unique<Stream>();
@@ -89,6 +91,16 @@ class ServiceSource : public DataSource {
       grpc::Status status = stream->stub->Handshake(&context, handshake, &reply);
       if (!status.ok())
         throw std::runtime_error(fmt::format("data worker {}: {}", stream->endpoint, describe_failure(stream->endpoint, status)));
+      std::vector<TensorDecl> served;
+      for (const auto& t : reply.tensors()) served.push_back({t.name(), t.dtype(), {t.shape().begin(), t.shape().end()}});
+      if (!options_.expected_layout.empty()) {
+        if (served.empty() && !options_.dataset.empty())
+          throw std::runtime_error(fmt::format("data worker {}: declares no tensors in its handshake (a Python worker must)",
+                                               stream->endpoint));
+        if (const std::string why = layout_mismatch(options_.expected_layout, served); !served.empty() && !why.empty())
+          throw std::runtime_error(fmt::format("data worker {} does not fit workload {}: {}", stream->endpoint, spec.name, why));
+      }
+      if (layout_.empty()) layout_ = served;
       if (!data_info_) data_info_ = DataInfo{reply.data_source(), reply.data_path(), reply.data_samples()};
       stream->request.mutable_handshake()->CopyFrom(handshake);
       stream->request.set_first_index(k);  // batches interleave: worker k serves k, k+P, ...
@@ -153,8 +165,15 @@ class ServiceSource : public DataSource {
       Batch batch;
       try {
         batch.index = message.index();
+        for (const auto& decl : layout_) {
+          const std::string& dtype = decl.name == "inputs" ? message.inputs().dtype() : message.targets().dtype();
+          if (dtype != decl.dtype)
+            throw std::runtime_error(fmt::format("batch {}: {} is {}, its handshake declared {}", batch.index, decl.name,
+                                                 dtype, decl.dtype));
+        }
         batch.inputs = tensor_from_wire(*message.mutable_inputs());
         batch.targets = tensor_from_wire(*message.mutable_targets());
+        check_batch_shape(batch);
       } catch (const std::exception& e) {
         failure = e.what();
         s.context.TryCancel();
@@ -179,6 +198,19 @@ class ServiceSource : public DataSource {
     ready_.notify_all();
   }
 
+  /// A batch must be [B] + the declared per-sample shape of each tensor (B >= 1, the same for both).
+  void check_batch_shape(const Batch& batch) const {
+    for (const auto& decl : layout_) {
+      const torch::Tensor& t = decl.name == "inputs" ? batch.inputs : batch.targets;
+      std::vector<int64_t> want = {batch.inputs.dim() > 0 ? batch.inputs.size(0) : 0};
+      want.insert(want.end(), decl.shape.begin(), decl.shape.end());
+      if (want[0] < 1 || t.sizes().vec() != want)
+        throw std::runtime_error(fmt::format("batch {}: {} has shape [{}], its handshake declared [B,{}] per batch",
+                                             batch.index, decl.name, fmt::join(t.sizes().vec(), ","),
+                                             fmt::join(decl.shape, ",")));
+    }
+  }
+
   /// Called with the lock held: cancels streams silent for longer than the stall deadline.
   void drop_stalled_streams() {
     const auto now = Clock::now();
@@ -191,6 +223,7 @@ class ServiceSource : public DataSource {
 
   ServiceSourceOptions options_;
   std::optional<DataInfo> data_info_;
+  std::vector<TensorDecl> layout_;  // as the first worker declared it (all are checked against the model)
   std::vector<std::unique_ptr<Stream>> streams_;
   mutable std::mutex mutex_;
   std::condition_variable ready_, space_;

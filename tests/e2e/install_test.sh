@@ -25,4 +25,10 @@ env -u PPERF_DATA_DIR "$prefix/bin/pperf" cost --config cost.json --out out.json
 grep -q '"retrieved": "1999-01-01"' out.json || { echo "cost did not use the installed tables"; exit 1; }
 "$prefix/bin/pperf" --version | grep -qE '^pperf [0-9.]+ \([0-9a-f]{40}(-dirty)?\)$' \
   || { echo "--version: $("$prefix/bin/pperf" --version)"; exit 1; }
+# The Python data worker installs next to pperf and finds its protobuf classes in share/pperf/python.
+test -x "$prefix/bin/pperf-data-worker.py"
+test -f "$prefix/share/pperf/python/data_service_pb2.py"
+code=0; worker_out="$("$prefix/bin/pperf-data-worker.py" --dataset nowhere:make --batch-size 4 2>&1)" || code=$?
+[ "$code" -eq 2 ] && grep -q "module 'nowhere' does not import" <<<"$worker_out" \
+  || { echo "installed pperf-data-worker.py: exit $code: $worker_out"; exit 1; }
 echo "1 passed, 0 failed"

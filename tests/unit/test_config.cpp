@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <functional>
 
 #include "bench/config/config.h"
@@ -146,11 +147,53 @@ TEST(Config, Mistakes) {
        "/configurations/0/step_time_ms: must be > 0, got 0"},
       {"configurations not an array", [](json& j) { j["configurations"] = json::object(); },
        "/configurations: expected an array, got object"},
+      {"python worker without dataset", [](json& j) { j["configurations"][0]["execution"]["data"]["worker"] = "python"; },
+       "/configurations/0/execution/data: \"worker\": \"python\" needs \"dataset\": \"module:factory\""},
+      {"bad worker", [](json& j) { j["configurations"][0]["execution"]["data"]["worker"] = "rust"; },
+       "/configurations/0/execution/data/worker: 'rust' is not one of pperf, python"},
+      {"dataset without python", [](json& j) { j["configurations"][0]["execution"]["data"]["dataset"] = "m:f"; },
+       "/configurations/0/execution/data/dataset: 'dataset' needs \"worker\": \"python\""},
+      {"dataset not module:factory", [](json& j) {
+         j["configurations"][0]["execution"]["data"] = {{"worker", "python"}, {"dataset", "my-data.py"}};
+       }, "/configurations/0/execution/data/dataset: expected \"module:factory\" (a Python module path and a "
+          "function in it), got 'my-data.py'"},
+      {"dataset_kwargs not an object", [](json& j) {
+         j["configurations"][0]["execution"]["data"] = {{"worker", "python"}, {"dataset", "pkg.mod:make"},
+                                                        {"dataset_kwargs", json::array()}};
+       }, "/configurations/0/execution/data/dataset_kwargs: expected an object (the factory's keyword arguments)"},
       {"unknown execution key", [](json& j) { j["configurations"][0]["execution"]["thread"] = 2; },
        "/configurations/0/execution/thread: unknown key 'thread' (did you mean 'threads'?)"},
   };
   EXPECT_GE(cases.size(), 15u);
   for (const auto& c : cases) EXPECT_EQ(error_of(c.mutate), c.expected) << c.what;
+}
+
+TEST(Config, PythonDataWorkerKeys) {
+  pperf::testing::TempDir dir;
+  json config = valid_config();
+  config["configurations"][0]["execution"]["data"] = {
+      {"worker", "python"}, {"dataset", "examples.fashion_mnist_heavy:make"},
+      {"dataset_kwargs", {{"split", "t10k"}}}, {"python_path", {"mods", "/abs"}}};
+  const std::string path = dir.write("c.json", config.dump());
+  const Config c = load_config(path, pperf::testing::fixture_workloads());
+  const DataSettings& d = c.configurations[0].execution.data;
+  EXPECT_EQ(d.worker, "python");
+  EXPECT_EQ(d.dataset, "examples.fashion_mnist_heavy:make");
+  EXPECT_EQ(d.dataset_kwargs, json({{"split", "t10k"}}));
+  const std::string config_dir = std::filesystem::path(path).parent_path().string();
+  EXPECT_EQ(d.python_path, (std::vector<std::string>{config_dir + "/mods", "/abs"}));
+  EXPECT_EQ(c.configurations[1].execution.data.worker, "pperf");
+}
+
+TEST(Registry, LayoutMismatchSaysWhatDiffers) {
+  const std::vector<TensorDecl> model = {{"inputs", "float32", {1, 28, 28}}, {"targets", "int64", {}}};
+  EXPECT_EQ(layout_mismatch(model, model), "");
+  EXPECT_EQ(layout_mismatch(model, {{"inputs", "float32", {3, 32, 32}}, {"targets", "int64", {}}}),
+            "inputs: the worker serves float32[3,32,32] per sample, the model takes float32[1,28,28]");
+  EXPECT_EQ(layout_mismatch(model, {{"inputs", "float32", {1, 28, 28}}, {"targets", "int32", {}}}),
+            "targets: the worker serves int32[] per sample, the model takes int64[]");
+  EXPECT_EQ(layout_mismatch(model, {{"inputs", "float32", {1, 28, 28}}}),
+            "targets: the worker does not serve it (the model takes int64[] per sample)");
 }
 
 TEST(Config, UnknownPriceTableNamesTheKeyAndTheTableFile) {

@@ -199,6 +199,9 @@ WorkloadDescriptor mnist_heavy_descriptor() {
                                          spec.string_param("split"));
     return std::make_shared<MnistPipeline>(std::move(data), spec.batch_size, spec.seed);
   };
+  d.batch_layout = [](const WorkloadSpec&) {
+    return std::vector<TensorDecl>{{"inputs", "float32", {1, kSide, kSide}}, {"targets", "int64", {}}};
+  };
   return d;
 }
 

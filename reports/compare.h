@@ -19,8 +19,9 @@ namespace pperf {
 constexpr int kCompareSchemaVersion = 1;
 
 /// A pooled baseline adds a run-to-run test to the pairs it has >= 2 runs of once the pairs'
-/// run medians give at least this many (nominal) degrees of freedom for their spread.
-constexpr size_t kMinRunToRunDof = 3;
+/// run medians give at least this many (nominal) degrees of freedom sum (k - 1) for their spread
+/// (e.g. 3 pairs x 3 runs, or 6 pairs x 2); with less history the U test decides alone.
+constexpr size_t kMinRunToRunDof = 6;
 
 struct CompareOptions {
   double alpha = 0.05;                ///< false discovery rate across the pairs (BH q <= alpha)

@@ -152,7 +152,7 @@ int command_compare(const std::vector<std::string>& args) {
       "pperf compare --against-history N CANDIDATE.json [--db FILE] [options]");
   options.add_options()("help,h", "show this help")(
       "files", po::value<std::vector<std::string>>()->multitoken(), "BASELINE.json CANDIDATE.json")(
-      "alpha", po::value<double>()->default_value(0.05), "false discovery rate across pairs (Benjamini–Hochberg)")(
+      "alpha", po::value<double>()->default_value(0.05, "0.05"), "false discovery rate across pairs (Benjamini–Hochberg)")(
       "max-slowdown-pct", po::value<double>()->default_value(5), "step-time increase (%) over which a significant change regresses")(
       "max-cost-increase-pct", po::value<double>()->default_value(5),
       "USD-per-step increase (%) due to step time over which a significant change regresses")(

@@ -64,7 +64,7 @@ def synth(r, median, n, cv, seed):
 
 def main(argv):
     j = json.load(open(argv[1]))
-    scope = {"j": j, "slow": slow, "price": price, "resample": resample, "synth": synth}
+    scope = {"json": json, "j": j, "slow": slow, "price": price, "resample": resample, "synth": synth}
     for statement in argv[3:]:
         exec(statement, scope)
     with open(argv[2], "w") as f:

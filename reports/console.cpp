@@ -231,8 +231,7 @@ std::string to_console(const RunReport& report, const ConsoleOptions& options) {
   bool measured = false;
   for (const auto& r : results) measured = measured || r.measured;
   if (measured) {
-    const std::string cpu = host.contains("cpu_model") && host["cpu_model"].is_string() ? host["cpu_model"].get<std::string>() : "unknown CPU";
-    const std::string cpus = host.contains("logical_cpus") ? host["logical_cpus"].dump() : "?";
+    const std::string cpu = host_fact(host, {"cpu_model"}), cpus = host_fact(host, {"logical_cpus"});
     prose += emulated ? fmt::format("Measured on this host ({}, {} logical CPUs), not on the priced instances: "
                                   "step times are this host's (emulated).\n", cpu, cpus)
                     : fmt::format("Measured natively on the priced instances ({}, {} logical CPUs).\n", cpu, cpus);

@@ -33,15 +33,6 @@ std::string esc(const std::string& s) {
 std::string sig(double v, int digits = 4) { return fmt::format("{:.{}g}", v, digits); }
 std::string px(double v) { return fmt::format("{:.1f}", v); }
 
-std::string host_string(const nlohmann::json& host, std::initializer_list<const char*> path) {
-  const nlohmann::json* v = &host;
-  for (const char* p : path) {
-    if (!v->is_object() || !v->contains(p)) return "unknown";
-    v = &(*v)[p];
-  }
-  return v->is_string() ? v->get<std::string>() : v->dump();
-}
-
 std::string short_sha(const std::string& sha) { return sha.size() > 12 ? sha.substr(0, 12) : sha; }
 
 /// "Nice" axis ticks covering [lo, hi].
@@ -137,12 +128,12 @@ std::string provenance(const RunReport& r, const std::string& source) {
       {"started", r.started_at},
       {"finished", r.finished_at.empty() ? "-" : r.finished_at},
       {"pperf", r.tool_version + ", git " + r.git_sha},
-      {"host", host_string(h, {"hostname"}) + ", " + host_string(h, {"os"})},
-      {"CPU", host_string(h, {"cpu_model"}) + " (" + host_string(h, {"logical_cpus"}) + " logical, " +
-                  host_string(h, {"memory_gib"}) + " GiB)"},
-      {"kernel", host_string(h, {"kernel"})},
-      {"BLAS", host_string(h, {"blas", "library"})},
-      {"libtorch", host_string(h, {"torch", "libtorch_version"})},
+      {"host", host_fact(h, {"hostname"}) + ", " + host_fact(h, {"os"})},
+      {"CPU", host_fact(h, {"cpu_model"}) + " (" + host_fact(h, {"logical_cpus"}) + " logical, " +
+                  host_fact(h, {"memory_gib"}) + " GiB)"},
+      {"kernel", host_fact(h, {"kernel"})},
+      {"BLAS", host_fact(h, {"blas", "library"})},
+      {"libtorch", host_fact(h, {"torch", "libtorch_version"})},
       {"prices", r.pricing_table + " (" + r.pricing_region + ", retrieved " + r.pricing_retrieved + ")"},
       {"price source", r.pricing_source},
       {"market", r.pricing_market + (r.discount_pct > 0 ? fmt::format(", discount {:g} %", r.discount_pct) : "")},
@@ -436,8 +427,8 @@ std::string run_report_markdown(const RunReportPage& page) {
   out += fmt::format("`{}` — {} run, {}, started {}; pperf {} (git `{}`); host {} ({}, {} logical CPUs, BLAS {}, libtorch {}); "
                      "prices {} ({}, retrieved {}).\n\n",
                      page.source, to_string(r.status), r.config_name, r.started_at, r.tool_version, short_sha(r.git_sha),
-                     host_string(r.host, {"hostname"}), host_string(r.host, {"cpu_model"}), host_string(r.host, {"logical_cpus"}),
-                     host_string(r.host, {"blas", "library"}), host_string(r.host, {"torch", "libtorch_version"}),
+                     host_fact(r.host, {"hostname"}), host_fact(r.host, {"cpu_model"}), host_fact(r.host, {"logical_cpus"}),
+                     host_fact(r.host, {"blas", "library"}), host_fact(r.host, {"torch", "libtorch_version"}),
                      r.pricing_table, r.pricing_region, r.pricing_retrieved);
   out += fmt::format("| workload | configuration | instances | median ms [95 % CI] | {0}/100 steps [95 % CI] | improvement % [95 % CI] | speedup |\n",
                      r.pricing_currency);

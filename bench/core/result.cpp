@@ -42,6 +42,15 @@ std::optional<Market> parse_market(const std::string& name) {
   return std::nullopt;
 }
 
+std::string host_fact(const nlohmann::json& host, std::initializer_list<const char*> path) {
+  const nlohmann::json* v = &host;
+  for (const char* p : path) {
+    if (!v->is_object() || !v->contains(p)) return "unknown";
+    v = &(*v)[p];
+  }
+  return v->is_string() ? v->get<std::string>() : v->dump();
+}
+
 RunStatus overall_status(const std::vector<Result>& results, bool interrupted) {
   if (interrupted) return RunStatus::interrupted;
   const bool all_failed = !results.empty() && std::all_of(results.begin(), results.end(), [](const Result& r) {

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include <array>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <vector>
@@ -125,6 +126,9 @@ struct RunReport {
   std::vector<Result> results;
   nlohmann::json unknown_fields = nlohmann::json::object();
 };
+
+/// A fact of RunReport::host at `path` (e.g. {"blas", "library"}) as text; "unknown" when absent.
+std::string host_fact(const nlohmann::json& host, std::initializer_list<const char*> path);
 
 /// complete, unless `interrupted`; failed when there were results and every one failed.
 RunStatus overall_status(const std::vector<Result>& results, bool interrupted);

@@ -106,15 +106,6 @@ std::string utc_now() {
   return buf;
 }
 
-std::string host_string(const nlohmann::json& host, std::initializer_list<const char*> path) {
-  const nlohmann::json* v = &host;
-  for (const char* p : path) {
-    if (!v->is_object() || !v->contains(p)) return "unknown";
-    v = &(*v)[p];
-  }
-  return v->is_string() ? v->get<std::string>() : v->dump();
-}
-
 /// A prepared statement that finalizes itself; errors name the database.
 class Statement {
  public:
@@ -231,9 +222,9 @@ const char* kRunColumns =
 }  // namespace
 
 std::string host_fingerprint(const nlohmann::json& host) {
-  const std::string facts = host_string(host, {"cpu_model"}) + "\n" + host_string(host, {"logical_cpus"}) + "\n" +
-                            host_string(host, {"blas", "library"}) + "\n" +
-                            host_string(host, {"torch", "libtorch_version"});
+  const std::string facts = host_fact(host, {"cpu_model"}) + "\n" + host_fact(host, {"logical_cpus"}) + "\n" +
+                            host_fact(host, {"blas", "library"}) + "\n" +
+                            host_fact(host, {"torch", "libtorch_version"});
   return sha256_hex(facts).substr(0, 12);
 }
 
@@ -344,8 +335,8 @@ History::Recorded History::record(const std::string& text, const RunReport& repo
   insert.bind(1, utc_now()).bind(2, report.started_at).bind(4, report.config_name).bind(5, report.config_path);
   if (!report.finished_at.empty()) insert.bind(3, report.finished_at);
   insert.bind(6, report.config_sha256).bind(7, report.git_sha).bind(8, report.tool_version).bind(9, report.command);
-  insert.bind(10, to_string(report.status)).bind(11, host_fingerprint(host)).bind(12, host_string(host, {"hostname"}));
-  insert.bind(13, host_string(host, {"cpu_model"}));
+  insert.bind(10, to_string(report.status)).bind(11, host_fingerprint(host)).bind(12, host_fact(host, {"hostname"}));
+  insert.bind(13, host_fact(host, {"cpu_model"}));
   if (host.is_object() && host.contains("logical_cpus") && host["logical_cpus"].is_number_integer())
     insert.bind(14, host["logical_cpus"].get<int64_t>());
   insert.bind(15, report.pricing_table).bind(16, report.pricing_retrieved).bind(17, report.pricing_currency);

@@ -3,6 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
+
+#include "reports/markup.h"
 
 namespace pperf {
 
@@ -23,8 +26,6 @@ int severity(Verdict v) {
 std::string opt(const std::optional<double>& v, const char* format) {
   return v ? fmt::format(fmt::runtime(format), *v) : std::string("-");
 }
-
-std::string short_sha(const std::string& sha) { return sha.size() > 12 ? sha.substr(0, 12) : sha; }
 
 std::string side_line(const CompareSide& s) {
   std::string line = s.file;
@@ -54,8 +55,10 @@ std::string money_text(const PairComparison& p) {
 
 std::string cost_change_text(const PairComparison& p) {
   if (!p.cost_change_pct) return "-";
-  return fmt::format("{:+.1f} (time {:+.1f}, price {:+.1f})", *p.cost_change_pct, *p.cost_time_part_pct,
-                     *p.cost_price_part_pct);
+  // A part that rounds to zero prints +0.0, never -0.0.
+  auto part = [](double pct) { return std::fabs(pct) < 0.05 ? 0.0 : pct; };
+  return fmt::format("{:+.1f} (time {:+.1f}, price {:+.1f})", part(*p.cost_change_pct), part(*p.cost_time_part_pct),
+                     part(*p.cost_price_part_pct));
 }
 
 std::string q_text(const PairComparison& p) {
@@ -78,32 +81,7 @@ std::string summary_sentence(const CompareReport& r) {
                      r.count(Verdict::added), r.count(Verdict::missing), r.count(Verdict::failed));
 }
 
-std::string md_escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '|' || c == '*' || c == '_' || c == '`' || c == '<' || c == '>' || c == '[' || c == ']' || c == '\\')
-      out += '\\';
-    out += c;
-  }
-  return out;
-}
 
-std::string xml_escape(const std::string& s) {
-  std::string out;
-  for (unsigned char c : s) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&apos;"; break;
-      default:
-        if (c < 0x20 && c != '\n' && c != '\t' && c != '\r') out += ' ';  // not allowed in XML 1.0
-        else out += static_cast<char>(c);
-    }
-  }
-  return out;
-}
 
 std::string verdict_badge(Verdict v) {
   switch (v) {
@@ -189,28 +167,28 @@ std::string compare_console(const CompareReport& r) {
 }
 
 std::string compare_markdown(const CompareReport& r) {
-  std::string out = fmt::format("## pperf compare: {}\n\n", md_escape(r.candidate.report.config_name));
+  std::string out = fmt::format("## pperf compare: {}\n\n", markdown_escape(r.candidate.report.config_name));
   const size_t alarms = r.count(Verdict::regressed) + r.count(Verdict::missing) + r.count(Verdict::failed);
   out += fmt::format("**{}** — {}.\n\n", alarms ? "🔴 " + std::to_string(alarms) + " alarm(s)" : std::string("🟢 no regression"),
                      summary_sentence(r));
   out += "| | source | config | git | started |\n|---|---|---|---|---|\n";
   for (const auto* s : {&r.baseline, &r.candidate})
     out += fmt::format("| {} | `{}`{} | {} | `{}` | {} |\n", s == &r.baseline ? "baseline" : "candidate", s->file,
-                       s->description.empty() ? "" : " (" + md_escape(s->description) + ")", md_escape(s->report.config_name),
+                       s->description.empty() ? "" : " (" + markdown_escape(s->description) + ")", markdown_escape(s->report.config_name),
                        short_sha(s->report.git_sha), s->report.started_at);
   out += "\n";
   if (!r.warnings.empty()) {
     out += "> [!WARNING]\n> Not like for like:\n";
-    for (const auto& w : r.warnings) out += "> - " + md_escape(w.message()) + "\n";
+    for (const auto& w : r.warnings) out += "> - " + markdown_escape(w.message()) + "\n";
     out += "\n";
   }
-  for (const auto& n : r.notes) out += "> " + md_escape(n) + "\n\n";
+  for (const auto& n : r.notes) out += "> " + markdown_escape(n) + "\n\n";
   out += fmt::format("| verdict | workload | configuration | median ms | change % | 95 % CI % | q | {}/100 steps | cost change % (time, price) |\n",
-                     md_escape(r.currency));
+                     markdown_escape(r.currency));
   out += "|---|---|---|---:|---:|---:|---:|---:|---|\n";
   for (const auto* p : pairs_by_severity(r))
     out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", verdict_badge(p->verdict),
-                       md_escape(pair_workload_label(*p)), md_escape(p->configuration), median_text(*p),
+                       markdown_escape(pair_workload_label(*p)), markdown_escape(p->configuration), median_text(*p),
                        opt(p->change_pct, "{:+.1f}"), ci_text(p->change_pct_ci95), q_text(*p), money_text(*p),
                        cost_change_text(*p));
   out += "\n";
@@ -218,12 +196,12 @@ std::string compare_markdown(const CompareReport& r) {
   for (const auto* p : pairs_by_severity(r)) {
     if (!is_alarm(p->verdict) && !p->price_moved) continue;
     if (!any_detail) out += "**Details**\n\n", any_detail = true;
-    out += fmt::format("- **{} {} {}**: ", to_string(p->verdict), md_escape(pair_workload_label(*p)), md_escape(p->configuration));
-    for (size_t i = 0; i < p->reasons.size(); ++i) out += (i ? "; " : "") + md_escape(p->reasons[i]);
+    out += fmt::format("- **{} {} {}**: ", to_string(p->verdict), markdown_escape(pair_workload_label(*p)), markdown_escape(p->configuration));
+    for (size_t i = 0; i < p->reasons.size(); ++i) out += (i ? "; " : "") + markdown_escape(p->reasons[i]);
     out += "\n";
   }
   if (any_detail) out += "\n";
-  out += "<sub>" + md_escape(method_sentence(r)) + "</sub>\n";
+  out += "<sub>" + markdown_escape(method_sentence(r)) + "</sub>\n";
   return out;
 }
 
@@ -231,36 +209,36 @@ std::string compare_junit(const CompareReport& r) {
   const size_t failures = r.count(Verdict::regressed) + r.count(Verdict::missing) + r.count(Verdict::failed);
   const std::string suite = "pperf compare " + r.candidate.report.config_name;
   std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-  out += fmt::format("<testsuites name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"0\">\n", xml_escape(suite),
+  out += fmt::format("<testsuites name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"0\">\n", markup_escape(suite),
                      r.pairs.size(), failures);
   out += fmt::format("  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"0\" timestamp=\"{}\">\n",
-                     xml_escape(suite), r.pairs.size(), failures, xml_escape(r.candidate.report.started_at));
+                     markup_escape(suite), r.pairs.size(), failures, markup_escape(r.candidate.report.started_at));
   out += "    <properties>\n";
-  out += fmt::format("      <property name=\"baseline\" value=\"{}\"/>\n", xml_escape(side_line(r.baseline)));
-  out += fmt::format("      <property name=\"candidate\" value=\"{}\"/>\n", xml_escape(side_line(r.candidate)));
+  out += fmt::format("      <property name=\"baseline\" value=\"{}\"/>\n", markup_escape(side_line(r.baseline)));
+  out += fmt::format("      <property name=\"candidate\" value=\"{}\"/>\n", markup_escape(side_line(r.candidate)));
   for (const auto& w : r.warnings)
-    out += fmt::format("      <property name=\"warning\" value=\"{}\"/>\n", xml_escape(w.message()));
+    out += fmt::format("      <property name=\"warning\" value=\"{}\"/>\n", markup_escape(w.message()));
   out += "    </properties>\n";
   for (const auto& p : r.pairs) {
     const double seconds = p.candidate && p.candidate->median_ms ? *p.candidate->median_ms / 1000 : 0;
     out += fmt::format("    <testcase classname=\"pperf.{}\" name=\"{}\" time=\"{:.6f}\">\n",
-                       xml_escape(pair_workload_label(p)), xml_escape(p.configuration), seconds);
+                       markup_escape(pair_workload_label(p)), markup_escape(p.configuration), seconds);
     std::string reasons;
     for (size_t i = 0; i < p.reasons.size(); ++i) reasons += (i ? "; " : "") + p.reasons[i];
     const std::string figures = pair_figures_line(p, r.currency);
     if (is_alarm(p.verdict)) {
       const std::string message = to_string(p.verdict) + ": " + reasons + (figures.empty() ? "" : " | " + figures);
       out += fmt::format("      <failure type=\"{}\" message=\"{}\">{}</failure>\n", to_string(p.verdict),
-                         xml_escape(message), xml_escape(message));
+                         markup_escape(message), markup_escape(message));
     }
     out += fmt::format("      <system-out>{}</system-out>\n",
-                       xml_escape(to_string(p.verdict) + ": " + reasons + (figures.empty() ? "" : "\n" + figures)));
+                       markup_escape(to_string(p.verdict) + ": " + reasons + (figures.empty() ? "" : "\n" + figures)));
     out += "    </testcase>\n";
   }
   std::string warnings;
   for (const auto& w : r.warnings) warnings += "warning: " + w.message() + "\n";
   for (const auto& n : r.notes) warnings += "note: " + n + "\n";
-  if (!warnings.empty()) out += "    <system-err>" + xml_escape(warnings) + "</system-err>\n";
+  if (!warnings.empty()) out += "    <system-err>" + markup_escape(warnings) + "</system-err>\n";
   out += "  </testsuite>\n</testsuites>\n";
   return out;
 }

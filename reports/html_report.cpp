@@ -8,6 +8,8 @@
 
 #include "bench/stats/stats.h"
 #include "reports/compare_writers.h"
+#include "reports/markup.h"
+#include "reports/writers.h"
 
 namespace pperf {
 
@@ -15,25 +17,9 @@ namespace {
 
 // ---- formatting ----------------------------------------------------------------------------
 
-std::string esc(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
 
 std::string sig(double v, int digits = 4) { return fmt::format("{:.{}g}", v, digits); }
 std::string px(double v) { return fmt::format("{:.1f}", v); }
-
-std::string short_sha(const std::string& sha) { return sha.size() > 12 ? sha.substr(0, 12) : sha; }
 
 /// "Nice" axis ticks covering [lo, hi].
 std::vector<double> ticks(double lo, double hi, int target = 5) {
@@ -73,7 +59,7 @@ table { border-collapse: collapse; width: 100%; font-size: 12px; }
 th { white-space: normal; }
 th, td { border-bottom: 1px solid var(--line); padding: 3px 6px; text-align: right; white-space: nowrap; vertical-align: top; }
 td small, th small { color: var(--muted); font-weight: 400; }
-td:nth-child(3) { white-space: normal; }
+td:nth-child(-n+3) { white-space: normal; }
 th:nth-child(-n+3), td:nth-child(-n+3) { text-align: left; }
 th { background: #eef1f6; font-weight: 600; }
 td.failed { color: var(--bad); text-align: left; white-space: normal; }
@@ -98,19 +84,13 @@ footer { margin-top: 28px; color: var(--muted); font-size: 12px; }
 std::string page_start(const std::string& title) {
   return "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>" +
-         esc(title) + "</title>\n<style>" + kCss + "</style>\n</head>\n<body>\n<main>\n";
+         markup_escape(title) + "</title>\n<style>" + kCss + "</style>\n</head>\n<body>\n<main>\n";
 }
 
 std::string page_end(const std::string& footer) {
   return "<footer>" + footer + "</footer>\n</main>\n</body>\n</html>\n";
 }
 
-std::string instances_label(const std::vector<PricedGroup>& groups) {
-  std::string out;
-  for (const auto& g : groups)
-    out += fmt::format("{}{}x {}{}", out.empty() ? "" : " + ", g.count, g.type, g.market == Market::spot ? " (spot)" : "");
-  return out;
-}
 
 std::string workload_label(const Result& r) {
   return r.workload + (r.preset.empty() ? "" : "/" + r.preset) + " batch " + std::to_string(r.batch_size);
@@ -139,22 +119,22 @@ std::string provenance(const RunReport& r, const std::string& source) {
       {"market", r.pricing_market + (r.discount_pct > 0 ? fmt::format(", discount {:g} %", r.discount_pct) : "")},
       {"currency", r.pricing_currency}};
   std::string out = "<dl class=\"prov\" id=\"provenance\">\n";
-  for (const auto& [k, v] : rows) out += "<dt>" + esc(k) + "</dt><dd>" + esc(v) + "</dd>\n";
+  for (const auto& [k, v] : rows) out += "<dt>" + markup_escape(k) + "</dt><dd>" + markup_escape(v) + "</dd>\n";
   return out + "</dl>\n";
 }
 
 std::string results_table(const RunReport& r) {
-  const std::string cur = esc(r.pricing_currency);
+  const std::string cur = markup_escape(r.pricing_currency);
   std::string out =
       "<table id=\"results\">\n<thead><tr><th>workload</th><th>configuration</th><th>instances</th><th>median ms<br><small>95% CI</small></th>"
       "<th>n</th><th>samples/s</th><th>data wait %</th><th>" + cur + "/h</th><th>" + cur +
       "/100 steps<br><small>95% CI</small></th><th>improvement %<br><small>95% CI</small></th><th>speedup</th></tr></thead>\n<tbody>\n";
   for (const auto& x : r.results) {
-    out += "<tr data-configuration=\"" + esc(x.configuration) + "\"><td>" + esc(workload_label(x)) + "</td><td>" +
-           esc(x.configuration) + (x.baseline ? " (baseline)" : "") + "</td><td>" + esc(instances_label(x.instances)) +
+    out += "<tr data-configuration=\"" + markup_escape(x.configuration) + "\"><td>" + markup_escape(workload_label(x)) + "</td><td>" +
+           markup_escape(x.configuration) + (x.baseline ? " (baseline)" : "") + "</td><td>" + markup_escape(instances_label(x.instances)) +
            "</td>";
     if (x.status != ResultStatus::ok || !x.step || !x.cost) {
-      out += "<td class=\"failed\" colspan=\"8\">" + esc(to_string(x.status) + (x.reason.empty() ? "" : ": " + x.reason)) +
+      out += "<td class=\"failed\" colspan=\"8\">" + markup_escape(to_string(x.status) + (x.reason.empty() ? "" : ": " + x.reason)) +
              "</td></tr>\n";
       continue;
     }
@@ -185,7 +165,7 @@ std::string x_axis(const Scale& x, double y, const std::vector<double>& marks, c
     out += fmt::format("<line class=\"grid\" x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\"/>", px(x(t)), px(top), px(y));
     out += fmt::format("<text class=\"muted\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n", px(x(t)), px(y + 14), sig(t));
   }
-  out += fmt::format("<text class=\"muted\" x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>\n", px(x.b), px(y + 28), esc(unit));
+  out += fmt::format("<text class=\"muted\" x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>\n", px(x.b), px(y + 28), markup_escape(unit));
   return out;
 }
 
@@ -199,17 +179,17 @@ std::string cost_bars(const std::vector<const Result*>& rs, const std::string& c
   std::string out = fmt::format(
       "<svg class=\"chart\" data-chart=\"cost-bars\" data-workload=\"{}\" width=\"{}\" height=\"{}\" viewBox=\"0 0 {} {}\" "
       "role=\"img\" aria-label=\"{} per 100 steps per configuration, {}\">\n",
-      esc(group), kWidth, px(height), kWidth, px(height), esc(currency), esc(group));
+      markup_escape(group), kWidth, px(height), kWidth, px(height), markup_escape(currency), markup_escape(group));
   const double axis_y = 12 + kRow * static_cast<double>(rs.size());
   out += x_axis(x, axis_y, marks, currency + " per 100 steps (bar: median step; whisker: 95 % CI)", 4);
   for (size_t i = 0; i < rs.size(); ++i) {
     const Result& r = *rs[i];
     const double y = 12 + kRow * static_cast<double>(i), v = r.cost->usd_per_step * 100;
     const double lo = r.cost->usd_per_step_ci95[0] * 100, hi_i = r.cost->usd_per_step_ci95[1] * 100;
-    out += fmt::format("<g class=\"cost\" data-configuration=\"{}\" data-usd-per-100-steps=\"{}\">", esc(r.configuration), sig(v, 6));
-    out += fmt::format("<title>{}: {} {} per 100 steps (95 % CI {}..{})</title>", esc(r.configuration), sig(v), esc(currency), sig(lo), sig(hi_i));
+    out += fmt::format("<g class=\"cost\" data-configuration=\"{}\" data-usd-per-100-steps=\"{}\">", markup_escape(r.configuration), sig(v, 6));
+    out += fmt::format("<title>{}: {} {} per 100 steps (95 % CI {}..{})</title>", markup_escape(r.configuration), sig(v), markup_escape(currency), sig(lo), sig(hi_i));
     out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>", px(kLabel - 8), px(y + kRow / 2 + 4),
-                       esc(r.configuration + (r.baseline ? " *" : "")));
+                       markup_escape(r.configuration + (r.baseline ? " *" : "")));
     out += fmt::format("<rect class=\"bar{}\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"/>", r.baseline ? " baseline" : "",
                        px(x(0)), px(y + 5), px(std::max(0.5, x(v) - x(0))), px(kRow - 10));
     out += fmt::format("<line class=\"whisker\" x1=\"{0}\" y1=\"{2}\" x2=\"{1}\" y2=\"{2}\"/>", px(x(lo)), px(x(hi_i)), px(y + kRow / 2));
@@ -240,7 +220,7 @@ std::string distributions(const std::vector<const Result*>& rs, const std::strin
   std::string out = fmt::format(
       "<svg class=\"chart\" data-chart=\"step-distribution\" data-workload=\"{}\" width=\"{}\" height=\"{}\" viewBox=\"0 0 {} {}\" "
       "role=\"img\" aria-label=\"step-time distribution per configuration, {}\">\n",
-      esc(group), kWidth, px(height), kWidth, px(height), esc(group));
+      markup_escape(group), kWidth, px(height), kWidth, px(height), markup_escape(group));
   const double axis_y = 8 + rowh * static_cast<double>(rs.size());
   out += x_axis(x, axis_y, marks, "step time, ms (histogram of measured steps within the 2nd-98th percentiles; tick: median; band: its 95 % CI)", 4);
   constexpr int kBins = 60;
@@ -248,11 +228,11 @@ std::string distributions(const std::vector<const Result*>& rs, const std::strin
     const Result& r = *rs[i];
     const double top = 8 + rowh * static_cast<double>(i), base = top + rowh - 8;
     out += fmt::format("<g class=\"distribution\" data-configuration=\"{}\" data-median-ms=\"{}\" data-n=\"{}\">",
-                       esc(r.configuration), sig(r.step->median_ms, 6), r.measurement ? r.measurement->step_ms.size() : 0);
-    out += fmt::format("<title>{}: median {} ms (95 % CI {}..{}), {} steps</title>", esc(r.configuration), sig(r.step->median_ms),
+                       markup_escape(r.configuration), sig(r.step->median_ms, 6), r.measurement ? r.measurement->step_ms.size() : 0);
+    out += fmt::format("<title>{}: median {} ms (95 % CI {}..{}), {} steps</title>", markup_escape(r.configuration), sig(r.step->median_ms),
                        sig(r.step->ci95_ms[0]), sig(r.step->ci95_ms[1]), r.measurement ? r.measurement->step_ms.size() : 0);
     out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>", px(kLabel - 8), px(base - 10),
-                       esc(r.configuration + (r.baseline ? " *" : "")));
+                       markup_escape(r.configuration + (r.baseline ? " *" : "")));
     out += fmt::format("<rect class=\"ciband\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"/>", px(x(r.step->ci95_ms[0])), px(top + 2),
                        px(std::max(1.0, x(r.step->ci95_ms[1]) - x(r.step->ci95_ms[0]))), px(base - top - 2));
     if (r.measurement && !r.measurement->step_ms.empty()) {
@@ -293,7 +273,7 @@ std::string improvement_chart(const std::vector<const Result*>& rs, const std::s
   std::string out = fmt::format(
       "<svg class=\"chart\" data-chart=\"improvement\" data-workload=\"{}\" width=\"{}\" height=\"{}\" viewBox=\"0 0 {} {}\" "
       "role=\"img\" aria-label=\"improvement over the baseline, {}\">\n",
-      esc(group), kWidth, px(height), kWidth, px(height), esc(group));
+      markup_escape(group), kWidth, px(height), kWidth, px(height), markup_escape(group));
   const double axis_y = 12 + kRow * static_cast<double>(rows.size());
   out += x_axis(x, axis_y, marks, "improvement in cost per step over the baseline, % (right of 0: cheaper; whisker: 95 % CI)", 4);
   out += fmt::format("<line class=\"zero\" x1=\"{0}\" y1=\"4\" x2=\"{0}\" y2=\"{1}\"/>\n", px(x(0)), px(axis_y));
@@ -301,9 +281,9 @@ std::string improvement_chart(const std::vector<const Result*>& rs, const std::s
     const Result& r = *rows[i];
     const double y = 12 + kRow * static_cast<double>(i) + kRow / 2, v = *r.comparison.improvement_pct;
     const auto ci = r.comparison.improvement_pct_ci95.value_or(std::array<double, 2>{v, v});
-    out += fmt::format("<g class=\"improvement\" data-configuration=\"{}\" data-improvement-pct=\"{}\">", esc(r.configuration), sig(v, 6));
-    out += fmt::format("<title>{}: {:+.1f} % (95 % CI {:+.1f}..{:+.1f})</title>", esc(r.configuration), v, ci[0], ci[1]);
-    out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>", px(kLabel - 8), px(y + 4), esc(r.configuration));
+    out += fmt::format("<g class=\"improvement\" data-configuration=\"{}\" data-improvement-pct=\"{}\">", markup_escape(r.configuration), sig(v, 6));
+    out += fmt::format("<title>{}: {:+.1f} % (95 % CI {:+.1f}..{:+.1f})</title>", markup_escape(r.configuration), v, ci[0], ci[1]);
+    out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>", px(kLabel - 8), px(y + 4), markup_escape(r.configuration));
     out += fmt::format("<line class=\"whisker\" x1=\"{0}\" y1=\"{2}\" x2=\"{1}\" y2=\"{2}\"/>", px(x(ci[0])), px(x(ci[1])), px(y));
     for (double e : ci) out += fmt::format("<line class=\"whisker\" x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\"/>", px(x(e)), px(y - 6), px(y + 6));
     out += fmt::format("<circle class=\"dot {}\" cx=\"{}\" cy=\"{}\" r=\"5\"/>", v >= 0 ? "improved" : "regressed", px(x(v)), px(y));
@@ -333,10 +313,10 @@ std::string trend_panel(const TrendSeries& s, bool cost, const std::string& curr
   std::string out = fmt::format(
       "<svg class=\"chart trend\" data-chart=\"{}\" data-series=\"{}\" data-runs=\"{}\" width=\"{}\" height=\"{}\" viewBox=\"0 0 {} {}\" "
       "role=\"img\" aria-label=\"{} across runs, {}\">\n",
-      cost ? "trend-cost" : "trend-median", esc(s.label), s.points.size(), w, h, w, h,
-      cost ? "cost per 100 steps" : "median step time", esc(s.label));
+      cost ? "trend-cost" : "trend-median", markup_escape(s.label), s.points.size(), w, h, w, h,
+      cost ? "cost per 100 steps" : "median step time", markup_escape(s.label));
   out += fmt::format("<text x=\"{}\" y=\"14\" font-weight=\"600\">{}</text>\n", px(left),
-                     cost ? esc(currency) + " per 100 steps" : std::string("median step time, ms"));
+                     cost ? markup_escape(currency) + " per 100 steps" : std::string("median step time, ms"));
   for (double t : marks) {
     if (t < y.lo || t > y.hi) continue;
     out += fmt::format("<line class=\"grid\" x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\"/>", px(left), px(y(t)), px(w - right));
@@ -349,9 +329,9 @@ std::string trend_panel(const TrendSeries& s, bool cost, const std::string& curr
     const double cx = (x(static_cast<double>(c)) + x(static_cast<double>(c) - 1)) / 2;
     const auto& p = s.points[c];
     out += fmt::format("<g class=\"change-point\" data-run=\"{}\" data-git-sha=\"{}\"><title>level changes at run {} (git {}, {})</title>",
-                       p.run_id, esc(p.git_sha), p.run_id, esc(short_sha(p.git_sha)), esc(p.started_at));
+                       p.run_id, markup_escape(p.git_sha), p.run_id, markup_escape(short_sha(p.git_sha)), markup_escape(p.started_at));
     out += fmt::format("<line class=\"change\" x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\"/>", px(cx), px(top), px(bottom));
-    out += fmt::format("<text class=\"change\" x=\"{}\" y=\"{}\">{}</text></g>\n", px(cx + 3), px(top + 10), esc(short_sha(p.git_sha).substr(0, 7)));
+    out += fmt::format("<text class=\"change\" x=\"{}\" y=\"{}\">{}</text></g>\n", px(cx + 3), px(top + 10), markup_escape(short_sha(p.git_sha).substr(0, 7)));
   }
   std::string path;
   for (size_t k = 0; k < v.size(); ++k) path += fmt::format("{}{},{} ", k ? "L" : "M", px(x(static_cast<double>(idx[k]))), px(y(v[k])));
@@ -359,11 +339,11 @@ std::string trend_panel(const TrendSeries& s, bool cost, const std::string& curr
   for (size_t k = 0; k < v.size(); ++k) {
     const auto& p = s.points[idx[k]];
     out += fmt::format("<circle class=\"dot\" cx=\"{}\" cy=\"{}\" r=\"3\"><title>{} run {} (git {}): {}</title></circle>", px(x(static_cast<double>(idx[k]))),
-                       px(y(v[k])), esc(p.started_at), p.run_id ? std::to_string(p.run_id) : std::string("this"), esc(short_sha(p.git_sha)), sig(v[k]));
+                       px(y(v[k])), markup_escape(p.started_at), p.run_id ? std::to_string(p.run_id) : std::string("this"), markup_escape(short_sha(p.git_sha)), sig(v[k]));
   }
-  out += fmt::format("\n<text class=\"muted\" x=\"{}\" y=\"{}\">{}</text>", px(left), px(bottom + 16), esc(s.points.front().started_at.substr(0, 10)));
+  out += fmt::format("\n<text class=\"muted\" x=\"{}\" y=\"{}\">{}</text>", px(left), px(bottom + 16), markup_escape(s.points.front().started_at.substr(0, 10)));
   out += fmt::format("<text class=\"muted\" x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>", px(w - right), px(bottom + 16),
-                     esc(s.points.back().started_at.substr(0, 10)));
+                     markup_escape(s.points.back().started_at.substr(0, 10)));
   out += fmt::format("<text class=\"muted\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">{} runs</text>\n", px((left + w) / 2), px(bottom + 32), s.points.size());
   return out + "</svg>\n";
 }
@@ -384,11 +364,11 @@ std::map<std::string, std::vector<const Result*>> ok_by_workload(const RunReport
 std::string run_report_html(const RunReportPage& page) {
   const RunReport& r = *page.run;
   std::string out = page_start("pperf report: " + r.config_name);
-  out += "<h1>pperf report: " + esc(r.config_name) + "</h1>\n";
+  out += "<h1>pperf report: " + markup_escape(r.config_name) + "</h1>\n";
   size_t ok = 0;
   for (const auto& x : r.results) ok += x.status == ResultStatus::ok;
   out += fmt::format("<p class=\"subtitle\">{} result(s), {} ok; prices {} ({}), started {}.</p>\n", r.results.size(), ok,
-                     esc(r.pricing_table), esc(r.pricing_retrieved), esc(r.started_at));
+                     markup_escape(r.pricing_table), markup_escape(r.pricing_retrieved), markup_escape(r.started_at));
   out += "<section id=\"provenance-section\"><h2>Provenance</h2>\n" + provenance(r, page.source) + "</section>\n";
   out += "<section id=\"results-section\"><h2>Results</h2>\n" + results_table(r) +
          "<p class=\"note\">Median step time with its distribution-free 95 % CI; cost per step = price per hour × median step "
@@ -397,8 +377,8 @@ std::string run_report_html(const RunReportPage& page) {
   const auto groups = ok_by_workload(r, order);
   for (const auto& g : order) {
     const auto& rs = groups.at(g);
-    out += "<section class=\"workload\" data-workload=\"" + esc(g) + "\"><h2>" + esc(g) + "</h2>\n";
-    out += "<h3>" + esc(r.pricing_currency) + " per 100 steps (* baseline)</h3>\n" + cost_bars(rs, r.pricing_currency, g);
+    out += "<section class=\"workload\" data-workload=\"" + markup_escape(g) + "\"><h2>" + markup_escape(g) + "</h2>\n";
+    out += "<h3>" + markup_escape(r.pricing_currency) + " per 100 steps (* baseline)</h3>\n" + cost_bars(rs, r.pricing_currency, g);
     out += "<h3>Step-time distribution</h3>\n" + distributions(rs, g);
     out += "<h3>Improvement over the baseline</h3>\n" + improvement_chart(rs, g);
     out += "</section>\n";
@@ -407,17 +387,17 @@ std::string run_report_html(const RunReportPage& page) {
   for (const auto& x : r.results) failed |= x.status != ResultStatus::ok;
   if (failed) out += "<p class=\"warning\">Some results did not finish: see the table.</p>\n";
   if (!page.trends.empty() || !page.history_note.empty()) {
-    out += "<section id=\"trends\"><h2>Trends across runs</h2>\n<p class=\"note\">" + esc(page.history_note) +
+    out += "<section id=\"trends\"><h2>Trends across runs</h2>\n<p class=\"note\">" + markup_escape(page.history_note) +
            " Dashed red lines mark change points (a penalised piecewise-constant fit), named by the git sha of the first "
            "run of the new level.</p>\n";
     for (const auto& s : page.trends) {
-      out += "<div class=\"trend-pair\" data-series=\"" + esc(s.label) + "\"><h3>" + esc(s.label) + "</h3>\n";
+      out += "<div class=\"trend-pair\" data-series=\"" + markup_escape(s.label) + "\"><h3>" + markup_escape(s.label) + "</h3>\n";
       out += "<div style=\"display:flex;gap:12px;flex-wrap:wrap\">" + trend_panel(s, false, r.pricing_currency) +
              trend_panel(s, true, r.pricing_currency) + "</div></div>\n";
     }
     out += "</section>\n";
   }
-  return out + page_end("Generated by pperf " + esc(r.tool_version) + " from " + esc(page.source) +
+  return out + page_end("Generated by pperf " + markup_escape(r.tool_version) + " from " + markup_escape(page.source) +
                         ". Self-contained: no script, no network.");
 }
 
@@ -470,7 +450,7 @@ std::string run_report_markdown(const RunReportPage& page) {
 std::string compare_report_html(const CompareReport& r) {
   std::string out = page_start("pperf compare: " + r.candidate.report.config_name);
   const size_t alarms = r.count(Verdict::regressed) + r.count(Verdict::missing) + r.count(Verdict::failed);
-  out += "<h1>pperf compare: " + esc(r.candidate.report.config_name) + "</h1>\n";
+  out += "<h1>pperf compare: " + markup_escape(r.candidate.report.config_name) + "</h1>\n";
   out += fmt::format("<p class=\"subtitle\"><span class=\"{}\">{}</span> — {} pair(s): {} regressed, {} improved, {} unchanged, "
                      "{} new, {} missing, {} failed.</p>\n",
                      alarms ? "verdict-regressed" : "verdict-improved", alarms ? fmt::format("{} alarm(s)", alarms) : "no regression",
@@ -479,15 +459,15 @@ std::string compare_report_html(const CompareReport& r) {
   out += "<dl class=\"prov\" id=\"provenance\">\n";
   for (const auto* s : {&r.baseline, &r.candidate}) {
     const std::string which = s == &r.baseline ? "baseline" : "candidate";
-    out += "<dt>" + which + "</dt><dd>" + esc(s->file + (s->description.empty() ? "" : " (" + s->description + ")")) + "</dd>\n";
-    out += "<dt>" + which + " run</dt><dd>" + esc(s->report.config_name + ", git " + short_sha(s->report.git_sha) + ", started " +
+    out += "<dt>" + which + "</dt><dd>" + markup_escape(s->file + (s->description.empty() ? "" : " (" + s->description + ")")) + "</dd>\n";
+    out += "<dt>" + which + " run</dt><dd>" + markup_escape(s->report.config_name + ", git " + short_sha(s->report.git_sha) + ", started " +
                                                  s->report.started_at) + "</dd>\n";
   }
   out += "</dl>\n";
-  for (const auto& w : r.warnings) out += "<p class=\"warning\">Not like for like: " + esc(w.message()) + "</p>\n";
-  for (const auto& n : r.notes) out += "<p class=\"note\">" + esc(n) + "</p>\n";
+  for (const auto& w : r.warnings) out += "<p class=\"warning\">Not like for like: " + markup_escape(w.message()) + "</p>\n";
+  for (const auto& n : r.notes) out += "<p class=\"note\">" + markup_escape(n) + "</p>\n";
   out += "<h2>Pairs</h2>\n<table id=\"pairs\"><thead><tr><th>verdict</th><th>workload</th><th>configuration</th><th>median ms</th>"
-         "<th>change %</th><th>95% CI</th><th>q</th><th>" + esc(r.currency) + "/100 steps</th><th>cost change % (time, price)</th></tr></thead><tbody>\n";
+         "<th>change %</th><th>95% CI</th><th>q</th><th>" + markup_escape(r.currency) + "/100 steps</th><th>cost change % (time, price)</th></tr></thead><tbody>\n";
   for (const auto* p : pairs_by_severity(r)) {
     auto fig = [](const std::optional<PairFigures>& f, bool money) {
       if (!f) return std::string("-");
@@ -496,7 +476,7 @@ std::string compare_report_html(const CompareReport& r) {
     };
     out += fmt::format("<tr><td class=\"verdict-{0}\">{0}</td><td>{1}</td><td>{2}</td><td>{3} → {4}</td><td>{5}</td><td>{6}</td><td>{7}</td>"
                        "<td>{8} → {9}</td><td>{10}</td></tr>\n",
-                       to_string(p->verdict), esc(pair_workload_label(*p)), esc(p->configuration), fig(p->baseline, false),
+                       to_string(p->verdict), markup_escape(pair_workload_label(*p)), markup_escape(p->configuration), fig(p->baseline, false),
                        fig(p->candidate, false), p->change_pct ? fmt::format("{:+.1f}", *p->change_pct) : "-",
                        p->change_pct_ci95 ? fmt::format("{:+.1f}..{:+.1f}", (*p->change_pct_ci95)[0], (*p->change_pct_ci95)[1]) : "-",
                        p->q_value ? sig(*p->q_value, 3) : "-", fig(p->baseline, true), fig(p->candidate, true),
@@ -533,9 +513,9 @@ std::string compare_report_html(const CompareReport& r) {
       const double y = 12 + kRow * static_cast<double>(i) + kRow / 2, v = *p.change_pct;
       const auto ci = p.change_pct_ci95.value_or(std::array<double, 2>{v, v});
       out += fmt::format("<g class=\"pair\" data-verdict=\"{}\" data-change-pct=\"{}\"><title>{} {}: {:+.2f} % ({})</title>", to_string(p.verdict),
-                         sig(v, 6), esc(pair_workload_label(p)), esc(p.configuration), v, to_string(p.verdict));
+                         sig(v, 6), markup_escape(pair_workload_label(p)), markup_escape(p.configuration), v, to_string(p.verdict));
       out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>", px(kLabel + 52), px(y + 4),
-                         esc(pair_workload_label(p) + " " + p.configuration));
+                         markup_escape(pair_workload_label(p) + " " + p.configuration));
       out += fmt::format("<line class=\"whisker\" x1=\"{0}\" y1=\"{2}\" x2=\"{1}\" y2=\"{2}\"/>", px(x(ci[0])), px(x(ci[1])), px(y));
       out += fmt::format("<circle class=\"dot {}\" cx=\"{}\" cy=\"{}\" r=\"5\"/></g>\n", to_string(p.verdict), px(x(v)), px(y));
     }
@@ -547,8 +527,8 @@ std::string compare_report_html(const CompareReport& r) {
     if (!details) out += "<h2>Details</h2>\n<ul>\n", details = true;
     std::string reasons;
     for (const auto& s : p->reasons) reasons += (reasons.empty() ? "" : "; ") + s;
-    out += "<li><b class=\"verdict-" + to_string(p->verdict) + "\">" + to_string(p->verdict) + "</b> " + esc(pair_workload_label(*p) + " " + p->configuration) +
-           ": " + esc(reasons) + "</li>\n";
+    out += "<li><b class=\"verdict-" + to_string(p->verdict) + "\">" + to_string(p->verdict) + "</b> " + markup_escape(pair_workload_label(*p) + " " + p->configuration) +
+           ": " + markup_escape(reasons) + "</li>\n";
   }
   if (details) out += "</ul>\n";
   return out + page_end(fmt::format("Generated by pperf compare. alpha {:g} (Benjamini–Hochberg over {} pair(s)), thresholds {:g} % "

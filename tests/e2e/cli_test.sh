@@ -2,45 +2,13 @@
 # End-to-end tests of the pperf binary: exit codes, one-line errors, outputs on disk.
 # usage: tests/e2e/cli_test.sh PATH/TO/pperf PATH/TO/pperf_results_roundtrip
 set -uo pipefail
-pperf="$(readlink -f "$1")"
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 roundtrip="$(readlink -f "$2")"
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
-cd "$root"
-passed=0 failed=0
-
-check() {  # check NAME COMMAND...: the command must succeed
-  local name="$1"; shift
-  if "$@"; then passed=$((passed + 1)); echo "ok   $name"; else failed=$((failed + 1)); echo "FAIL $name"; fi
-}
-
-expect_exit() {  # expect_exit CODE OUTFILE COMMAND...
-  local code="$1" out="$2"; shift 2
-  "$@" >"$out" 2>&1
-  local got=$?
-  [ "$got" -eq "$code" ] || { echo "  exit $got, expected $code: $*"; cat "$out"; return 1; }
-}
-
-one_line_error() {  # one_line_error PATTERN COMMAND...: exit 2, exactly one line matching PATTERN
-  local pattern="$1"; shift
-  expect_exit 2 "$work/err" "$@" || return 1
-  [ "$(wc -l <"$work/err")" -eq 1 ] && grep -qE -- "$pattern" "$work/err" || { echo "  got:"; cat "$work/err"; return 1; }
-}
 
 no_process() {  # no_process PATTERN: no process's command line matches PATTERN (pgrep -f)
   ! pgrep -f -- "$1" >/dev/null
 }
 
-json_check() {  # json_check FILE PYTHON-EXPRESSIONS (one per line, each must be true; `j` is the doc)
-  python3 - "$1" "$2" <<'PY'
-import json, sys
-j = json.load(open(sys.argv[1]))
-for line in sys.argv[2].strip().splitlines():
-    if not eval(line):
-        print("  false:", line.strip()); sys.exit(1)
-PY
-}
 
 # --- bad input: one line naming the flag or file + JSON pointer, exit 2 -----------------
 check "no command"           expect_exit 2 "$work/o" "$pperf"
@@ -285,5 +253,4 @@ kill -TERM "$wpid"
 wait "$wpid"
 check "worker exits 0 on SIGTERM" test $? -eq 0
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish

@@ -4,13 +4,7 @@
 # on a three-pair and an eight-pair file, and every output (console, Markdown, JUnit, JSON).
 # usage: tests/e2e/compare_test.sh PATH/TO/pperf
 set -uo pipefail
-pperf="$1"
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-work="$(mktemp -d)"
-trap '[ -n "${KEEP_WORK:-}" ] || rm -rf "$work"' EXIT
-cd "$root"
-source tests/e2e/lib.sh
-edit() { /usr/bin/python3 tests/e2e/edit_results.py "$@"; }
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 golden=tests/data/results/run_tiny.json
 cost=tests/data/results/cost_seed000_ex1.json
 

@@ -4,13 +4,7 @@
 # median change is pperf's. The CSV has one row per result with the JSON's figures.
 # usage: tests/e2e/export_test.sh PATH/TO/pperf
 set -uo pipefail
-pperf="$1"
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
-cd "$root"
-source tests/e2e/lib.sh
-edit() { /usr/bin/python3 tests/e2e/edit_results.py "$@"; }
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 comparepy=/usr/share/benchmark/compare.py
 golden=tests/data/results/run_tiny.json
 

@@ -4,13 +4,7 @@
 # queries a dashboard would make, and `compare --against-history` with too little history.
 # usage: tests/e2e/history_test.sh PATH/TO/pperf
 set -uo pipefail
-pperf="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
-cd "$root"
-source tests/e2e/lib.sh
-edit() { /usr/bin/python3 tests/e2e/edit_results.py "$@"; }
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 golden=tests/data/results/run_tiny.json
 db="$work/h.sqlite"
 sql() { sqlite3 "$1" "$2"; }

@@ -1,6 +1,15 @@
-# Helpers shared by the end-to-end test scripts (sourced): one line per check, a count at the end.
-# The sourcing script sets $work (a temporary directory) before calling them.
+# What the end-to-end test scripts share (sourced first thing, with the script's own arguments):
+# $pperf (the binary given as $1, made absolute), $root (the source tree, the working
+# directory), $work (a temporary directory removed at exit unless KEEP_WORK is set), and
+# helpers: one line per check, a count at the end.
+pperf="$(readlink -f "$1")"
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+work="$(mktemp -d)"
+trap '[ -n "${KEEP_WORK:-}" ] || rm -rf "$work"' EXIT
+cd "$root"
 passed=0 failed=0
+
+edit() { /usr/bin/python3 tests/e2e/edit_results.py "$@"; }  # see tests/e2e/edit_results.py
 
 check() {  # check NAME COMMAND...: the command must succeed
   local name="$1"; shift

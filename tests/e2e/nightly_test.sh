@@ -6,12 +6,7 @@
 # verdicts do not depend on this host's drift, and records the run as `run --history` would.
 # usage: tests/e2e/nightly_test.sh PATH/TO/pperf
 set -uo pipefail
-pperf="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
-cd "$root"
-source tests/e2e/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 # The wrapper: `run ... --out F --history DB` runs the real pperf without --history, rewrites F's
 # samples with NIGHT_LEVEL (ms), then records F; every other command goes to the real pperf.

@@ -5,13 +5,7 @@
 # charts mark the change point at the run where the level moved.
 # usage: tests/e2e/report_test.sh PATH/TO/pperf
 set -uo pipefail
-pperf="$1"
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
-cd "$root"
-source tests/e2e/lib.sh
-edit() { /usr/bin/python3 tests/e2e/edit_results.py "$@"; }
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 golden=tests/data/results/run_tiny.json
 render() {  # render HTML PNG WIDTH HEIGHT: screenshot and DOM dump, no network allowed
   chromium --headless --no-sandbox --disable-gpu --host-resolver-rules="MAP * ~NOTFOUND" \

@@ -5,13 +5,7 @@
 # wrong type or a missing field is rejected. The other end-to-end tests validate their files too.
 # usage: tests/e2e/schema_test.sh PATH/TO/pperf
 set -uo pipefail
-pperf="$1"
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
-cd "$root"
-source tests/e2e/lib.sh
-edit() { /usr/bin/python3 tests/e2e/edit_results.py "$@"; }
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 valid() { /usr/bin/python3 tests/e2e/validate_schema.py "schemas/$1.schema.json" "${@:2}"; }
 invalid() { /usr/bin/python3 tests/e2e/validate_schema.py --invalid "schemas/$1.schema.json" "${@:2}"; }
 

@@ -1,6 +1,5 @@
 // `pperf cost`: price step times a config gives (measured elsewhere); nothing runs.
 #include <iostream>
-#include <thread>
 
 #include "bench/cli/cli.h"
 #include "bench/config/plan.h"
@@ -18,7 +17,7 @@ int command_cost(const std::vector<std::string>& args, const std::vector<std::st
   if (!config.priced_only)
     throw InputError(config.path, "/configurations", "`pperf cost` needs step_time_ms on every configuration");
   RunReport report = report_header(config, "cost", argv);
-  report.results = given_results(make_plan(config, {}, HostCapacity{static_cast<int64_t>(std::thread::hardware_concurrency())}));
+  report.results = given_results(make_plan(config, {}, HostCapacity::here()));
   report.status = overall_status(report.results, false);
   const Outputs out = outputs_from(p, config);
   const std::string history = history_path_from(p);

@@ -2,7 +2,6 @@
 // It measures the item here and writes a results file holding that one Result; exit 0 even
 // when the item failed (the Result says so). Not for people: `pperf run` starts it.
 #include <iostream>
-#include <thread>
 
 #include "bench/cli/cli.h"
 #include "bench/config/plan.h"
@@ -30,7 +29,7 @@ int command_measure_item(const std::vector<std::string>& args, const std::vector
   const size_t w = p.vars["workload-index"].as<size_t>(), c = p.vars["configuration-index"].as<size_t>();
   if (w >= config.workloads.size()) throw InputError("--workload-index", "", "out of range");
   if (c >= config.configurations.size()) throw InputError("--configuration-index", "", "out of range");
-  const PlanItem item = plan_item(config, w, c, HostCapacity{static_cast<int64_t>(std::thread::hardware_concurrency())});
+  const PlanItem item = plan_item(config, w, c, HostCapacity::here());
 
   ExecutorOptions executor;
   executor.native = p.has("native");

@@ -5,7 +5,6 @@
 
 #include <filesystem>
 #include <iostream>
-#include <thread>
 
 #include "bench/cli/cli.h"
 #include "bench/core/atomic_file.h"
@@ -41,7 +40,7 @@ int command_run(const std::vector<std::string>& args, const std::vector<std::str
   PlanFilter filter;
   if (p.has("only")) filter.configurations = split_commas(p.string("only"));
   if (p.has("workload")) filter.workload = p.string("workload");
-  const Plan plan = make_plan(config, filter, HostCapacity{static_cast<int64_t>(std::thread::hardware_concurrency())});
+  const Plan plan = make_plan(config, filter, HostCapacity::here());
   for (const auto& item : plan.items)
     for (const auto& obstacle : item.not_runnable_here)
       throw InputError(config.path, obstacle.pointer, "not runnable on this host: " + obstacle.reason);

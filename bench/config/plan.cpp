@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <stdexcept>
+#include <thread>
 
 #include "bench/core/input_error.h"
 
@@ -25,6 +26,8 @@ std::vector<std::string> names_of_configurations(const Config& config) {
   return names;
 }
 }  // namespace
+
+HostCapacity HostCapacity::here() { return {static_cast<int64_t>(std::thread::hardware_concurrency())}; }
 
 Result PlanItem::result_skeleton() const {
   Result r;

@@ -17,6 +17,8 @@ struct PlanFilter {
 /// What the plan needs to know of this host.
 struct HostCapacity {
   int64_t logical_cpus = 1;
+  /// This host's.
+  static HostCapacity here();
 };
 
 /// Something that keeps a valid item from running on this host, and where the config asks for it.

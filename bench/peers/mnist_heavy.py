@@ -6,34 +6,15 @@ GaussianBlur 11 with sigma in (0.1, 2.0)), a DataLoader with worker processes, t
 Adadelta, NLL loss. A step is timed as pperf times it: waiting for the batch + the training step.
 Prints one JSON line. Run with Debian's /usr/bin/python3 (python3-torch, python3-torchvision).
 """
-import argparse, gzip, json, statistics, time
+import argparse, json, os, statistics, sys, time
 
-import numpy as np
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
-from torchvision import transforms
 
-
-def read_idx(path):
-    with gzip.open(path, "rb") as f:
-        data = f.read()
-    rank = data[3]
-    dims = [int.from_bytes(data[4 + 4 * i: 8 + 4 * i], "big") for i in range(rank)]
-    return np.frombuffer(data, dtype=np.uint8, offset=4 + 4 * rank).reshape(dims)
-
-
-class FashionMnist(torch.utils.data.Dataset):
-    def __init__(self, root, transform):
-        self.images = read_idx(f"{root}/train-images-idx3-ubyte.gz")
-        self.labels = read_idx(f"{root}/train-labels-idx1-ubyte.gz")
-        self.transform = transform
-
-    def __len__(self):
-        return len(self.labels)
-
-    def __getitem__(self, i):
-        return self.transform(self.images[i].copy()), int(self.labels[i])
+# The seed's torchvision chain over Fashion-MNIST: the same Dataset users serve with pperf-data-worker.py.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python", "examples"))
+from fashion_mnist_heavy import make as fashion_mnist_heavy  # noqa: E402
 
 
 class Net(nn.Module):
@@ -61,9 +42,7 @@ def main():
     a = p.parse_args()
     torch.set_num_threads(a.threads)
     torch.manual_seed(0)
-    transform = transforms.Compose([transforms.ToTensor(), transforms.Normalize((0.1307,), (0.3081,)),
-                                    transforms.GaussianBlur(11, (0.1, 2.0))])
-    loader = torch.utils.data.DataLoader(FashionMnist(a.data_dir, transform), batch_size=a.batch_size,
+    loader = torch.utils.data.DataLoader(fashion_mnist_heavy(a.data_dir, "train"), batch_size=a.batch_size,
                                          shuffle=True, num_workers=a.workers, drop_last=True,
                                          persistent_workers=a.workers > 0)
     model = Net() if a.preset == "full" else Net(8, 16, 32)

@@ -297,3 +297,31 @@ TEST(Workloads, TheLastBatchIndexIsServedWithoutOverflow) {
     EXPECT_EQ(b.inputs.size(0), 8);
   }
 }
+
+// A worker in any language is checked against batch_layout, so a layout that drifts from the
+// workload's own pipeline would refuse correct workers or admit wrong ones.
+TEST(Workloads, EveryWorkloadDeclaresTheBatchItsPipelineMakes) {
+  const std::map<std::string, nlohmann::json> cheap = {
+      {"mnist_heavy", {{"data", "synthetic"}}},
+      {"resnet50_augment", {{"images", 4}}},
+      {"torchscript", {{"input_shape", {3, 5, 7}}}},
+      {"bert_classification", {{"seq_len", 12}}},
+  };
+  for (const auto& d : builtin_workloads().all()) {
+    SCOPED_TRACE(d.name);
+    ASSERT_TRUE(d.batch_layout) << "a worker serving " << d.name << " could not be checked";
+    const auto presets = d.preset_names();
+    const std::string preset = std::count(presets.begin(), presets.end(), "tiny") ? "tiny" : presets.front();
+    const auto overrides = cheap.count(d.name) ? cheap.at(d.name) : nlohmann::json::object();
+    const WorkloadSpec spec = make_workload_spec(d, preset, 3, overrides);
+    const Batch b = d.make_pipeline(spec)->make_batch(0);
+    dataservice::TensorData inputs, targets;
+    tensor_to_wire(b.inputs, &inputs);
+    tensor_to_wire(b.targets, &targets);
+    auto decl = [](const std::string& name, const dataservice::TensorData& t) {
+      return TensorDecl{name, t.dtype(), std::vector<int64_t>(t.shape().begin() + 1, t.shape().end())};
+    };
+    EXPECT_EQ(layout_mismatch(d.batch_layout(spec), {decl("inputs", inputs), decl("targets", targets)}), "");
+    EXPECT_EQ(inputs.shape(0), 3);
+  }
+}

@@ -267,6 +267,9 @@ WorkloadDescriptor bert_classification_descriptor() {
     }
     return std::make_shared<BertPipeline>(std::move(data), shape.vocab, spec.batch_size, seq_len, spec.seed);
   };
+  d.batch_layout = [](const WorkloadSpec& spec) {
+    return std::vector<TensorDecl>{{"inputs", "int64", {2, checked_seq_len(spec)}}, {"targets", "int64", {}}};
+  };
   return d;
 }
 

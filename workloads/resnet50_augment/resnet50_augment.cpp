@@ -261,6 +261,10 @@ WorkloadDescriptor resnet50_augment_descriptor() {
     return std::make_shared<AugmentPipeline>(make_synthetic(spec.seed, images, arch.side, arch.classes),
                                              spec.batch_size, spec.seed);
   };
+  d.batch_layout = [](const WorkloadSpec& spec) {
+    const Arch arch = preset_arch(spec.preset);
+    return std::vector<TensorDecl>{{"inputs", "float32", {kChannels, arch.side, arch.side}}, {"targets", "int64", {}}};
+  };
   return d;
 }
 

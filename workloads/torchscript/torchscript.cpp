@@ -175,6 +175,9 @@ WorkloadDescriptor torchscript_descriptor() {
   d.make_pipeline = [](const WorkloadSpec& spec) -> std::shared_ptr<InputPipeline> {
     return std::make_shared<SyntheticTensorPipeline>(input_shape(spec), classes(spec), spec.batch_size, spec.seed);
   };
+  d.batch_layout = [](const WorkloadSpec& spec) {
+    return std::vector<TensorDecl>{{"inputs", "float32", input_shape(spec)}, {"targets", "int64", {}}};
+  };
   return d;
 }
 

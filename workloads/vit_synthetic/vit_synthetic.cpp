@@ -309,6 +309,10 @@ WorkloadDescriptor vit_synthetic_descriptor() {
   d.make_pipeline = [](const WorkloadSpec& spec) -> std::shared_ptr<InputPipeline> {
     return std::make_shared<SyntheticImagePipeline>(preset_shape(spec.preset), spec.batch_size, spec.seed);
   };
+  d.batch_layout = [](const WorkloadSpec& spec) {
+    const VitShape s = preset_shape(spec.preset);
+    return std::vector<TensorDecl>{{"inputs", "float32", {s.channels, s.image, s.image}}, {"targets", "int64", {}}};
+  };
   return d;
 }
 

@@ -3,8 +3,10 @@
 
 The contract (handshake, declared tensors, batch indices, token, limits, shutdown) is
 docs/data-protocol.md. `--dataset module:factory` names a function returning a map-style
-Dataset whose samples are (inputs, targets); `--workers N` preprocessing processes build the
-batches. Needs Debian's python3-grpcio, python3-protobuf and python3-torch; run it with
+Dataset whose samples are (inputs, targets); `--dataloader module:factory` one returning a
+torch DataLoader over such a Dataset, whose collate_fn and worker_init_fn are kept and whose
+sampler pperf's deterministic batch indices replace. `--workers N` preprocessing processes
+build the batches. Needs Debian's python3-grpcio, python3-protobuf and python3-torch; run it with
 /usr/bin/python3. Exit codes: 0 after Shutdown/SIGTERM, 2 for a configuration mistake (the
 module, the factory, the first sample, flags), 1 when a preprocessing process dies.
 """
@@ -70,19 +72,19 @@ class TensorDecl:
         return f"{self.dtype}[{','.join(str(d) for d in self.shape)}]"
 
 
-def load_factory(spec: str, python_path: Sequence[str]) -> Callable[..., Any]:
+def load_factory(flag: str, spec: str, python_path: Sequence[str]) -> Callable[..., Any]:
     module_name, colon, attr = spec.partition(":")
     if not colon or not module_name or not attr:
-        raise StartupError(f"--dataset: expected module:factory, got '{spec}'")
+        raise StartupError(f"{flag}: expected module:factory, got '{spec}'")
     for p in reversed([p for p in python_path if p]):
         sys.path.insert(0, p)
     try:
         module = importlib.import_module(module_name)
     except Exception as e:  # any import-time failure is the module's, reported as one line
-        raise StartupError(f"--dataset {spec}: module '{module_name}' does not import: {type(e).__name__}: {e}")
+        raise StartupError(f"{flag} {spec}: module '{module_name}' does not import: {type(e).__name__}: {e}")
     factory = getattr(module, attr, None)
     if not callable(factory):
-        raise StartupError(f"--dataset {spec}: module '{module_name}' has no function '{attr}'")
+        raise StartupError(f"{flag} {spec}: module '{module_name}' has no function '{attr}'")
     return factory
 
 
@@ -98,23 +100,34 @@ def dtype_name(t: "torch.Tensor") -> str:
     return name
 
 
-def declare(sample: Any) -> List[TensorDecl]:
-    """What one sample holds: (inputs, targets), each a tensor (or a number/array) of a wire dtype."""
-    if not isinstance(sample, (tuple, list)) or len(sample) != 2:
-        raise ValueError(f"a sample must be (inputs, targets), got {type(sample).__name__}")
+def declare(pair: Any, what: str = "a sample", batched: bool = False) -> List[TensorDecl]:
+    """What one sample holds: (inputs, targets), each a tensor (or a number/array) of a wire dtype.
+    `batched`: `pair` is a collated batch and the first dimension (the batch's) is not declared."""
+    if not isinstance(pair, (tuple, list)) or len(pair) != 2:
+        raise ValueError(f"{what} must be (inputs, targets), got {type(pair).__name__}")
     out = []
-    for name, value in zip(("inputs", "targets"), sample):
+    for name, value in zip(("inputs", "targets"), pair):
         t = to_tensor(value)
-        out.append(TensorDecl(name, dtype_name(t), tuple(t.shape)))
+        if batched and t.dim() == 0:
+            raise ValueError(f"{what}: {name} has no batch dimension")
+        out.append(TensorDecl(name, dtype_name(t), tuple(t.shape[1:] if batched else t.shape)))
     return out
 
 
-def check_sample(sample: Any, layout: Sequence[TensorDecl], index: int) -> None:
-    got = declare(sample)
-    for want, have in zip(layout, got):
+def check_layout(pair: Any, layout: Sequence[TensorDecl], what: str, batched: bool = False) -> None:
+    for want, have in zip(layout, declare(pair, what, batched)):
         if want != have:
-            raise ValueError(f"sample {index}: {want.name} is {have.describe()}, "
-                             f"the worker declared {want.describe()} (from sample 0)")
+            raise ValueError(f"{what}: {want.name} is {have.describe()} per sample, "
+                             f"the worker declared {want.describe()} (from batch 0)")
+
+
+@dataclass(frozen=True)
+class Pipeline:
+    """The user's input pipeline: a map-style Dataset, and the DataLoader's collate_fn and
+    worker_init_fn when it came from --dataloader (None: samples are stacked, no init)."""
+    dataset: Any
+    collate_fn: Optional[Callable[[List[Any]], Any]] = None
+    worker_init_fn: Optional[Callable[[int], None]] = None
 
 
 def batches_per_epoch(samples: int, batch_size: int) -> int:
@@ -144,14 +157,26 @@ def tensor_bytes(t: "torch.Tensor") -> bytes:
     return (t.view(torch.int16) if t.dtype == torch.bfloat16 else t).numpy().tobytes()
 
 
-def make_batch(dataset: Any, indices: Sequence[int], layout: Sequence[TensorDecl]) -> Tuple[bytes, bytes, int]:
+def collate(pipeline: Pipeline, index: int, indices: Sequence[int], layout: Sequence[TensorDecl]) -> Tuple[Any, Any]:
+    """Batch `index` as (inputs, targets) tensors, each checked against `layout`."""
     import torch
-    samples = [dataset[i] for i in indices]
-    for i, s in zip(indices, samples):
-        check_sample(s, layout, i)
-    inputs = torch.stack([to_tensor(s[0]) for s in samples])
-    targets = torch.stack([to_tensor(s[1]) for s in samples])
-    return tensor_bytes(inputs), tensor_bytes(targets), len(samples)
+    samples = [pipeline.dataset[i] for i in indices]
+    if pipeline.collate_fn is None:
+        for i, s in zip(indices, samples):
+            check_layout(s, layout, f"sample {i}")
+        return torch.stack([to_tensor(s[0]) for s in samples]), torch.stack([to_tensor(s[1]) for s in samples])
+    batch = pipeline.collate_fn(samples)
+    check_layout(batch, layout, f"batch {index} from collate_fn", batched=True)
+    inputs, targets = (to_tensor(t) for t in batch)
+    if inputs.shape[0] != len(indices) or targets.shape[0] != len(indices):
+        raise ValueError(f"batch {index} from collate_fn: {inputs.shape[0]} samples, expected {len(indices)}")
+    return inputs, targets
+
+
+def make_batch(pipeline: Pipeline, index: int, indices: Sequence[int],
+               layout: Sequence[TensorDecl]) -> Tuple[bytes, bytes, int]:
+    inputs, targets = collate(pipeline, index, indices, layout)
+    return tensor_bytes(inputs), tensor_bytes(targets), len(indices)
 
 
 # --- the preprocessing processes -----------------------------------------------------------------
@@ -163,20 +188,26 @@ def _die_with_parent() -> None:
         pass
 
 
-def pool_main(dataset: Any, layout: List[TensorDecl], tasks: Any, results: Any, seed: int, worker_id: int) -> None:
+def pool_main(pipeline: Pipeline, layout: List[TensorDecl], tasks: Any, results: Any, seed: int, worker_id: int) -> None:
     import torch
     _die_with_parent()
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     torch.set_num_threads(1)
     torch.manual_seed(seed * 1009 + worker_id)  # random augmentations: one stream per process
+    if pipeline.worker_init_fn is not None:
+        try:
+            pipeline.worker_init_fn(worker_id)
+        except Exception as e:
+            results.put((-1, -1, None, f"worker_init_fn({worker_id}) raised {type(e).__name__}: {e}"))
+            return
     while True:
         task = tasks.get()
         if task is None:
             return
         stream_id, index, indices = task
         try:
-            results.put((stream_id, index, make_batch(dataset, indices, layout), None))
+            results.put((stream_id, index, make_batch(pipeline, index, indices, layout), None))
         except Exception as e:
             results.put((stream_id, index, None, f"batch {index}: {type(e).__name__}: {e}"))
 
@@ -184,11 +215,11 @@ def pool_main(dataset: Any, layout: List[TensorDecl], tasks: Any, results: Any, 
 class Pool:
     """N processes making batches from one task queue; results routed to streams by id."""
 
-    def __init__(self, dataset: Any, layout: List[TensorDecl], workers: int, seed: int) -> None:
+    def __init__(self, pipeline: Pipeline, layout: List[TensorDecl], workers: int, seed: int) -> None:
         ctx = mp.get_context("fork")  # forked before gRPC starts any thread
         self.tasks = ctx.Queue()
         self.results = ctx.Queue()
-        self.procs = [ctx.Process(target=pool_main, args=(dataset, layout, self.tasks, self.results, seed, i),
+        self.procs = [ctx.Process(target=pool_main, args=(pipeline, layout, self.tasks, self.results, seed, i),
                                   daemon=True) for i in range(workers)]
         for p in self.procs:
             p.start()
@@ -211,6 +242,11 @@ class Pool:
                         self.lock.notify_all()
                     return
                 continue
+            if stream_id < 0:  # a process that cannot start (worker_init_fn raised)
+                with self.lock:
+                    self.failure = error
+                    self.lock.notify_all()
+                return
             with self.lock:
                 inbox = self.inboxes.get(stream_id)
                 if inbox is not None:
@@ -248,6 +284,7 @@ class Pool:
 @dataclass
 class Options:
     dataset: str
+    dataset_kwargs: Dict[str, Any]
     batch_size: int
     seed: int
     workers: int
@@ -278,6 +315,9 @@ class Service:
         elif request.dataset != self.o.dataset:
             asked = f"dataset '{request.dataset[:200]}'" if request.dataset else "the built-in pipeline"
             why = f"{asked} asked for, this worker serves dataset '{self.o.dataset}'"
+        elif parse_kwargs(request.dataset_kwargs) != self.o.dataset_kwargs:
+            why = (f"dataset_kwargs {request.dataset_kwargs[:200] or '{}'} asked for, this worker's are "
+                   f"{json.dumps(self.o.dataset_kwargs, sort_keys=True)}")
         elif w.batch_size != self.o.batch_size:
             why = f"batch size {w.batch_size}, this worker serves {self.o.batch_size}"
         elif w.seed != self.o.seed:
@@ -357,6 +397,15 @@ class Service:
         return self.pb2.ShutdownReply()
 
 
+def parse_kwargs(text: str) -> Optional[Dict[str, Any]]:
+    """A JSON object of keyword arguments ("" is {}); None when `text` is not one."""
+    try:
+        value = json.loads(text) if text else {}
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
 def resolves_to_loopback(host: str) -> bool:
     host = host[1:-1] if host.startswith("[") and host.endswith("]") else host
     try:
@@ -375,7 +424,11 @@ def parse_listen(listen: str) -> Tuple[str, int]:
 
 def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="pperf-data-worker.py", description=__doc__.split("\n")[0])
-    p.add_argument("--dataset", required=True, help="module:factory returning a map-style Dataset of (inputs, targets)")
+    source = p.add_mutually_exclusive_group(required=True)
+    source.add_argument("--dataset", help="module:factory returning a map-style Dataset of (inputs, targets)")
+    source.add_argument("--dataloader",
+                        help="module:factory returning a torch DataLoader over such a Dataset (its collate_fn and "
+                             "worker_init_fn are used; pperf picks each batch's samples, --workers the processes)")
     p.add_argument("--dataset-kwargs", default="{}", help="JSON object: keyword arguments of the factory")
     p.add_argument("--python-path", default="", help="':'-separated directories to import the module from")
     p.add_argument("--batch-size", type=int, required=True)
@@ -396,26 +449,57 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     return p.parse_args(argv)
 
 
-def load_dataset(a: argparse.Namespace) -> Tuple[Any, List[TensorDecl]]:
+def source_flag(a: argparse.Namespace) -> Tuple[str, str]:
+    """("--dataset", spec) or ("--dataloader", spec): the flag that named the pipeline."""
+    return ("--dataloader", a.dataloader) if a.dataloader else ("--dataset", a.dataset)
+
+
+def unwrap_loader(flag: str, loader: Any, batch_size: int) -> Pipeline:
+    """The parts of a DataLoader pperf keeps. Its sampler goes: every worker serves the same
+    deterministic batch indices, so a loader that decides its own batches cannot be used."""
+    import torch
+    if not isinstance(loader, torch.utils.data.DataLoader):
+        raise StartupError(f"{flag}: the factory returned a {type(loader).__name__}, not a torch DataLoader")
+    if isinstance(loader.dataset, torch.utils.data.IterableDataset):
+        raise StartupError(f"{flag}: the DataLoader's dataset is iterable-style: it has no indices for "
+                           "pperf's deterministic batches (return a map-style Dataset)")
+    if loader.batch_size is None:
+        raise StartupError(f"{flag}: the DataLoader has its own batch_sampler: pperf picks each batch's samples "
+                           "(give it batch_size instead)")
+    if loader.batch_size != batch_size:
+        raise StartupError(f"{flag}: the DataLoader's batch_size is {loader.batch_size}, the workload's is {batch_size}")
+    return Pipeline(loader.dataset, loader.collate_fn, loader.worker_init_fn)
+
+
+def load_pipeline(a: argparse.Namespace) -> Tuple[Pipeline, List[TensorDecl]]:
+    """The user's pipeline and what every sample of it holds (declared from batch 0)."""
+    kwargs = parse_kwargs(a.dataset_kwargs)
+    if kwargs is None:
+        raise StartupError(f"--dataset-kwargs: expected a JSON object, got '{a.dataset_kwargs[:200]}'")
+    flag, spec = source_flag(a)
+    factory = load_factory(flag, spec, a.python_path.split(":"))
+    what = f"{flag} {spec}"
     try:
-        kwargs = json.loads(a.dataset_kwargs)
-    except ValueError as e:
-        raise StartupError(f"--dataset-kwargs: not JSON: {e}")
-    if not isinstance(kwargs, dict):
-        raise StartupError("--dataset-kwargs: expected a JSON object")
-    factory = load_factory(a.dataset, a.python_path.split(":"))
-    try:
-        dataset = factory(**kwargs)
-        samples = len(dataset)
+        made = factory(**kwargs)
     except Exception as e:
-        raise StartupError(f"--dataset {a.dataset}: the factory raised {type(e).__name__}: {e}")
+        raise StartupError(f"{what}: the factory raised {type(e).__name__}: {e}")
+    pipeline = unwrap_loader(what, made, a.batch_size) if a.dataloader else Pipeline(made)
+    try:
+        samples = len(pipeline.dataset)
+    except Exception as e:
+        raise StartupError(f"{what}: the dataset has no length: {type(e).__name__}: {e}")
     if samples < a.batch_size:
-        raise StartupError(f"--dataset {a.dataset}: {samples} samples, fewer than one batch of {a.batch_size}")
+        raise StartupError(f"{what}: {samples} samples, fewer than one batch of {a.batch_size}")
     try:
-        layout = declare(dataset[0])
+        if pipeline.collate_fn is None:
+            layout = declare(pipeline.dataset[0], "sample 0")
+        else:
+            first = batch_indices(0, samples, a.batch_size, a.seed)
+            layout = declare(pipeline.collate_fn([pipeline.dataset[i] for i in first]), "batch 0 from collate_fn",
+                             batched=True)
     except Exception as e:
-        raise StartupError(f"--dataset {a.dataset}: sample 0: {type(e).__name__}: {e}")
-    return dataset, layout
+        raise StartupError(f"{what}: {type(e).__name__}: {e}")
+    return pipeline, layout
 
 
 def serve(a: argparse.Namespace) -> int:
@@ -445,11 +529,12 @@ def serve(a: argparse.Namespace) -> int:
             os.sched_setaffinity(0, {int(c) for c in a.cpus.split(",")})
         except (ValueError, OSError) as e:
             raise StartupError(f"--cpus: cannot pin to {a.cpus}: {e}")
-    dataset, layout = load_dataset(a)
-    pool = Pool(dataset, layout, a.workers, a.seed)  # before gRPC starts threads
+    pipeline, layout = load_pipeline(a)
+    pool = Pool(pipeline, layout, a.workers, a.seed)  # before gRPC starts threads
     import grpc
-    options = Options(a.dataset, a.batch_size, a.seed, a.workers, a.prefetch_batches, a.max_streams, token)
-    service = Service(pb2, options, len(dataset), layout, pool)
+    options = Options(source_flag(a)[1], parse_kwargs(a.dataset_kwargs) or {}, a.batch_size, a.seed, a.workers,
+                      a.prefetch_batches, a.max_streams, token)
+    service = Service(pb2, options, len(pipeline.dataset), layout, pool)
     handlers = grpc.method_handlers_generic_handler("pperf.dataservice.DataService", {
         "Handshake": grpc.unary_unary_rpc_method_handler(
             service.handshake, request_deserializer=pb2.HandshakeRequest.FromString,
@@ -496,7 +581,7 @@ def serve(a: argparse.Namespace) -> int:
 
 def check(a: argparse.Namespace) -> int:
     """Everything a start does short of serving: the trainer runs this before measuring."""
-    _, layout = load_dataset(a)
+    _, layout = load_pipeline(a)
     if a.expect_tensors:
         try:
             want = [TensorDecl(t["name"], t["dtype"], tuple(t["shape"])) for t in json.loads(a.expect_tensors)]
@@ -506,7 +591,7 @@ def check(a: argparse.Namespace) -> int:
             have = next((t for t in layout if t.name == w.name), None)
             if have != w:
                 served = have.describe() if have else "nothing"
-                raise StartupError(f"--dataset {a.dataset}: {w.name}: the dataset serves {served} per sample, "
+                raise StartupError(f"{' '.join(source_flag(a))}: {w.name}: the pipeline serves {served} per sample, "
                                    f"the model takes {w.describe()}")
     print("pperf data-worker check: ok: " + ", ".join(f"{t.name} {t.describe()}" for t in layout), flush=True)
     return 0

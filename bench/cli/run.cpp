@@ -54,7 +54,9 @@ int command_run(const std::vector<std::string>& args, const std::vector<std::str
     const std::vector<TensorDecl> expected =
         descriptor && descriptor->batch_layout ? descriptor->batch_layout(*item.workload) : std::vector<TensorDecl>{};
     if (const std::string why = check_python_dataset(self_executable(), *item.workload, data, expected); !why.empty())
-      throw InputError(config.path, item.configuration->pointer + "/execution/data/dataset", why);
+      throw InputError(config.path,
+                       item.configuration->pointer + "/execution/data/" + (data.dataset_is_dataloader ? "dataloader" : "dataset"),
+                       why);
   }
   ExecutorOptions executor;
   executor.native = p.has("native");

@@ -147,17 +147,21 @@ bool is_module_factory(const std::string& text) {
 
 DataSettings parse_data(const JsonView& v) {
   v.expect_object({"mode", "workers", "prefetch_batches", "endpoints", "spawn_local", "tls_ca", "worker", "dataset",
-                   "dataset_kwargs", "python_path"});
+                   "dataloader", "dataset_kwargs", "python_path"});
   DataSettings d;
   const std::filesystem::path config_dir = std::filesystem::path(v.file()).parent_path();
   if (auto w = v.find("worker")) d.worker = w->as_choice({"pperf", "python"});
-  if (auto ds = v.find("dataset")) {
+  const auto dataset = v.find("dataset"), dataloader = v.find("dataloader");
+  if (dataset && dataloader) dataloader->fail("give 'dataset' or 'dataloader', not both");
+  if (auto ds = dataset ? dataset : dataloader) {
+    const std::string key = dataset ? "dataset" : "dataloader";
     d.dataset = ds->as_string();
-    if (d.worker != "python") ds->fail("'dataset' needs \"worker\": \"python\"");
+    d.dataset_is_dataloader = !dataset;
+    if (d.worker != "python") ds->fail("'" + key + "' needs \"worker\": \"python\"");
     if (!is_module_factory(d.dataset))
       ds->fail("expected \"module:factory\" (a Python module path and a function in it), got '" + d.dataset + "'");
   } else if (d.worker == "python") {
-    v.fail("\"worker\": \"python\" needs \"dataset\": \"module:factory\"");
+    v.fail("\"worker\": \"python\" needs \"dataset\" (or \"dataloader\"): \"module:factory\"");
   }
   if (auto k = v.find("dataset_kwargs")) {
     if (d.worker != "python") k->fail("'dataset_kwargs' needs \"worker\": \"python\"");

@@ -27,6 +27,8 @@ struct DataSettings {
   std::string worker = "pperf";          // "pperf": the workload's C++ pipeline; "python":
                                          // pperf-data-worker.py serving `dataset`
   std::string dataset;                   // python: "module:factory" returning a torch Dataset
+                                         // (or a DataLoader, when `dataset_is_dataloader`)
+  bool dataset_is_dataloader = false;    // python: given as "dataloader" rather than "dataset"
   nlohmann::json dataset_kwargs = nlohmann::json::object();  // python: keyword args of the factory
   std::vector<std::string> python_path;  // python: module directories (absolute; default: the
                                          // config's directory)

@@ -23,6 +23,7 @@ struct ServiceSourceOptions {
   double rpc_deadline_s = 10;           // handshake / shutdown
   double batch_stall_deadline_s = 120;  // a stream silent this long is dropped
   std::string dataset;                  // Python workers: the "module:factory" they must serve
+  std::string dataset_kwargs;           // ... built with these keyword arguments (JSON; "" is {})
   /// What the model takes per sample; when non-empty, a worker declaring anything else is
   /// refused at the handshake, and a batch not shaped [B] + shape drops its worker.
   std::vector<TensorDecl> expected_layout;

@@ -40,7 +40,7 @@ std::unique_ptr<DataSource> open_data_source(const Config& config, const Workloa
   service.token = env_token ? env_token : "";
   service.prefetch_batches = data.prefetch_batches;
   if (descriptor.batch_layout) service.expected_layout = descriptor.batch_layout(spec);
-  if (python) service.dataset = data.dataset;
+  if (python) service.dataset = data.dataset, service.dataset_kwargs = data.dataset_kwargs.dump();
   if (!data.tls_ca.empty()) service.tls_ca_pem = read_text_file(data.tls_ca);
   const bool local_python = python && data.mode == "local";
   if (data.spawn_local_processes > 0 || local_python) {

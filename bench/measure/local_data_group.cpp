@@ -36,7 +36,8 @@ std::vector<std::string> python_worker_command(const std::string& pperf_binary, 
                                                const DataSettings& data) {
   std::string python_path;
   for (const auto& p : data.python_path) python_path += (python_path.empty() ? "" : ":") + p;
-  return {"/usr/bin/python3", find_python_data_worker(pperf_binary), "--dataset", data.dataset,
+  return {"/usr/bin/python3", find_python_data_worker(pperf_binary), data.dataset_is_dataloader ? "--dataloader" : "--dataset",
+          data.dataset,
           "--dataset-kwargs", data.dataset_kwargs.dump(), "--python-path", python_path,
           "--batch-size", std::to_string(spec.batch_size), "--seed", std::to_string(spec.seed),
           "--prefetch-batches", std::to_string(data.prefetch_batches)};

@@ -60,12 +60,12 @@ std::string describe_failure(const std::string& endpoint, const grpc::Status& st
   return reason;
 }
 
-dataservice::HandshakeRequest handshake_for(const WorkloadSpec& spec, const std::string& token,
-                                           const std::string& dataset) {
+dataservice::HandshakeRequest handshake_for(const WorkloadSpec& spec, const ServiceSourceOptions& options) {
   dataservice::HandshakeRequest h;
   h.set_schema_version(kDataServiceSchemaVersion);
-  h.set_token(token);
-  h.set_dataset(dataset);
+  h.set_token(options.token);
+  h.set_dataset(options.dataset);
+  h.set_dataset_kwargs(options.dataset_kwargs);
   auto* w = h.mutable_workload();
   w->set_name(spec.name);
   w->set_preset(spec.preset);
@@ -78,7 +78,7 @@ dataservice::HandshakeRequest handshake_for(const WorkloadSpec& spec, const std:
 class ServiceSource : public DataSource {
  public:
   ServiceSource(const WorkloadSpec& spec, ServiceSourceOptions options) : options_(std::move(options)) {
-    const auto handshake = handshake_for(spec, options_.token, options_.dataset);
+    const auto handshake = handshake_for(spec, options_);
     const int64_t streams = static_cast<int64_t>(options_.endpoints.size());
     for (int64_t k = 0; k < streams; ++k) {
       auto stream = std::make_unique<Stream>();

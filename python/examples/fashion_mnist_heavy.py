@@ -40,3 +40,12 @@ class FashionMnistHeavy(torch.utils.data.Dataset):
 
 def make(root: str = "/usr/share/datasets/fashion-mnist", split: str = "train") -> FashionMnistHeavy:
     return FashionMnistHeavy(root, split)
+
+
+def loader(batch_size: int, root: str = "/usr/share/datasets/fashion-mnist", split: str = "train",
+           num_workers: int = 2) -> torch.utils.data.DataLoader:
+    """The same pipeline as a user's training script builds it. Config:
+    "data": {"worker": "python", "dataloader": "fashion_mnist_heavy:loader",
+             "dataset_kwargs": {"batch_size": <the workload's>}}."""
+    return torch.utils.data.DataLoader(make(root, split), batch_size=batch_size, shuffle=True,
+                                       num_workers=num_workers)

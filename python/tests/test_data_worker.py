@@ -50,8 +50,9 @@ def stop(p: subprocess.Popen) -> None:
 
 
 class Client:
-    def __init__(self, endpoint: str) -> None:
-        self.channel = grpc.insecure_channel(endpoint)
+    def __init__(self, endpoint: str, root_certificates: Optional[bytes] = None) -> None:
+        self.channel = (grpc.secure_channel(endpoint, grpc.ssl_channel_credentials(root_certificates))
+                        if root_certificates else grpc.insecure_channel(endpoint))
         self.handshake_rpc = self.channel.unary_unary(SERVICE + "Handshake", pb2.HandshakeRequest.SerializeToString,
                                                       pb2.HandshakeReply.FromString)
         self.stream_rpc = self.channel.unary_stream(SERVICE + "StreamBatches", pb2.StreamRequest.SerializeToString,
@@ -60,8 +61,9 @@ class Client:
                                                      pb2.ShutdownReply.FromString)
 
     @staticmethod
-    def request(dataset: str = "toy_datasets:make", batch_size: int = 4, seed: int = 7, token: str = "") -> Any:
-        return pb2.HandshakeRequest(schema_version=1, token=token, dataset=dataset,
+    def request(dataset: str = "toy_datasets:make", batch_size: int = 4, seed: int = 7, token: str = "",
+                dataset_kwargs: str = "") -> Any:
+        return pb2.HandshakeRequest(schema_version=1, token=token, dataset=dataset, dataset_kwargs=dataset_kwargs,
                                     workload=pb2.WorkloadRequest(name="mnist_heavy", batch_size=batch_size, seed=seed))
 
     def batches(self, first: int, stride: int, count: int, **kw: Any) -> List[Any]:
@@ -103,7 +105,13 @@ class Declaration(unittest.TestCase):
     def test_wrong_shape_names_the_sample(self) -> None:
         decl = worker.declare((torch.zeros(1, 4, 4), 0))
         with self.assertRaisesRegex(ValueError, r"sample 9: inputs is float32\[1,5,5\].*float32\[1,4,4\]"):
-            worker.check_sample((torch.zeros(1, 5, 5), 0), decl, 9)
+            worker.check_layout((torch.zeros(1, 5, 5), 0), decl, "sample 9")
+
+    def test_a_collated_batch_declares_per_sample_shapes(self) -> None:
+        decl = worker.declare((torch.zeros(8, 3, 2), torch.zeros(8, dtype=torch.int64)), "batch 0", batched=True)
+        self.assertEqual([(d.name, d.shape) for d in decl], [("inputs", (3, 2)), ("targets", ())])
+        with self.assertRaisesRegex(ValueError, "targets has no batch dimension"):
+            worker.declare((torch.zeros(8, 3), torch.tensor(1)), "batch 0", batched=True)
 
     def test_float64_is_not_on_the_wire(self) -> None:
         with self.assertRaisesRegex(ValueError, "float64"):
@@ -129,7 +137,8 @@ class WorkerProcess(unittest.TestCase):
 
     def test_handshake_refuses_other_batch_size_seed_dataset(self) -> None:
         for kw, why in (({"batch_size": 8}, "batch size 8"), ({"seed": 1}, "seed 1"),
-                        ({"dataset": "other:make"}, "dataset 'other:make'"), ({"dataset": ""}, "built-in pipeline")):
+                        ({"dataset": "other:make"}, "dataset 'other:make'"), ({"dataset": ""}, "built-in pipeline"),
+                        ({"dataset_kwargs": '{"n": 48}'}, 'dataset_kwargs {"n": 48} asked for')):
             with self.assertRaises(grpc.RpcError) as e:
                 self.client.handshake_rpc(Client.request(**kw), timeout=10)
             self.assertEqual(e.exception.code(), grpc.StatusCode.FAILED_PRECONDITION)
@@ -239,7 +248,7 @@ class Faults(unittest.TestCase):
                              capture_output=True, text=True, timeout=60)
         self.assertEqual(bad.returncode, 2)
         self.assertEqual(bad.stderr, "")
-        self.assertIn("inputs: the dataset serves float32[1,4,4] per sample, the model takes float32[1,28,28]",
+        self.assertIn("inputs: the pipeline serves float32[1,4,4] per sample, the model takes float32[1,28,28]",
                       bad.stdout)
 
     def test_dead_preprocessing_process_ends_the_worker(self) -> None:
@@ -249,6 +258,71 @@ class Faults(unittest.TestCase):
             os.kill(int(child), signal.SIGKILL)
             self.assertEqual(proc.wait(15), 1)
             self.assertIn(f"preprocessing process {child} died", proc.stderr.read())
+        finally:
+            stop(proc)
+
+
+class DataLoaderFactory(unittest.TestCase):
+    def test_collate_fn_is_used_and_pperf_picks_the_samples(self) -> None:
+        proc, endpoint = start("--dataloader", "toy_datasets:loader", "--dataset-kwargs", '{"n": 40}',
+                               "--batch-size", "4", "--seed", "7", "--workers", "2")
+        try:
+            client = Client(endpoint)
+            reply = client.handshake_rpc(Client.request(dataset="toy_datasets:loader", dataset_kwargs='{ "n":40 }'),
+                                         timeout=10)
+            self.assertEqual([(t.name, t.dtype, list(t.shape)) for t in reply.tensors],
+                             [("inputs", "float32", [1, 4, 4]), ("targets", "int64", [])])
+            # The loader's num_workers (3) is not what runs: --workers is.
+            self.assertEqual(reply.preprocessing_threads, 2)
+            for m in client.batches(2, 5, 3, dataset="toy_datasets:loader", dataset_kwargs='{"n": 40}'):
+                want = worker.batch_indices(m.index, 40, 4, 7)  # not the loader's shuffle
+                self.assertEqual(torch.frombuffer(bytearray(m.targets.data), dtype=torch.int64).tolist(), want)
+                inputs = torch.frombuffer(bytearray(m.inputs.data), dtype=torch.float32).reshape(4, 16)
+                self.assertEqual(inputs[:, 0].tolist(), [2.0 * i for i in want])  # collate_fn doubled them
+            with self.assertRaises(grpc.RpcError) as e:
+                client.handshake_rpc(Client.request(dataset="toy_datasets:loader"), timeout=10)
+            self.assertIn('this worker\'s are {"n": 40}', e.exception.details())
+        finally:
+            stop(proc)
+
+    def test_loaders_pperf_cannot_drive_are_refused_naming_why(self) -> None:
+        for factory, batch, why in (
+                ("toy_datasets:loader", "8", "the DataLoader's batch_size is 4, the workload's is 8"),
+                ("toy_datasets:make", "4", "the factory returned a Toy, not a torch DataLoader"),
+                ("toy_datasets:loader_iterable", "4", "iterable-style"),
+                ("toy_datasets:loader_own_batches", "4", "has its own batch_sampler")):
+            p = subprocess.run(["/usr/bin/python3", SCRIPT, "--python-path", HERE, "--dataloader", factory,
+                                "--batch-size", batch], capture_output=True, text=True, timeout=60)
+            self.assertEqual(p.returncode, 2, factory)
+            self.assertIn(f"--dataloader {factory}: ", p.stderr)
+            self.assertIn(why, p.stderr)
+
+    def test_worker_init_fn_that_raises_ends_the_worker_naming_it(self) -> None:
+        proc, endpoint = start("--dataloader", "toy_datasets:loader_failing_init", "--batch-size", "4")
+        try:
+            self.assertEqual(proc.wait(15), 1)
+            self.assertIn("worker_init_fn(0) raised RuntimeError: no GPU for worker 0", proc.stderr.read())
+        finally:
+            stop(proc)
+
+
+class Tls(unittest.TestCase):
+    def test_batches_flow_over_tls_and_plaintext_is_refused(self) -> None:
+        d = tempfile.mkdtemp(prefix="pperf-tls-")
+        cert, key = os.path.join(d, "worker.pem"), os.path.join(d, "worker.key")
+        subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert,
+                        "-days", "1", "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost"],
+                       check=True, capture_output=True, timeout=60)
+        proc, endpoint = start("--dataset", "toy_datasets:make", "--batch-size", "4", "--seed", "7",
+                               "--tls-cert", cert, "--tls-key", key)
+        try:
+            port = endpoint.rsplit(":", 1)[1]
+            with open(cert, "rb") as f:
+                secure = Client("localhost:" + port, root_certificates=f.read())
+            self.assertEqual([m.index for m in secure.batches(0, 2, 3)], [0, 2, 4])
+            with self.assertRaises(grpc.RpcError) as e:
+                Client(endpoint).handshake_rpc(Client.request(), timeout=5)
+            self.assertEqual(e.exception.code(), grpc.StatusCode.UNAVAILABLE)
         finally:
             stop(proc)
 

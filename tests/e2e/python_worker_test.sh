@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# pperf with pperf-data-worker.py: a real run on the shipped example dataset, a dataset whose
+# pperf with pperf-data-worker.py: a real run on the shipped example dataset (as a Dataset and as
+# a DataLoader factory), a dataset whose
 # samples do not fit the model (refused at the handshake with the reason), a module that does
 # not import, a bad dataset key (exit 2 with its JSON pointer); no Python worker left running.
 set -uo pipefail
 pperf="$1"
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
+trap '[ -n "${KEEP_WORK:-}" ] || rm -rf "$work"' EXIT
 fail=0
 check() { if eval "$2"; then echo "ok   $1"; else echo "FAIL $1"; fail=1; fi; }
 
@@ -26,6 +27,15 @@ config real "fashion_mnist_heavy:make" local ', "dataset_kwargs": {"split": "t10
 check "example dataset measured"    "grep -q '\"status\": \"ok\"' '$work/real_out.json'"
 check "its data source recorded"    "grep -q 'python:fashion_mnist_heavy:make' '$work/real_out.json'"
 
+# The same pipeline given as the user's DataLoader factory.
+config loader "fashion_mnist_heavy:loader" local ', "dataset_kwargs": {"split": "t10k", "batch_size": 16}'
+sed -i 's/"dataset": "fashion_mnist_heavy:loader"/"dataloader": "fashion_mnist_heavy:loader"/' "$work/loader.json"
+"$pperf" run --config "$work/loader.json" --out "$work/loader_out.json" > "$work/loader.log" 2>&1
+check "a DataLoader factory measured" "grep -q '\"status\": \"ok\"' '$work/loader_out.json'"
+sed -i 's/"t10k", "batch_size": 16}/"t10k", "batch_size": 32}/' "$work/loader.json"
+"$pperf" run --config "$work/loader.json" --out "$work/loader_out.json" > "$work/loader.log" 2>&1; code=$?
+check "a DataLoader of another batch size: exit 2 naming it" "[ $code -eq 2 ] && grep -q \"/execution/data/dataloader: --dataloader fashion_mnist_heavy:loader: the DataLoader's batch_size is 32, the workload's is 16\" '$work/loader.log'"
+
 config spawned "fashion_mnist_heavy:make" service ', "dataset_kwargs": {"split": "t10k"}, "spawn_local": {"processes": 2}'
 "$pperf" run --config "$work/spawned.json" --out "$work/spawned_out.json" > "$work/spawned.log" 2>&1
 check "two spawned Python workers"  "grep -q '\"status\": \"ok\"' '$work/spawned_out.json'"
@@ -33,7 +43,7 @@ check "two spawned Python workers"  "grep -q '\"status\": \"ok\"' '$work/spawned
 config toy "toy_datasets:make" local ''
 "$pperf" run --config "$work/toy.json" --out "$work/toy_out.json" > "$work/toy.log" 2>&1; code=$?
 check "shape mismatch: exit 2"      "[ $code -eq 2 ]"
-check "shape mismatch: one line"    "[ \$(wc -l < '$work/toy.log') -eq 1 ] && grep -q '^$work/toy.json: /configurations/0/execution/data/dataset: --dataset toy_datasets:make: inputs: the dataset serves float32\[1,4,4\] per sample, the model takes float32\[1,28,28\]$' '$work/toy.log'"
+check "shape mismatch: one line"    "[ \$(wc -l < '$work/toy.log') -eq 1 ] && grep -q '^$work/toy.json: /configurations/0/execution/data/dataset: --dataset toy_datasets:make: inputs: the pipeline serves float32\[1,4,4\] per sample, the model takes float32\[1,28,28\]$' '$work/toy.log'"
 
 config broken "broken_module:make" local ''
 "$pperf" run --config "$work/broken.json" --out "$work/broken_out.json" > "$work/broken.log" 2>&1; code=$?
@@ -60,7 +70,9 @@ for _ in $(seq 300); do
   victim="$(pgrep -f -- "pperf-data-worker.py --dataset fashion_mnist_heavy:make .*$work" | head -1)"
   [ -n "$victim" ] && grep -q "started" "$work/dying.log" 2>/dev/null && break; sleep 0.1
 done
-sleep 4; [ -n "$victim" ] && kill -KILL "$victim"
+# Killed once it streams (a worker killed before its handshake fails the run instead).
+for _ in $(seq 300); do ss -Htnp state established 2>/dev/null | grep -q "pid=$victim," && break; sleep 0.1; done
+sleep 2; [ -n "$victim" ] && kill -KILL "$victim"
 wait $run_pid
 check "killed Python worker: dropped event" "grep -q 'data worker 127.0.0.1:[0-9]* dropped after' '$work/dying_out.json'"
 check "killed Python worker: still measured" "grep -q '\"status\": \"ok\"' '$work/dying_out.json'"

@@ -148,7 +148,12 @@ TEST(Config, Mistakes) {
       {"configurations not an array", [](json& j) { j["configurations"] = json::object(); },
        "/configurations: expected an array, got object"},
       {"python worker without dataset", [](json& j) { j["configurations"][0]["execution"]["data"]["worker"] = "python"; },
-       "/configurations/0/execution/data: \"worker\": \"python\" needs \"dataset\": \"module:factory\""},
+       "/configurations/0/execution/data: \"worker\": \"python\" needs \"dataset\" (or \"dataloader\"): \"module:factory\""},
+      {"dataset and dataloader", [](json& j) {
+         j["configurations"][0]["execution"]["data"] = {{"worker", "python"}, {"dataset", "m:f"}, {"dataloader", "m:g"}};
+       }, "/configurations/0/execution/data/dataloader: give 'dataset' or 'dataloader', not both"},
+      {"dataloader without python", [](json& j) { j["configurations"][0]["execution"]["data"]["dataloader"] = "m:f"; },
+       "/configurations/0/execution/data/dataloader: 'dataloader' needs \"worker\": \"python\""},
       {"bad worker", [](json& j) { j["configurations"][0]["execution"]["data"]["worker"] = "rust"; },
        "/configurations/0/execution/data/worker: 'rust' is not one of pperf, python"},
       {"dataset without python", [](json& j) { j["configurations"][0]["execution"]["data"]["dataset"] = "m:f"; },
@@ -183,6 +188,13 @@ TEST(Config, PythonDataWorkerKeys) {
   const std::string config_dir = std::filesystem::path(path).parent_path().string();
   EXPECT_EQ(d.python_path, (std::vector<std::string>{config_dir + "/mods", "/abs"}));
   EXPECT_EQ(c.configurations[1].execution.data.worker, "pperf");
+  EXPECT_FALSE(d.dataset_is_dataloader);
+
+  config["configurations"][0]["execution"]["data"] = {{"worker", "python"}, {"dataloader", "loaders:make"}};
+  const DataSettings loader = load_config(dir.write("l.json", config.dump()), pperf::testing::fixture_workloads())
+                                  .configurations[0].execution.data;
+  EXPECT_EQ(loader.dataset, "loaders:make");
+  EXPECT_TRUE(loader.dataset_is_dataloader);
 }
 
 TEST(Registry, LayoutMismatchSaysWhatDiffers) {

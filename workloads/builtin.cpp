@@ -8,6 +8,8 @@
 
 namespace pperf {
 
+torch::Device device_of(const WorkloadSpec& spec) { return torch::Device(spec.device); }
+
 int64_t count_parameters(const torch::nn::Module& module) {
   int64_t n = 0;
   for (const auto& p : module.parameters())

@@ -69,6 +69,17 @@ class DataSource {
   virtual std::optional<DataInfo> data_info() const { return std::nullopt; }
 };
 
+/// The device `spec` trains on.
+torch::Device device_of(const WorkloadSpec& spec);
+
+/// `module` moved to `spec`'s device. Call it before building the optimizer, so the optimizer's
+/// state is allocated there too.
+template <typename ModuleHolder>
+ModuleHolder on_device(ModuleHolder module, const WorkloadSpec& spec) {
+  module->to(device_of(spec));
+  return module;
+}
+
 /// Total trainable parameters of a module.
 int64_t count_parameters(const torch::nn::Module& module);
 

@@ -210,8 +210,15 @@ DataSettings parse_data(const JsonView& v) {
 }
 
 ExecutionSettings parse_execution(const JsonView& v) {
-  v.expect_object({"threads", "interop_threads", "cpus", "data"});
+  v.expect_object({"threads", "interop_threads", "cpus", "device", "data"});
   ExecutionSettings e;
+  if (auto d = v.find("device")) {
+    e.device = d->as_string();
+    const bool cuda_n = e.device.rfind("cuda:", 0) == 0 && e.device.size() > 5 && e.device.size() < 9 &&
+                        e.device.find_first_not_of("0123456789", 5) == std::string::npos;
+    if (e.device != "cpu" && e.device != "cuda" && !cuda_n)
+      d->fail("expected \"cpu\", \"cuda\" (every visible GPU) or \"cuda:N\", got '" + e.device + "'");
+  }
   e.threads = v.positive_int_or("threads", e.threads);
   e.interop_threads = v.positive_int_or("interop_threads", e.interop_threads);
   if (auto c = v.find("cpus")) e.cpus = parse_cpus(*c);

@@ -38,6 +38,7 @@ struct ExecutionSettings {
   int64_t threads = 1;          // libtorch intra-op threads of the trainer
   int64_t interop_threads = 1;  // libtorch inter-op threads
   std::vector<int> cpus;        // CPUs the trainer (and local loader threads) run on; empty: any
+  std::string device = "cpu";   // "cpu", "cuda" (every visible GPU, one rank each) or "cuda:N"
   DataSettings data;
 };
 

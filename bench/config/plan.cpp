@@ -1,6 +1,7 @@
 #include "bench/config/plan.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <stdexcept>
 #include <thread>
@@ -27,7 +28,48 @@ std::vector<std::string> names_of_configurations(const Config& config) {
 }
 }  // namespace
 
-HostCapacity HostCapacity::here() { return {static_cast<int64_t>(std::thread::hardware_concurrency())}; }
+namespace {
+/// NVIDIA GPUs the driver lists, narrowed by CUDA_VISIBLE_DEVICES as CUDA itself does. Read from
+/// /proc so the plan needs no CUDA runtime; the measuring process asks libtorch again.
+[[maybe_unused]] int64_t visible_nvidia_gpus() {
+  std::error_code error;
+  int64_t present = 0;
+  for (auto it = std::filesystem::directory_iterator("/proc/driver/nvidia/gpus", error);
+       !error && it != std::filesystem::directory_iterator(); it.increment(error))
+    ++present;
+  const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
+  if (!visible) return present;
+  const std::string list = visible;
+  const int64_t listed = list.empty() ? 0 : 1 + std::count(list.begin(), list.end(), ',');
+  return std::min(present, listed);
+}
+}  // namespace
+
+HostCapacity HostCapacity::here() {
+  HostCapacity host;
+  host.logical_cpus = static_cast<int64_t>(std::thread::hardware_concurrency());
+#if PPERF_WITH_CUDA
+  host.cuda_devices = visible_nvidia_gpus();
+  if (host.cuda_devices == 0) host.no_cuda_reason = "no NVIDIA GPU visible on this host (/proc/driver/nvidia/gpus, CUDA_VISIBLE_DEVICES)";
+#else
+  host.no_cuda_reason =
+      "this pperf is built against a CPU-only libtorch (Debian's); rebuild against a CUDA libtorch (docs/gpu.md)";
+#endif
+  return host;
+}
+
+namespace {
+void check_device(const std::string& device, const std::string& pointer, const HostCapacity& host,
+                  std::vector<Obstacle>& problems) {
+  if (device == "cpu") return;
+  if (host.cuda_devices == 0) {
+    problems.push_back({pointer, "device '" + device + "': " + host.no_cuda_reason});
+  } else if (device != "cuda" && std::stoll(device.substr(5)) >= host.cuda_devices) {
+    problems.push_back({pointer, "device '" + device + "': this host has " + std::to_string(host.cuda_devices) + " GPU" +
+                                     (host.cuda_devices == 1 ? "" : "s")});
+  }
+}
+}  // namespace
 
 Result PlanItem::result_skeleton() const {
   Result r;
@@ -52,6 +94,7 @@ PlanItem plan_item(const Config& config, size_t workload_index, size_t configura
   item.configuration = &config.configurations.at(configuration_index);
   const Configuration& c = *item.configuration;
   check_cpus(c.execution.cpus, c.pointer + "/execution/cpus", host, item.not_runnable_here);
+  check_device(c.execution.device, c.pointer + "/execution/device", host, item.not_runnable_here);
   check_cpus(c.execution.data.spawn_local_cpus, c.pointer + "/execution/data/spawn_local/cpus", host,
              item.not_runnable_here);
   if (workload_index < config.path_params.size())

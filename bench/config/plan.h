@@ -17,6 +17,8 @@ struct PlanFilter {
 /// What the plan needs to know of this host.
 struct HostCapacity {
   int64_t logical_cpus = 1;
+  int64_t cuda_devices = 0;  // GPUs this pperf can train on here (0 in a CPU-only build)
+  std::string no_cuda_reason;  // why cuda_devices is 0
   /// This host's.
   static HostCapacity here();
 };

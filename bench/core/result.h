@@ -71,6 +71,13 @@ struct Comparison {
   std::optional<double> speedup;          // t_baseline / t; null when not priced
 };
 
+/// GPU load while the measured steps ran, sampled by nvidia-smi (every GPU of the host).
+struct GpuUtilization {
+  int64_t samples = 0;
+  double mean_pct = 0, max_pct = 0;  // utilization.gpu: % of time a kernel was running
+  double max_memory_used_mib = 0;
+};
+
 /// What execution settings were asked for and what actually took effect.
 struct ExecutionReport {
   int64_t threads_requested = 0, threads_effective = 0;
@@ -81,6 +88,8 @@ struct ExecutionReport {
   std::vector<int> cpus;                    // the trainer's CPU set (empty: not pinned)
   std::vector<int> data_cpus;               // spawned data workers' CPU set
   std::vector<std::string> data_endpoints;  // service mode: where batches came from
+  std::string device = "cpu";               // where the model trained: "cpu", "cuda:0", ...
+  std::optional<GpuUtilization> gpu;        // on a GPU, when nvidia-smi could sample it
 };
 
 struct Result {

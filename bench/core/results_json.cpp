@@ -91,7 +91,13 @@ json result_json(const Result& r) {
         {"interop_threads", {{"requested", e.interop_threads_requested}, {"effective", e.interop_threads_effective}}},
         {"data", {{"mode", e.data_mode}, {"workers", e.data_workers}, {"endpoints", e.data_endpoints}, {"cpus", e.data_cpus}}},
         {"cpus", e.cpus},
-        {"emulated", e.emulated}};
+        {"emulated", e.emulated},
+        {"device", e.device},
+        {"gpu_utilization", e.gpu ? json{{"samples", e.gpu->samples},
+                                         {"mean_pct", e.gpu->mean_pct},
+                                         {"max_pct", e.gpu->max_pct},
+                                         {"max_memory_used_mib", e.gpu->max_memory_used_mib}}
+                                  : json(nullptr)}};
   }
   if (r.measurement) {
     const Measurement& m = *r.measurement;
@@ -195,6 +201,10 @@ ExecutionReport read_execution(const JsonView& v) {
   e.data_cpus = read_ints(data.at("cpus"));
   e.cpus = read_ints(v.at("cpus"));
   e.emulated = v.at("emulated").as_bool();
+  e.device = v.string_or("device", "cpu");  // files from before GPUs were supported: CPU
+  if (auto g = v.find("gpu_utilization"); g && !g->raw().is_null())
+    e.gpu = GpuUtilization{g->at("samples").as_int(), g->at("mean_pct").as_number(), g->at("max_pct").as_number(),
+                           g->at("max_memory_used_mib").as_number()};
   return e;
 }
 

@@ -44,6 +44,9 @@ struct WorkloadSpec {
   int64_t batch_size = 1;
   nlohmann::json params = nlohmann::json::object();
   uint64_t seed = 0;
+  /// Where the model trains: "cpu" or "cuda:N". Set by the executor from the configuration's
+  /// execution.device (one rank per GPU), never by the config's workload entry.
+  std::string device = "cpu";
 
   const nlohmann::json& param(const std::string& key) const;
   std::string string_param(const std::string& key) const;

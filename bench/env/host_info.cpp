@@ -5,6 +5,8 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "bench/env/gpu_info.h"
+
 #include <array>
 #include <cmath>
 #include <chrono>
@@ -103,6 +105,7 @@ nlohmann::json capture_host(const std::vector<std::string>& argv) {
   std::string mem = after_colon(first_line_matching("/proc/meminfo", "MemTotal"));
   host["memory_gib"] = mem == "unknown" ? 0.0 : std::round(std::stod(mem) / (1024.0 * 1024.0) * 10) / 10;
   host["blas"] = loaded_blas();
+  if (nlohmann::json gpu = nvidia_gpu_facts(); !gpu.is_null()) host["gpu"] = std::move(gpu);
   host["argv"] = argv;
   return host;
 }

@@ -9,6 +9,7 @@
 #include "bench/core/results_json.h"
 #include "bench/core/atomic_file.h"
 #include "bench/core/crypto.h"
+#include "bench/env/gpu_info.h"
 #include "bench/env/process.h"
 #include "bench/measure/data_sources.h"
 #include "bench/measure/memory_probe.h"
@@ -88,10 +89,15 @@ void measure_into(Result& r, const Config& config, const PlanItem& item, const W
                   const ExecutorOptions& options, const std::atomic<bool>& stop_requested) {
   for (const auto& obstacle : item.not_runnable_here)
     throw std::runtime_error("not runnable on this host: " + obstacle.pointer + ": " + obstacle.reason);
-  const WorkloadSpec& spec = *item.workload;
+  const ExecutionSettings& exec = item.configuration->execution;
+  WorkloadSpec spec = *item.workload;
+  spec.device = exec.device == "cuda" ? "cuda:0" : exec.device;
+  const std::unique_ptr<Device> device = open_device(spec.device);
+  if (exec.device == "cuda" && torch_cuda_devices() > 1)
+    throw std::runtime_error("device 'cuda' on a host with " + std::to_string(torch_cuda_devices()) +
+                             " GPUs needs one rank per GPU, which this pperf does not run yet: name one, \"cuda:0\"");
   const WorkloadDescriptor* descriptor = registry.find(spec.name);
   if (!descriptor) throw std::runtime_error("workload '" + spec.name + "' is not compiled into this pperf");
-  const ExecutionSettings& exec = item.configuration->execution;
   // Pin before anything starts threads, so loader and libtorch threads inherit the set.
   if (!pin_process_to_cpus(exec.cpus)) throw std::runtime_error("cannot pin the trainer to its CPUs");
   const AppliedThreads applied = apply_threads(exec.threads, exec.interop_threads);
@@ -100,10 +106,13 @@ void measure_into(Result& r, const Config& config, const PlanItem& item, const W
   r.execution->emulated = !options.native;
   r.execution->cpus = exec.cpus;
   r.execution->data_cpus = exec.data.spawn_local_cpus;
+  r.execution->device = device->name();
 
   // A batch that cannot fit is refused before it climbs through the host's memory. (After the
   // thread settings: the probe's steps would fix the inter-op thread count.)
-  if (const MemoryEstimate memory = estimate_step_memory(*descriptor, spec); !memory.fits())
+  // (Host memory only: on a GPU the batch lives in device memory the probe cannot see.)
+  if (const MemoryEstimate memory = spec.device == "cpu" ? estimate_step_memory(*descriptor, spec) : MemoryEstimate{};
+      !memory.fits())
     throw std::runtime_error("refused before measuring: one training step " + memory.describe() + "; lower batch_size");
 
   // One pipeline serves both the loader and the data facts: never a second one built for
@@ -120,8 +129,11 @@ void measure_into(Result& r, const Config& config, const PlanItem& item, const W
 
   std::optional<TerminalProgress> progress;
   if (options.terminal_progress) progress.emplace(item.configuration->name, config.measure);
+  std::optional<GpuSampler> gpu_sampler;
+  if (device->name() != "cpu") gpu_sampler.emplace(200);
   Measurement m = measure(*workload, *data, config.measure, stop_requested, steady_clock(),
-                          progress ? ProgressCallback(std::ref(*progress)) : ProgressCallback());
+                          progress ? ProgressCallback(std::ref(*progress)) : ProgressCallback(), *device);
+  if (gpu_sampler) r.execution->gpu = gpu_sampler->finish();
   progress.reset();
   m.executor = "in_process";
   for (auto& e : data->events()) r.events.push_back(e);

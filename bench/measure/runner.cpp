@@ -19,7 +19,8 @@ const Clock& steady_clock() {
 }
 
 Measurement measure(Workload& workload, DataSource& data, const MeasureSettings& settings,
-                    const std::atomic<bool>& stop_requested, const Clock& clock, const ProgressCallback& on_progress) {
+                    const std::atomic<bool>& stop_requested, const Clock& clock, const ProgressCallback& on_progress,
+                    const Device& device) {
   Measurement m;
   const double warmup_start = clock.now_ms();
   auto report = [&](bool warmup, int64_t steps) {
@@ -42,7 +43,8 @@ Measurement measure(Workload& workload, DataSource& data, const MeasureSettings&
       m.stop_reason = "data source ended during warmup";
       return m;
     }
-    const double loss = workload.train_step(*batch);
+    const double loss = workload.train_step(device.place(std::move(*batch)));
+    device.synchronize();  // no warmup work left queued to land in the first timed step
     if (i == 0) m.first_loss = loss;
     ++m.warmup_steps;
     report(true, m.warmup_steps);
@@ -72,7 +74,8 @@ Measurement measure(Workload& workload, DataSource& data, const MeasureSettings&
       m.stop_reason = "data source ended";
       break;
     }
-    m.last_loss = workload.train_step(*batch);
+    m.last_loss = workload.train_step(device.place(std::move(*batch)));
+    device.synchronize();
     const double end = clock.now_ms();
     if (m.step_ms.empty() && m.warmup_steps == 0) m.first_loss = m.last_loss;
     m.step_ms.push_back(end - start);

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "bench/core/measurement.h"
+#include "bench/measure/device.h"
 #include "bench/stats/stopping.h"
 #include "workloads/workload.h"
 
@@ -31,12 +32,13 @@ using ProgressCallback = std::function<void(const Progress&)>;
 
 /// Runs `settings.warmup_steps` untimed steps, then timed steps until a stop rule fires, the
 /// data source ends, or `stop_requested` becomes true (then the measurement says interrupted).
-/// Each timed step = waiting for the batch + the training step; the wait is recorded apart.
+/// Each timed step = waiting for the batch + placing it on `device` + the training step +
+/// waiting for the device to finish it; the wait for the batch is recorded apart.
 /// Exceptions from the workload propagate to the caller, and so do the data source's before the
 /// first measured step; after it, a failing data source ends the phase with what was measured
 /// (`source_failed`).
 Measurement measure(Workload& workload, DataSource& data, const MeasureSettings& settings,
                     const std::atomic<bool>& stop_requested, const Clock& clock = steady_clock(),
-                    const ProgressCallback& on_progress = {});
+                    const ProgressCallback& on_progress = {}, const Device& device = cpu_device());
 
 }  // namespace pperf

@@ -1,5 +1,7 @@
 #include "bench/measure/torch_info.h"
 
+#include <torch/cuda.h>
+
 #include <dlfcn.h>
 #include <torch/torch.h>
 #include <torch/version.h>
@@ -39,7 +41,13 @@ nlohmann::json torch_facts() {
   return {{"libtorch_version", TORCH_VERSION},
           {"intra_op_threads", at::get_num_threads()},
           {"interop_threads", at::get_num_interop_threads()},
-          {"openblas_threads", openblas_threads()}};
+          {"openblas_threads", openblas_threads()},
+          {"built_with_cuda", at::hasCUDA()},
+          {"cuda_devices", torch_cuda_devices()}};
+}
+
+int64_t torch_cuda_devices() {
+  return torch::cuda::is_available() ? static_cast<int64_t>(torch::cuda::device_count()) : 0;
 }
 
 }  // namespace pperf

@@ -16,7 +16,11 @@ struct AppliedThreads {
 /// effective value is read back and reported rather than assumed.
 AppliedThreads apply_threads(int64_t threads, int64_t interop_threads);
 
-/// {"libtorch_version", "intra_op_threads", "interop_threads", "openblas_threads"}.
+/// {"libtorch_version", "intra_op_threads", "interop_threads", "openblas_threads",
+///  "built_with_cuda", "cuda_devices"}.
 nlohmann::json torch_facts();
+
+/// GPUs libtorch can train on here (0 with a CPU-only libtorch or no GPU).
+int64_t torch_cuda_devices();
 
 }  // namespace pperf

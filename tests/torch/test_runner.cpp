@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <torch/cuda.h>
+
 #include "bench/measure/runner.h"
 
 using namespace pperf;
@@ -115,4 +117,102 @@ TEST(Runner, EndOfDataAndInterruptionAreReported) {
   Measurement interrupted = measure(workload, endless, s, stop, clock);
   EXPECT_TRUE(interrupted.interrupted);
   EXPECT_TRUE(interrupted.step_ms.empty());
+}
+
+namespace {
+// An asynchronous device: train_step only queues work (1 ms to launch), the device runs it
+// (10 ms) and only synchronize() waits for it, as CUDA does. Every call is logged in order.
+struct AsyncWork {
+  FakeClock& clock;
+  std::vector<std::string> log;
+  double queued_ms = 0;
+};
+
+class QueuingSource : public DataSource {
+ public:
+  explicit QueuingSource(AsyncWork& w) : w_(w) {}
+  std::optional<Batch> next() override {
+    w_.log.push_back("next");
+    w_.clock.now += 2;
+    Batch b;
+    b.index = served_++;
+    b.inputs = torch::zeros({8, 1});
+    return b;
+  }
+
+ private:
+  AsyncWork& w_;
+  int64_t served_ = 0;
+};
+
+class QueuingWorkload : public Workload {
+ public:
+  explicit QueuingWorkload(AsyncWork& w) : w_(w) {}
+  ModelInfo model_info() const override { return {}; }
+  double train_step(const Batch& b) override {
+    w_.log.push_back(b.inputs.sum().item<double>() == 8 ? "step on device" : "step on host");
+    w_.clock.now += 1;
+    w_.queued_ms += 10;
+    return 1;
+  }
+
+ private:
+  AsyncWork& w_;
+};
+
+class FakeDevice : public Device {
+ public:
+  explicit FakeDevice(AsyncWork& w) : w_(w) {}
+  Batch place(Batch b) const override {
+    w_.log.push_back("place");
+    b.inputs = b.inputs + 1;  // "on the device": the step can tell
+    return b;
+  }
+  void synchronize() const override {
+    w_.log.push_back("sync");
+    w_.clock.now += w_.queued_ms;
+    w_.queued_ms = 0;
+  }
+  std::string name() const override { return "fake:0"; }
+
+ private:
+  AsyncWork& w_;
+};
+}  // namespace
+
+TEST(Runner, SynchronizesTheDeviceOncePerStepBeforeReadingTheClock) {
+  FakeClock clock;
+  AsyncWork work{clock};
+  QueuingSource source(work);
+  QueuingWorkload workload(work);
+  FakeDevice device(work);
+  MeasureSettings s;
+  s.warmup_steps = 2;
+  s.min_steps = s.max_steps = 6;
+  std::atomic<bool> stop{false};
+  const Measurement m = measure(workload, source, s, stop, clock, {}, device);
+  const std::vector<std::string> one_step = {"next", "place", "step on device", "sync"};
+  ASSERT_EQ(work.log.size(), 8 * one_step.size());
+  for (size_t i = 0; i < work.log.size(); ++i) EXPECT_EQ(work.log[i], one_step[i % one_step.size()]) << i;
+  // 2 ms waiting + 1 ms launching + 10 ms the device ran: without the sync, 3 ms.
+  ASSERT_EQ(m.step_ms.size(), 6u);
+  for (double t : m.step_ms) EXPECT_DOUBLE_EQ(t, 13.0);
+  for (double t : m.data_wait_ms) EXPECT_DOUBLE_EQ(t, 2.0);
+}
+
+TEST(Device, CpuLeavesBatchesWhereTheyAreAndCudaIsRefusedWithoutOne) {
+  Batch b;
+  b.inputs = torch::ones({2, 3});
+  const Batch placed = cpu_device().place(b);
+  EXPECT_EQ(placed.inputs.data_ptr(), b.inputs.data_ptr());
+  EXPECT_EQ(open_device("cpu")->name(), "cpu");
+  if (!torch::cuda::is_available()) {
+    try {
+      open_device("cuda:0");
+      FAIL() << "cuda:0 opened without CUDA";
+    } catch (const std::runtime_error& e) {
+      EXPECT_STREQ(e.what(), "device 'cuda:0': this libtorch has no CUDA, or this host no GPU");
+    }
+  }
+  EXPECT_THROW(open_device("tpu:0"), std::exception);
 }

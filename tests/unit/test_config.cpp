@@ -166,6 +166,10 @@ TEST(Config, Mistakes) {
          j["configurations"][0]["execution"]["data"] = {{"worker", "python"}, {"dataset", "pkg.mod:make"},
                                                         {"dataset_kwargs", json::array()}};
        }, "/configurations/0/execution/data/dataset_kwargs: expected an object (the factory's keyword arguments)"},
+      {"unknown device", [](json& j) { j["configurations"][0]["execution"]["device"] = "gpu"; },
+       "/configurations/0/execution/device: expected \"cpu\", \"cuda\" (every visible GPU) or \"cuda:N\", got 'gpu'"},
+      {"device index not a number", [](json& j) { j["configurations"][0]["execution"]["device"] = "cuda:x"; },
+       "/configurations/0/execution/device: expected \"cpu\", \"cuda\" (every visible GPU) or \"cuda:N\", got 'cuda:x'"},
       {"unknown execution key", [](json& j) { j["configurations"][0]["execution"]["thread"] = 2; },
        "/configurations/0/execution/thread: unknown key 'thread' (did you mean 'threads'?)"},
   };

@@ -90,3 +90,26 @@ TEST(Plan, GivenResultsCarryTheGivenStepTime) {
   EXPECT_DOUBLE_EQ(*results[1].samples_per_s, 80);  // 8 samples per 0.1 s
   EXPECT_FALSE(results[1].measured);
 }
+
+TEST(Plan, AGpuDeviceIsValidEverywhereButRunnableOnlyWithGpus) {
+  pperf::testing::TempDir dir;
+  json j = two_by_two();
+  j["configurations"][0]["execution"]["device"] = "cuda";
+  j["configurations"][1]["execution"]["device"] = "cuda:3";
+  const Config c = load(j, dir);
+  EXPECT_EQ(c.configurations[0].execution.device, "cuda");
+  HostCapacity cpu_only{128};
+  cpu_only.no_cuda_reason = "this pperf is built against a CPU-only libtorch";
+  const PlanItem on_cpu_host = make_plan(c, {}, cpu_only).items[0];
+  ASSERT_EQ(on_cpu_host.not_runnable_here.size(), 1u);
+  EXPECT_EQ(on_cpu_host.not_runnable_here[0].pointer, "/configurations/0/execution/device");
+  EXPECT_EQ(on_cpu_host.not_runnable_here[0].reason, "device 'cuda': this pperf is built against a CPU-only libtorch");
+  HostCapacity two_gpus{128};
+  two_gpus.cuda_devices = 2;
+  const Plan plan = make_plan(c, {}, two_gpus);
+  EXPECT_TRUE(plan.items[0].not_runnable_here.empty());
+  ASSERT_EQ(plan.items[1].not_runnable_here.size(), 1u);
+  EXPECT_EQ(plan.items[1].not_runnable_here[0].reason, "device 'cuda:3': this host has 2 GPUs");
+  // This host, as built here (Debian's CPU-only libtorch): never runnable, and it says why.
+  if (HostCapacity::here().cuda_devices == 0) EXPECT_FALSE(HostCapacity::here().no_cuda_reason.empty());
+}

@@ -91,7 +91,7 @@ struct BertClassifierImpl : torch::nn::Module {
   /// ids, mask [B, S] int64 -> logits [B, 2]. Token types are all 0 (single-segment input).
   torch::Tensor forward(const torch::Tensor& ids, const torch::Tensor& mask) {
     const int64_t s = ids.size(1);
-    torch::Tensor positions = torch::arange(s, torch::kLong).unsqueeze(0);
+    torch::Tensor positions = torch::arange(s, torch::TensorOptions(torch::kLong).device(ids.device())).unsqueeze(0);
     torch::Tensor x = word(ids) + position(positions) + token_type(torch::zeros_like(ids));
     x = embedding_dropout(embedding_norm(x));
     torch::Tensor additive = (1.0 - mask.to(torch::kFloat)).view({ids.size(0), 1, 1, s}) * -10000.0;
@@ -206,7 +206,7 @@ class BertClassification : public Workload {
  public:
   explicit BertClassification(const WorkloadSpec& spec)
       : seq_len_(checked_seq_len(spec)),
-        net_((torch::manual_seed(spec.seed), BertClassifier(preset_shape(spec.preset)))),
+        net_(on_device((torch::manual_seed(spec.seed), BertClassifier(preset_shape(spec.preset))), spec)),
         optimizer_(net_->parameters(),
                    torch::optim::AdamWOptions(spec.number_param("lr")).weight_decay(0.01)) {
     net_->train();

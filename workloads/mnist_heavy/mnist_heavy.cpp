@@ -151,7 +151,7 @@ TORCH_MODULE(MnistNet);
 class MnistHeavy : public Workload {
  public:
   explicit MnistHeavy(const WorkloadSpec& spec)
-      : net_((torch::manual_seed(spec.seed), MnistNet(preset_shape(spec.preset)))),
+      : net_(on_device((torch::manual_seed(spec.seed), MnistNet(preset_shape(spec.preset))), spec)),
         optimizer_(net_->parameters(), AdadeltaOptions{spec.number_param("lr")}) {
     net_->train();
   }

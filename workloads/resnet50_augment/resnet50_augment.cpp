@@ -205,7 +205,7 @@ class AugmentPipeline : public InputPipeline {
 class ResNet50Augment : public Workload {
  public:
   explicit ResNet50Augment(const WorkloadSpec& spec)
-      : net_((torch::manual_seed(spec.seed), ResNet(preset_arch(spec.preset)))),
+      : net_(on_device((torch::manual_seed(spec.seed), ResNet(preset_arch(spec.preset))), spec)),
         optimizer_(net_->parameters(),
                    torch::optim::SGDOptions(spec.number_param("lr"))
                        .momentum(spec.number_param("momentum"))

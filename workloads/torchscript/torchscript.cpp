@@ -58,9 +58,10 @@ class TorchScriptWorkload : public Workload {
  public:
   explicit TorchScriptWorkload(const WorkloadSpec& spec)
       : path_(spec.string_param("path")), module_(load_module(path_)) {
+    module_.to(device_of(spec));  // before its parameters are collected for the optimizer
     for (const auto& p : module_.parameters())
       if (p.requires_grad()) params_.push_back(p);
-    check_output(input_shape(spec), classes(spec));
+    check_output(input_shape(spec), classes(spec), device_of(spec));
     const double lr = spec.number_param("lr");
     if (spec.string_param("optimizer") == "sgd")
       optimizer_ = std::make_unique<torch::optim::SGD>(params_, torch::optim::SGDOptions(lr).momentum(0.9));
@@ -88,14 +89,14 @@ class TorchScriptWorkload : public Workload {
  private:
   /// One forward on a zero sample, so a shape mismatch is a clear error naming the file
   /// rather than a failure deep in the first timed step. Eval mode: batch-norm stats untouched.
-  void check_output(const std::vector<int64_t>& shape, int64_t classes) {
+  void check_output(const std::vector<int64_t>& shape, int64_t classes, const torch::Device& device) {
     std::vector<int64_t> sizes{1};
     sizes.insert(sizes.end(), shape.begin(), shape.end());
     torch::NoGradGuard no_grad;
     module_.eval();
     c10::IValue out;
     try {
-      out = module_.forward({torch::zeros(sizes)});
+      out = module_.forward({torch::zeros(sizes, torch::TensorOptions().device(device))});
     } catch (const std::exception& e) {  // interpreter errors are not all c10::Error
       throw InputError(path_, "", fmt::format("forward on an input of shape [{}] failed: {}",
                                               fmt::join(sizes, ", "), last_line(e.what())));

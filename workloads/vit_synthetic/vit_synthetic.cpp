@@ -144,43 +144,57 @@ struct VisionTransformerImpl : torch::nn::Module {
 };
 TORCH_MODULE(VisionTransformer);
 
-// --- bf16 CPU autocast ---------------------------------------------------------------------
+// --- bf16 autocast ----------------------------------------------------------------------------
 
-/// Enables CPU autocast to `dtype` on this thread for its lifetime (autocast state is
-/// thread-local), then restores the previous state and, like torch.autocast's exit, drops the
-/// cache of casted weights when the outermost region ends (the weights change every step).
-class CpuAutocastScope {
+/// Enables autocast to `dtype` for `device`'s type (CPU or CUDA) on this thread for its lifetime
+/// (autocast state is thread-local), then restores the previous state and, like torch.autocast's
+/// exit, drops the cache of casted weights when the outermost region ends (the weights change
+/// every step).
+class AutocastScope {
  public:
-  explicit CpuAutocastScope(at::ScalarType dtype)
-      : was_enabled_(at::autocast::is_cpu_enabled()), previous_dtype_(at::autocast::get_autocast_cpu_dtype()) {
-    at::autocast::set_autocast_cpu_dtype(dtype);
-    at::autocast::set_cpu_enabled(true);
+  AutocastScope(const torch::Device& device, at::ScalarType dtype)
+      : cuda_(device.is_cuda()),
+        was_enabled_(cuda_ ? at::autocast::is_enabled() : at::autocast::is_cpu_enabled()),
+        previous_dtype_(cuda_ ? at::autocast::get_autocast_gpu_dtype() : at::autocast::get_autocast_cpu_dtype()) {
+    set(true, dtype);
     at::autocast::increment_nesting();
   }
-  ~CpuAutocastScope() {
+  ~AutocastScope() {
     if (at::autocast::decrement_nesting() == 0) at::autocast::clear_cache();
-    at::autocast::set_cpu_enabled(was_enabled_);
-    at::autocast::set_autocast_cpu_dtype(previous_dtype_);
+    set(was_enabled_, previous_dtype_);
   }
-  CpuAutocastScope(const CpuAutocastScope&) = delete;
-  CpuAutocastScope& operator=(const CpuAutocastScope&) = delete;
+  AutocastScope(const AutocastScope&) = delete;
+  AutocastScope& operator=(const AutocastScope&) = delete;
 
  private:
+  void set(bool enabled, at::ScalarType dtype) const {
+    if (cuda_) {
+      at::autocast::set_autocast_gpu_dtype(dtype);
+      at::autocast::set_enabled(enabled);
+    } else {
+      at::autocast::set_autocast_cpu_dtype(dtype);
+      at::autocast::set_cpu_enabled(enabled);
+    }
+  }
+
+  bool cuda_;
   bool was_enabled_;
   at::ScalarType previous_dtype_;
 };
 
-/// "" if a matmul under bf16 CPU autocast really yields bf16 here, else why not.
-std::string bf16_autocast_problem() {
+/// "" if a matmul under bf16 autocast on `device` really yields bf16 there, else why not.
+std::string bf16_autocast_problem(const torch::Device& device) {
+  const std::string where = device.is_cuda() ? "CUDA" : "CPU";
   try {
-    CpuAutocastScope autocast(at::kBFloat16);
-    const torch::Tensor out = torch::mm(torch::ones({8, 8}), torch::ones({8, 8}));
+    AutocastScope autocast(device, at::kBFloat16);
+    const auto ones = torch::ones({8, 8}, torch::TensorOptions().device(device));
+    const torch::Tensor out = torch::mm(ones, ones);
     if (out.scalar_type() != at::kBFloat16)
-      return fmt::format("a matmul under bf16 CPU autocast produced {}, not BFloat16",
+      return fmt::format("a matmul under bf16 {} autocast produced {}, not BFloat16", where,
                          c10::toString(out.scalar_type()));
-    if (out[0][0].item<float>() != 8.0f) return "a bf16 matmul under CPU autocast gave a wrong result";
+    if (out[0][0].item<float>() != 8.0f) return "a bf16 matmul under " + where + " autocast gave a wrong result";
   } catch (const c10::Error& e) {
-    return std::string("bf16 CPU autocast failed: ") + e.what_without_backtrace();
+    return "bf16 " + where + " autocast failed: " + e.what_without_backtrace();
   }
   return "";
 }
@@ -190,11 +204,11 @@ std::string bf16_autocast_problem() {
 class VitSynthetic : public Workload {
  public:
   explicit VitSynthetic(const WorkloadSpec& spec)
-      : net_((torch::manual_seed(spec.seed), VisionTransformer(preset_shape(spec.preset)))),
+      : net_(on_device((torch::manual_seed(spec.seed), VisionTransformer(preset_shape(spec.preset))), spec)),
         optimizer_(net_->parameters(), torch::optim::AdamOptions(spec.number_param("lr"))) {
     net_->train();
     if (spec.string_param("precision") == "bf16") {
-      const std::string problem = bf16_autocast_problem();
+      const std::string problem = bf16_autocast_problem(device_of(spec));
       if (problem.empty()) bf16_ = true;
       else fall_back_to_fp32(problem);
     }
@@ -223,8 +237,8 @@ class VitSynthetic : public Workload {
     optimizer_.zero_grad();
     torch::Tensor loss;
     {
-      std::optional<CpuAutocastScope> scope;  // forward + loss only; backward runs outside
-      if (autocast) scope.emplace(at::kBFloat16);
+      std::optional<AutocastScope> scope;  // forward + loss only; backward runs outside
+      if (autocast) scope.emplace(batch.inputs.device(), at::kBFloat16);
       loss = torch::nn::functional::cross_entropy(net_->forward(batch.inputs), batch.targets);
     }
     loss.backward();

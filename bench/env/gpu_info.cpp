@@ -1,0 +1,133 @@
+#include "bench/env/gpu_info.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <regex>
+#include <sstream>
+
+namespace pperf {
+
+namespace {
+std::vector<std::string> split_csv(const std::string& line) {
+  std::vector<std::string> fields;
+  std::stringstream in(line);
+  std::string field;
+  while (std::getline(in, field, ',')) {
+    const auto first = field.find_first_not_of(' '), last = field.find_last_not_of(' ');
+    fields.push_back(first == std::string::npos ? "" : field.substr(first, last - first + 1));
+  }
+  return fields;
+}
+
+std::optional<double> number(const std::string& text) {
+  try {
+    size_t used = 0;
+    const double v = std::stod(text, &used);
+    return used == text.size() ? std::optional<double>(v) : std::nullopt;
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+/// Every stdout line of `argv`, waiting at most `timeout_s` for each.
+std::vector<std::string> output_lines(const std::vector<std::string>& argv, double timeout_s) {
+  SpawnOptions spawn;
+  spawn.argv = argv;
+  spawn.capture_stdout = true;
+  ChildProcess child(spawn);
+  std::vector<std::string> lines;
+  while (auto line = child.read_line(timeout_s)) lines.push_back(*line);
+  child.stop(1);
+  return lines;
+}
+}  // namespace
+
+std::string find_on_path(const std::string& program) {
+  const char* path = std::getenv("PATH");
+  std::stringstream dirs(path ? path : "");
+  std::string dir;
+  while (std::getline(dirs, dir, ':')) {
+    const std::string candidate = (dir.empty() ? "." : dir) + "/" + program;
+    if (::access(candidate.c_str(), X_OK) == 0 && std::filesystem::is_regular_file(candidate)) return candidate;
+  }
+  return "";
+}
+
+std::optional<std::pair<double, double>> parse_gpu_sample(const std::string& line) {
+  const auto fields = split_csv(line);
+  if (fields.size() != 2) return std::nullopt;
+  const auto util = number(fields[0]), memory = number(fields[1]);
+  if (!util || !memory || *util < 0 || *util > 100 || *memory < 0) return std::nullopt;
+  return std::make_pair(*util, *memory);
+}
+
+nlohmann::json nvidia_gpu_facts() {
+  const std::string smi = find_on_path("nvidia-smi");
+  if (smi.empty()) return nullptr;
+  nlohmann::json gpus = nlohmann::json::array();
+  for (const auto& line :
+       output_lines({smi, "--query-gpu=index,name,memory.total,driver_version", "--format=csv,noheader,nounits"}, 10)) {
+    const auto f = split_csv(line);
+    if (f.size() != 4 || !number(f[0]) || !number(f[2])) continue;
+    gpus.push_back({{"index", static_cast<int64_t>(*number(f[0]))},
+                    {"name", f[1]},
+                    {"memory_mib", *number(f[2])},
+                    {"driver", f[3]}});
+  }
+  nlohmann::json facts = {{"gpus", gpus}, {"cuda_driver", nullptr}};
+  static const std::regex cuda_version("CUDA Version: *([0-9.]+)");
+  for (const auto& line : output_lines({smi}, 10)) {
+    std::smatch m;
+    if (std::regex_search(line, m, cuda_version)) facts["cuda_driver"] = m[1].str();
+  }
+  return facts;
+}
+
+GpuSampler::GpuSampler(int period_ms) {
+  const std::string smi = find_on_path("nvidia-smi");
+  if (smi.empty()) return;
+  SpawnOptions spawn;
+  spawn.argv = {smi, "--query-gpu=utilization.gpu,memory.used", "--format=csv,noheader,nounits",
+                "-lms", std::to_string(period_ms)};
+  spawn.capture_stdout = true;
+  child_.emplace(spawn);
+  // The child is touched by the reader alone until finish() has joined it.
+  reader_ = std::thread([this] {
+    while (!stop_) {
+      if (auto line = child_->read_line(0.2)) {
+        if (auto sample = parse_gpu_sample(*line)) samples_.push_back(*sample);
+      } else if (child_->wait(0)) {
+        return;  // nvidia-smi ended (e.g. no GPU after all)
+      }
+    }
+  });
+}
+
+GpuSampler::~GpuSampler() { finish(); }
+
+std::optional<GpuUtilization> GpuSampler::finish() {
+  if (!child_) return std::nullopt;
+  stop_ = true;
+  if (reader_.joinable()) reader_.join();
+  child_->stop(1);
+  // What it printed before it stopped and the reader had not read yet (then end of output).
+  while (auto line = child_->read_line(1))
+    if (auto sample = parse_gpu_sample(*line)) samples_.push_back(*sample);
+  child_.reset();
+  if (samples_.empty()) return std::nullopt;
+  GpuUtilization u;
+  u.samples = static_cast<int64_t>(samples_.size());
+  double sum = 0;
+  for (const auto& [util, memory] : samples_) {
+    sum += util;
+    u.max_pct = std::max(u.max_pct, util);
+    u.max_memory_used_mib = std::max(u.max_memory_used_mib, memory);
+  }
+  u.mean_pct = sum / static_cast<double>(u.samples);
+  return u;
+}
+
+}  // namespace pperf

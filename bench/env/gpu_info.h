@@ -1,0 +1,48 @@
+#pragma once
+// NVIDIA GPUs as nvidia-smi reports them. nvidia-smi ships with the driver, so this works
+// whatever libtorch pperf was built with; on a host without it every answer is "none".
+#include <nlohmann/json.hpp>
+
+#include <atomic>
+#include <memory>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "bench/core/result.h"
+#include "bench/env/process.h"
+
+namespace pperf {
+
+/// The host's GPUs: [{"index", "name", "memory_mib", "driver"}], and {"cuda_driver": "12.2"}
+/// from nvidia-smi's banner, as {"gpus": [...], "cuda_driver": ...}; null without nvidia-smi.
+nlohmann::json nvidia_gpu_facts();
+
+/// Samples utilization.gpu and memory.used of every GPU every `period_ms` while it lives
+/// (`nvidia-smi --query-gpu=... -lms`), in a child process that dies with pperf.
+class GpuSampler {
+ public:
+  /// Does nothing (finish() gives nullopt) when nvidia-smi is not on PATH.
+  explicit GpuSampler(int period_ms);
+  ~GpuSampler();
+  GpuSampler(const GpuSampler&) = delete;
+  GpuSampler& operator=(const GpuSampler&) = delete;
+  /// Stops sampling; the summary, or nullopt when nothing was sampled.
+  std::optional<GpuUtilization> finish();
+
+ private:
+  std::optional<ChildProcess> child_;
+  std::atomic<bool> stop_{false};
+  std::thread reader_;
+  std::vector<std::pair<double, double>> samples_;  // (utilization %, memory MiB), read by reader_
+};
+
+/// One `utilization.gpu, memory.used` CSV line (noheader, nounits), e.g. "35, 1024";
+/// nullopt for anything else ("[N/A]", a banner).
+std::optional<std::pair<double, double>> parse_gpu_sample(const std::string& line);
+
+/// Path of `program` on $PATH, "" when absent.
+std::string find_on_path(const std::string& program);
+
+}  // namespace pperf

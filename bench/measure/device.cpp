@@ -1,0 +1,58 @@
+#include "bench/measure/device.h"
+
+#include <torch/cuda.h>
+
+#include <stdexcept>
+
+namespace pperf {
+
+namespace {
+class CpuDevice : public Device {
+ public:
+  Batch place(Batch batch) const override { return batch; }
+  void synchronize() const override {}
+  std::string name() const override { return "cpu"; }
+};
+
+/// Written to libtorch's device API only, so it builds against a CPU-only libtorch (Debian's)
+/// and runs against a CUDA one.
+class CudaDevice : public Device {
+ public:
+  explicit CudaDevice(torch::Device device) : device_(device) {}
+
+  Batch place(Batch batch) const override {
+    // Page-locked host memory lets the copy run asynchronously (non_blocking); batches from
+    // the loader or the data service are pageable, so they are pinned first.
+    auto to_device = [&](const torch::Tensor& t) {
+      return (t.is_pinned() ? t : t.pin_memory()).to(device_, /*non_blocking=*/true);
+    };
+    batch.inputs = to_device(batch.inputs);
+    batch.targets = to_device(batch.targets);
+    return batch;
+  }
+  void synchronize() const override { torch::cuda::synchronize(device_.index()); }
+  std::string name() const override { return device_.str(); }
+
+ private:
+  torch::Device device_;
+};
+}  // namespace
+
+const Device& cpu_device() {
+  static const CpuDevice device;
+  return device;
+}
+
+std::unique_ptr<Device> open_device(const std::string& name) {
+  if (name == "cpu") return std::make_unique<CpuDevice>();
+  const torch::Device device(name);  // throws c10::Error on a malformed name
+  if (!device.is_cuda()) throw std::runtime_error("device '" + name + "': only cpu and cuda:N are supported");
+  if (!torch::cuda::is_available())
+    throw std::runtime_error("device '" + name + "': this libtorch has no CUDA, or this host no GPU");
+  const auto count = static_cast<int64_t>(torch::cuda::device_count());
+  if (!device.has_index() || device.index() >= count)
+    throw std::runtime_error("device '" + name + "': this host has " + std::to_string(count) + " GPU(s)");
+  return std::make_unique<CudaDevice>(device);
+}
+
+}  // namespace pperf

@@ -1,0 +1,81 @@
+// GPU facts and utilization from nvidia-smi, tested against a fake nvidia-smi on PATH that
+// prints what the real one prints (this host has no GPU).
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <thread>
+
+#include "bench/env/gpu_info.h"
+#include "test_helpers.h"
+
+using namespace pperf;
+
+namespace {
+/// PATH = a directory holding a fake nvidia-smi, for the scope's lifetime.
+class FakeNvidiaSmi {
+ public:
+  bool printed() const { return std::filesystem::exists(dir_.path() + "/printed"); }
+  FakeNvidiaSmi() : old_path_(std::getenv("PATH") ? std::getenv("PATH") : "") {
+    const std::string script = dir_.write("nvidia-smi", R"(#!/bin/sh
+case "$1" in
+  --query-gpu=index,*) printf '0, NVIDIA A10G, 23028, 535.104.05\n1, NVIDIA A10G, 23028, 535.104.05\n' ;;
+  --query-gpu=utilization.gpu,memory.used)
+    printf '35, 1024\n[N/A], 1000\n75, 2048\n'; touch "$(dirname "$0")/printed"; exec sleep 30 ;;
+  "") printf '| NVIDIA-SMI 535.104.05   Driver Version: 535.104.05   CUDA Version: 12.2     |\n' ;;
+esac
+)");
+    chmod(script.c_str(), 0755);
+    setenv("PATH", (dir_.path() + ":" + old_path_).c_str(), 1);
+  }
+  ~FakeNvidiaSmi() { setenv("PATH", old_path_.c_str(), 1); }
+
+ private:
+  pperf::testing::TempDir dir_;
+  std::string old_path_;
+};
+}  // namespace
+
+TEST(GpuInfo, FactsComeFromNvidiaSmi) {
+  FakeNvidiaSmi smi;
+  const nlohmann::json facts = nvidia_gpu_facts();
+  ASSERT_EQ(facts["gpus"].size(), 2u);
+  EXPECT_EQ(facts["gpus"][1]["index"], 1);
+  EXPECT_EQ(facts["gpus"][0]["name"], "NVIDIA A10G");
+  EXPECT_EQ(facts["gpus"][0]["memory_mib"], 23028.0);
+  EXPECT_EQ(facts["gpus"][0]["driver"], "535.104.05");
+  EXPECT_EQ(facts["cuda_driver"], "12.2");
+}
+
+TEST(GpuInfo, SamplerSummarisesUtilizationAndSkipsUnreadableSamples) {
+  FakeNvidiaSmi smi;
+  GpuSampler sampler(100);
+  for (int i = 0; i < 3000 && !smi.printed(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  ASSERT_TRUE(smi.printed());
+  const std::optional<GpuUtilization> u = sampler.finish();
+  ASSERT_TRUE(u);
+  EXPECT_EQ(u->samples, 2);  // "[N/A]" is not a sample
+  EXPECT_DOUBLE_EQ(u->mean_pct, 55.0);
+  EXPECT_DOUBLE_EQ(u->max_pct, 75.0);
+  EXPECT_DOUBLE_EQ(u->max_memory_used_mib, 2048.0);
+}
+
+TEST(GpuInfo, WithoutNvidiaSmiThereIsNothingToReport) {
+  const std::string old_path = std::getenv("PATH") ? std::getenv("PATH") : "";
+  pperf::testing::TempDir empty;
+  setenv("PATH", empty.path().c_str(), 1);
+  EXPECT_TRUE(nvidia_gpu_facts().is_null());
+  GpuSampler sampler(100);
+  EXPECT_FALSE(sampler.finish());
+  setenv("PATH", old_path.c_str(), 1);
+}
+
+TEST(GpuInfo, SampleLines) {
+  EXPECT_EQ(parse_gpu_sample("35, 1024"), std::make_pair(35.0, 1024.0));
+  EXPECT_FALSE(parse_gpu_sample("[N/A], 1024"));
+  EXPECT_FALSE(parse_gpu_sample("135, 1024"));  // not a percentage
+  EXPECT_FALSE(parse_gpu_sample("35"));
+  EXPECT_FALSE(parse_gpu_sample("utilization.gpu [%], memory.used [MiB]"));
+}

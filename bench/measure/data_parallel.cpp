@@ -252,6 +252,13 @@ int agree_on(ProcessGroupHandle& group, int code) {
   return flag[0].item<int>();
 }
 
+void allreduce_sum(ProcessGroupHandle& group, torch::Tensor& tensor) {
+  std::vector<at::Tensor> tensors = {tensor};
+  c10d::AllreduceOptions options;
+  options.timeout = millis(group.settings.timeout_s);
+  group.group->allreduce(tensors, options)->wait(millis(group.settings.timeout_s));
+}
+
 // --- the wrapped step -------------------------------------------------------------------------
 
 struct DataParallelWorkload::Impl {

@@ -35,6 +35,9 @@ std::shared_ptr<ProcessGroupHandle> join_group(const RankContext& context, const
 /// timed step.
 int agree_on(ProcessGroupHandle& group, int code);
 
+/// Sums `tensor` across the group in place: one c10d all-reduce, waited on (benchmarks).
+void allreduce_sum(ProcessGroupHandle& group, torch::Tensor& tensor);
+
 /// Gradient communication of one step, on this rank.
 struct CommStep {
   double allreduce_ms = 0;  // first bucket launched to last bucket reduced

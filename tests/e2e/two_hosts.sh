@@ -38,3 +38,33 @@ limit_rate() {
     ip netns exec "$ns" tc qdisc add dev "$dev" root tbf rate "$1" burst 64kb latency 400ms || return 1
   done
 }
+
+# run_two_ranks PORT LOG COMMAND...: COMMAND as rank 0 in $ns_a and rank 1 in $ns_b of a
+# 2-rank group meeting at $ip_a:PORT (the launcher variables, as torchrun sets them); output to
+# LOG.0 and LOG.1. Succeeds when both exit 0.
+run_two_ranks() {
+  local port="$1" log="$2"; shift 2
+  ip netns exec "$ns_b" env RANK=1 WORLD_SIZE=2 LOCAL_RANK=0 MASTER_ADDR="$ip_a" MASTER_PORT="$port" "$@" >"$log.1" 2>&1 &
+  local one=$!
+  ip netns exec "$ns_a" env RANK=0 WORLD_SIZE=2 LOCAL_RANK=0 MASTER_ADDR="$ip_a" MASTER_PORT="$port" "$@" >"$log.0" 2>&1
+  local code0=$?
+  wait "$one"
+  local code1=$?
+  [ "$code0" -eq 0 ] && [ "$code1" -eq 0 ] || { echo "  rank 0 exit $code0, rank 1 exit $code1"; tail -3 "$log.0" "$log.1"; return 1; }
+}
+
+# two_rank_config OUT WORKLOAD PRESET BATCH STEPS: a 2-rank configuration (launcher-started)
+two_rank_config() {
+  /usr/bin/python3 - "$@" <<'PY'
+import json, sys
+out, workload, preset, batch, steps = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
+c = {"name": "two-hosts", "pricing": {"table": "aws-ec2-us-east-1", "market": "on_demand"},
+     "workloads": [{"name": workload, "preset": preset, "batch_size": batch}],
+     "measure": {"warmup_steps": 2, "min_steps": steps, "max_steps": steps, "max_seconds": 300},
+     "configurations": [{"name": "2x-g5.xlarge", "baseline": True,
+                         "instances": [{"type": "g5.xlarge", "count": 2}],
+                         "execution": {"threads": 1, "data": {"mode": "local", "workers": 1},
+                                       "distributed": {"world_size": 2, "timeout_s": 120}}}]}
+json.dump(c, open(out, "w"))
+PY
+}

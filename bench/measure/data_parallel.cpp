@@ -84,41 +84,60 @@ c10::intrusive_ptr<c10d::TCPStore> connect_store(const RankContext& context, boo
 /// Records when each bucket's all-reduce starts and ends during one step.
 struct CommRecorder {
   std::mutex mutex;
-  double first_launch = 0, last_done = 0;
+  std::vector<std::pair<double, double>> intervals;  // (launched, done) per bucket, ms
   int64_t bytes = 0;
-  bool any = false;
   void reset() {
     std::lock_guard<std::mutex> lock(mutex);
-    first_launch = last_done = 0;
+    intervals.clear();
     bytes = 0;
-    any = false;
+  }
+  /// Time at least one bucket was in flight (the union of the intervals), ms.
+  double in_flight_ms() {
+    std::lock_guard<std::mutex> lock(mutex);
+    std::sort(intervals.begin(), intervals.end());
+    double total = 0, start = 0, end = -1;
+    for (const auto& [a, b] : intervals) {
+      if (a > end) {
+        total += end > start ? end - start : 0;
+        start = a;
+        end = b;
+      } else {
+        end = std::max(end, b);
+      }
+    }
+    return total + (end > start ? end - start : 0);
   }
 };
 
 /// DDP's default hook (divide by the world size, all-reduce the bucket), with the bucket's
 /// start and end recorded. The returned future completes after the end is recorded, and the
 /// Reducer waits on it before the optimizer step.
-class TimedAllReduce : public c10d::CppCommHookInterface<c10::intrusive_ptr<c10d::ProcessGroup>> {
+class TimedAllReduce : public c10d::CommHookInterface {
  public:
   TimedAllReduce(const c10::intrusive_ptr<c10d::ProcessGroup>& group, std::shared_ptr<CommRecorder> recorder)
-      : CppCommHookInterface(group), recorder_(std::move(recorder)) {}
+      : state_(group), recorder_(std::move(recorder)) {}
+
+  // What libtorch's CppCommHookInterface does (its helper is not exported): an all-reduce's
+  // future holds the list of reduced tensors, here one.
+  at::Tensor parseHookResult(const c10::IValue& result) override { return result.toTensorVector()[0]; }
 
   c10::intrusive_ptr<c10::ivalue::Future> runHook(c10d::GradBucket& bucket) override {
     std::vector<at::Tensor> tensors = {bucket.getBufferRef()};
     tensors[0].div_(state_->getSize());
+    size_t slot = 0;
     {
       std::lock_guard<std::mutex> lock(recorder_->mutex);
-      if (!recorder_->any) recorder_->first_launch = now_ms();
-      recorder_->any = true;
+      slot = recorder_->intervals.size();
+      recorder_->intervals.emplace_back(now_ms(), 0);
       recorder_->bytes += static_cast<int64_t>(tensors[0].numel() * tensors[0].element_size());
     }
     auto future = state_->allreduce(tensors)->getFuture();
     std::shared_ptr<CommRecorder> recorder = recorder_;
     return future->then(
-        [recorder](c10::ivalue::Future& done) {
+        [recorder, slot](c10::ivalue::Future& done) {
           {
             std::lock_guard<std::mutex> lock(recorder->mutex);
-            recorder->last_done = std::max(recorder->last_done, now_ms());
+            recorder->intervals[slot].second = now_ms();
           }
           return done.value();  // rethrows a failed all-reduce into the Reducer's wait
         },
@@ -126,6 +145,7 @@ class TimedAllReduce : public c10d::CppCommHookInterface<c10::intrusive_ptr<c10d
   }
 
  private:
+  c10::intrusive_ptr<c10d::ProcessGroup> state_;
   std::shared_ptr<CommRecorder> recorder_;
 };
 }  // namespace
@@ -306,11 +326,8 @@ double DataParallelWorkload::train_step(const Batch& batch) {
     throw std::runtime_error(std::string("data-parallel step: ") + e.what_without_backtrace());
   }
   CommStep step;
-  {
-    std::lock_guard<std::mutex> lock(impl_->recorder->mutex);
-    step.allreduce_ms = impl_->recorder->any ? impl_->recorder->last_done - impl_->recorder->first_launch : 0;
-    step.bytes = impl_->recorder->bytes;
-  }
+  step.allreduce_ms = impl_->recorder->in_flight_ms();
+  step.bytes = impl_->recorder->bytes;
   comm_steps_.push_back(step);
   return loss;
 }

@@ -40,7 +40,7 @@ void allreduce_sum(ProcessGroupHandle& group, torch::Tensor& tensor);
 
 /// Gradient communication of one step, on this rank.
 struct CommStep {
-  double allreduce_ms = 0;  // first bucket launched to last bucket reduced
+  double allreduce_ms = 0;  // time at least one bucket's all-reduce was in flight (union)
   int64_t bytes = 0;        // gradient bytes all-reduced
 };
 

@@ -13,7 +13,7 @@ import json, sys
 out, max_seconds, configs = sys.argv[1], float(sys.argv[2]), sys.argv[3:]
 c = json.load(open("tests/data/tiny_run.json"))
 c["workloads"][0]["batch_size"] = 64
-steps = 12 if max_seconds < 60 else 100000
+steps = 12 if max_seconds <= 30 else 100000
 c["measure"] = {"warmup_steps": 2, "min_steps": steps, "max_steps": steps, "max_seconds": max_seconds}
 c["configurations"] = []
 for i, spec in enumerate(configs):
@@ -55,7 +55,7 @@ any("2 ranks (gloo, spawn_local)" in e for e in j["results"][1]["events"])
 check "spawn_local: nothing left running" no_pperf_left
 
 # --- a rank killed mid-run -------------------------------------------------------------------------
-make_config "$work/kill.json" 120 killed:2 after:1
+make_config "$work/kill.json" 40 killed:2 after:1
 kill_rank() {
   "$pperf" run --config "$work/kill.json" --out "$work/kill-res.json" >"$work/kill.out" 2>&1 &
   local run=$! victim=""
@@ -68,10 +68,12 @@ kill_rank() {
   sleep 3  # measuring by now
   local start=$SECONDS
   kill -KILL "$victim"
+  for _ in $(seq 600); do grep -q "on killed: failed" "$work/kill.out" && break; sleep 0.1; done
+  local took=$((SECONDS - start))
   wait "$run"
   local code=$?
-  echo "  run ended $((SECONDS - start)) s after rank 1 was killed, exit $code"
-  [ "$code" -eq 1 ] && [ $((SECONDS - start)) -lt 60 ]
+  echo "  the configuration failed $took s after rank 1 was killed (timeout_s 30); run exit $code"
+  [ "$code" -eq 1 ] && [ "$took" -lt 30 ]
 }
 check "a killed rank ends the run of its configuration" kill_rank
 check "the killed configuration is failed naming the rank; the next one still ran" json_check "$work/kill-res.json" '

@@ -28,8 +28,8 @@ struct DistributedReport {
   std::string backend;   // "gloo" | "nccl"
   std::string launcher;  // "spawn_local" | "env" (RANK/WORLD_SIZE/...) | "slurm"
   std::vector<RankReport> ranks;
-  /// Per step, the time gradient all-reduces were in flight (first bucket launched to last
-  /// bucket done, rank 0), ms: median and p95 over the measured steps.
+  /// Per step, the time at least one gradient bucket's all-reduce was in flight (the union of
+  /// the buckets' launch-to-done intervals, rank 0), ms: median and p95 over the measured steps.
   double allreduce_median_ms = 0, allreduce_p95_ms = 0;
   /// Sum of in-flight all-reduce time over the sum of step times (mean over ranks): the share of
   /// a step spent communicating, overlapped with backward or not.

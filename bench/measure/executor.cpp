@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <thread>
@@ -289,7 +290,10 @@ Result measure_in_children(const Config& config, const PlanItem& item, const Exe
     std::optional<int> status;
   };
   std::vector<Rank> children(ranks.size());
-  std::optional<std::string> first_failure;
+  // Ranks that failed, in the order seen: (rank, why).
+  std::vector<std::pair<int64_t, std::string>> failures;
+  std::optional<std::chrono::steady_clock::time_point> kill_at;
+  bool ended_by_us = false;
   auto read_back = [](const std::string& out) {
     RunReport report = read_results_file(out);
     if (report.results.size() != 1) throw std::runtime_error("expected one result");
@@ -316,7 +320,7 @@ Result measure_in_children(const Config& config, const PlanItem& item, const Exe
         c.status = c.child->wait(children.size() == 1 ? 0.1 : 0.02);
         if (!c.status) continue;
         --running;
-        if (children.size() == 1 || first_failure) continue;
+        if (children.size() == 1 || ended_by_us) continue;
         // A rank that ended: did it fail? Then the group cannot go on.
         std::string why;
         std::error_code ec;
@@ -331,7 +335,13 @@ Result measure_in_children(const Config& config, const PlanItem& item, const Exe
           }
         }
         if (why.empty()) continue;
-        first_failure = fmt::format("rank {} of {}: {}", ranks[i]->rank, ranks.size(), why);
+        failures.emplace_back(ranks[i]->rank, why);
+        // Its peers fail on their own within moments (their collectives lose it); a second
+        // later the ones still running are ended.
+        if (!kill_at) kill_at = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+      }
+      if (kill_at && !ended_by_us && std::chrono::steady_clock::now() >= *kill_at) {
+        ended_by_us = true;
         for (auto& other : children)
           if (!other.status) other.child->signal(SIGKILL);
       }
@@ -348,8 +358,15 @@ Result measure_in_children(const Config& config, const PlanItem& item, const Exe
   const std::string out = children.front().out;
   const int status = children.front().status.value_or(0);
   Result result;
-  if (first_failure) {
-    result = failed_result(std::move(skeleton), *first_failure);
+  if (!failures.empty()) {
+    // The cause, rather than a peer that lost it: a rank whose failure is not a lost connection.
+    auto lost_peer = [](const std::string& why) {
+      return why.find("Gloo") != std::string::npos || why.find("gloo") != std::string::npos ||
+             why.find("onnection") != std::string::npos;
+    };
+    auto cause = std::find_if(failures.begin(), failures.end(), [&](const auto& f) { return !lost_peer(f.second); });
+    if (cause == failures.end()) cause = failures.begin();
+    result = failed_result(std::move(skeleton), fmt::format("rank {} of {}: {}", cause->first, ranks.size(), cause->second));
   } else if (!fs::exists(out, ec)) {
     result = failed_result(std::move(skeleton), "the measuring process " + describe_wait_status(status) + " without a result");
   } else {

@@ -52,6 +52,9 @@ j["results"][0]["distributed"]["scaling_efficiency"] is None
 0 < j["results"][1]["distributed"]["scaling_efficiency"] < 2
 any("2 ranks (gloo, spawn_local)" in e for e in j["results"][1]["events"])
 '
+check "data-parallel results and configs are valid against the schemas" bash -c \
+  "/usr/bin/python3 tests/e2e/validate_schema.py schemas/results.schema.json $work/scale-res.json &&
+   /usr/bin/python3 tests/e2e/validate_schema.py schemas/config.schema.json $work/scale.json"
 check "spawn_local: nothing left running" no_pperf_left
 
 # --- a rank killed mid-run -------------------------------------------------------------------------

@@ -38,7 +38,8 @@ int hook(int rounds) {
   alone.store_port = store.port();
   alone.store_prefix = "hook/";
   auto group = join_group(alone, {"gloo", 30, "hook"});
-  fmt::print("{:<22} {:>12} {:>12} {:>8}\n", "workload (1 rank)", "plain ms", "wrapped ms", "ratio");
+  fmt::print("{:<22} {:>10} {:>12} {:>7} {:>8} {:>18}\n", "workload (1 rank)", "plain ms", "wrapped ms", "ratio",
+             "grad MB", "lone all-reduce ms");
   for (const char* name : {"vit_synthetic", "resnet50_augment"}) {
     const WorkloadDescriptor& d = *builtin_workloads().find(name);
     const WorkloadSpec spec = make_workload_spec(d, "tiny", 0);
@@ -65,7 +66,17 @@ int hook(int rounds) {
       time_steps(wrapped, wrapped_ms);
     }
     const double p = median(plain_ms), w = median(wrapped_ms);
-    fmt::print("{:<22} {:>12.3f} {:>12.3f} {:>8.3f}\n", std::string(name) + "/tiny", p, w, w / p);
+    // What the wrapper adds beyond hooks and copies: one all-reduce of the step's gradient
+    // bytes, on 1 rank a hand-off to a Gloo thread and back.
+    torch::Tensor grads = torch::zeros({wrapped.comm_steps().back().bytes / 4}, torch::kFloat32);
+    std::vector<double> lone_ms;
+    for (int i = 0; i < 40; ++i) {
+      const auto start = std::chrono::steady_clock::now();
+      allreduce_sum(*group, grads);
+      lone_ms.push_back(seconds_since(start) * 1000);
+    }
+    fmt::print("{:<22} {:>10.3f} {:>12.3f} {:>7.3f} {:>8.3f} {:>18.3f}\n", std::string(name) + "/tiny", p, w, w / p,
+               wrapped.comm_steps().back().bytes / 1e6, median(lone_ms));
   }
   return 0;
 }

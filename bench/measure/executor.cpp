@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <set>
 #include <thread>
 
 #include "bench/core/results_json.h"
@@ -162,6 +163,16 @@ void merge_ranks(Result& r, Measurement& m, ProcessGroupHandle& group, const Dat
         m.data_wait_ms[i] = s.data_wait_ms[i];
       }
   r.events.push_back(describe(d));
+  std::set<int> distinct;
+  size_t pinned = 0;
+  for (const auto& s : all) {
+    distinct.insert(s.cpus.begin(), s.cpus.end());
+    pinned += s.cpus.size();
+  }
+  if (distinct.size() < pinned)
+    r.events.push_back(fmt::format("ranks share CPUs: {} ranks pinned to {} distinct CPUs (this host has fewer than "
+                                   "they ask for), so they slow each other down",
+                                   all.size(), distinct.size()));
   r.distributed = std::move(d);
 }
 

@@ -34,10 +34,10 @@ no_pperf_left() {  # no process of this test's configs is left behind
 }
 
 # --- spawn_local: 1 and 2 ranks ------------------------------------------------------------------
-make_config "$work/scale.json" 30 one-rank:1 two-ranks:2
-check "spawn_local 1 and 2 ranks run" expect_exit 0 "$work/scale.out" "$pperf" run --config "$work/scale.json" --out "$work/scale-res.json"
+make_config "$work/scale.json" 30 one-rank:1 two-ranks:2 four-ranks:4
+check "spawn_local 1, 2 and 4 ranks run" expect_exit 0 "$work/scale.out" "$pperf" run --config "$work/scale.json" --out "$work/scale-res.json"
 check "two ranks: the group, its ranks and the all-reduce in the result" json_check "$work/scale-res.json" '
-[r["status"] for r in j["results"]] == ["ok", "ok"]
+[r["status"] for r in j["results"]] == ["ok", "ok", "ok"]
 j["results"][1]["distributed"]["world_size"] == 2 and j["results"][1]["distributed"]["backend"] == "gloo"
 j["results"][1]["distributed"]["launcher"] == "spawn_local"
 [x["rank"] for x in j["results"][1]["distributed"]["ranks"]] == [0, 1]
@@ -51,6 +51,9 @@ abs(j["results"][1]["cost"]["usd_per_1m_samples"] - j["results"][1]["cost"]["usd
 j["results"][0]["distributed"]["scaling_efficiency"] is None
 0 < j["results"][1]["distributed"]["scaling_efficiency"] < 2
 any("2 ranks (gloo, spawn_local)" in e for e in j["results"][1]["events"])
+j["results"][2]["samples_per_step"] == 256 and j["results"][2]["distributed"]["scaling_efficiency"] > 0
+any("ranks share CPUs" in e for e in j["results"][2]["events"]) == (__import__("os").cpu_count() < 4)
+not any("ranks share CPUs" in e for e in j["results"][1]["events"])
 '
 check "data-parallel results and configs are valid against the schemas" bash -c \
   "/usr/bin/python3 tests/e2e/validate_schema.py schemas/results.schema.json $work/scale-res.json &&

@@ -48,6 +48,7 @@ bool inconclusive(const Result& r) {
 
 /// Priced for more dnn instances than processes measured (data-parallel ranks are one process).
 bool measured_as_fewer_processes(const Result& r) {
+  if (r.distributed) return false;  // measured as data-parallel ranks
   for (const auto& g : r.instances)
     if (g.role == "dnn" && g.count > 1) return true;
   return false;
@@ -253,6 +254,7 @@ std::string to_console(const RunReport& report, const ConsoleOptions& options) {
                (python ? fmt::format(", Python ({})", r.data->source.substr(7)) : "");
       prose += fmt::format("  {}: trainer on {}, {} thread{}, 1 process; data: {}\n", r.configuration, cpu_list(e.cpus),
                          e.threads_effective, e.threads_effective == 1 ? "" : "s", data);
+      if (r.distributed) prose += "    " + describe(*r.distributed) + " (trainer line: rank 0)\n";
     }
   }
 

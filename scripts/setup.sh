@@ -7,7 +7,7 @@ build="${PPERF_BUILD_DIR:-$root/build}"
 
 packages=(
   g++ cmake ninja-build git ca-certificates python3
-  libtorch-dev libopenblas0-pthread
+  libtorch-dev libgloo-dev libopenblas0-pthread
   nlohmann-json3-dev libfmt-dev libboost-program-options-dev zlib1g-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc libssl-dev iproute2

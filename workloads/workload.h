@@ -52,6 +52,10 @@ class Workload {
  public:
   virtual ~Workload() = default;
   virtual ModelInfo model_info() const = 0;
+  /// The trainable parameters, in a fixed order. The harness may read and overwrite their
+  /// values and gradients between steps and from autograd hooks (data-parallel ranks broadcast
+  /// and average them); the workload keeps owning them. Empty: it cannot be trained data-parallel.
+  virtual std::vector<torch::Tensor> parameters() const { return {}; }
   /// Returns the step's loss (so a run can show the model is learning).
   virtual double train_step(const Batch& batch) = 0;
 };

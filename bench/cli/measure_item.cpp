@@ -20,7 +20,13 @@ int command_measure_item(const std::vector<std::string>& args, const std::vector
       "configuration-index", po::value<size_t>()->required(), "index into the config's configurations")(
       "out", po::value<std::string>()->required(), "where to write the one-result results file")(
       "native", "running on the named instances themselves")(
-      "progress", "draw a progress line on stderr (a terminal)");
+      "progress", "draw a progress line on stderr (a terminal)")(
+      "rank", po::value<int64_t>(), "data-parallel: this process's rank")(
+      "world-size", po::value<int64_t>(), "data-parallel: ranks in the group")(
+      "local-rank", po::value<int64_t>()->default_value(0), "data-parallel: rank on this host")(
+      "store", po::value<std::string>(), "data-parallel: HOST:PORT of the group's rendezvous store")(
+      "store-prefix", po::value<std::string>()->default_value(""), "data-parallel: this item's keys in the store")(
+      "launcher", po::value<std::string>()->default_value("spawn_local"), "data-parallel: who started the ranks");
   Parsed p = parse("measure-item", options, args);
   if (p.help) return std::cout << options, kExitOk;
   const Config config = load_config(p.string("config"), builtin_workloads());
@@ -35,6 +41,27 @@ int command_measure_item(const std::vector<std::string>& args, const std::vector
   executor.native = p.has("native");
   executor.terminal_progress = p.has("progress");
   executor.pperf_binary = self_executable();
+  if (p.has("rank")) {
+    RankContext rank;
+    rank.rank = p.vars["rank"].as<int64_t>();
+    if (!p.has("world-size") || !p.has("store")) throw InputError("--rank", "", "needs --world-size and --store");
+    rank.world_size = p.vars["world-size"].as<int64_t>();
+    if (rank.world_size < 1 || rank.rank < 0 || rank.rank >= rank.world_size)
+      throw InputError("--rank", "", "must be in [0, --world-size)");
+    rank.local_rank = p.vars["local-rank"].as<int64_t>();
+    const std::string store = p.string("store");
+    const size_t colon = store.rfind(':');
+    if (colon == std::string::npos) throw InputError("--store", "", "expected HOST:PORT, got '" + store + "'");
+    rank.store_host = store.substr(0, colon);
+    try {
+      rank.store_port = std::stoi(store.substr(colon + 1));
+    } catch (const std::exception&) {
+      throw InputError("--store", "", "expected HOST:PORT, got '" + store + "'");
+    }
+    rank.store_prefix = p.string("store-prefix");
+    rank.launcher = p.string("launcher");
+    executor.rank = rank;
+  }
   const std::atomic<bool>& stop_requested = install_stop_handlers(false);
   RunReport report = report_header(config, "run", argv);
   Result r = measure_item_here(config, item, builtin_workloads(), executor, stop_requested);

@@ -14,6 +14,7 @@
 #include "bench/env/process.h"
 #include "bench/history/history.h"
 #include "bench/measure/data_sources.h"
+#include "bench/measure/distributed.h"
 #include "bench/measure/executor.h"
 #include "pricing/pricing_stage.h"
 
@@ -62,6 +63,22 @@ int command_run(const std::vector<std::string>& args, const std::vector<std::str
   executor.native = p.has("native");
   executor.in_process = p.has("in-process");
   executor.pperf_binary = self_executable();
+  // Started by a launcher (torchrun, PyTorchJob, SageMaker, srun): every rank runs this same
+  // config; rank 0 serves the group's store, measures and writes the outputs; the other ranks
+  // write nothing and exit with rank 0's code.
+  executor.launcher = launcher_from_env();
+  std::unique_ptr<RunStore> launcher_store;
+  if (executor.launcher) {
+    double timeout_s = 300;
+    for (const auto& item : plan.items)
+      if (item.configuration->execution.distributed) timeout_s = item.configuration->execution.distributed->timeout_s;
+    launcher_store = std::make_unique<RunStore>(*executor.launcher, executor.launcher->rank == 0, timeout_s);
+    if (executor.launcher->rank != 0) {
+      const std::atomic<bool>& stop = install_stop_handlers(false);
+      run_plan(config, plan, builtin_workloads(), executor, stop, [](const PlanItem&) {}, [](const std::vector<Result>&) {});
+      return launcher_store->wait_exit_code();
+    }
+  }
   const Outputs out = outputs_from(p, config);
   // On a terminal each item draws a self-updating progress line; in CI, a line per item start
   // and end; with --quiet, nothing.
@@ -99,6 +116,7 @@ int command_run(const std::vector<std::string>& args, const std::vector<std::str
   });
   report.status = overall_status(report.results, stop_requested);
   const int code = finish(report, config, out);
+  if (launcher_store) launcher_store->publish_exit_code(code, 60);
   if (!history.empty()) record_in_history(history, out.json_path, report);
   if (p.has("html") || p.has("markdown")) {
     write_run_reports(report, out.json_path, read_text_file(out.json_path), history, p.has("html") ? p.string("html") : "",

@@ -209,8 +209,23 @@ DataSettings parse_data(const JsonView& v) {
   return d;
 }
 
+DistributedSettings parse_distributed(const JsonView& v) {
+  v.expect_object({"world_size", "backend", "spawn_local", "timeout_s", "bucket_mib"});
+  DistributedSettings d;
+  d.world_size = v.at("world_size").as_positive_int();
+  if (auto b = v.find("backend")) d.backend = b->as_choice({"gloo", "nccl"});
+  if (auto s = v.find("spawn_local")) {
+    s->expect_object({"cpus_per_rank"});
+    d.spawn_local = true;
+    if (auto c = s->find("cpus_per_rank")) d.cpus_per_rank = c->as_positive_int();
+  }
+  if (auto t = v.find("timeout_s")) d.timeout_s = t->as_positive_number();
+  d.bucket_mib = v.positive_int_or("bucket_mib", d.bucket_mib);
+  return d;
+}
+
 ExecutionSettings parse_execution(const JsonView& v) {
-  v.expect_object({"threads", "interop_threads", "cpus", "device", "data"});
+  v.expect_object({"threads", "interop_threads", "cpus", "device", "data", "distributed"});
   ExecutionSettings e;
   if (auto d = v.find("device")) {
     e.device = d->as_string();
@@ -223,6 +238,13 @@ ExecutionSettings parse_execution(const JsonView& v) {
   e.interop_threads = v.positive_int_or("interop_threads", e.interop_threads);
   if (auto c = v.find("cpus")) e.cpus = parse_cpus(*c);
   if (auto d = v.find("data")) e.data = parse_data(*d);
+  if (auto d = v.find("distributed")) {
+    e.distributed = parse_distributed(*d);
+    if (e.data.mode != "local" || e.data.worker != "pperf")
+      d->fail("data-parallel ranks read the local loader: needs data mode 'local' with the pperf worker");
+    if (e.distributed->spawn_local && e.distributed->cpus_per_rank > 0 && !e.cpus.empty())
+      d->at("spawn_local").fail("give either execution.cpus or spawn_local.cpus_per_rank, not both");
+  }
   return e;
 }
 

@@ -34,12 +34,23 @@ struct DataSettings {
                                          // config's directory)
 };
 
+/// `execution.distributed`: the configuration trains as `world_size` data-parallel ranks.
+struct DistributedSettings {
+  int64_t world_size = 1;
+  std::string backend = "gloo";  // "gloo" (CPU) | "nccl" (a CUDA libtorch with NCCL only)
+  bool spawn_local = false;      // pperf starts the ranks on this host
+  int64_t cpus_per_rank = 0;     // spawn_local: CPUs pinned per rank (0: not pinned)
+  double timeout_s = 300;        // rendezvous and every collective
+  int64_t bucket_mib = 25;       // gradient bucket size bound (DDP's bucket_cap_mb)
+};
+
 struct ExecutionSettings {
   int64_t threads = 1;          // libtorch intra-op threads of the trainer
   int64_t interop_threads = 1;  // libtorch inter-op threads
   std::vector<int> cpus;        // CPUs the trainer (and local loader threads) run on; empty: any
   std::string device = "cpu";   // "cpu", "cuda" (every visible GPU, one rank each) or "cuda:N"
   DataSettings data;
+  std::optional<DistributedSettings> distributed;
 };
 
 struct Configuration {

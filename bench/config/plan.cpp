@@ -93,6 +93,7 @@ PlanItem plan_item(const Config& config, size_t workload_index, size_t configura
   item.workload = &config.workloads.at(workload_index);
   item.configuration = &config.configurations.at(configuration_index);
   const Configuration& c = *item.configuration;
+  if (c.execution.distributed) item.ranks = c.execution.distributed->world_size;
   check_cpus(c.execution.cpus, c.pointer + "/execution/cpus", host, item.not_runnable_here);
   check_device(c.execution.device, c.pointer + "/execution/device", host, item.not_runnable_here);
   check_cpus(c.execution.data.spawn_local_cpus, c.pointer + "/execution/data/spawn_local/cpus", host,

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/core/distributed.h"
 #include "bench/core/measurement.h"
 #include "bench/core/workload_registry.h"
 
@@ -117,6 +118,8 @@ struct Result {
   std::optional<DataInfo> data;
   std::optional<ExecutionReport> execution;
   std::vector<std::string> events;
+  /// Data-parallel items only (bench/core/distributed.h).
+  std::optional<DistributedReport> distributed;
   /// Fields of a read results file this version does not know, written back unchanged.
   nlohmann::json unknown_fields = nlohmann::json::object();
 };

@@ -15,7 +15,8 @@ const std::vector<std::string> kResultKeys = {
     "workload", "preset",         "batch_size", "samples_per_step", "configuration", "baseline", "measured",
     "status",   "reason",         "instances",  "step_time_ms",     "throughput",    "data_wait_fraction",
     "cost",     "to_train",       "improvement_pct", "improvement_pct_ci95", "speedup", "model", "data",
-    "execution", "measurement",   "events", "converged", "partial"};
+    "execution", "measurement",   "events", "converged", "partial",
+    "distributed"};
 
 json or_null(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
 json pair(const std::array<double, 2>& v) { return json::array({v[0], v[1]}); }
@@ -107,6 +108,7 @@ json result_json(const Result& r) {
                         {"last_loss", m.last_loss},       {"executor", m.executor}};
   }
   j["events"] = r.events;
+  if (r.distributed) j["distributed"] = distributed_json(*r.distributed);
   return j;
 }
 
@@ -258,6 +260,7 @@ Result read_result(const JsonView& v) {
     r.data = DataInfo{d->at("source").as_string(), d->at("path").as_string(), d->at("samples").as_non_negative_int()};
   if (auto e = v.find_value("execution")) r.execution = read_execution(*e);
   if (auto events = v.find_value("events")) r.events = read_strings(*events);
+  if (auto d = v.find_value("distributed")) r.distributed = read_distributed(*d);
   if (r.status == ResultStatus::ok && !r.step) v.fail("status ok without step_time_ms");
   return r;
 }

@@ -3,14 +3,19 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <set>
+#include <thread>
 
 #include "bench/core/results_json.h"
 #include "bench/core/atomic_file.h"
 #include "bench/core/crypto.h"
 #include "bench/env/gpu_info.h"
 #include "bench/env/process.h"
+#include "bench/measure/data_parallel.h"
 #include "bench/measure/data_sources.h"
 #include "bench/measure/memory_probe.h"
 #include "bench/measure/progress.h"
@@ -85,26 +90,118 @@ void summarize_into(Result& r, Measurement m) {
   r.measurement = std::move(m);
 }
 
+// --- data-parallel ranks -----------------------------------------------------------------------
+
+/// A spawn_local rank's CPUs: its own block of cpus_per_rank (the emulation of one instance).
+std::vector<int> cpus_of_rank(const ExecutionSettings& exec, const RankContext& rank) {
+  const DistributedSettings& d = *exec.distributed;
+  if (rank.launcher == "spawn_local" && d.spawn_local && d.cpus_per_rank > 0)
+    return rank_cpus(rank.rank, d.cpus_per_rank, HostCapacity::here().logical_cpus);
+  return exec.cpus;
+}
+
+/// What every rank of one item's group must share: the config's bytes and the item.
+std::string rank_identity(const Config& config, const PlanItem& item) {
+  return fmt::format("{} workload {} configuration {}", config.sha256.substr(0, 16), item.workload_index,
+                     item.configuration_index);
+}
+
+std::string this_host() {
+  char name[256] = {};
+  return ::gethostname(name, sizeof name - 1) == 0 ? name : "unknown";
+}
+
+/// Rank 0 gathers every rank's samples (once, at the end): a step takes as long as its slowest
+/// rank; the ranks' parameters must be identical. Other ranks only send theirs.
+void merge_ranks(Result& r, Measurement& m, ProcessGroupHandle& group, const DataParallelWorkload& parallel,
+                 const RankContext& rank, const std::vector<int>& cpus, const DistributedSettings& settings) {
+  RankSamples mine;
+  mine.rank = rank.rank;
+  mine.host = this_host();
+  mine.cpus = cpus;
+  mine.step_ms = m.step_ms;
+  mine.data_wait_ms = m.data_wait_ms;
+  const auto& comm = parallel.comm_steps();
+  for (size_t i = comm.size() - std::min(comm.size(), m.step_ms.size()); i < comm.size(); ++i)
+    mine.allreduce_ms.push_back(comm[i].allreduce_ms);
+  mine.bytes_per_step = comm.empty() ? 0 : comm.back().bytes;
+  mine.params_sha256 = parameters_sha256(parallel.parameters());
+  const std::vector<RankSamples> all = gather_on_rank0(group, mine);
+  if (rank.rank != 0) return;
+  DistributedReport d;
+  d.world_size = rank.world_size;
+  d.backend = settings.backend;
+  d.launcher = rank.launcher;
+  d.bytes_per_step = mine.bytes_per_step;
+  size_t steps = m.step_ms.size();
+  double comm_sum = 0;
+  for (const auto& s : all) {
+    if (s.params_sha256 != mine.params_sha256)
+      throw std::runtime_error(fmt::format("ranks diverged: rank {}'s parameters differ from rank 0's after {} steps",
+                                           s.rank, comm.size()));
+    steps = std::min(steps, s.step_ms.size());
+    Measurement own;
+    own.step_ms = s.step_ms;
+    own.data_wait_ms = s.data_wait_ms;
+    d.ranks.push_back({s.rank, s.host, s.cpus, s.step_ms.empty() ? 0 : median(s.step_ms), own.data_wait_fraction()});
+    double step_sum = 0, allreduce_sum = 0;
+    for (double t : s.step_ms) step_sum += t;
+    for (double t : s.allreduce_ms) allreduce_sum += t;
+    comm_sum += step_sum > 0 ? allreduce_sum / step_sum : 0;
+  }
+  d.comm_fraction = comm_sum / static_cast<double>(all.size());
+  if (!mine.allreduce_ms.empty()) {
+    d.allreduce_median_ms = median(mine.allreduce_ms);
+    d.allreduce_p95_ms = percentile(mine.allreduce_ms, 95);
+  }
+  // A step ends when its slowest rank is done; its wait is that rank's.
+  m.step_ms.resize(steps);
+  m.data_wait_ms.resize(steps);
+  for (size_t i = 0; i < steps; ++i)
+    for (const auto& s : all)
+      if (s.step_ms[i] > m.step_ms[i]) {
+        m.step_ms[i] = s.step_ms[i];
+        m.data_wait_ms[i] = s.data_wait_ms[i];
+      }
+  r.events.push_back(describe(d));
+  std::set<int> distinct;
+  size_t pinned = 0;
+  for (const auto& s : all) {
+    distinct.insert(s.cpus.begin(), s.cpus.end());
+    pinned += s.cpus.size();
+  }
+  if (distinct.size() < pinned)
+    r.events.push_back(fmt::format("ranks share CPUs: {} ranks pinned to {} distinct CPUs (this host has fewer than "
+                                   "they ask for), so they slow each other down",
+                                   all.size(), distinct.size()));
+  r.distributed = std::move(d);
+}
+
 void measure_into(Result& r, const Config& config, const PlanItem& item, const WorkloadRegistry& registry,
                   const ExecutorOptions& options, const std::atomic<bool>& stop_requested) {
   for (const auto& obstacle : item.not_runnable_here)
     throw std::runtime_error("not runnable on this host: " + obstacle.pointer + ": " + obstacle.reason);
   const ExecutionSettings& exec = item.configuration->execution;
+  const std::optional<RankContext>& rank = options.rank;
+  if (exec.distributed && !rank)
+    throw std::runtime_error("data-parallel ranks run in measuring processes of their own (drop --in-process)");
+  const std::vector<int> cpus = rank ? cpus_of_rank(exec, *rank) : exec.cpus;
   WorkloadSpec spec = *item.workload;
-  spec.device = exec.device == "cuda" ? "cuda:0" : exec.device;
+  // "cuda": one rank per GPU, each on the GPU of its local rank.
+  spec.device = exec.device == "cuda" ? "cuda:" + std::to_string(rank ? rank->local_rank : 0) : exec.device;
   const std::unique_ptr<Device> device = open_device(spec.device);
-  if (exec.device == "cuda" && torch_cuda_devices() > 1)
+  if (exec.device == "cuda" && !rank && torch_cuda_devices() > 1)
     throw std::runtime_error("device 'cuda' on a host with " + std::to_string(torch_cuda_devices()) +
-                             " GPUs needs one rank per GPU, which this pperf does not run yet: name one, \"cuda:0\"");
+                             " GPUs runs one rank per GPU: give execution.distributed.world_size");
   const WorkloadDescriptor* descriptor = registry.find(spec.name);
   if (!descriptor) throw std::runtime_error("workload '" + spec.name + "' is not compiled into this pperf");
   // Pin before anything starts threads, so loader and libtorch threads inherit the set.
-  if (!pin_process_to_cpus(exec.cpus)) throw std::runtime_error("cannot pin the trainer to its CPUs");
+  if (!pin_process_to_cpus(cpus)) throw std::runtime_error("cannot pin the trainer to its CPUs");
   const AppliedThreads applied = apply_threads(exec.threads, exec.interop_threads);
   r.execution = ExecutionReport{exec.threads, applied.threads, exec.interop_threads, applied.interop_threads,
                                 exec.data.mode, exec.data.workers};
   r.execution->emulated = !options.native;
-  r.execution->cpus = exec.cpus;
+  r.execution->cpus = cpus;
   r.execution->data_cpus = exec.data.spawn_local_cpus;
   r.execution->device = device->name();
 
@@ -120,8 +217,11 @@ void measure_into(Result& r, const Config& config, const PlanItem& item, const W
   std::shared_ptr<InputPipeline> pipeline =
       exec.data.mode == "local" && exec.data.worker == "pperf" ? descriptor->make_pipeline(spec) : nullptr;
   std::unique_ptr<LocalDataGroup> group;
+  // Rank r of N reads batches r, r + N, r + 2N, ...: disjoint slices of the one sequence.
   std::unique_ptr<DataSource> data =
-      open_data_source(config, spec, *descriptor, pipeline, exec, options, group, *r.execution);
+      rank ? std::make_unique<LocalLoader>(pipeline, exec.data.workers, exec.data.prefetch_batches, rank->rank,
+                                           rank->world_size)
+           : open_data_source(config, spec, *descriptor, pipeline, exec, options, group, *r.execution);
   std::unique_ptr<Workload> workload = descriptor->make_workload(spec);
   if (pipeline) r.data = pipeline->data_info();
   else if (auto info = data->data_info()) r.data = *info;
@@ -129,12 +229,25 @@ void measure_into(Result& r, const Config& config, const PlanItem& item, const W
 
   std::optional<TerminalProgress> progress;
   if (options.terminal_progress) progress.emplace(item.configuration->name, config.measure);
+  std::shared_ptr<ProcessGroupHandle> process_group;
+  std::unique_ptr<DataParallelWorkload> parallel;
+  StepAgreement agreement;
+  if (rank) {
+    const DistributedSettings& d = *exec.distributed;
+    process_group = join_group(*rank, {d.backend, d.timeout_s, rank_identity(config, item)});
+    parallel = std::make_unique<DataParallelWorkload>(*workload, process_group, d.bucket_mib << 20);
+    agreement.rank0 = rank->rank == 0;
+    agreement.agree = [&](int code) { return agree_on(*process_group, code); };
+  }
   std::optional<GpuSampler> gpu_sampler;
   if (device->name() != "cpu") gpu_sampler.emplace(200);
-  Measurement m = measure(*workload, *data, config.measure, stop_requested, steady_clock(),
-                          progress ? ProgressCallback(std::ref(*progress)) : ProgressCallback(), *device);
+  Measurement m = measure(parallel ? static_cast<Workload&>(*parallel) : *workload, *data, config.measure,
+                          stop_requested, steady_clock(),
+                          progress ? ProgressCallback(std::ref(*progress)) : ProgressCallback(), *device,
+                          rank ? &agreement : nullptr);
   if (gpu_sampler) r.execution->gpu = gpu_sampler->finish();
   progress.reset();
+  if (rank) merge_ranks(r, m, *process_group, *parallel, *rank, cpus, *exec.distributed);
   m.executor = "in_process";
   for (auto& e : data->events()) r.events.push_back(e);
   // Asked after running: what ran may have changed (e.g. a precision fallback mid-run).
@@ -176,31 +289,89 @@ std::vector<std::string> measure_item_argv(const Config& config, const PlanItem&
                                    "--out", out_path};
   if (options.native) argv.push_back("--native");
   if (options.terminal_progress) argv.push_back("--progress");
+  if (const auto& rank = options.rank)
+    for (const std::string& a :
+         {std::string("--rank"), std::to_string(rank->rank), std::string("--world-size"), std::to_string(rank->world_size),
+          std::string("--local-rank"), std::to_string(rank->local_rank), std::string("--store"),
+          rank->store_host + ":" + std::to_string(rank->store_port), std::string("--store-prefix"), rank->store_prefix,
+          std::string("--launcher"), rank->launcher})
+      argv.push_back(a);
   return argv;
 }
 
-Result measure_item_in_child(const Config& config, const PlanItem& item, const ExecutorOptions& options,
-                             const std::atomic<bool>& stop_requested) {
+namespace {
+/// One measuring process per entry of `ranks` (nullopt: an item without ranks), its Result
+/// read back from the first. A rank that fails or dies ends the others at once: the item is
+/// `failed`, naming the first rank that did and why.
+Result measure_in_children(const Config& config, const PlanItem& item, const ExecutorOptions& options,
+                           const std::atomic<bool>& stop_requested, const std::vector<std::optional<RankContext>>& ranks) {
   namespace fs = std::filesystem;
   static int sequence = 0;
-  const std::string out = (fs::temp_directory_path() /
-                           fmt::format("pperf-item-{}-{}.json", getpid(), sequence++)).string();
   Result skeleton = item.result_skeleton();
-  int status = 0;
+  struct Rank {
+    std::string out;
+    std::unique_ptr<ChildProcess> child;
+    std::optional<int> status;
+  };
+  std::vector<Rank> children(ranks.size());
+  // Ranks that failed, in the order seen: (rank, why).
+  std::vector<std::pair<int64_t, std::string>> failures;
+  std::optional<std::chrono::steady_clock::time_point> kill_at;
+  bool ended_by_us = false;
+  auto read_back = [](const std::string& out) {
+    RunReport report = read_results_file(out);
+    if (report.results.size() != 1) throw std::runtime_error("expected one result");
+    return std::move(report.results.front());
+  };
   try {
-    SpawnOptions spawn;
-    spawn.argv = measure_item_argv(config, item, options, out);
-    // If pperf dies, the measuring process dies at once (and its data workers with it).
-    spawn.death_signal = SIGKILL;
-    ChildProcess child(spawn);
+    for (size_t i = 0; i < ranks.size(); ++i) {
+      children[i].out = (fs::temp_directory_path() / fmt::format("pperf-item-{}-{}.json", getpid(), sequence++)).string();
+      ExecutorOptions child_options = options;
+      child_options.rank = ranks[i];
+      SpawnOptions spawn;
+      spawn.argv = measure_item_argv(config, item, child_options, children[i].out);
+      if (ranks[i] && ranks[i]->rank != 0)
+        spawn.argv.erase(std::remove(spawn.argv.begin(), spawn.argv.end(), "--progress"), spawn.argv.end());
+      // If pperf dies, the measuring process dies at once (and its data workers with it).
+      spawn.death_signal = SIGKILL;
+      children[i].child = std::make_unique<ChildProcess>(spawn);
+    }
     bool forwarded = false;
-    for (;;) {
-      if (auto done = child.wait(0.1)) {
-        status = *done;
-        break;
+    for (size_t running = children.size(); running > 0;) {
+      for (size_t i = 0; i < children.size(); ++i) {
+        Rank& c = children[i];
+        if (c.status) continue;
+        c.status = c.child->wait(children.size() == 1 ? 0.1 : 0.02);
+        if (!c.status) continue;
+        --running;
+        if (children.size() == 1 || ended_by_us) continue;
+        // A rank that ended: did it fail? Then the group cannot go on.
+        std::string why;
+        std::error_code ec;
+        if (!fs::exists(c.out, ec)) {
+          why = describe_wait_status(*c.status) + " without a result";
+        } else {
+          try {
+            const Result r = read_back(c.out);
+            if (r.status == ResultStatus::failed) why = r.reason;
+          } catch (const std::exception& e) {
+            why = std::string("unreadable result: ") + e.what();
+          }
+        }
+        if (why.empty()) continue;
+        failures.emplace_back(ranks[i]->rank, why);
+        // Its peers fail on their own within moments (their collectives lose it); a second
+        // later the ones still running are ended.
+        if (!kill_at) kill_at = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+      }
+      if (kill_at && !ended_by_us && std::chrono::steady_clock::now() >= *kill_at) {
+        ended_by_us = true;
+        for (auto& other : children)
+          if (!other.status) other.child->signal(SIGKILL);
       }
       if (stop_requested && !forwarded) {
-        child.signal(SIGINT);  // finish the current step, write what was measured
+        for (auto& c : children)
+          if (!c.status) c.child->signal(SIGINT);  // finish the current step, write what was measured
         forwarded = true;
       }
     }
@@ -208,18 +379,72 @@ Result measure_item_in_child(const Config& config, const PlanItem& item, const E
     return failed_result(std::move(skeleton), std::string("cannot start the measuring process: ") + e.what());
   }
   std::error_code ec;
-  if (!fs::exists(out, ec))
-    return failed_result(std::move(skeleton), "the measuring process " + describe_wait_status(status) +
-                                                  " without a result");
-  try {
-    RunReport report = read_results_file(out);
-    fs::remove(out, ec);
-    if (report.results.size() != 1) throw std::runtime_error("expected one result");
-    return std::move(report.results.front());
-  } catch (const std::exception& e) {
-    fs::remove(out, ec);
-    return failed_result(std::move(skeleton), std::string("unreadable result from the measuring process: ") + e.what());
+  const std::string out = children.front().out;
+  const int status = children.front().status.value_or(0);
+  Result result;
+  if (!failures.empty()) {
+    // The cause, rather than a peer that lost it: a rank whose failure is not a lost connection.
+    auto lost_peer = [](const std::string& why) {
+      return why.find("Gloo") != std::string::npos || why.find("gloo") != std::string::npos ||
+             why.find("onnection") != std::string::npos;
+    };
+    auto cause = std::find_if(failures.begin(), failures.end(), [&](const auto& f) { return !lost_peer(f.second); });
+    if (cause == failures.end()) cause = failures.begin();
+    result = failed_result(std::move(skeleton), fmt::format("rank {} of {}: {}", cause->first, ranks.size(), cause->second));
+  } else if (!fs::exists(out, ec)) {
+    result = failed_result(std::move(skeleton), "the measuring process " + describe_wait_status(status) + " without a result");
+  } else {
+    try {
+      result = read_back(out);
+    } catch (const std::exception& e) {
+      result = failed_result(std::move(skeleton), std::string("unreadable result from the measuring process: ") + e.what());
+    }
   }
+  for (const auto& c : children) fs::remove(c.out, ec);
+  return result;
+}
+
+/// The parent of a data-parallel item's ranks: all of them here (spawn_local, a store of its
+/// own), or this process's one rank in a launcher's group.
+Result measure_ranks(const Config& config, const PlanItem& item, const ExecutorOptions& options,
+                     const std::atomic<bool>& stop_requested) {
+  static int item_sequence = 0;
+  const DistributedSettings& d = *item.configuration->execution.distributed;
+  const std::string prefix = fmt::format("item{}/", item_sequence++);
+  if (const auto& launcher = options.launcher) {
+    if (launcher->world_size != d.world_size)
+      return failed_result(item.result_skeleton(),
+                           fmt::format("{}/execution/distributed/world_size is {}, the launcher started {} ranks",
+                                       item.configuration->pointer, d.world_size, launcher->world_size));
+    RankContext rank = *launcher;
+    rank.store_prefix = prefix;
+    return measure_in_children(config, item, options, stop_requested, {rank});
+  }
+  RankContext host;
+  host.world_size = d.world_size;
+  std::unique_ptr<RunStore> store;
+  try {
+    store = std::make_unique<RunStore>(host, true, d.timeout_s);
+  } catch (const std::exception& e) {
+    return failed_result(item.result_skeleton(), e.what());
+  }
+  std::vector<std::optional<RankContext>> ranks;
+  for (int64_t r = 0; r < d.world_size; ++r) {
+    RankContext rank = host;
+    rank.rank = r;
+    rank.local_rank = r;
+    rank.store_port = store->port();
+    rank.store_prefix = prefix;
+    ranks.push_back(rank);
+  }
+  return measure_in_children(config, item, options, stop_requested, ranks);
+}
+}  // namespace
+
+Result measure_item_in_child(const Config& config, const PlanItem& item, const ExecutorOptions& options,
+                             const std::atomic<bool>& stop_requested) {
+  if (item.configuration->execution.distributed) return measure_ranks(config, item, options, stop_requested);
+  return measure_in_children(config, item, options, stop_requested, {std::nullopt});
 }
 
 std::vector<Result> run_plan(const Config& config, const Plan& plan, const WorkloadRegistry& registry,
@@ -230,8 +455,18 @@ std::vector<Result> run_plan(const Config& config, const Plan& plan, const Workl
   for (const auto& item : plan.items) {
     if (stop_requested) break;
     on_start(item);
-    results.push_back(options.in_process ? measure_item_here(config, item, registry, options, stop_requested)
-                                         : measure_item_in_child(config, item, options, stop_requested));
+    if (options.launcher && options.launcher->rank != 0 && !item.configuration->execution.distributed) {
+      // Under a launcher, an item without ranks is rank 0's alone.
+      Result r = item.result_skeleton();
+      r.status = ResultStatus::not_run;
+      r.reason = "measured by rank 0";
+      results.push_back(std::move(r));
+    } else {
+      results.push_back(options.in_process && !item.configuration->execution.distributed
+                            ? measure_item_here(config, item, registry, options, stop_requested)
+                            : measure_item_in_child(config, item, options, stop_requested));
+    }
+    fill_scaling_efficiency(results);
     on_result(results);
   }
   return results;

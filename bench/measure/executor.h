@@ -12,11 +12,13 @@
 // SIGINT) and no further item starts; no child process outlives the call.
 #include <atomic>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "bench/config/plan.h"
 #include "bench/core/result.h"
+#include "bench/measure/distributed.h"
 
 namespace pperf {
 
@@ -25,6 +27,11 @@ struct ExecutorOptions {
   bool native = false;       // running on the named instances themselves, not emulated here
   bool in_process = false;   // measure every item in this process (debugging, tests)
   bool terminal_progress = false;  // a self-updating progress line on stderr while measuring
+  /// A measuring process of a data-parallel item: its rank and where its group meets.
+  std::optional<RankContext> rank;
+  /// `pperf run` under a launcher (RANK/WORLD_SIZE/... or Slurm): this process's rank; each
+  /// data-parallel item's measuring process joins the group at the launcher's address.
+  std::optional<RankContext> launcher;
 };
 
 /// Measures one item in this process.

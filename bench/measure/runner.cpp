@@ -20,8 +20,10 @@ const Clock& steady_clock() {
 
 Measurement measure(Workload& workload, DataSource& data, const MeasureSettings& settings,
                     const std::atomic<bool>& stop_requested, const Clock& clock, const ProgressCallback& on_progress,
-                    const Device& device) {
+                    const Device& device, const StepAgreement* agreement) {
   Measurement m;
+  // Alone, a rank decides for itself; in a group, every rank stops on the same step.
+  auto decide = [&](int proposal) { return agreement ? agreement->agree(proposal) : proposal; };
   const double warmup_start = clock.now_ms();
   auto report = [&](bool warmup, int64_t steps) {
     if (!on_progress) return;
@@ -33,7 +35,7 @@ Measurement measure(Workload& workload, DataSource& data, const MeasureSettings&
     on_progress(p);
   };
   for (int64_t i = 0; i < settings.warmup_steps; ++i) {
-    if (stop_requested) {
+    if (!agreement && stop_requested) {
       m.interrupted = true;
       m.stop_reason = "interrupted during warmup";
       return m;
@@ -48,12 +50,17 @@ Measurement measure(Workload& workload, DataSource& data, const MeasureSettings&
     if (i == 0) m.first_loss = loss;
     ++m.warmup_steps;
     report(true, m.warmup_steps);
+    if (agreement && decide(stop_requested ? 2 : 0) == 2) {
+      m.interrupted = true;
+      m.stop_reason = "interrupted during warmup";
+      return m;
+    }
   }
 
   const auto rules = make_stop_rules(settings);
   const double phase_start = clock.now_ms();
   for (;;) {
-    if (stop_requested) {
+    if (!agreement && stop_requested) {
       m.interrupted = true;
       m.stop_reason = "interrupted";
       break;
@@ -82,7 +89,21 @@ Measurement measure(Workload& workload, DataSource& data, const MeasureSettings&
     m.data_wait_ms.push_back(got_batch - start);
     m.elapsed_s = (end - phase_start) / 1000;
     report(false, static_cast<int64_t>(m.step_ms.size()));
-    if (auto reason = first_stop_reason(rules, m.step_ms, m.elapsed_s)) {
+    auto reason = first_stop_reason(rules, m.step_ms, m.elapsed_s);
+    if (agreement) {
+      const int code = decide(stop_requested ? 2 : (reason && agreement->rank0 ? 1 : 0));
+      if (code == 2) {
+        m.interrupted = true;
+        m.stop_reason = "interrupted";
+        break;
+      }
+      if (code == 1) {
+        m.stop_reason = reason && agreement->rank0 ? *reason : "rank 0 stopped";
+        break;
+      }
+      continue;
+    }
+    if (reason) {
       m.stop_reason = *reason;
       break;
     }

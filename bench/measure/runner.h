@@ -30,6 +30,14 @@ struct Progress {
 };
 using ProgressCallback = std::function<void(const Progress&)>;
 
+/// Data-parallel ranks must run the same number of steps. After every step (warmup included,
+/// outside the timed part) the runner proposes a code and gets the group's decision back:
+/// 0 go on, 1 stop (rank 0's stop rule fired), 2 interrupted. Only rank 0's stop rules count.
+struct StepAgreement {
+  bool rank0 = true;
+  std::function<int(int)> agree;
+};
+
 /// Runs `settings.warmup_steps` untimed steps, then timed steps until a stop rule fires, the
 /// data source ends, or `stop_requested` becomes true (then the measurement says interrupted).
 /// Each timed step = waiting for the batch + placing it on `device` + the training step +
@@ -39,6 +47,7 @@ using ProgressCallback = std::function<void(const Progress&)>;
 /// (`source_failed`).
 Measurement measure(Workload& workload, DataSource& data, const MeasureSettings& settings,
                     const std::atomic<bool>& stop_requested, const Clock& clock = steady_clock(),
-                    const ProgressCallback& on_progress = {}, const Device& device = cpu_device());
+                    const ProgressCallback& on_progress = {}, const Device& device = cpu_device(),
+                    const StepAgreement* agreement = nullptr);
 
 }  // namespace pperf

@@ -6,25 +6,16 @@
 set -uo pipefail
 pperf="$1"
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-id=$$
-a="pperf-a-$id" b="pperf-b-$id" va="pva$id" vb="pvb$id"
 work="$(mktemp -d)"
+source "$root/tests/e2e/two_hosts.sh"
 cleanup() {
   [ -n "${wpid:-}" ] && kill -TERM "$wpid" 2>/dev/null && wait "$wpid" 2>/dev/null
-  ip netns del "$a" 2>/dev/null; ip netns del "$b" 2>/dev/null
+  two_hosts_down
   rm -rf "$work"
 }
 trap cleanup EXIT
-
-if ! ip netns add "$a" 2>"$work/err" || ! ip netns add "$b" 2>>"$work/err"; then
-  echo "SKIP: cannot create network namespaces here: $(head -1 "$work/err")"
-  exit 77
-fi
-ip link add "$va" type veth peer name "$vb" &&
-  ip link set "$va" netns "$a" && ip link set "$vb" netns "$b" &&
-  ip -n "$a" addr add 10.231.7.1/24 dev "$va" && ip -n "$b" addr add 10.231.7.2/24 dev "$vb" &&
-  ip -n "$a" link set "$va" up && ip -n "$b" link set "$vb" up &&
-  ip -n "$a" link set lo up && ip -n "$b" link set lo up || { echo "FAIL: veth set-up"; exit 1; }
+two_hosts_up 7 || exit $?
+a="$ns_a" b="$ns_b" vb="$veth_b" id=$$
 
 # A throwaway CA and a certificate for the worker's address: batches and token travel over TLS.
 openssl req -x509 -newkey rsa:2048 -nodes -keyout "$work/ca.key" -out "$work/ca.pem" -days 1 -subj "/CN=pperf test CA" 2>/dev/null &&

@@ -216,3 +216,34 @@ TEST(Device, CpuLeavesBatchesWhereTheyAreAndCudaIsRefusedWithoutOne) {
   }
   EXPECT_THROW(open_device("tpu:0"), std::exception);
 }
+
+TEST(Runner, RanksStopOnTheStepTheGroupAgreesOn) {
+  FakeClock clock;
+  FakeSource source(clock, 1, 1000);
+  FakeWorkload workload(clock, {10});
+  MeasureSettings s;
+  s.warmup_steps = 2;
+  s.min_steps = s.max_steps = 5;  // this rank's own rule would stop at 5...
+  std::atomic<bool> stop{false};
+  std::vector<int> proposals;
+  StepAgreement group;
+  group.rank0 = false;  // ...but only rank 0's rules count: the group stops it at 8
+  group.agree = [&](int code) {
+    proposals.push_back(code);
+    return proposals.size() == 2 + 8 ? 1 : 0;
+  };
+  Measurement m = measure(workload, source, s, stop, clock, {}, cpu_device(), &group);
+  EXPECT_EQ(m.step_ms.size(), 8u);
+  EXPECT_EQ(m.stop_reason, "rank 0 stopped");
+  EXPECT_EQ(proposals, std::vector<int>(10, 0)) << "a rank that is not rank 0 proposes no stop of its own";
+
+  group.rank0 = true;
+  proposals.clear();
+  group.agree = [&](int code) {
+    proposals.push_back(code);
+    return proposals.size() == 4 ? 2 : code;  // a peer was interrupted on the 2nd measured step
+  };
+  Measurement interrupted = measure(workload, source, s, stop, clock, {}, cpu_device(), &group);
+  EXPECT_TRUE(interrupted.interrupted);
+  EXPECT_EQ(interrupted.step_ms.size(), 2u);
+}

@@ -262,3 +262,38 @@ TEST(Config, CpusBeyondThisHostAreStillValid) {
   EXPECT_EQ(error_of([](json& j) { j["configurations"][0]["execution"]["cpus"] = {70000}; }),
             "/configurations/0/execution/cpus/0: CPU 70000 is beyond any host's CPU numbers");
 }
+
+TEST(Config, DistributedKeys) {
+  auto with = [](const json& distributed) {
+    return [distributed](json& c) { c["configurations"][0]["execution"]["distributed"] = distributed; };
+  };
+  EXPECT_EQ(error_of(with({{"world_size", 4}, {"backend", "gloo"}, {"spawn_local", {{"cpus_per_rank", 1}}}})), "");
+  EXPECT_EQ(error_of(with({{"backend", "gloo"}})), "/configurations/0/execution/distributed/world_size: missing required field");
+  EXPECT_NE(error_of(with({{"world_size", 0}})).find("/configurations/0/execution/distributed/world_size"), std::string::npos);
+  EXPECT_NE(error_of(with({{"world_size", 2}, {"backend", "mpi"}})).find("/execution/distributed/backend"), std::string::npos);
+  EXPECT_NE(error_of(with({{"world_size", 2}, {"spawn_local", {{"cpus", 1}}}})).find("/execution/distributed/spawn_local"),
+            std::string::npos);
+  EXPECT_NE(error_of([](json& c) {
+              c["configurations"][0]["execution"]["data"] = {{"mode", "service"}, {"endpoints", {"h:1"}}};
+              c["configurations"][0]["execution"]["distributed"] = {{"world_size", 2}};
+            }).find("/configurations/0/execution/distributed: data-parallel ranks read the local loader"),
+            std::string::npos);
+  EXPECT_NE(error_of([](json& c) {
+              c["configurations"][0]["execution"]["cpus"] = {0};
+              c["configurations"][0]["execution"]["distributed"] = {{"world_size", 2}, {"spawn_local", {{"cpus_per_rank", 1}}}};
+            }).find("/execution/distributed/spawn_local: give either"),
+            std::string::npos);
+
+  pperf::testing::TempDir dir;
+  json config = valid_config();
+  config["configurations"][0]["execution"]["distributed"] = {{"world_size", 3}, {"timeout_s", 7.5}};
+  const Config c = load_config(dir.write("c.json", config.dump()), pperf::testing::fixture_workloads());
+  const auto& d = c.configurations[0].execution.distributed;
+  ASSERT_TRUE(d);
+  EXPECT_EQ(d->world_size, 3);
+  EXPECT_EQ(d->backend, "gloo");
+  EXPECT_FALSE(d->spawn_local);
+  EXPECT_EQ(d->timeout_s, 7.5);
+  EXPECT_EQ(d->bucket_mib, 25);
+  EXPECT_FALSE(c.configurations[1].execution.distributed);
+}

@@ -114,3 +114,46 @@ TEST(ResultsJson, NonJsonAndEmptyAndOverflowingFiles) {
   EXPECT_EQ(error("{\"results\": [{\"x\": 1}, {\"median\": 1e400}]}"),
             "/results/1/median: number overflow parsing '1e400'");
 }
+
+TEST(ResultsJson, DistributedRoundTripsAndScalingEfficiencyIsFilled) {
+  RunReport report = read_results_file(golden_files().back());
+  ASSERT_FALSE(report.results.empty());
+  Result one = report.results.front();
+  one.status = ResultStatus::ok;
+  one.step = StepTimeEstimate{10, {9, 11}};
+  one.samples_per_s = 100;
+  Result two = one;
+  one.distributed = DistributedReport{};
+  one.distributed->backend = "gloo";
+  one.distributed->launcher = "spawn_local";
+  one.distributed->ranks = {{0, "h", {0}, 10, 0.1}};
+  two.distributed = DistributedReport{};
+  two.distributed->world_size = 2;
+  two.distributed->backend = "gloo";
+  two.distributed->launcher = "env";
+  two.distributed->ranks = {{0, "a", {0}, 11, 0.1}, {1, "b", {1}, 12.5, 0.25}};
+  two.distributed->allreduce_median_ms = 1.5;
+  two.distributed->allreduce_p95_ms = 2.5;
+  two.distributed->comm_fraction = 0.125;
+  two.distributed->bytes_per_step = 4800000;
+  two.samples_per_s = 180;
+  report.results = {one, two};
+  fill_scaling_efficiency(report.results);
+  EXPECT_FALSE(report.results[0].distributed->scaling_efficiency);
+  ASSERT_TRUE(report.results[1].distributed->scaling_efficiency);
+  EXPECT_DOUBLE_EQ(*report.results[1].distributed->scaling_efficiency, 180.0 / (2 * 100.0));
+
+  const std::string text = results_file_text(report);
+  const RunReport back = results_from_json(json::parse(text), "r.json");
+  EXPECT_EQ(results_file_text(back), text);
+  ASSERT_TRUE(back.results[1].distributed);
+  const DistributedReport& d = *back.results[1].distributed;
+  EXPECT_EQ(d.world_size, 2);
+  EXPECT_EQ(d.launcher, "env");
+  EXPECT_EQ(d.ranks[1].host, "b");
+  EXPECT_EQ(d.ranks[1].cpus, std::vector<int>{1});
+  EXPECT_DOUBLE_EQ(d.ranks[1].data_wait_fraction, 0.25);
+  EXPECT_EQ(d.bytes_per_step, 4800000);
+  EXPECT_DOUBLE_EQ(*d.scaling_efficiency, 0.9);
+  EXPECT_NE(describe(d).find("2 ranks (gloo, env)"), std::string::npos) << describe(d);
+}

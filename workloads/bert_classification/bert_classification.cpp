@@ -212,6 +212,8 @@ class BertClassification : public Workload {
     net_->train();
   }
 
+  std::vector<torch::Tensor> parameters() const override { return net_->parameters(); }
+
   ModelInfo model_info() const override {
     return {count_parameters(*net_), 3 * net_->forward_flops(seq_len_), "fp32"};
   }

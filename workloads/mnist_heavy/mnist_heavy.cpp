@@ -156,6 +156,8 @@ class MnistHeavy : public Workload {
     net_->train();
   }
 
+  std::vector<torch::Tensor> parameters() const override { return net_->parameters(); }
+
   ModelInfo model_info() const override {
     return {count_parameters(*net_), 3 * net_->forward_flops(), "fp32"};
   }

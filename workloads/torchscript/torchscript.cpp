@@ -71,6 +71,8 @@ class TorchScriptWorkload : public Workload {
   }
 
   /// The model is opaque: no analytic FLOPs (0 = unknown), and it runs in the dtype it was saved in.
+  std::vector<torch::Tensor> parameters() const override { return params_; }
+
   ModelInfo model_info() const override {
     int64_t n = 0;
     for (const auto& p : params_) n += p.numel();

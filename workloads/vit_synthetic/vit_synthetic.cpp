@@ -214,6 +214,8 @@ class VitSynthetic : public Workload {
     }
   }
 
+  std::vector<torch::Tensor> parameters() const override { return net_->parameters(); }
+
   ModelInfo model_info() const override {
     ModelInfo info{count_parameters(*net_), 3 * net_->forward_flops(), bf16_ ? "bf16-autocast" : "fp32"};
     info.events = events_;

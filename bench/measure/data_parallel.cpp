@@ -1,0 +1,377 @@
+// c10d is compiled into Debian's libtorch with Gloo; its Gloo header needs this to declare the
+// process group (the issue's -DUSE_C10D_GLOO, kept to this one file so the shared precompiled
+// <torch/torch.h> stays valid).
+#ifndef USE_C10D_GLOO
+#define USE_C10D_GLOO
+#endif
+#include "bench/measure/data_parallel.h"
+
+#include <arpa/inet.h>
+#include <fmt/format.h>
+#include <netdb.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <mutex>
+#include <nlohmann/json.hpp>
+
+#include <torch/csrc/distributed/c10d/PrefixStore.hpp>
+#include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
+#include <torch/csrc/distributed/c10d/TCPStore.hpp>
+#include <torch/csrc/distributed/c10d/comm.hpp>
+#include <torch/csrc/distributed/c10d/reducer.hpp>
+#ifdef PPERF_WITH_NCCL
+#include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
+#endif
+
+#include "bench/core/crypto.h"
+#include "bench/core/input_error.h"
+
+namespace pperf {
+
+namespace {
+using Millis = std::chrono::milliseconds;
+
+Millis millis(double seconds) { return Millis(static_cast<int64_t>(seconds * 1000)); }
+
+double now_ms() {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+std::vector<uint8_t> bytes_of(const std::string& s) { return {s.begin(), s.end()}; }
+std::string text_of(const std::vector<uint8_t>& b) { return {b.begin(), b.end()}; }
+
+/// The local address this host uses to reach `host` (no packet is sent: a UDP connect only
+/// chooses the route), so Gloo listens where the other ranks can reach it.
+std::string local_address_towards(const std::string& host) {
+  addrinfo hints{}, *found = nullptr;
+  hints.ai_family = AF_INET;
+  hints.ai_socktype = SOCK_DGRAM;
+  if (getaddrinfo(host.c_str(), "9", &hints, &found) != 0 || !found) return "";
+  std::string address;
+  const int fd = ::socket(AF_INET, SOCK_DGRAM, 0);
+  if (fd >= 0 && ::connect(fd, found->ai_addr, found->ai_addrlen) == 0) {
+    sockaddr_in local{};
+    socklen_t len = sizeof local;
+    char text[INET_ADDRSTRLEN] = {};
+    if (::getsockname(fd, reinterpret_cast<sockaddr*>(&local), &len) == 0 &&
+        inet_ntop(AF_INET, &local.sin_addr, text, sizeof text))
+      address = text;
+  }
+  if (fd >= 0) ::close(fd);
+  freeaddrinfo(found);
+  return address;
+}
+
+c10::intrusive_ptr<c10d::TCPStore> connect_store(const RankContext& context, bool serve, double timeout_s) {
+  c10d::TCPStoreOptions options;
+  options.port = static_cast<uint16_t>(context.store_port);
+  options.isServer = serve;
+  options.waitWorkers = false;
+  options.timeout = millis(timeout_s);
+  try {
+    return c10::make_intrusive<c10d::TCPStore>(context.store_host, options);
+  } catch (const std::exception& e) {
+    throw std::runtime_error(fmt::format("rendezvous store at {}:{}{} ({} s timeout): {}", context.store_host,
+                                         context.store_port, serve ? " cannot be served" : " unreachable", timeout_s,
+                                         c10::GetExceptionString(e)));
+  }
+}
+
+/// Records when each bucket's all-reduce starts and ends during one step.
+struct CommRecorder {
+  std::mutex mutex;
+  std::vector<std::pair<double, double>> intervals;  // (launched, done) per bucket, ms
+  int64_t bytes = 0;
+  void reset() {
+    std::lock_guard<std::mutex> lock(mutex);
+    intervals.clear();
+    bytes = 0;
+  }
+  /// Time at least one bucket was in flight (the union of the intervals), ms.
+  double in_flight_ms() {
+    std::lock_guard<std::mutex> lock(mutex);
+    std::sort(intervals.begin(), intervals.end());
+    double total = 0, start = 0, end = -1;
+    for (const auto& [a, b] : intervals) {
+      if (a > end) {
+        total += end > start ? end - start : 0;
+        start = a;
+        end = b;
+      } else {
+        end = std::max(end, b);
+      }
+    }
+    return total + (end > start ? end - start : 0);
+  }
+};
+
+/// DDP's default hook (divide by the world size, all-reduce the bucket), with the bucket's
+/// start and end recorded. The returned future completes after the end is recorded, and the
+/// Reducer waits on it before the optimizer step.
+class TimedAllReduce : public c10d::CommHookInterface {
+ public:
+  TimedAllReduce(const c10::intrusive_ptr<c10d::ProcessGroup>& group, std::shared_ptr<CommRecorder> recorder)
+      : state_(group), recorder_(std::move(recorder)) {}
+
+  // What libtorch's CppCommHookInterface does (its helper is not exported): an all-reduce's
+  // future holds the list of reduced tensors, here one.
+  at::Tensor parseHookResult(const c10::IValue& result) override { return result.toTensorVector()[0]; }
+
+  c10::intrusive_ptr<c10::ivalue::Future> runHook(c10d::GradBucket& bucket) override {
+    std::vector<at::Tensor> tensors = {bucket.getBufferRef()};
+    tensors[0].div_(state_->getSize());
+    size_t slot = 0;
+    {
+      std::lock_guard<std::mutex> lock(recorder_->mutex);
+      slot = recorder_->intervals.size();
+      recorder_->intervals.emplace_back(now_ms(), 0);
+      recorder_->bytes += static_cast<int64_t>(tensors[0].numel() * tensors[0].element_size());
+    }
+    auto future = state_->allreduce(tensors)->getFuture();
+    std::shared_ptr<CommRecorder> recorder = recorder_;
+    return future->then(
+        [recorder, slot](c10::ivalue::Future& done) {
+          {
+            std::lock_guard<std::mutex> lock(recorder->mutex);
+            recorder->intervals[slot].second = now_ms();
+          }
+          return done.value();  // rethrows a failed all-reduce into the Reducer's wait
+        },
+        future->elementType());
+  }
+
+ private:
+  c10::intrusive_ptr<c10d::ProcessGroup> state_;
+  std::shared_ptr<CommRecorder> recorder_;
+};
+}  // namespace
+
+class ProcessGroupHandle {
+ public:
+  RankContext context;
+  GroupSettings settings;
+  c10::intrusive_ptr<c10d::Store> store;  // this item's keys (PrefixStore over the run's TCPStore)
+  c10::intrusive_ptr<c10d::ProcessGroup> group;
+};
+
+// --- the run's store -----------------------------------------------------------------------
+
+struct RunStore::Impl {
+  RankContext context;
+  double timeout_s = 0;
+  c10::intrusive_ptr<c10d::TCPStore> store;
+};
+
+RunStore::RunStore(const RankContext& context, bool serve, double timeout_s) : impl_(std::make_unique<Impl>()) {
+  impl_->context = context;
+  impl_->timeout_s = timeout_s;
+  impl_->store = connect_store(context, serve, timeout_s);
+}
+
+RunStore::~RunStore() = default;
+
+int RunStore::port() const { return impl_->store->getPort(); }
+
+void RunStore::publish_exit_code(int code, double wait_s) {
+  impl_->store->set("run/exit_code", bytes_of(std::to_string(code)));
+  const double deadline = now_ms() + wait_s * 1000;
+  while (impl_->store->add("run/exit_code_read", 0) < impl_->context.world_size - 1 && now_ms() < deadline)
+    std::this_thread::sleep_for(Millis(20));
+}
+
+int RunStore::wait_exit_code() {
+  try {
+    impl_->store->setTimeout(millis(impl_->timeout_s));
+    const int code = std::stoi(text_of(impl_->store->get("run/exit_code")));
+    impl_->store->add("run/exit_code_read", 1);
+    return code;
+  } catch (const std::exception&) {
+    return 3;
+  }
+}
+
+bool nccl_compiled_in() {
+#ifdef PPERF_WITH_NCCL
+  return true;
+#else
+  return false;
+#endif
+}
+
+// --- joining a group -----------------------------------------------------------------------
+
+std::shared_ptr<ProcessGroupHandle> join_group(const RankContext& context, const GroupSettings& settings) {
+  auto handle = std::make_shared<ProcessGroupHandle>();
+  handle->context = context;
+  handle->settings = settings;
+  auto tcp = connect_store(context, false, settings.timeout_s);
+  handle->store = c10::make_intrusive<c10d::PrefixStore>(context.store_prefix, tcp);
+  const std::string where = fmt::format("{}:{}", context.store_host, context.store_port);
+
+  // Every rank says who it is; a rank of another config or item is refused by name, and a
+  // rank that never comes ends the rendezvous after the timeout.
+  handle->store->set(fmt::format("identity/{}", context.rank), bytes_of(settings.identity));
+  for (int64_t r = 0; r < context.world_size; ++r) {
+    std::string theirs;
+    try {
+      theirs = text_of(handle->store->get(fmt::format("identity/{}", r)));
+    } catch (const std::exception&) {
+      throw std::runtime_error(fmt::format("rank {} of {} did not join the group at {} within {} s", r,
+                                           context.world_size, where, settings.timeout_s));
+    }
+    if (theirs != settings.identity)
+      throw std::runtime_error(fmt::format("rank {} joined the group at {} with '{}', this rank has '{}'", r, where,
+                                           theirs, settings.identity));
+  }
+
+  if (settings.backend == "gloo") {
+    auto options = c10d::ProcessGroupGloo::Options::create(millis(settings.timeout_s));
+    if (const char* interface = std::getenv("GLOO_SOCKET_IFNAME"); interface && *interface) {
+      options->devices.push_back(c10d::ProcessGroupGloo::createDeviceForInterface(interface));
+    } else {
+      const std::string address = local_address_towards(context.store_host);
+      options->devices.push_back(address.empty() ? c10d::ProcessGroupGloo::createDefaultDevice()
+                                                 : c10d::ProcessGroupGloo::createDeviceForHostname(address));
+    }
+    options->threads = 2;
+    try {
+      handle->group = c10::make_intrusive<c10d::ProcessGroupGloo>(
+          c10::make_intrusive<c10d::PrefixStore>("gloo/", handle->store), static_cast<int>(context.rank),
+          static_cast<int>(context.world_size), options);
+    } catch (const std::exception& e) {
+      throw std::runtime_error(fmt::format("the Gloo group at {} did not form within {} s: {}", where,
+                                           settings.timeout_s, c10::GetExceptionString(e)));
+    }
+  } else if (settings.backend == "nccl") {
+#ifdef PPERF_WITH_NCCL
+    auto options = c10d::ProcessGroupNCCL::Options::create();
+    options->timeout = millis(settings.timeout_s);
+    handle->group = c10::make_intrusive<c10d::ProcessGroupNCCL>(
+        c10::make_intrusive<c10d::PrefixStore>("nccl/", handle->store), static_cast<int>(context.rank),
+        static_cast<int>(context.world_size), options);
+#else
+    throw std::runtime_error("backend nccl: this pperf is built without NCCL (its libtorch has no CUDA)");
+#endif
+  } else {
+    throw std::runtime_error("unknown backend '" + settings.backend + "'");
+  }
+  return handle;
+}
+
+int agree_on(ProcessGroupHandle& group, int code) {
+  std::vector<at::Tensor> flag = {torch::full({1}, code, torch::kInt32)};
+  c10d::AllreduceOptions options;
+  options.reduceOp = c10d::ReduceOp::MAX;
+  options.timeout = millis(group.settings.timeout_s);
+  auto work = group.group->allreduce(flag, options);
+  work->wait(millis(group.settings.timeout_s));
+  return flag[0].item<int>();
+}
+
+void allreduce_sum(ProcessGroupHandle& group, torch::Tensor& tensor) {
+  std::vector<at::Tensor> tensors = {tensor};
+  c10d::AllreduceOptions options;
+  options.timeout = millis(group.settings.timeout_s);
+  group.group->allreduce(tensors, options)->wait(millis(group.settings.timeout_s));
+}
+
+// --- the wrapped step -------------------------------------------------------------------------
+
+struct DataParallelWorkload::Impl {
+  std::shared_ptr<ProcessGroupHandle> group;
+  std::shared_ptr<CommRecorder> recorder = std::make_shared<CommRecorder>();
+  std::unique_ptr<c10d::Reducer> reducer;
+};
+
+DataParallelWorkload::DataParallelWorkload(Workload& inner, std::shared_ptr<ProcessGroupHandle> group,
+                                           int64_t bucket_bytes)
+    : inner_(inner), impl_(std::make_unique<Impl>()) {
+  impl_->group = std::move(group);
+  std::vector<torch::Tensor> params = inner_.parameters();
+  if (params.empty()) throw std::runtime_error("this workload does not expose its parameters: it cannot run data-parallel");
+  const c10::intrusive_ptr<c10d::ProcessGroup>& pg = impl_->group->group;
+  {
+    // Every rank starts from rank 0's parameters (DDP's _sync_module_states).
+    torch::NoGradGuard no_grad;
+    c10d::broadcast_coalesced(pg, params, size_t{250} << 20, 0);
+  }
+  const std::vector<bool> sparse(params.size(), false);
+  constexpr int64_t kFirstBucketBytes = int64_t{1} << 20;  // DDP's first bucket: 1 MiB
+  auto [buckets, limits] = c10d::compute_bucket_assignment_by_size(
+      params, {static_cast<size_t>(kFirstBucketBytes), static_cast<size_t>(bucket_bytes)}, sparse);
+  // Gradients become ready from the last layer back: the last parameters' bucket goes first.
+  std::reverse(buckets.begin(), buckets.end());
+  std::reverse(limits.begin(), limits.end());
+  impl_->reducer = std::make_unique<c10d::Reducer>(params, buckets, limits, pg, sparse, bucket_bytes,
+                                                   /*find_unused_parameters=*/false,
+                                                   /*gradient_as_bucket_view=*/false,
+                                                   std::unordered_map<size_t, std::string>{}, kFirstBucketBytes);
+  impl_->reducer->register_comm_hook(std::make_unique<TimedAllReduce>(pg, impl_->recorder));
+}
+
+DataParallelWorkload::~DataParallelWorkload() = default;
+
+double DataParallelWorkload::train_step(const Batch& batch) {
+  impl_->recorder->reset();
+  impl_->reducer->prepare_for_forward();
+  impl_->reducer->prepare_for_backward({});
+  double loss = 0;
+  try {
+    loss = inner_.train_step(batch);
+  } catch (const c10::Error& e) {
+    throw std::runtime_error(std::string("data-parallel step: ") + e.what_without_backtrace());
+  }
+  CommStep step;
+  step.allreduce_ms = impl_->recorder->in_flight_ms();
+  step.bytes = impl_->recorder->bytes;
+  comm_steps_.push_back(step);
+  return loss;
+}
+
+// --- at the end ---------------------------------------------------------------------------------
+
+std::vector<RankSamples> gather_on_rank0(ProcessGroupHandle& group, const RankSamples& mine) {
+  const nlohmann::json j = {{"rank", mine.rank},         {"host", mine.host},
+                            {"cpus", mine.cpus},         {"step_ms", mine.step_ms},
+                            {"data_wait_ms", mine.data_wait_ms}, {"allreduce_ms", mine.allreduce_ms},
+                            {"bytes_per_step", mine.bytes_per_step}, {"params_sha256", mine.params_sha256},
+                            {"error", mine.error}};
+  group.store->set(fmt::format("samples/{}", mine.rank), bytes_of(j.dump()));
+  std::vector<RankSamples> all;
+  if (mine.rank != 0) return all;
+  for (int64_t r = 0; r < group.context.world_size; ++r) {
+    nlohmann::json theirs;
+    try {
+      theirs = nlohmann::json::parse(text_of(group.store->get(fmt::format("samples/{}", r))));
+    } catch (const std::exception&) {
+      throw std::runtime_error(fmt::format("rank {} sent no samples within {} s", r, group.settings.timeout_s));
+    }
+    RankSamples s;
+    s.rank = theirs.at("rank").get<int64_t>();
+    s.host = theirs.at("host").get<std::string>();
+    s.cpus = theirs.at("cpus").get<std::vector<int>>();
+    s.step_ms = theirs.at("step_ms").get<std::vector<double>>();
+    s.data_wait_ms = theirs.at("data_wait_ms").get<std::vector<double>>();
+    s.allreduce_ms = theirs.at("allreduce_ms").get<std::vector<double>>();
+    s.bytes_per_step = theirs.at("bytes_per_step").get<int64_t>();
+    s.params_sha256 = theirs.at("params_sha256").get<std::string>();
+    s.error = theirs.at("error").get<std::string>();
+    all.push_back(std::move(s));
+  }
+  return all;
+}
+
+std::string parameters_sha256(const std::vector<torch::Tensor>& parameters) {
+  std::string bytes;
+  for (const auto& p : parameters) {
+    const torch::Tensor t = p.detach().contiguous().cpu();
+    bytes.append(static_cast<const char*>(t.data_ptr()), t.numel() * t.element_size());
+  }
+  return sha256_hex(bytes);
+}
+
+}  // namespace pperf

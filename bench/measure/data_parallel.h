@@ -1,0 +1,86 @@
+#pragma once
+// Data-parallel training as PyTorch's DistributedDataParallel does it, on torch's own engine
+// (c10d): a process group (Gloo over TCP here; NCCL with a CUDA libtorch), parameters broadcast
+// from rank 0 at start, and c10d's Reducer averaging gradients in size-bounded buckets whose
+// all-reduce starts from autograd hooks while backward still runs and is waited on before the
+// optimizer step. The workload is not told: the harness wraps its step.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "bench/measure/distributed.h"
+#include "workloads/workload.h"
+
+namespace pperf {
+
+struct GroupSettings {
+  std::string backend = "gloo";
+  double timeout_s = 300;  // rendezvous, store reads and every collective
+  /// What every rank must agree on (e.g. the config's SHA-256 and the item): a rank that
+  /// joins with another identity is refused, naming it.
+  std::string identity;
+};
+
+/// A joined process group (c10d store + process group), opaque outside this library.
+class ProcessGroupHandle;
+
+/// Joins the group of `context`: TCPStore client at store_host:store_port, keys under
+/// store_prefix, then the process group. Gloo binds to GLOO_SOCKET_IFNAME when set, else to the
+/// local address that routes to store_host. Throws std::runtime_error (naming the address and
+/// the timeout) when the group does not form within the timeout.
+std::shared_ptr<ProcessGroupHandle> join_group(const RankContext& context, const GroupSettings& settings);
+
+/// The group's ranks agree on a code after each step: the maximum of what each proposes
+/// (0 go on, 1 rank 0's stop rule fired, 2 interrupted). One tiny all-reduce, outside the
+/// timed step.
+int agree_on(ProcessGroupHandle& group, int code);
+
+/// Sums `tensor` across the group in place: one c10d all-reduce, waited on (benchmarks).
+void allreduce_sum(ProcessGroupHandle& group, torch::Tensor& tensor);
+
+/// Gradient communication of one step, on this rank.
+struct CommStep {
+  double allreduce_ms = 0;  // time at least one bucket's all-reduce was in flight (union)
+  int64_t bytes = 0;        // gradient bytes all-reduced
+};
+
+/// `inner`, trained data-parallel: construction broadcasts its parameters from rank 0 and
+/// registers c10d's Reducer on them (buckets of at most `bucket_bytes`, the first 1 MiB as
+/// DDP's); train_step runs the inner step with the all-reduces riding its backward.
+/// Throws from train_step when a collective fails or times out (a peer died, a link is cut).
+class DataParallelWorkload : public Workload {
+ public:
+  DataParallelWorkload(Workload& inner, std::shared_ptr<ProcessGroupHandle> group, int64_t bucket_bytes);
+  ~DataParallelWorkload() override;
+  ModelInfo model_info() const override { return inner_.model_info(); }
+  std::vector<torch::Tensor> parameters() const override { return inner_.parameters(); }
+  double train_step(const Batch& batch) override;
+  /// One entry per train_step so far (warmup included).
+  const std::vector<CommStep>& comm_steps() const { return comm_steps_; }
+
+ private:
+  struct Impl;
+  Workload& inner_;
+  std::unique_ptr<Impl> impl_;
+  std::vector<CommStep> comm_steps_;
+};
+
+/// One rank's figures, sent to rank 0 once measuring is over.
+struct RankSamples {
+  int64_t rank = 0;
+  std::string host;
+  std::vector<int> cpus;
+  std::vector<double> step_ms, data_wait_ms, allreduce_ms;
+  int64_t bytes_per_step = 0;
+  std::string params_sha256;  // of every parameter's bytes: equal on all ranks after a step
+  std::string error;          // non-empty: this rank failed, and why
+};
+
+/// Every rank calls it once; rank 0 gets all ranks' samples in rank order (the others get an
+/// empty vector). Rides the store, not the process group, so a rank that failed still reports.
+std::vector<RankSamples> gather_on_rank0(ProcessGroupHandle& group, const RankSamples& mine);
+
+/// SHA-256 of the parameters' bytes, in order.
+std::string parameters_sha256(const std::vector<torch::Tensor>& parameters);
+
+}  // namespace pperf

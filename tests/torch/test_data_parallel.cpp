@@ -1,0 +1,257 @@
+// Data-parallel ranks: c10d's Gloo group and Reducer wrapped around a workload, ranks as
+// threads of this process meeting at a TCPStore this test serves; the launcher variables.
+#include <gtest/gtest.h>
+
+#include <thread>
+
+#include "bench/core/input_error.h"
+#include "bench/measure/data_parallel.h"
+#include "bench/measure/runner.h"
+
+using namespace pperf;
+
+namespace {
+// A small model with two layers (so more than one gradient), plain SGD, mean loss.
+class TwoLayer : public Workload {
+ public:
+  TwoLayer() : fc1_(torch::nn::Linear(16, 32)), fc2_(torch::nn::Linear(32, 4)) {
+    torch::manual_seed(7);
+    fc1_ = torch::nn::Linear(16, 32);
+    fc2_ = torch::nn::Linear(32, 4);
+    std::vector<torch::Tensor> params = parameters();
+    optimizer_ = std::make_unique<torch::optim::SGD>(params, torch::optim::SGDOptions(0.5));
+  }
+  ModelInfo model_info() const override { return {}; }
+  std::vector<torch::Tensor> parameters() const override {
+    std::vector<torch::Tensor> p = fc1_->parameters();
+    for (const auto& t : fc2_->parameters()) p.push_back(t);
+    return p;
+  }
+  double train_step(const Batch& b) override {
+    optimizer_->zero_grad();
+    torch::Tensor loss = torch::mse_loss(fc2_->forward(torch::relu(fc1_->forward(b.inputs))), b.targets);
+    loss.backward();
+    optimizer_->step();
+    if (fail_at_step >= 0 && ++steps_ > fail_at_step) throw std::runtime_error("this rank breaks");
+    return loss.item<double>();
+  }
+  int64_t fail_at_step = -1;
+
+ private:
+  torch::nn::Linear fc1_, fc2_;
+  std::unique_ptr<torch::optim::SGD> optimizer_;
+  int64_t steps_ = 0;
+};
+
+Batch batch(int64_t index, int64_t size) {
+  torch::manual_seed(1000 + index);
+  return {index, torch::randn({size, 16}), torch::randn({size, 4})};
+}
+
+Batch concatenated(int64_t step, int64_t world, int64_t size) {
+  std::vector<torch::Tensor> in, out;
+  for (int64_t r = 0; r < world; ++r) {
+    Batch b = batch(step * world + r, size);
+    in.push_back(b.inputs);
+    out.push_back(b.targets);
+  }
+  return {step, torch::cat(in), torch::cat(out)};
+}
+
+RankContext context_for(const RunStore& store, int64_t rank, int64_t world, const std::string& prefix) {
+  RankContext c;
+  c.rank = rank;
+  c.world_size = world;
+  c.store_port = store.port();
+  c.store_prefix = prefix;
+  return c;
+}
+
+std::vector<torch::Tensor> clone_all(const std::vector<torch::Tensor>& ts) {
+  std::vector<torch::Tensor> out;
+  for (const auto& t : ts) out.push_back(t.detach().clone());
+  return out;
+}
+}  // namespace
+
+TEST(DataParallel, RanksHoldIdenticalParametersEqualToOneProcessOnTheConcatenatedBatch) {
+  constexpr int64_t kWorld = 2, kBatch = 8, kSteps = 4;
+  RankContext serve;
+  serve.world_size = kWorld;
+  RunStore store(serve, true, 20);
+  std::vector<std::vector<torch::Tensor>> params(kWorld);
+  std::vector<std::string> errors(kWorld);
+  std::vector<std::vector<CommStep>> comm(kWorld);
+  std::vector<std::thread> ranks;
+  for (int64_t r = 0; r < kWorld; ++r)
+    ranks.emplace_back([&, r] {
+      try {
+        TwoLayer inner;
+        if (r == 1) {  // rank 1 starts elsewhere: the broadcast from rank 0 must undo it
+          torch::NoGradGuard no_grad;
+          for (auto& p : inner.parameters()) p.add_(1.0);
+        }
+        auto group = join_group(context_for(store, r, kWorld, "t1/"), {"gloo", 20, "same"});
+        DataParallelWorkload dp(inner, group, 1 << 20);
+        for (int64_t s = 0; s < kSteps; ++s) dp.train_step(batch(s * kWorld + r, kBatch));
+        params[r] = clone_all(dp.parameters());
+        comm[r] = dp.comm_steps();
+      } catch (const std::exception& e) {
+        errors[r] = e.what();
+      }
+    });
+  for (auto& t : ranks) t.join();
+  for (int64_t r = 0; r < kWorld; ++r) ASSERT_EQ(errors[r], "") << "rank " << r;
+
+  TwoLayer reference;
+  for (int64_t s = 0; s < kSteps; ++s) reference.train_step(concatenated(s, kWorld, kBatch));
+  const std::vector<torch::Tensor> expected = reference.parameters();
+  ASSERT_EQ(params[0].size(), expected.size());
+  for (size_t i = 0; i < expected.size(); ++i) {
+    EXPECT_TRUE(torch::equal(params[0][i], params[1][i])) << "parameter " << i << " differs between ranks";
+    EXPECT_TRUE(torch::allclose(params[0][i], expected[i], 1e-5, 1e-6)) << "parameter " << i;
+  }
+  EXPECT_EQ(parameters_sha256(params[0]), parameters_sha256(params[1]));
+  // Every step all-reduced every gradient: (16x32 + 32 + 32x4 + 4) floats.
+  ASSERT_EQ(comm[0].size(), static_cast<size_t>(kSteps));
+  EXPECT_EQ(comm[0][0].bytes, (16 * 32 + 32 + 32 * 4 + 4) * 4);
+  EXPECT_GE(comm[0][0].allreduce_ms, 0);
+}
+
+TEST(DataParallel, ARankThatThrowsEndsTheOthersStepWithinTheTimeout) {
+  constexpr int64_t kWorld = 2;
+  RankContext serve;
+  serve.world_size = kWorld;
+  RunStore store(serve, true, 5);
+  std::vector<std::string> errors(kWorld);
+  std::vector<double> seconds(kWorld);
+  std::vector<std::thread> ranks;
+  for (int64_t r = 0; r < kWorld; ++r)
+    ranks.emplace_back([&, r] {
+      const auto start = std::chrono::steady_clock::now();
+      try {
+        TwoLayer inner;
+        if (r == 1) inner.fail_at_step = 2;
+        auto group = join_group(context_for(store, r, kWorld, "t2/"), {"gloo", 3, "same"});
+        DataParallelWorkload dp(inner, group, 1 << 20);
+        for (int64_t s = 0; s < 50; ++s) dp.train_step(batch(s * kWorld + r, 4));
+      } catch (const std::exception& e) {
+        errors[r] = e.what();
+      }
+      seconds[r] = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    });
+  for (auto& t : ranks) t.join();
+  EXPECT_NE(errors[1].find("this rank breaks"), std::string::npos) << errors[1];
+  EXPECT_NE(errors[0], "") << "rank 0 went on without its peer";
+  EXPECT_LT(seconds[0], 20) << "rank 0 waited past the 3 s collective timeout";
+}
+
+TEST(DataParallel, ARankOfAnotherItemIsRefusedByName) {
+  RankContext serve;
+  serve.world_size = 2;
+  RunStore store(serve, true, 5);
+  std::vector<std::string> errors(2);
+  std::vector<std::thread> ranks;
+  for (int64_t r = 0; r < 2; ++r)
+    ranks.emplace_back([&, r] {
+      try {
+        join_group(context_for(store, r, 2, "t3/"), {"gloo", 3, r == 0 ? "config A" : "config B"});
+      } catch (const std::exception& e) {
+        errors[r] = e.what();
+      }
+    });
+  for (auto& t : ranks) t.join();
+  EXPECT_NE(errors[0].find("config B"), std::string::npos) << errors[0];
+}
+
+TEST(DataParallel, AMissingRankEndsTheRendezvousAfterTheTimeout) {
+  RankContext serve;
+  serve.world_size = 2;
+  RunStore store(serve, true, 2);
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    join_group(context_for(store, 0, 2, "t4/"), {"gloo", 1, "alone"});
+    FAIL() << "joined a group whose rank 1 never came";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("rank 1 of 2 did not join"), std::string::npos) << e.what();
+  }
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 10);
+}
+
+TEST(DataParallel, RanksAgreeOnTheLargestCode) {
+  RankContext serve;
+  serve.world_size = 2;
+  RunStore store(serve, true, 5);
+  std::vector<int> got(2, -1);
+  std::vector<std::thread> ranks;
+  for (int64_t r = 0; r < 2; ++r)
+    ranks.emplace_back([&, r] {
+      auto group = join_group(context_for(store, r, 2, "t5/"), {"gloo", 5, "same"});
+      got[r] = agree_on(*group, r == 0 ? 1 : 2);
+    });
+  for (auto& t : ranks) t.join();
+  EXPECT_EQ(got, (std::vector<int>{2, 2}));
+}
+
+// --- the launcher convention -------------------------------------------------------------------
+
+namespace {
+GetEnv env_of(std::map<std::string, std::string> vars) {
+  auto shared = std::make_shared<std::map<std::string, std::string>>(std::move(vars));
+  return [shared](const char* name) -> const char* {
+    auto it = shared->find(name);
+    return it == shared->end() ? nullptr : it->second.c_str();
+  };
+}
+}  // namespace
+
+TEST(Launcher, TorchrunVariables) {
+  auto c = launcher_from_env(
+      env_of({{"RANK", "3"}, {"WORLD_SIZE", "4"}, {"LOCAL_RANK", "1"}, {"MASTER_ADDR", "10.0.0.5"}, {"MASTER_PORT", "29500"}}));
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->rank, 3);
+  EXPECT_EQ(c->world_size, 4);
+  EXPECT_EQ(c->local_rank, 1);
+  EXPECT_EQ(c->store_host, "10.0.0.5");
+  EXPECT_EQ(c->store_port, 29500);
+  EXPECT_EQ(c->launcher, "env");
+  EXPECT_FALSE(launcher_from_env(env_of({})));
+}
+
+TEST(Launcher, APartialOrWrongSetNamesTheVariable) {
+  try {
+    launcher_from_env(env_of({{"RANK", "0"}, {"WORLD_SIZE", "2"}, {"MASTER_ADDR", "h"}}));
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.where(), "MASTER_PORT");
+  }
+  try {
+    launcher_from_env(env_of({{"RANK", "2"}, {"WORLD_SIZE", "2"}, {"MASTER_ADDR", "h"}, {"MASTER_PORT", "1"}}));
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.where(), "RANK");
+  }
+}
+
+TEST(Launcher, SlurmVariables) {
+  auto c = launcher_from_env(env_of({{"SLURM_PROCID", "1"}, {"SLURM_NTASKS", "2"}, {"SLURM_LOCALID", "0"},
+                                     {"SLURM_JOB_NODELIST", "gpu[07-09,12],cpu1"}, {"SLURM_JOB_ID", "123456"}}));
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->launcher, "slurm");
+  EXPECT_EQ(c->rank, 1);
+  EXPECT_EQ(c->world_size, 2);
+  EXPECT_EQ(c->store_host, "gpu07");
+  EXPECT_EQ(c->store_port, 20000 + 123456 % 20000);
+  auto with_port = launcher_from_env(env_of({{"SLURM_PROCID", "0"}, {"SLURM_NTASKS", "2"}, {"SLURM_JOB_NODELIST", "n1"},
+                                             {"MASTER_PORT", "4242"}}));
+  EXPECT_EQ(with_port->store_port, 4242);
+  EXPECT_EQ(with_port->store_host, "n1");
+  EXPECT_EQ(first_slurm_host("a,b"), "a");
+  EXPECT_EQ(first_slurm_host("node[3,5-6]"), "node3");
+}
+
+TEST(Launcher, RankCpusAreDisjointBlocksWrappingWhenShort) {
+  EXPECT_EQ(rank_cpus(1, 2, 8), (std::vector<int>{2, 3}));
+  EXPECT_EQ(rank_cpus(3, 1, 2), (std::vector<int>{1}));
+  EXPECT_TRUE(rank_cpus(0, 0, 8).empty());
+}

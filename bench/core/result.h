@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "bench/core/measurement.h"
+#include "bench/core/spot.h"
 #include "bench/core/workload_registry.h"
 
 namespace pperf {
@@ -108,6 +109,10 @@ struct Result {
   std::optional<DataInfo> data;
   std::optional<ExecutionReport> execution;
   std::vector<std::string> events;
+  // Spot (bench/core/spot.h): measured checkpoint cost, expected cost to train, drill.
+  std::optional<CheckpointCost> checkpoint;
+  std::optional<SpotEstimate> spot;
+  std::optional<SpotDrill> spot_drill;
   /// Fields of a read results file this version does not know, written back unchanged.
   nlohmann::json unknown_fields = nlohmann::json::object();
 };

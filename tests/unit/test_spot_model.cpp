@@ -8,6 +8,7 @@
 #include "bench/config/config.h"
 #include "bench/config/plan.h"
 #include "bench/core/input_error.h"
+#include "pricing/advise.h"
 #include "pricing/interruption_table.h"
 #include "pricing/pricing_stage.h"
 #include "pricing/spot_model.h"
@@ -262,4 +263,51 @@ TEST(SpotConfig, Mistakes) {
   EXPECT_NE(spot_error([](json& c) { c["pricing"]["interruptions"] = "no-such-table"; })
                 .rfind("/configurations/1/instances/0/type: interruption table 'no-such-table': ", 0),
             std::string::npos);
+}
+
+TEST(Advise, RanksByExpectedUsdWithSpotBesideOnDemand) {
+  RunReport report;
+  report.results = priced_spot(spot_config());
+  const Advice advice = advise({{"r.json", report}}, {});
+  ASSERT_EQ(advice.rows.size(), 3u);
+  for (size_t i = 0; i < advice.rows.size(); ++i) {
+    EXPECT_EQ(advice.rows[i].rank, static_cast<int>(i + 1));
+    if (i > 0) EXPECT_LE(advice.rows[i - 1].usd, advice.rows[i].usd);
+  }
+  // Spot 4x g5.2xlarge (mid 0.52 USD/h each) is cheapest; its On-Demand twin costs 4 x 1.212 USD/h.
+  EXPECT_EQ(advice.rows[0].configuration, "spot");
+  EXPECT_EQ(advice.rows[0].market, "spot");
+  EXPECT_DOUBLE_EQ(advice.rows[0].usd, report.results[1].spot->expected_usd);
+  EXPECT_EQ(advice.rows[0].reason.rfind("cheapest: ", 0), 0u) << advice.rows[0].reason;
+  const double work_h = 100000 * 0.5 / 3600;
+  for (const auto& row : advice.rows)
+    if (row.configuration == "spot" && row.market == "on_demand") EXPECT_DOUBLE_EQ(row.usd, work_h * 4 * 1.212);
+    else if (row.configuration == "od") EXPECT_DOUBLE_EQ(row.usd, 100000 * 0.4 / 3600 * 5.672);
+  EXPECT_EQ(advise({{"r.json", report}}, {"spot", std::nullopt}).rows.size(), 1u);
+  EXPECT_EQ(advise({{"r.json", report}}, {"on_demand", std::nullopt}).rows.size(), 2u);
+}
+
+TEST(Advise, RespotWithTheSameStepsReproducesTheEstimate) {
+  const std::vector<Result> results = priced_spot(spot_config());
+  const Result& r = results[1];
+  const SpotEstimate again = respot(r, 100000);
+  EXPECT_DOUBLE_EQ(again.expected_usd, r.spot->expected_usd);
+  EXPECT_DOUBLE_EQ(again.p95_usd, r.spot->p95_usd);
+  EXPECT_DOUBLE_EQ(again.on_demand_usd, r.spot->on_demand_usd);
+  EXPECT_DOUBLE_EQ(*again.break_even_interruptions_per_month, *r.spot->break_even_interruptions_per_month);
+  EXPECT_DOUBLE_EQ(respot(r, 200000).work_hours, 2 * r.spot->work_hours);
+}
+
+TEST(Advise, WithoutStepsToTrainAsksForSteps) {
+  json c = spot_config();
+  c.erase("steps_to_train");
+  RunReport report;
+  report.results = priced_spot(c);
+  try {
+    advise({{"r.json", report}}, {});
+    FAIL() << "advised";
+  } catch (const InputError& e) {
+    EXPECT_STREQ(e.what(), "--steps: r.json has no steps_to_train for od: give --steps N");
+  }
+  EXPECT_EQ(advise({{"r.json", report}}, {"both", 10}).rows.size(), 1u);  // Spot without steps: no estimate
 }

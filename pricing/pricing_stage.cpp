@@ -34,9 +34,12 @@ void estimate_spot_cost(Result& r, const ConfigurationPricing& configuration, co
   const SpotSettings& spot = *configuration.spot;
   const std::optional<double> save_s =
       spot.checkpoint_save_s ? spot.checkpoint_save_s : r.checkpoint ? std::optional(r.checkpoint->save_ms / 1000) : std::nullopt;
-  const std::optional<double> restore_s = spot.checkpoint_restore_s ? spot.checkpoint_restore_s
-                                          : r.checkpoint ? std::optional(r.checkpoint->restore_ms / 1000)
-                                                         : std::nullopt;
+  // R is billed restore + restart of the training process: the measured restore, plus the
+  // process restart a drill measured (without a drill, the restart is not known: 0).
+  const std::optional<double> restore_s =
+      spot.checkpoint_restore_s ? spot.checkpoint_restore_s
+      : r.checkpoint ? std::optional(r.checkpoint->restore_ms / 1000 + (r.spot_drill ? r.spot_drill->restart_s : 0))
+                     : std::nullopt;
   if (!save_s || !restore_s) {
     r.events.push_back("spot: no checkpoint cost (not measured; give spot.checkpoint_save_s and checkpoint_restore_s): "
                        "expected cost to train not computed");
@@ -69,6 +72,7 @@ void estimate_spot_cost(Result& r, const ConfigurationPricing& configuration, co
     e.checkpoint_basis = spot.checkpoint_save_s && spot.checkpoint_restore_s ? "config"
                          : r.checkpoint && !spot.checkpoint_save_s && !spot.checkpoint_restore_s ? "measured"
                                                                                                  : "measured+config";
+    if (r.spot_drill && !spot.checkpoint_restore_s) e.checkpoint_basis += "+drill";
     r.spot = e;
   } catch (const std::invalid_argument& e) {
     r.events.push_back(std::string("spot: expected cost to train not computed: ") + e.what());

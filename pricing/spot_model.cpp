@@ -110,21 +110,41 @@ Analytic analytic(const SpotModelInput& in, double lambda_per_hour) {
   return a;
 }
 
-/// The per-instance monthly rate at which Spot costs what On-Demand does (bisection: the
-/// expected cost grows with the rate). nullopt when Spot is not cheaper even without interruptions.
-std::optional<double> break_even_per_month(const SpotModelInput& in, double on_demand_usd) {
-  auto usd = [&](double per_instance_month) {
-    const Analytic a = analytic(in, per_instance_month * in.spot_instances / kHoursPerMonth);
-    return a.billed_s ? *a.billed_s / 3600 * in.usd_per_hour : INFINITY;
-  };
-  if (usd(0) >= on_demand_usd) return std::nullopt;
-  double lo = 0, hi = 1;
-  while (usd(hi) < on_demand_usd && hi < 1e9) hi *= 2;
-  for (int i = 0; i < 100 && hi - lo > 1e-9 * hi; ++i) {
+/// λ x (τ + C + R) at a per-instance monthly rate: how likely an interruption is within one
+/// segment plus a restore.
+double reach(const SpotModelInput& in, double per_instance_month) {
+  const double lambda_h = per_instance_month * in.spot_instances / kHoursPerMonth;
+  return lambda_h / 3600 * (analytic(in, lambda_h).interval_s + in.checkpoint_save_s + in.checkpoint_restore_s);
+}
+
+/// Bisection for the rate in [lo, hi] where `above` turns true (it is false at lo, true at hi).
+template <typename Above>
+double bisect(double lo, double hi, Above above) {
+  for (int i = 0; i < 200 && hi - lo > 1e-9 * hi; ++i) {
     const double mid = (lo + hi) / 2;
-    (usd(mid) < on_demand_usd ? lo : hi) = mid;
+    (above(mid) ? hi : lo) = mid;
   }
   return (lo + hi) / 2;
+}
+
+/// The per-instance monthly rate at which Spot costs what On-Demand does (the expected cost
+/// grows with the rate), searched only where the first-order model holds; past that range the
+/// range's edge is returned as a lower bound (second: true). nullopt when Spot is not cheaper
+/// even without interruptions.
+std::optional<std::pair<double, bool>> break_even_per_month(const SpotModelInput& in, double on_demand_usd) {
+  auto too_dear = [&](double per_instance_month) {
+    const Analytic a = analytic(in, per_instance_month * in.spot_instances / kHoursPerMonth);
+    return !a.billed_s || *a.billed_s / 3600 * in.usd_per_hour >= on_demand_usd;
+  };
+  if (too_dear(0)) return std::nullopt;
+  double hi = 1;
+  while (!too_dear(hi) && reach(in, hi) <= kFirstOrderReach && hi < 1e12) hi *= 2;
+  if (reach(in, hi) > kFirstOrderReach) {
+    const double edge = bisect(0, hi, [&](double x) { return reach(in, x) > kFirstOrderReach; });
+    if (!too_dear(edge)) return std::pair(edge, true);
+    hi = edge;
+  }
+  return std::pair(bisect(0, hi, too_dear), false);
 }
 
 }  // namespace
@@ -175,7 +195,10 @@ SpotEstimate estimate_spot(const SpotModelInput& in) {
   e.mc_mean_usd = e.mc_mean_hours * in.usd_per_hour;
   e.p50_usd = e.p50_hours * in.usd_per_hour;
   e.p95_usd = e.p95_hours * in.usd_per_hour;
-  e.break_even_interruptions_per_month = break_even_per_month(in, e.on_demand_usd);
+  if (const auto b = break_even_per_month(in, e.on_demand_usd)) {
+    e.break_even_interruptions_per_month = b->first;
+    e.break_even_is_lower_bound = b->second;
+  }
   return e;
 }
 

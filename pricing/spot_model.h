@@ -18,6 +18,9 @@
 namespace pperf {
 
 constexpr double kHoursPerMonth = 730;  // AWS's billing month: 365 x 24 / 12
+/// Where the first-order model holds: an interruption within one segment plus a restore is
+/// unlikely, λ x (τ + C + R) <= 0.35 (docs/spot.md: the Monte Carlo agrees within 2 % there).
+constexpr double kFirstOrderReach = 0.35;
 
 struct SpotModelInput {
   double work_s = 0;                 // W: steps x step time

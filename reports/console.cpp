@@ -295,11 +295,12 @@ std::string to_console(const RunReport& report, const ConsoleOptions& options) {
     if (r.spot)
       spot.push_back(fmt::format(
           "  {}: {} {} expected on Spot (p50 {}, p95 {} {}), {} h billed, {} h wall, {} expected interruptions; "
-          "the same group On-Demand {} {} (Spot {:+.1f} %); Spot stays cheaper below {} interruptions per instance-month",
+          "the same group On-Demand {} {} (Spot {:+.1f} %); Spot stays cheaper below {}{} interruptions per instance-month",
           r.configuration, significant(r.spot->expected_usd, 4), currency, significant(r.spot->p50_usd, 4),
           significant(r.spot->p95_usd, 4), currency, significant(r.spot->expected_hours, 4),
           significant(r.spot->expected_wall_hours, 4), significant(r.spot->expected_interruptions, 2),
           significant(r.spot->on_demand_usd, 4), currency, -r.spot->savings_pct,
+          r.spot->break_even_is_lower_bound ? "at least " : "",
           r.spot->break_even_interruptions_per_month ? significant(*r.spot->break_even_interruptions_per_month, 3) : "0"));
     if (r.spot_drill)
       spot.push_back(fmt::format("  {}: spot drill: killed at step {}, resumed from step {}; lost {} s measured vs {} s predicted",

@@ -35,7 +35,8 @@ json to_json(const SpotEstimate& s) {
           {"on_demand_usd", s.on_demand_usd},
           {"savings_pct", s.savings_pct},
           {"break_even_interruptions_per_month",
-           s.break_even_interruptions_per_month ? json(*s.break_even_interruptions_per_month) : json(nullptr)}};
+           s.break_even_interruptions_per_month ? json(*s.break_even_interruptions_per_month) : json(nullptr)},
+          {"break_even_is_lower_bound", s.break_even_is_lower_bound}};
 }
 
 json to_json(const SpotDrill& d) {
@@ -81,6 +82,7 @@ SpotEstimate read_spot_estimate(const JsonView& v) {
   s.on_demand_usd = v.at("on_demand_usd").as_number();
   s.savings_pct = v.at("savings_pct").as_number();
   if (auto b = v.find_value("break_even_interruptions_per_month")) s.break_even_interruptions_per_month = b->as_number();
+  s.break_even_is_lower_bound = v.bool_or("break_even_is_lower_bound", false);
   return s;
 }
 

@@ -30,7 +30,8 @@ struct SpotEstimate {
   double checkpoint_interval_s = 0;          // useful work between two checkpoints
   std::string interval_basis;                // "young_daly" | "config" | "no_interruptions"
   double checkpoint_save_s = 0, checkpoint_restore_s = 0, restart_overhead_s = 0;
-  std::string checkpoint_basis;              // "measured" | "config"
+  std::string checkpoint_basis;              // "measured" | "config" | "measured+config", "+drill"
+                                             // when R includes a drill's measured process restart
   double work_hours = 0;                     // steps x median step time
   double expected_interruptions = 0;
   double expected_hours = 0;                 // billed, first-order analytic
@@ -44,13 +45,14 @@ struct SpotEstimate {
   double on_demand_usd = 0;                  // the same groups On-Demand, no checkpoints
   double savings_pct = 0;                    // (1 - expected_usd / on_demand_usd) x 100
   std::optional<double> break_even_interruptions_per_month;  // per instance; null: never cheaper
+  bool break_even_is_lower_bound = false;  // Spot still cheaper where the first-order model ends
 };
 
 /// What `pperf run --spot-drill` measured: a SIGKILL mid-run and a restart from the last checkpoint.
 struct SpotDrill {
   int64_t killed_at_step = 0, resumed_from_step = 0;
   double measured_lost_s = 0;   // rework + restore + restart, measured
-  double predicted_lost_s = 0;  // the model's: steps since the checkpoint x step time + restore + restart
+  double predicted_lost_s = 0;  // the model's: steps since the checkpoint x step time + restore
   double restart_s = 0, restore_s = 0, rework_s = 0;
 };
 

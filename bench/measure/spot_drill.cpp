@@ -6,6 +6,7 @@
 #include <csignal>
 #include <filesystem>
 #include <iostream>
+#include <mutex>
 #include <stdexcept>
 
 #include "bench/env/process.h"
@@ -29,6 +30,13 @@ int64_t write_checkpoint(Workload& workload, const std::string& path, int64_t st
   torch::serialize::OutputArchive archive;
   if (!workload.save_state(archive)) throw std::runtime_error("this workload cannot save its training state");
   archive.write("pperf_step", torch::tensor(step));
+  // Dropout and other random ops draw from the default generator: without its state a restored
+  // run would train on, but not as the uninterrupted one would have.
+  at::Generator generator = at::detail::getDefaultCPUGenerator();
+  {
+    std::lock_guard<std::mutex> lock(generator.mutex());
+    archive.write("pperf_rng_cpu", generator.get_state(), /*is_buffer=*/true);
+  }
   // Written aside, then renamed: a reclaim during the write leaves the last checkpoint whole.
   const std::string partial = path + ".partial";
   archive.save_to(partial);
@@ -40,8 +48,14 @@ int64_t read_checkpoint(Workload& workload, const std::string& path) {
   torch::serialize::InputArchive archive;
   archive.load_from(path);
   workload.load_state(archive);
-  torch::Tensor step;
+  torch::Tensor step, rng;
   archive.read("pperf_step", step);
+  archive.read("pperf_rng_cpu", rng, /*is_buffer=*/true);
+  at::Generator generator = at::detail::getDefaultCPUGenerator();
+  {
+    std::lock_guard<std::mutex> lock(generator.mutex());
+    generator.set_state(rng);
+  }
   return step.item<int64_t>();
 }
 
@@ -116,11 +130,14 @@ Line next_line(ChildProcess& child, double timeout_s) {
       throw std::runtime_error("the drill's training process " +
                                (status ? describe_wait_status(*status) : std::string("stalled")) + " before the drill ended");
     }
-    char kind[16] = {0};
     long long step = 0;
     double t = 0;
-    if (std::sscanf(text->c_str(), "%15s %lld %lf", kind, &step, &t) == 3) return {kind, step, t};
-    if (std::sscanf(text->c_str(), "ready %lf", &t) == 1) return {"ready", 0, t};
+    int end = 0;
+    // Whole lines only ("%n" = all of it read): "ready T" must not pass for "KIND STEP T".
+    const char* line = text->c_str();
+    if (std::sscanf(line, "ready %lf%n", &t, &end) == 1 && line[end] == '\0') return {"ready", 0, t};
+    if (std::sscanf(line, "restored %lld %lf%n", &step, &t, &end) == 2 && line[end] == '\0') return {"restored", step, t};
+    if (std::sscanf(line, "step %lld %lf%n", &step, &t, &end) == 2 && line[end] == '\0') return {"step", step, t};
   }
 }
 
@@ -186,8 +203,10 @@ SpotDrill run_spot_drill(const Config& config, const PlanItem& item, const Resul
   const double restore_s = spot.checkpoint_restore_s ? *spot.checkpoint_restore_s
                            : r.checkpoint             ? r.checkpoint->restore_ms / 1000
                                                       : 0;
-  d.predicted_lost_s = static_cast<double>(d.killed_at_step - d.resumed_from_step) * r.step->median_ms / 1000 +
-                       restore_s + spot.restart_overhead_s;
+  // What the model charges an interruption at this point, from the measurements before the
+  // drill: rework + restore. The restart overhead (waiting for capacity) has no counterpart
+  // on one host, and the process restart is what the drill adds to the model's R.
+  d.predicted_lost_s = static_cast<double>(d.killed_at_step - d.resumed_from_step) * r.step->median_ms / 1000 + restore_s;
   return d;
 }
 

@@ -43,7 +43,7 @@ struct DrillOptions {
 /// Runs the drill for an item whose Result `r` is measured (median step time) and priced with a
 /// checkpoint cost: starts the training process, SIGKILLs it at `kill_at_step`, restarts it
 /// from the last checkpoint and measures the time until it is back at that step. The
-/// prediction: steps since the checkpoint x median step time + restore + restart overhead.
+/// prediction: steps since the checkpoint x median step time + the measured restore.
 SpotDrill run_spot_drill(const Config& config, const PlanItem& item, const Result& r, const DrillOptions& options);
 
 }  // namespace pperf

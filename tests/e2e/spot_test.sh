@@ -96,9 +96,12 @@ mkdir -p "$work/ckpt"
 check "run --spot-drill" expect_exit 0 "$work/o" "$pperf" run --config "$work/drill.json" --out "$work/drill_out.json" --spot-drill
 check "checkpoint measured, drill recorded" json_check "$work/drill_out.json" '
 j["results"][1]["checkpoint"]["bytes"] > 81226 * 4 and j["results"][1]["checkpoint"]["path"].startswith(sys.argv[1].rsplit("/", 1)[0] + "/ckpt/")
-j["results"][1]["spot"]["checkpoint_basis"] == "measured"
+j["results"][1]["spot"]["checkpoint_basis"] == "measured+drill"
+abs(j["results"][1]["spot"]["checkpoint_restore_s"] - j["results"][1]["checkpoint"]["restore_ms"]["median"] / 1000 - j["results"][1]["spot_drill"]["restart_s"]) < 1e-9
+abs(j["results"][1]["spot_drill"]["predicted_lost_s"] - (j["results"][1]["spot_drill"]["killed_at_step"] - j["results"][1]["spot_drill"]["resumed_from_step"]) * j["results"][1]["step_time_ms"]["median"] / 1000 - j["results"][1]["checkpoint"]["restore_ms"]["median"] / 1000) < 1e-9
 j["results"][1]["spot_drill"]["killed_at_step"] == 15 and j["results"][1]["spot_drill"]["resumed_from_step"] == 10
-j["results"][1]["spot_drill"]["measured_lost_s"] > j["results"][1]["spot_drill"]["rework_s"] > 0
+all(j["results"][1]["spot_drill"][k] > 0 for k in ("restart_s", "restore_s", "rework_s", "predicted_lost_s"))
+j["results"][1]["spot_drill"]["measured_lost_s"] < 120
 abs(j["results"][1]["spot_drill"]["restart_s"] + j["results"][1]["spot_drill"]["restore_s"] + j["results"][1]["spot_drill"]["rework_s"] - j["results"][1]["spot_drill"]["measured_lost_s"]) < 1e-6
 "spot_drill" not in j["results"][0] and "checkpoint" not in j["results"][0]'
 check "no checkpoint left behind" bash -c "[ -z \"\$(ls -A '$work/ckpt')\" ]"

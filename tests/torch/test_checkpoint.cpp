@@ -1,4 +1,5 @@
-// Spot checkpoints: a restored training state continues exactly as if never stopped.
+// Spot checkpoints: a restored training state continues exactly as if never stopped (model,
+// optimizer and the random generator dropout draws from: mnist_heavy has dropout).
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 

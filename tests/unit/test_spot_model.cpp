@@ -84,12 +84,26 @@ TEST(SpotModel, EstimateJoinsTheParts) {
 TEST(SpotModel, BreakEvenIsWhereSpotCostsWhatOnDemandDoes) {
   SpotModelInput in = small_job();
   in.mc_trials = 0;
+  in.usd_per_hour = 4.5;  // 10 % below On-Demand: break-even well inside the first-order range
   const SpotEstimate e = estimate_spot(in);
   ASSERT_TRUE(e.break_even_interruptions_per_month);
+  EXPECT_FALSE(e.break_even_is_lower_bound);
   in.interruptions_per_hour = *e.break_even_interruptions_per_month * in.spot_instances / kHoursPerMonth;
   EXPECT_NEAR(estimate_spot(in).expected_usd, e.on_demand_usd, 1e-6 * e.on_demand_usd);
   in.usd_per_hour = 6;  // Spot above On-Demand: never cheaper
   EXPECT_FALSE(estimate_spot(in).break_even_interruptions_per_month.has_value());
+}
+
+TEST(SpotModel, BreakEvenBeyondFirstOrderIsALowerBoundAtItsEdge) {
+  SpotModelInput in = small_job();  // 60 % below On-Demand: cheaper wherever first order holds
+  in.mc_trials = 0;
+  const SpotEstimate e = estimate_spot(in);
+  ASSERT_TRUE(e.break_even_interruptions_per_month);
+  EXPECT_TRUE(e.break_even_is_lower_bound);
+  in.interruptions_per_hour = *e.break_even_interruptions_per_month * in.spot_instances / kHoursPerMonth;
+  const SpotEstimate edge = estimate_spot(in);
+  EXPECT_NEAR(in.interruptions_per_hour / 3600 * (edge.checkpoint_interval_s + 20 + 30), kFirstOrderReach, 1e-3);
+  EXPECT_LT(edge.expected_usd, edge.on_demand_usd);
 }
 
 TEST(SpotModel, WithoutInterruptionsSpotIsWorkAtTheSpotPrice) {
@@ -310,4 +324,21 @@ TEST(Advise, WithoutStepsToTrainAsksForSteps) {
     EXPECT_STREQ(e.what(), "--steps: r.json has no steps_to_train for od: give --steps N");
   }
   EXPECT_EQ(advise({{"r.json", report}}, {"both", 10}).rows.size(), 1u);  // Spot without steps: no estimate
+}
+
+TEST(SpotConfig, MeasuredRestoreAndADrillsRestartMakeR) {
+  json c = spot_config();
+  c["configurations"][1]["spot"].erase("checkpoint_restore_s");
+  pperf::testing::TempDir dir;
+  const std::string path = dir.write("c.json", c.dump());
+  Config config = load_config(path, pperf::testing::fixture_workloads());
+  std::vector<Result> results = given_results(make_plan(config, {}, HostCapacity{2}));
+  results[1].checkpoint = CheckpointCost{1000, 40, 25, 5, "x"};
+  price_results(results, pricing_inputs(config));
+  EXPECT_DOUBLE_EQ(results[1].spot->checkpoint_restore_s, 0.025);
+  EXPECT_EQ(results[1].spot->checkpoint_basis, "measured+config");
+  results[1].spot_drill = SpotDrill{15, 10, 3.2, 0.1, 2.9, 0.03, 0.27};
+  price_results(results, pricing_inputs(config));
+  EXPECT_DOUBLE_EQ(results[1].spot->checkpoint_restore_s, 0.025 + 2.9);
+  EXPECT_EQ(results[1].spot->checkpoint_basis, "measured+config+drill");
 }

@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "pricing/cost_model.h"
+#include "pricing/spot_model.h"
 
 namespace pperf {
 
@@ -25,6 +26,61 @@ std::vector<PricedGroup> price_groups(const std::vector<InstanceGroup>& groups, 
   return priced;
 }
 
+namespace {
+
+/// Expected cost to train on Spot for a priced result of a Spot configuration; a reason in the
+/// result's events when it cannot be estimated.
+void estimate_spot_cost(Result& r, const ConfigurationPricing& configuration, const PricingInputs& inputs) {
+  const SpotSettings& spot = *configuration.spot;
+  const std::optional<double> save_s =
+      spot.checkpoint_save_s ? spot.checkpoint_save_s : r.checkpoint ? std::optional(r.checkpoint->save_ms / 1000) : std::nullopt;
+  // R is billed restore + restart of the training process: the measured restore, plus the
+  // process restart a drill measured (without a drill, the restart is not known: 0).
+  const std::optional<double> restore_s =
+      spot.checkpoint_restore_s ? spot.checkpoint_restore_s
+      : r.checkpoint ? std::optional(r.checkpoint->restore_ms / 1000 + (r.spot_drill ? r.spot_drill->restart_s : 0))
+                     : std::nullopt;
+  if (!save_s || !restore_s) {
+    r.events.push_back("spot: no checkpoint cost (not measured; give spot.checkpoint_save_s and checkpoint_restore_s): "
+                       "expected cost to train not computed");
+    return;
+  }
+  SpotModelInput in;
+  in.step_s = r.step->median_ms / 1000;
+  in.work_s = static_cast<double>(*inputs.steps_to_train) * in.step_s;
+  in.checkpoint_save_s = *save_s;
+  in.checkpoint_restore_s = *restore_s;
+  in.restart_overhead_s = spot.restart_overhead_s;
+  in.checkpoint_interval_s = spot.checkpoint_interval_s;
+  in.usd_per_hour = r.cost->usd_per_hour;
+  in.seed = inputs.seed;
+  in.spot_instances = 0;
+  std::vector<InstanceGroup> on_demand = configuration.instances;
+  for (size_t i = 0; i < on_demand.size(); ++i) {
+    if (on_demand[i].market == Market::spot) {
+      in.interruptions_per_hour += static_cast<double>(on_demand[i].count) * spot.group_interruptions_per_month[i] / kHoursPerMonth;
+      in.spot_instances += static_cast<double>(on_demand[i].count);
+      on_demand[i].usd_per_hour.reset();  // a negotiated Spot price says nothing of On-Demand
+    }
+    on_demand[i].market = Market::on_demand;
+  }
+  try {
+    double od = 0;
+    for (const auto& g : price_groups(on_demand, inputs.table)) od += g.count * g.usd_per_hour_each;
+    in.on_demand_usd_per_hour = od * (1 - inputs.discount_pct / 100);
+    SpotEstimate e = estimate_spot(in);
+    e.checkpoint_basis = spot.checkpoint_save_s && spot.checkpoint_restore_s ? "config"
+                         : r.checkpoint && !spot.checkpoint_save_s && !spot.checkpoint_restore_s ? "measured"
+                                                                                                 : "measured+config";
+    if (r.spot_drill && !spot.checkpoint_restore_s) e.checkpoint_basis += "+drill";
+    r.spot = e;
+  } catch (const std::invalid_argument& e) {
+    r.events.push_back(std::string("spot: expected cost to train not computed: ") + e.what());
+  }
+}
+
+}  // namespace
+
 void price_results(std::vector<Result>& results, const PricingInputs& inputs) {
   for (auto& r : results) {
     auto configuration = inputs.configurations.find(r.configuration);
@@ -39,6 +95,8 @@ void price_results(std::vector<Result>& results, const PricingInputs& inputs) {
     input.steps_to_train = inputs.steps_to_train;
     input.billable_seconds = configuration->second.billable_seconds;
     r.cost = price(input);
+    if (configuration->second.spot && inputs.steps_to_train && !input.billable_seconds)
+      estimate_spot_cost(r, configuration->second, inputs);
   }
   for (auto& r : results) {
     if (!r.cost) continue;

@@ -21,9 +21,20 @@ struct InstanceGroup {
   std::optional<double> usd_per_hour;  // negotiated price, overrides the table
 };
 
+/// A Spot configuration's settings (config `spot{...}`) with each group's interruption rate
+/// resolved (from the config's override or the interruption table).
+struct SpotSettings {
+  std::optional<double> interruptions_per_month;  // per instance; overrides the table
+  double restart_overhead_s = 0;                  // unbilled wait for capacity + provisioning
+  std::optional<double> checkpoint_interval_s, checkpoint_save_s, checkpoint_restore_s;
+  std::string checkpoint_dir;                     // where the measured checkpoint is written
+  std::vector<double> group_interruptions_per_month;  // per instance group; 0 for On-Demand ones
+};
+
 struct ConfigurationPricing {
   std::vector<InstanceGroup> instances;
   std::optional<double> billable_seconds;  // a whole job's billed time (priced-only configs)
+  std::optional<SpotSettings> spot;        // set when a group is Spot
 };
 
 struct PricingInputs {
@@ -31,6 +42,7 @@ struct PricingInputs {
   double discount_pct = 0;
   std::optional<int64_t> steps_to_train;
   std::map<std::string, ConfigurationPricing> configurations;  // by configuration name
+  uint64_t seed = 0;  // of the Spot model's Monte Carlo
 };
 
 /// The groups with their hourly prices (override, else the table's quote). Throws

@@ -287,6 +287,29 @@ std::string to_console(const RunReport& report, const ConsoleOptions& options) {
                                      significant(r.cost->to_train->usd, 4), currency,
                                      r.cost->to_train->steps ? fmt::format(" ({} steps)", *r.cost->to_train->steps) : ""));
   if (!to_train.empty()) prose += "time and cost to train:\n" + join(to_train, "\n") + "\n";
+  // Spot: the expected cost to train beside the same group On-Demand (bench/core/spot.h).
+  std::vector<std::string> spot;
+  for (const auto& r : results) {
+    if (r.checkpoint)
+      spot.push_back(fmt::format("  {}: checkpoint {} MB, save {} ms, restore {} ms (median of {})", r.configuration,
+                                 significant(static_cast<double>(r.checkpoint->bytes) / 1e6), significant(r.checkpoint->save_ms),
+                                 significant(r.checkpoint->restore_ms), r.checkpoint->repetitions));
+    if (r.spot)
+      spot.push_back(fmt::format(
+          "  {}: {} {} expected on Spot (p50 {}, p95 {} {}), {} h billed, {} h wall, {} expected interruptions; "
+          "the same group On-Demand {} {} (Spot {:+.1f} %); Spot stays cheaper below {}{} interruptions per instance-month",
+          r.configuration, significant(r.spot->expected_usd, 4), currency, significant(r.spot->p50_usd, 4),
+          significant(r.spot->p95_usd, 4), currency, significant(r.spot->expected_hours, 4),
+          significant(r.spot->expected_wall_hours, 4), significant(r.spot->expected_interruptions, 2),
+          significant(r.spot->on_demand_usd, 4), currency, -r.spot->savings_pct,
+          r.spot->break_even_is_lower_bound ? "at least " : "",
+          r.spot->break_even_interruptions_per_month ? significant(*r.spot->break_even_interruptions_per_month, 3) : "0"));
+    if (r.spot_drill)
+      spot.push_back(fmt::format("  {}: spot drill: killed at step {}, resumed from step {}; lost {} s measured vs {} s predicted",
+                                 r.configuration, r.spot_drill->killed_at_step, r.spot_drill->resumed_from_step,
+                                 significant(r.spot_drill->measured_lost_s), significant(r.spot_drill->predicted_lost_s)));
+  }
+  if (!spot.empty()) prose += "Spot:\n" + join(spot, "\n") + "\n";
   const std::string prices = fmt::format("Prices: {} ({}, retrieved {}), market {}{}.", report.pricing_table,
                                          report.pricing_region, report.pricing_retrieved, report.pricing_market,
                                          report.discount_pct > 0 ? fmt::format(", discount {:g} %", report.discount_pct) : "");

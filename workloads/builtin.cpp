@@ -17,6 +17,22 @@ int64_t count_parameters(const torch::nn::Module& module) {
   return n;
 }
 
+void save_module_and_optimizer(torch::serialize::OutputArchive& archive, const torch::nn::Module& module,
+                               const torch::optim::Optimizer& optimizer) {
+  module.save(archive);
+  torch::serialize::OutputArchive state;
+  optimizer.save(state);
+  archive.write("optimizer", state);
+}
+
+void load_module_and_optimizer(torch::serialize::InputArchive& archive, torch::nn::Module& module,
+                               torch::optim::Optimizer& optimizer) {
+  module.load(archive);
+  torch::serialize::InputArchive state;
+  archive.read("optimizer", state);
+  optimizer.load(state);
+}
+
 // Explicit list, not static self-registration: objects in a static library that nothing
 // references are dropped by the linker, and their registrations with them.
 const WorkloadRegistry& builtin_workloads() {

@@ -58,7 +58,19 @@ class Workload {
   virtual std::vector<torch::Tensor> parameters() const { return {}; }
   /// Returns the step's loss (so a run can show the model is learning).
   virtual double train_step(const Batch& batch) = 0;
+  /// The full training state (model parameters and buffers + optimizer state) for a Spot
+  /// checkpoint. The harness guarantees load_state reads what save_state of a workload built
+  /// from the same spec wrote; the implementer makes training continue exactly as if never
+  /// stopped. False: this workload cannot checkpoint (the default).
+  virtual bool save_state(torch::serialize::OutputArchive& archive) { return (void)archive, false; }
+  virtual void load_state(torch::serialize::InputArchive& archive) { (void)archive; }
 };
+
+/// save_state / load_state for a torch module and a libtorch optimizer (under "optimizer").
+void save_module_and_optimizer(torch::serialize::OutputArchive& archive, const torch::nn::Module& module,
+                               const torch::optim::Optimizer& optimizer);
+void load_module_and_optimizer(torch::serialize::InputArchive& archive, torch::nn::Module& module,
+                               torch::optim::Optimizer& optimizer);
 
 /// Where the runner gets batches from: the local loader, or data workers over the data service.
 /// next() blocks until the next batch is ready; nullopt means no more batches will come.

@@ -12,6 +12,7 @@
 
 #include <iostream>
 
+#include "bench/config/plan.h"
 #include "bench/core/atomic_file.h"
 #include "bench/core/input_error.h"
 #include "bench/core/results_json.h"
@@ -89,6 +90,23 @@ po::options_description config_options(const std::string& command) {
   o.add_options()("help,h", "show this help")("config", po::value<std::string>()->required(),
                                                 "config file (JSON, keys in docs/config.md)");
   return o;
+}
+
+po::options_description item_options(const std::string& command) {
+  auto o = config_options(command);
+  o.add_options()("config-sha256", po::value<std::string>()->required(), "the config's expected SHA-256")(
+      "workload-index", po::value<size_t>()->required(), "index into the config's workloads")(
+      "configuration-index", po::value<size_t>()->required(), "index into the config's configurations");
+  return o;
+}
+
+PlanItem item_from(const Parsed& p, const Config& config) {
+  if (config.sha256 != p.string("config-sha256"))
+    throw InputError(config.path, "", "changed while pperf was running (its SHA-256 differs)");
+  const size_t w = p.vars["workload-index"].as<size_t>(), c = p.vars["configuration-index"].as<size_t>();
+  if (w >= config.workloads.size()) throw InputError("--workload-index", "", "out of range");
+  if (c >= config.configurations.size()) throw InputError("--configuration-index", "", "out of range");
+  return plan_item(config, w, c, HostCapacity::here());
 }
 
 std::vector<std::string> split_commas(const std::string& s) {

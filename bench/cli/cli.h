@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "bench/config/config.h"
+#include "bench/config/plan.h"
 #include "bench/core/result.h"
 
 namespace pperf::cli {
@@ -36,6 +37,11 @@ Parsed parse(const std::string& command, const po::options_description& options,
 /// The options every config-taking command has: --help, --config FILE.
 po::options_description config_options(const std::string& command);
 
+/// The internal child commands' options (config_options + --config-sha256, --workload-index,
+/// --configuration-index), and the plan item they name (InputError when the config changed
+/// since the parent read it, or an index is out of range).
+po::options_description item_options(const std::string& command);
+PlanItem item_from(const Parsed& p, const Config& config);
 std::vector<std::string> split_commas(const std::string& s);
 
 /// Provenance: tool, config, host, pricing. Status "interrupted" until the caller says otherwise.
@@ -88,6 +94,8 @@ int command_compare(const std::vector<std::string>& args);
 int command_history(const std::vector<std::string>& args);
 int command_export(const std::vector<std::string>& args);
 int command_report(const std::vector<std::string>& args);
+int command_advise(const std::vector<std::string>& args);
+int command_spot_drill_worker(const std::vector<std::string>& args);
 
 /// The run's HTML and/or Markdown report (a path "" skips one); with `history_db`, trend charts
 /// of the run's config on its host, change points marked. `run_text` is the results file's text.

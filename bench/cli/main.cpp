@@ -21,6 +21,7 @@ const char* kUsage =
     "  history      record, list and show runs in the SQLite history\n"
     "  export       a results file as Google Benchmark JSON or CSV\n"
     "  report       a self-contained HTML report (and Markdown) of a run, with trends from the history\n"
+    "  advise       rank configurations of results files by expected USD to train, On-Demand and Spot\n"
     "`pperf <command> --help` shows a command's options; `pperf --version` the version.\n";
 
 /// Batches and activations are large (MBs) and allocated every step. glibc would hand each one
@@ -42,11 +43,13 @@ int dispatch(const std::string& command, const std::vector<std::string>& args, c
   if (command == "history") return command_history(args);
   if (command == "export") return command_export(args);
   if (command == "report") return command_report(args);
+  if (command == "advise") return command_advise(args);
+  if (command == "spot-drill-worker") return command_spot_drill_worker(args);
   if (command == "measure-item") return command_measure_item(args, argv);
   if (command == "--help" || command == "-h" || command == "help") return std::cout << kUsage, kExitOk;
   if (command == "--version") return std::cout << "pperf " << pperf::build_version() << " (" << pperf::build_git_sha() << ")\n", kExitOk;
   throw pperf::InputError("pperf", "", "unknown command '" + command + "'" +
-                                           pperf::did_you_mean(command, {"run", "cost", "validate", "list", "data-worker", "compare", "history", "export", "report"}));
+                                           pperf::did_you_mean(command, {"run", "cost", "validate", "list", "data-worker", "compare", "history", "export", "report", "advise"}));
 }
 
 }  // namespace

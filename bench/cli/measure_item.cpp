@@ -14,10 +14,8 @@
 namespace pperf::cli {
 
 int command_measure_item(const std::vector<std::string>& args, const std::vector<std::string>& argv) {
-  auto options = config_options("measure-item");
-  options.add_options()("config-sha256", po::value<std::string>()->required(), "the config's expected SHA-256")(
-      "workload-index", po::value<size_t>()->required(), "index into the config's workloads")(
-      "configuration-index", po::value<size_t>()->required(), "index into the config's configurations")(
+  auto options = item_options("measure-item");
+  options.add_options()(
       "out", po::value<std::string>()->required(), "where to write the one-result results file")(
       "native", "running on the named instances themselves")(
       "progress", "draw a progress line on stderr (a terminal)")(
@@ -30,12 +28,7 @@ int command_measure_item(const std::vector<std::string>& args, const std::vector
   Parsed p = parse("measure-item", options, args);
   if (p.help) return std::cout << options, kExitOk;
   const Config config = load_config(p.string("config"), builtin_workloads());
-  if (config.sha256 != p.string("config-sha256"))
-    throw InputError(config.path, "", "changed while pperf was running (its SHA-256 differs)");
-  const size_t w = p.vars["workload-index"].as<size_t>(), c = p.vars["configuration-index"].as<size_t>();
-  if (w >= config.workloads.size()) throw InputError("--workload-index", "", "out of range");
-  if (c >= config.configurations.size()) throw InputError("--configuration-index", "", "out of range");
-  const PlanItem item = plan_item(config, w, c, HostCapacity::here());
+  const PlanItem item = item_from(p, config);
 
   ExecutorOptions executor;
   executor.native = p.has("native");

@@ -16,9 +16,30 @@
 #include "bench/measure/data_sources.h"
 #include "bench/measure/distributed.h"
 #include "bench/measure/executor.h"
+#include "bench/measure/spot_drill.h"
 #include "pricing/pricing_stage.h"
 
 namespace pperf::cli {
+
+namespace {
+/// `--spot-drill`: a drill per measured Spot result (a failed drill is an event, not a failure).
+void run_spot_drills(const Config& config, const Plan& plan, std::vector<Result>& results, bool quiet,
+                     const std::atomic<bool>& stop_requested) {
+  DrillOptions drill;
+  drill.pperf_binary = self_executable();
+  for (size_t i = 0; i < results.size() && i < plan.items.size() && !stop_requested; ++i) {
+    Result& r = results[i];
+    const PlanItem& item = plan.items[i];
+    if (!item.configuration->spot || r.status != ResultStatus::ok || r.configuration != item.configuration->name) continue;
+    if (!quiet) std::cerr << fmt::format("[{}] spot drill on {}: kill at step {}, restart\n", utc_timestamp(), r.configuration, drill.kill_at_step);
+    try {
+      r.spot_drill = run_spot_drill(config, item, r, drill);
+    } catch (const std::exception& e) {
+      r.events.push_back(std::string("spot drill failed: ") + e.what());
+    }
+  }
+}
+}  // namespace
 
 int command_run(const std::vector<std::string>& args, const std::vector<std::string>& argv) {
   auto options = config_options("run");
@@ -29,7 +50,9 @@ int command_run(const std::vector<std::string>& args, const std::vector<std::str
       "native", "running on the named instances themselves: results say emulated: false")(
       "in-process", "measure every item in this process instead of a process per item (debugging)")(
       "html", po::value<std::string>(), "also write the self-contained HTML report (with trends when --history is on)")(
-      "markdown", po::value<std::string>(), "also write the Markdown report");
+      "markdown", po::value<std::string>(), "also write the Markdown report")(
+      "spot-drill", "for each Spot configuration: SIGKILL its training mid-run, restart from the last checkpoint, "
+                    "record the lost time measured beside the model's prediction");
   Parsed p = parse("run", options, join_optional_value(args, "--history"));
   if (p.help) return std::cout << options, kExitOk;
 
@@ -114,6 +137,7 @@ int command_run(const std::vector<std::string>& args, const std::vector<std::str
     price_results(partial.results, pricing);
     write_outputs(partial, out);
   });
+  if (p.has("spot-drill")) run_spot_drills(config, plan, report.results, out.quiet, stop_requested);
   report.status = overall_status(report.results, stop_requested);
   const int code = finish(report, config, out);
   if (launcher_store) launcher_store->publish_exit_code(code, 60);

@@ -1,5 +1,6 @@
 #include "bench/config/config.h"
 
+#include <cmath>
 #include <filesystem>
 #include <cctype>
 #include <fstream>
@@ -17,9 +18,10 @@ namespace {
 Market read_market(const JsonView& v) { return *parse_market(v.as_choice({"on_demand", "spot"})); }
 
 PricingSettings parse_pricing(const JsonView& v) {
-  v.expect_object({"table", "market", "discount_pct"});
+  v.expect_object({"table", "market", "discount_pct", "interruptions"});
   PricingSettings p;
   p.table = v.at("table").as_string();
+  p.interruptions = v.string_or("interruptions", p.interruptions);
   if (auto m = v.find("market")) p.market = read_market(*m);
   if (auto d = v.find("discount_pct")) {
     p.discount_pct = d->as_number();
@@ -271,7 +273,7 @@ InstanceGroup parse_instance(const JsonView& v, const PricingSettings& pricing, 
 
 Configuration parse_configuration(const JsonView& v, const PricingSettings& pricing,
                                   const PriceTable& table) {
-  v.expect_object({"name", "baseline", "instances", "execution", "step_time_ms", "billable_seconds"});
+  v.expect_object({"name", "baseline", "instances", "execution", "step_time_ms", "billable_seconds", "spot"});
   Configuration c;
   c.pointer = v.pointer();
   c.name = v.at("name").as_string();
@@ -290,6 +292,64 @@ Configuration parse_configuration(const JsonView& v, const PricingSettings& pric
     if (!c.step_time_ms) b->fail("billable_seconds needs step_time_ms (a priced-only configuration)");
   }
   return c;
+}
+
+/// A finite number >= 0 (the JSON reader already refuses NaN and infinities as numbers).
+double non_negative_number(const JsonView& v) {
+  const double x = v.as_number();
+  if (!(x >= 0) || !std::isfinite(x)) v.fail("must be a finite number >= 0, got " + v.raw().dump());
+  return x;
+}
+
+/// The configuration's `spot{...}` and each Spot group's rate (override, else the table's for
+/// the price table's region). Loads the interruption table on first need.
+void resolve_spot(const JsonView& v, Configuration& c, const Config& config, std::optional<InterruptionTable>& table) {
+  bool any_spot = false;
+  for (const auto& g : c.instances) any_spot = any_spot || g.market == Market::spot;
+  const auto settings = v.find("spot");
+  if (!any_spot) {
+    if (settings) settings->fail("spot settings on a configuration without a Spot instance group");
+    return;
+  }
+  SpotSettings s;
+  if (settings) {
+    settings->expect_object({"interruptions_per_month", "restart_overhead_s", "checkpoint_interval_s",
+                             "checkpoint_save_s", "checkpoint_restore_s", "checkpoint_dir"});
+    if (auto x = settings->find("interruptions_per_month")) s.interruptions_per_month = non_negative_number(*x);
+    if (auto x = settings->find("restart_overhead_s")) s.restart_overhead_s = non_negative_number(*x);
+    if (auto x = settings->find("checkpoint_interval_s")) s.checkpoint_interval_s = x->as_positive_number();
+    if (auto x = settings->find("checkpoint_save_s")) s.checkpoint_save_s = non_negative_number(*x);
+    if (auto x = settings->find("checkpoint_restore_s")) s.checkpoint_restore_s = non_negative_number(*x);
+    if (auto x = settings->find("checkpoint_dir")) {
+      std::filesystem::path dir(x->as_string());
+      if (dir.empty()) x->fail("must name a directory");
+      if (dir.is_relative()) dir = std::filesystem::path(v.file()).parent_path() / dir;
+      s.checkpoint_dir = dir.lexically_normal().string();
+    }
+  }
+  const JsonView instances = v.at("instances");
+  for (size_t i = 0; i < c.instances.size(); ++i) {
+    const InstanceGroup& g = c.instances[i];
+    double rate = 0;
+    if (g.market == Market::spot && s.interruptions_per_month) {
+      rate = *s.interruptions_per_month;
+    } else if (g.market == Market::spot) {
+      if (!table) {
+        try {
+          table = load_interruption_table(config.pricing.interruptions);
+        } catch (const InputError& e) {
+          instances.items()[i].at("type").fail("interruption table '" + config.pricing.interruptions + "': " + e.what());
+        }
+      }
+      const auto found = table->find(config.price_table.region, g.type);
+      if (!found)
+        instances.items()[i].at("type").fail("no Spot interruption rate for " + g.type + " in " + config.price_table.region +
+                                             " in table " + table->name + "; give spot.interruptions_per_month");
+      rate = found->interruptions_per_month;
+    }
+    s.group_interruptions_per_month.push_back(rate);
+  }
+  c.spot = s;
 }
 
 
@@ -314,6 +374,7 @@ Config load_config(const std::string& path, const WorkloadRegistry& registry) {
   root.string_or("description", "");
   uint64_t seed = 0;
   if (auto s = root.find("seed")) seed = static_cast<uint64_t>(s->as_non_negative_int());
+  config.seed = seed;
 
   JsonView pricing = root.at("pricing");
   config.pricing = parse_pricing(pricing);
@@ -328,8 +389,10 @@ Config load_config(const std::string& path, const WorkloadRegistry& registry) {
 
   JsonView configurations = root.at("configurations");
   std::set<std::string> names;
+  std::optional<InterruptionTable> interruptions;
   for (const auto& item : configurations.items()) {
     Configuration c = parse_configuration(item, config.pricing, config.price_table);
+    resolve_spot(item, c, config, interruptions);
     if (!names.insert(c.name).second) item.at("name").fail("duplicate configuration name '" + c.name + "'");
     config.configurations.push_back(std::move(c));
   }
@@ -367,7 +430,8 @@ PricingInputs pricing_inputs(const Config& config) {
   inputs.table = config.price_table;
   inputs.discount_pct = config.pricing.discount_pct;
   inputs.steps_to_train = config.steps_to_train;
-  for (const auto& c : config.configurations) inputs.configurations[c.name] = {c.instances, c.billable_seconds};
+  inputs.seed = config.seed;
+  for (const auto& c : config.configurations) inputs.configurations[c.name] = {c.instances, c.billable_seconds, c.spot};
   return inputs;
 }
 

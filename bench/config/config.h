@@ -9,6 +9,7 @@
 
 #include "bench/core/workload_registry.h"
 #include "bench/stats/stopping.h"
+#include "pricing/interruption_table.h"
 #include "pricing/price_table.h"
 #include "pricing/pricing_stage.h"
 
@@ -61,12 +62,14 @@ struct Configuration {
   ExecutionSettings execution;
   std::optional<double> step_time_ms;      // priced-only configs: measured elsewhere
   std::optional<double> billable_seconds;  // priced-only configs: a whole job's billed time
+  std::optional<SpotSettings> spot;        // set when a group is Spot (rates resolved)
 };
 
 struct PricingSettings {
   std::string table;
   Market market = Market::on_demand;
   double discount_pct = 0;
+  std::string interruptions = kDefaultInterruptionTable;  // Spot interruption table
 };
 
 /// A path a config gives in a workload param, resolved against the config's directory.
@@ -86,6 +89,7 @@ struct Config {
   MeasureSettings measure;
   std::vector<Configuration> configurations;
   std::optional<int64_t> steps_to_train;
+  uint64_t seed = 0;
   /// Every configuration carries step_time_ms: `pperf cost` input, workloads are labels only.
   bool priced_only = false;
 

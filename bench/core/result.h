@@ -13,6 +13,7 @@
 
 #include "bench/core/distributed.h"
 #include "bench/core/measurement.h"
+#include "bench/core/spot.h"
 #include "bench/core/workload_registry.h"
 
 namespace pperf {
@@ -120,6 +121,10 @@ struct Result {
   std::vector<std::string> events;
   /// Data-parallel items only (bench/core/distributed.h).
   std::optional<DistributedReport> distributed;
+  // Spot (bench/core/spot.h): measured checkpoint cost, expected cost to train, drill.
+  std::optional<CheckpointCost> checkpoint;
+  std::optional<SpotEstimate> spot;
+  std::optional<SpotDrill> spot_drill;
   /// Fields of a read results file this version does not know, written back unchanged.
   nlohmann::json unknown_fields = nlohmann::json::object();
 };

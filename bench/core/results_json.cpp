@@ -16,7 +16,7 @@ const std::vector<std::string> kResultKeys = {
     "status",   "reason",         "instances",  "step_time_ms",     "throughput",    "data_wait_fraction",
     "cost",     "to_train",       "improvement_pct", "improvement_pct_ci95", "speedup", "model", "data",
     "execution", "measurement",   "events", "converged", "partial",
-    "distributed"};
+    "distributed", "checkpoint", "spot", "spot_drill"};
 
 json or_null(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
 json pair(const std::array<double, 2>& v) { return json::array({v[0], v[1]}); }
@@ -109,6 +109,9 @@ json result_json(const Result& r) {
   }
   j["events"] = r.events;
   if (r.distributed) j["distributed"] = distributed_json(*r.distributed);
+  if (r.checkpoint) j["checkpoint"] = to_json(*r.checkpoint);
+  if (r.spot) j["spot"] = to_json(*r.spot);
+  if (r.spot_drill) j["spot_drill"] = to_json(*r.spot_drill);
   return j;
 }
 
@@ -261,6 +264,9 @@ Result read_result(const JsonView& v) {
   if (auto e = v.find_value("execution")) r.execution = read_execution(*e);
   if (auto events = v.find_value("events")) r.events = read_strings(*events);
   if (auto d = v.find_value("distributed")) r.distributed = read_distributed(*d);
+  if (auto c = v.find_value("checkpoint")) r.checkpoint = read_checkpoint_cost(*c);
+  if (auto s = v.find_value("spot")) r.spot = read_spot_estimate(*s);
+  if (auto d = v.find_value("spot_drill")) r.spot_drill = read_spot_drill(*d);
   if (r.status == ResultStatus::ok && !r.step) v.fail("status ok without step_time_ms");
   return r;
 }

@@ -20,6 +20,7 @@
 #include "bench/measure/memory_probe.h"
 #include "bench/measure/progress.h"
 #include "bench/measure/runner.h"
+#include "bench/measure/spot_drill.h"
 #include "bench/measure/torch_info.h"
 #include "bench/stats/stats.h"
 #include "workloads/common/local_loader.h"
@@ -254,6 +255,17 @@ void measure_into(Result& r, const Config& config, const PlanItem& item, const W
   r.model = workload->model_info();
   r.events.insert(r.events.end(), r.model->events.begin(), r.model->events.end());
   summarize_into(r, std::move(m));
+  // Spot: what a checkpoint of this workload's training state costs here (after measuring, so
+  // the step times are untouched). In a data-parallel group rank 0 writes it, as DDP jobs do.
+  const bool writes_checkpoints = !rank || rank->rank == 0;
+  if (const auto& spot = item.configuration->spot;
+      spot && writes_checkpoints && r.status == ResultStatus::ok && !stop_requested) {
+    try {
+      r.checkpoint = measure_checkpoint(*workload, checkpoint_path(spot->checkpoint_dir, item.configuration->name), 5);
+    } catch (const std::exception& e) {
+      r.events.push_back(std::string("spot: checkpoint cost not measured: ") + e.what());
+    }
+  }
 }
 
 Result failed_result(Result r, const std::string& reason) {

@@ -218,6 +218,11 @@ class BertClassification : public Workload {
     return {count_parameters(*net_), 3 * net_->forward_flops(seq_len_), "fp32"};
   }
 
+  bool save_state(torch::serialize::OutputArchive& archive) override {
+    save_module_and_optimizer(archive, *net_, optimizer_);
+    return true;
+  }
+  void load_state(torch::serialize::InputArchive& archive) override { load_module_and_optimizer(archive, *net_, optimizer_); }
   double train_step(const Batch& batch) override {
     optimizer_.zero_grad();
     torch::Tensor logits = net_->forward(batch.inputs.select(1, 0), batch.inputs.select(1, 1));

@@ -31,4 +31,19 @@ void Adadelta::step() {
   }
 }
 
+void Adadelta::save(torch::serialize::OutputArchive& archive) const {
+  for (size_t i = 0; i < params_.size(); ++i) {
+    archive.write("square_avg." + std::to_string(i), square_avg_[i], /*is_buffer=*/true);
+    archive.write("acc_delta." + std::to_string(i), acc_delta_[i], /*is_buffer=*/true);
+  }
+}
+
+void Adadelta::load(torch::serialize::InputArchive& archive) {
+  torch::NoGradGuard no_grad;
+  for (size_t i = 0; i < params_.size(); ++i) {
+    archive.read("square_avg." + std::to_string(i), square_avg_[i], /*is_buffer=*/true);
+    archive.read("acc_delta." + std::to_string(i), acc_delta_[i], /*is_buffer=*/true);
+  }
+}
+
 }  // namespace pperf

@@ -20,6 +20,9 @@ class Adadelta {
   void zero_grad();
   /// One update from the gradients currently in the parameters' .grad().
   void step();
+  /// The running averages (the optimizer's whole state), for checkpoints.
+  void save(torch::serialize::OutputArchive& archive) const;
+  void load(torch::serialize::InputArchive& archive);
 
  private:
   std::vector<torch::Tensor> params_;

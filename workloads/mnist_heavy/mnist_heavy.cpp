@@ -162,6 +162,19 @@ class MnistHeavy : public Workload {
     return {count_parameters(*net_), 3 * net_->forward_flops(), "fp32"};
   }
 
+  bool save_state(torch::serialize::OutputArchive& archive) override {
+    net_->save(archive);
+    torch::serialize::OutputArchive optimizer;
+    optimizer_.save(optimizer);
+    archive.write("optimizer", optimizer);
+    return true;
+  }
+  void load_state(torch::serialize::InputArchive& archive) override {
+    net_->load(archive);
+    torch::serialize::InputArchive optimizer;
+    archive.read("optimizer", optimizer);
+    optimizer_.load(optimizer);
+  }
   double train_step(const Batch& batch) override {
     optimizer_.zero_grad();
     torch::Tensor loss = torch::nll_loss(net_->forward(batch.inputs), batch.targets);

@@ -219,6 +219,11 @@ class ResNet50Augment : public Workload {
     return {count_parameters(*net_), 3 * net_->forward_flops(), "fp32"};
   }
 
+  bool save_state(torch::serialize::OutputArchive& archive) override {
+    save_module_and_optimizer(archive, *net_, optimizer_);
+    return true;
+  }
+  void load_state(torch::serialize::InputArchive& archive) override { load_module_and_optimizer(archive, *net_, optimizer_); }
   double train_step(const Batch& batch) override {
     optimizer_.zero_grad();
     torch::Tensor loss = torch::nn::functional::cross_entropy(net_->forward(batch.inputs), batch.targets);

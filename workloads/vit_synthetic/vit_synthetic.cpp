@@ -222,6 +222,11 @@ class VitSynthetic : public Workload {
     return info;
   }
 
+  bool save_state(torch::serialize::OutputArchive& archive) override {
+    save_module_and_optimizer(archive, *net_, optimizer_);
+    return true;
+  }
+  void load_state(torch::serialize::InputArchive& archive) override { load_module_and_optimizer(archive, *net_, optimizer_); }
   double train_step(const Batch& batch) override {
     if (bf16_) {
       try {

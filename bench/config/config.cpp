@@ -271,6 +271,24 @@ InstanceGroup parse_instance(const JsonView& v, const PricingSettings& pricing, 
   return g;
 }
 
+/// Device "cuda" without `distributed`: one rank per GPU of the trainer groups (count x the
+/// table's accelerators per instance), started here (a p4d's 8 GPUs) or joined through the
+/// launcher's variables (instances of one GPU each); NCCL where this pperf has it.
+std::optional<DistributedSettings> rank_per_gpu(const JsonView& v, const Configuration& c, const PriceTable& table) {
+  int64_t gpus = 0;
+  for (const auto& g : c.instances)
+    if (const InstanceSpec* spec = table.find(g.type); spec && g.role == "dnn") gpus += g.count * spec->accelerators;
+  if (gpus == 0)
+    v.at("execution").at("device").fail("\"cuda\": the trainer instances have no GPU in price table " + table.name +
+                                        "; name one, e.g. \"cuda:0\"");
+  if (gpus == 1) return std::nullopt;
+  DistributedSettings d;
+  d.world_size = gpus;
+  d.backend = PPERF_WITH_NCCL ? "nccl" : "gloo";
+  d.spawn_local = true;
+  return d;
+}
+
 Configuration parse_configuration(const JsonView& v, const PricingSettings& pricing,
                                   const PriceTable& table) {
   v.expect_object({"name", "baseline", "instances", "execution", "step_time_ms", "billable_seconds", "spot"});
@@ -286,6 +304,7 @@ Configuration parse_configuration(const JsonView& v, const PricingSettings& pric
   for (const auto& g : c.instances) has_dnn = has_dnn || g.role == "dnn";
   if (!has_dnn) instances.fail("needs an instance group with role 'dnn' (the trainer)");
   if (auto e = v.find("execution")) c.execution = parse_execution(*e);
+  if (c.execution.device == "cuda" && !c.execution.distributed) c.execution.distributed = rank_per_gpu(v, c, table);
   if (auto t = v.find("step_time_ms")) c.step_time_ms = t->as_positive_number();
   if (auto b = v.find("billable_seconds")) {
     c.billable_seconds = b->as_positive_number();

@@ -96,6 +96,12 @@ PlanItem plan_item(const Config& config, size_t workload_index, size_t configura
   if (c.execution.distributed) item.ranks = c.execution.distributed->world_size;
   check_cpus(c.execution.cpus, c.pointer + "/execution/cpus", host, item.not_runnable_here);
   check_device(c.execution.device, c.pointer + "/execution/device", host, item.not_runnable_here);
+  // One rank per GPU started here needs as many GPUs here.
+  if (c.execution.device == "cuda" && host.cuda_devices > 0 && c.execution.distributed &&
+      c.execution.distributed->spawn_local && c.execution.distributed->world_size > host.cuda_devices)
+    item.not_runnable_here.push_back({c.pointer + "/execution/device",
+                                      "one rank per GPU: " + std::to_string(c.execution.distributed->world_size) +
+                                          " ranks, this host has " + std::to_string(host.cuda_devices) + " GPUs"});
   check_cpus(c.execution.data.spawn_local_cpus, c.pointer + "/execution/data/spawn_local/cpus", host,
              item.not_runnable_here);
   if (workload_index < config.path_params.size())

@@ -113,3 +113,32 @@ TEST(Plan, AGpuDeviceIsValidEverywhereButRunnableOnlyWithGpus) {
   // This host, as built here (Debian's CPU-only libtorch): never runnable, and it says why.
   if (HostCapacity::here().cuda_devices == 0) EXPECT_FALSE(HostCapacity::here().no_cuda_reason.empty());
 }
+
+TEST(Plan, CudaRunsOneRankPerGpuOfTheTrainerInstances) {
+  pperf::testing::TempDir dir;
+  json j = two_by_two();  // small: 1x p3.2xlarge (1 GPU); big: 1x p4d.24xlarge (8 GPUs)
+  j["configurations"][0]["execution"]["device"] = "cuda";
+  j["configurations"][1]["execution"] = {{"device", "cuda"}};
+  j["configurations"][1]["instances"][0]["count"] = 2;
+  const Config c = load(j, dir);
+  EXPECT_FALSE(c.configurations[0].execution.distributed) << "one GPU: one process";
+  ASSERT_TRUE(c.configurations[1].execution.distributed);
+  EXPECT_EQ(c.configurations[1].execution.distributed->world_size, 16);
+  EXPECT_TRUE(c.configurations[1].execution.distributed->spawn_local);
+  HostCapacity eight_gpus{128};
+  eight_gpus.cuda_devices = 8;
+  const PlanItem big = make_plan(c, {{"big"}, ""}, eight_gpus).items[0];
+  EXPECT_EQ(big.ranks, 16);
+  EXPECT_EQ(big.result_skeleton().samples_per_step, 8 * 16);
+  ASSERT_EQ(big.not_runnable_here.size(), 1u);
+  EXPECT_EQ(big.not_runnable_here[0].reason, "one rank per GPU: 16 ranks, this host has 8 GPUs");
+
+  j["configurations"][0]["instances"][0]["type"] = "c5.18xlarge";  // no GPU
+  try {
+    load(j, dir);
+    FAIL() << "cuda on a CPU instance loaded";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("/configurations/0/execution/device: \"cuda\": the trainer instances have no GPU"),
+              std::string::npos) << e.what();
+  }
+}

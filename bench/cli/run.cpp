@@ -28,7 +28,8 @@ int command_run(const std::vector<std::string>& args, const std::vector<std::str
       "native", "running on the named instances themselves: results say emulated: false")(
       "in-process", "measure every item in this process instead of a process per item (debugging)")(
       "html", po::value<std::string>(), "also write the self-contained HTML report (with trends when --history is on)")(
-      "markdown", po::value<std::string>(), "also write the Markdown report");
+      "markdown", po::value<std::string>(), "also write the Markdown report")(
+      "require-converged", "exit 1 when a result stopped on max_steps/max_seconds before its CI reached target_rel_ci");
   Parsed p = parse("run", options, join_optional_value(args, "--history"));
   if (p.help) return std::cout << options, kExitOk;
 
@@ -86,7 +87,7 @@ int command_run(const std::vector<std::string>& args, const std::vector<std::str
     if (!out.quiet)
       std::cerr << fmt::format("[{}] {}/{} on {}: {}\n", utc_timestamp(), r.workload, r.preset, r.configuration,
                                r.status == ResultStatus::ok
-                                   ? fmt::format("median {:.4g} ms/step over {} steps ({}){}", r.step->median_ms,
+                                   ? fmt::format("mean {:.4g} ms/step (median {:.4g}) over {} steps ({}){}", r.step->mean_ms, r.step->median_ms,
                                                  r.measurement->step_ms.size(), r.measurement->stop_reason,
                                                  r.partial ? ", partial" : "")
                                    : to_string(r.status) + ": " + r.reason);
@@ -104,6 +105,13 @@ int command_run(const std::vector<std::string>& args, const std::vector<std::str
     for (const char* flag : {"html", "markdown"})
       if (p.has(flag)) std::cout << "report: " << p.string(flag) << "\n";
   }
+  if (code == kExitOk && p.has("require-converged"))
+    for (const auto& r : report.results)
+      if (r.converged && !*r.converged) {
+        std::cerr << fmt::format("pperf: --require-converged: {}/{} on {} did not converge ({})\n", r.workload, r.preset,
+                                 r.configuration, r.measurement ? r.measurement->stop_reason : "no measurement");
+        return kExitResultFailed;
+      }
   return code;
 }
 

@@ -48,7 +48,7 @@ Measurement measure(Workload& workload, DataSource& data, const MeasureSettings&
     report(true, m.warmup_steps);
   }
 
-  const auto rules = make_stop_rules(settings);
+  auto rules = make_stop_rules(settings);
   const double phase_start = clock.now_ms();
   for (;;) {
     if (stop_requested) {

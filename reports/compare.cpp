@@ -331,7 +331,8 @@ CompareReport compare_runs(CompareSide baseline, CompareSide candidate, const Co
       if (b->cost && c->cost && b->cost->usd_per_step > 0 && b->cost->usd_per_hour > 0) {
         const double total = (c->cost->usd_per_step / b->cost->usd_per_step - 1) * 100;
         p.cost_change_pct = total;
-        p.cost_time_part_pct = (tc / tb - 1) * 100;
+        // Cost is priced on the mean step (the bill), so its time part is the mean's change.
+        p.cost_time_part_pct = (c->step->mean_ms / b->step->mean_ms - 1) * 100;
         p.cost_price_part_pct = total - *p.cost_time_part_pct;
         p.usd_per_step_change = c->cost->usd_per_step - b->cost->usd_per_step;
         p.price_moved = std::fabs(c->cost->usd_per_hour / b->cost->usd_per_hour - 1) > 1e-9;

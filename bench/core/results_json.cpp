@@ -163,9 +163,10 @@ void read_step_time(const JsonView& v, Result& r) {
   StepTimeEstimate e;
   e.median_ms = v.at("median").as_number();
   if (auto ci = v.find_value("ci95")) e.ci95_ms = read_pair(*ci);
-  e.mean_ms = v.number_or("mean", e.median_ms);
+  const auto mean = v.find_value("mean");  // null in files from before issue 13 for given times
+  e.mean_ms = mean ? mean->as_number() : e.median_ms;
   if (auto ci = v.find_value("mean_ci95")) e.mean_ci95_ms = read_pair(*ci);
-  e.ci_nominal_level = v.number_or("ci_nominal_level", 0.95);
+  if (auto level = v.find_value("ci_nominal_level")) e.ci_nominal_level = level->as_number();
   if (auto r1 = v.find_value("lag1_autocorrelation")) e.lag1_autocorrelation = r1->as_number();
   r.step = e;
   if (v.find_value("stdev")) {

@@ -12,8 +12,27 @@ using namespace pperf::coverage;
 
 int main(int argc, char** argv) {
   const int trials = argc > 1 ? std::atoi(argv[1]) : 10000;
-  fmt::print("{} trials per cell; coverage of the median's CI / the mean's CI, in %\n\n", trials);
+  fmt::print("Bill (mean) vs median, per shape:\n");
+  for (Shape s : kShapes) {
+    const Generator g{s};
+    fmt::print("  {}: median {:.2f} ms, mean {:.2f} ms: the bill is {:.1f} % above the median's price\n", name(s),
+               g.true_median(), g.true_mean(), (g.true_mean() / g.true_median() - 1) * 100);
+  }
+  fmt::print("\nBefore: how often the printed cost CI (the median's CI x price) contained the billed value, in %\n");
+  {
+    uint64_t before_seed = 1000;
+    fmt::print("| shape | n=3 | n=10 | n=40 | n=200 |\n|---|---|---|---|---|\n");
+    for (Shape s : kShapes) {
+      fmt::print("| {} |", name(s));
+      for (size_t n : {3, 10, 40, 200}) fmt::print(" {:.1f} |", simulate({s}, n, trials, before_seed++).before_coverage() * 100);
+      fmt::print("\n");
+    }
+  }
+  fmt::print("\nAfter: {} trials per cell; coverage of the median's CI / the mean's CI (cost's), in %\n", trials);
   const std::vector<size_t> ns = {6, 10, 20, 40, 100, 200, 400};
+  fmt::print("(the median's interval is exact-binomial, so at least 95 %: at n =");
+  for (size_t n : ns) fmt::print(" {}: {:.1f} %", n, median_exact_level(n, 0.95) * 100);
+  fmt::print(")\n\n");
   fmt::print("| shape |");
   for (size_t n : ns) fmt::print(" n={} |", n);
   fmt::print("\n|---|");

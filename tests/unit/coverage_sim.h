@@ -64,9 +64,11 @@ struct Generator {
 
 struct Cell {
   int trials = 0, median_hits = 0, mean_hits = 0, median_intervals = 0, mean_intervals = 0;
+  int before_hits = 0;  // before issue 13: cost CI = the median's CI (median_ci95), vs the bill
   double steps = 0;  // mean n at the end
   double median_coverage() const { return median_intervals ? double(median_hits) / median_intervals : 0; }
   double mean_coverage() const { return mean_intervals ? double(mean_hits) / mean_intervals : 0; }
+  double before_coverage() const { return trials ? double(before_hits) / trials : 0; }
 };
 
 /// Measures like the runner: feeds one step at a time to the real stop rules until one fires
@@ -99,6 +101,8 @@ inline Cell simulate(const Generator& g, size_t n, int trials, uint64_t seed, co
     ++c.trials;
     c.steps += static_cast<double>(used) / trials;
     if (e.ci95_ms) ++c.median_intervals, c.median_hits += (*e.ci95_ms)[0] <= median && median <= (*e.ci95_ms)[1];
+    const auto before = median_ci95(steps);
+    c.before_hits += before[0] <= mean && mean <= before[1];
     if (e.mean_ci95_ms) ++c.mean_intervals, c.mean_hits += (*e.mean_ci95_ms)[0] <= mean && mean <= (*e.mean_ci95_ms)[1];
   }
   return c;

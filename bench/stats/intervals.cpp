@@ -135,11 +135,30 @@ double IncrementalPrecision::lag1_r() const {
   return den > 0 ? num / den : 0;
 }
 
+double IncrementalPrecision::t_quantile_cached(double level, double dof) const {
+  // Exact (Boost) up to 200 degrees of freedom, each computed once; beyond, the Cornish-Fisher
+  // expansion of t around the normal quantile (relative error < 1e-7 there), so a long run
+  // does not pay a Boost quantile per step.
+  if (level != cached_level_) {
+    cached_level_ = level;
+    t_cache_.assign(201, 0);
+    z_ = boost::math::quantile(boost::math::normal(), 0.5 + level / 2);
+  }
+  if (dof <= 200) {
+    double& t = t_cache_[static_cast<size_t>(dof)];
+    if (t == 0) t = t_quantile(level, dof);
+    return t;
+  }
+  const double z = z_, z3 = z * z * z, z5 = z3 * z * z, z7 = z5 * z * z;
+  return z + (z3 + z) / (4 * dof) + (5 * z5 + 16 * z3 + 3 * z) / (96 * dof * dof) +
+         (3 * z7 + 19 * z5 + 17 * z3 - 15 * z) / (384 * dof * dof * dof);
+}
+
 double IncrementalPrecision::mean_rel_halfwidth(double level) const {
   const double inf = std::numeric_limits<double>::infinity();
   if (n_ < kMinCiSteps || !(m_ > 0) || !std::isfinite(m2_) || bad_) return inf;
   const double sd = std::sqrt(std::max(0.0, m2_ / (n_ - 1)));
-  return t_quantile(level, n_ - 1) * sd / std::sqrt(n_) * autocorrelation_widening(lag1_r(), n()) / m_;
+  return t_quantile_cached(level, n_ - 1) * sd / std::sqrt(n_) * autocorrelation_widening(lag1_r(), n()) / m_;
 }
 
 double IncrementalPrecision::median_rel_halfwidth(const std::vector<double>& samples, double level) const {

@@ -92,6 +92,9 @@ class IncrementalPrecision {
   // log sums, shifted by the first log value: sum l, sum l^2, sum l_i l_{i-1}
   double log0_ = 0, sl_ = 0, sll_ = 0, slag_ = 0, l_first_ = 0, l_last_ = 0;
   mutable std::vector<double> scratch_;
+  double t_quantile_cached(double level, double dof) const;
+  mutable double cached_level_ = -1, z_ = 0;
+  mutable std::vector<double> t_cache_;
 };
 
 }  // namespace pperf

@@ -57,8 +57,14 @@ TEST(Intervals, LagOneAutocorrelationMatchesNumpyAndTheRunningSums) {
     inc.add(xs.back());
     if (i >= 2) ASSERT_NEAR(inc.lag1_r(), lag1_autocorrelation_log(xs), 1e-9) << i;
   }
+  // The running check agrees with the reported interval (n - 1 = 499 > 200: the expansion of t).
   const auto ci = mean_interval(xs, 0.95, autocorrelation_widening(inc.lag1_r(), xs.size()));
   EXPECT_NEAR(inc.mean_rel_halfwidth(0.95), ((*ci)[1] - (*ci)[0]) / 2 / inc.mean(), 1e-9);
+  const std::vector<double> first(xs.begin(), xs.begin() + 50);
+  IncrementalPrecision small;
+  for (double x : first) small.add(x);
+  const auto ci50 = mean_interval(first, 0.95, autocorrelation_widening(small.lag1_r(), first.size()));
+  EXPECT_NEAR(small.mean_rel_halfwidth(0.95), ((*ci50)[1] - (*ci50)[0]) / 2 / small.mean(), 1e-12);
 }
 
 TEST(Intervals, WideningNeverNarrowsAndGrowsWithR) {

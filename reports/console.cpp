@@ -178,9 +178,10 @@ std::string to_console(const RunReport& report, const ConsoleOptions& options) {
       {"improvement %", 0, false, {}},
       {"improvement % 95% CI", 2, false, {}},
       {"speedup x", 1, false, {}},
+      {"MFU %", 3, false, {}},
       {"notes", 0, true, {}}};
   enum { kWorkload, kConfiguration, kInstances, kStep, kStepCi, kMean, kRate, kWait, kHourly, kMoney, kMoneyCi, kImprovement,
-         kImprovementCi, kSpeedup, kNotes };
+         kImprovementCi, kSpeedup, kMfu, kNotes };
   auto number = [](const std::optional<double>& v, int digits) { return v ? fmt::format("{:.{}f}", *v, digits) : "-"; };
   auto money = [&](double usd_per_step) { return significant(usd_per_step * money_per, 3); };
   bool any_baseline = false;
@@ -207,6 +208,7 @@ std::string to_console(const RunReport& report, const ConsoleOptions& options) {
       if (const auto& ci = r.comparison.improvement_pct_ci95; ci && r.measured)
         cells[kImprovementCi] = fmt::format("{:.1f}..{:.1f}", (*ci)[0], (*ci)[1]);
       if (r.comparison.speedup) cells[kSpeedup] = fmt::format("{:.2f}", *r.comparison.speedup);
+      if (r.mfu) cells[kMfu] = fmt::format("{:.1f}", *r.mfu * 100);
     }
     for (size_t c = 0; c < columns.size(); ++c) columns[c].cells.push_back(cells[c]);
   }

@@ -10,11 +10,13 @@
 #include "bench/core/atomic_file.h"
 #include "bench/config/plan.h"
 #include "bench/core/input_error.h"
+#include "bench/core/mfu.h"
 #include "bench/env/host_info.h"
 #include "bench/env/process.h"
 #include "bench/history/history.h"
 #include "bench/measure/data_sources.h"
 #include "bench/measure/executor.h"
+#include "bench/measure/peak_flops.h"
 #include "pricing/pricing_stage.h"
 
 namespace pperf::cli {
@@ -69,6 +71,11 @@ int command_run(const std::vector<std::string>& args, const std::vector<std::str
   if (!history.empty()) History(history, History::Mode::create);  // a bad database fails before the run
 
   RunReport report = report_header(config, "run", argv);
+  // MFU's denominator: this host's peak GEMM rate, measured once per host fingerprint.
+  report.host["peak_gflops"] = cached_peak_gflops(host_fingerprint(report.host), default_peak_cache_path());
+  const auto with_mfu = [&](std::vector<Result>& results) {
+    for (auto& r : results) r.mfu = model_flops_utilization(r, report.host);
+  };
   // Until the run ends, the file on disk says "interrupted": a run killed at any point
   // leaves valid JSON with what it had measured.
   write_outputs(report, out);
@@ -94,8 +101,10 @@ int command_run(const std::vector<std::string>& args, const std::vector<std::str
     RunReport partial = report;
     partial.results = so_far;
     price_results(partial.results, pricing);
+    with_mfu(partial.results);
     write_outputs(partial, out);
   });
+  with_mfu(report.results);
   report.status = overall_status(report.results, stop_requested);
   const int code = finish(report, config, out);
   if (!history.empty()) record_in_history(history, out.json_path, report);

@@ -111,6 +111,8 @@ struct Result {
   std::optional<bool> converged;
   /// Measured: why measuring stopped, Measurement::stop_reason_code() (its stop_reason has the detail).
   std::optional<std::string> stop_reason;
+  /// Model FLOPs utilization (0..1) against host.peak_gflops: bench/core/mfu.h.
+  std::optional<double> mfu;
   /// Measured steps kept after the data source failed mid-run.
   bool partial = false;
   std::optional<Cost> cost;

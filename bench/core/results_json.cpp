@@ -15,7 +15,7 @@ const std::vector<std::string> kResultKeys = {
     "workload", "preset",         "batch_size", "samples_per_step", "configuration", "baseline", "measured",
     "status",   "reason",         "instances",  "step_time_ms",     "throughput",    "data_wait_fraction",
     "cost",     "to_train",       "improvement_pct", "improvement_pct_ci95", "speedup", "model", "data",
-    "execution", "measurement",   "events", "converged", "partial", "stop_reason", "speedup_ci95"};
+    "execution", "measurement",   "events", "converged", "partial", "stop_reason", "speedup_ci95", "mfu"};
 
 json or_null(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
 json pair(const std::array<double, 2>& v) { return json::array({v[0], v[1]}); }
@@ -71,6 +71,7 @@ json result_json(const Result& r) {
   j["converged"] = r.converged ? json(*r.converged) : json(nullptr);
   j["partial"] = r.partial;
   j["stop_reason"] = r.stop_reason ? json(*r.stop_reason) : json(nullptr);
+  j["mfu"] = or_null(r.mfu);
   if (r.cost) {
     const Cost& c = *r.cost;
     j["cost"] = {{"usd_per_hour", c.usd_per_hour}, {"usd_per_step", c.usd_per_step},
@@ -237,6 +238,7 @@ Result read_result(const JsonView& v) {
   if (auto c = v.find_value("converged")) r.converged = c->as_bool();
   if (auto p = v.find_value("partial")) r.partial = p->as_bool();
   if (auto s = v.find_value("stop_reason")) r.stop_reason = s->as_string();
+  r.mfu = optional_number(v, "mfu");
   if (auto c = v.find_value("cost")) {
     Cost cost;
     cost.usd_per_hour = c->at("usd_per_hour").as_number();

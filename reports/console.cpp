@@ -160,7 +160,10 @@ std::string to_console(const RunReport& report, const ConsoleOptions& options) {
   const std::vector<Result>& results = report.results;
   std::set<std::string> workloads;
   for (const auto& r : results) workloads.insert(fmt::format("{}/{}, batch {}", r.workload, r.preset, r.batch_size));
-  const auto [money_per, money_unit] = money_scale(results);
+  // Named members, not a structured binding: a lambda below uses them (C++17 clang refuses that).
+  const auto scale = money_scale(results);
+  const double money_per = scale.first;
+  const std::string& money_unit = scale.second;
   const std::string currency = report.pricing_currency.empty() ? "USD" : report.pricing_currency;
 
   std::vector<Column> columns = {

@@ -136,18 +136,19 @@ double IncrementalPrecision::lag1_r() const {
 }
 
 double IncrementalPrecision::t_quantile_cached(double level, double dof) const {
-  // Exact (Boost) up to 200 degrees of freedom, each computed once; beyond, the Cornish-Fisher
-  // expansion of t around the normal quantile (relative error < 1e-7 there), so a long run
-  // does not pay a Boost quantile per step.
+  // Exact (Boost) up to 200 degrees of freedom, computed once per process for the stop rule's
+  // 95 %; beyond, the Cornish-Fisher expansion of t around the normal quantile (relative error
+  // < 1e-7 there), so a run does not pay a Boost quantile per step.
+  constexpr size_t kExactDof = 200;
+  static const std::vector<double> t95 = [] {
+    std::vector<double> t(kExactDof + 1, 0);
+    for (size_t dof = 1; dof <= kExactDof; ++dof) t[dof] = t_quantile(0.95, static_cast<double>(dof));
+    return t;
+  }();
+  if (dof <= kExactDof) return level == 0.95 ? t95[static_cast<size_t>(dof)] : t_quantile(level, dof);
   if (level != cached_level_) {
     cached_level_ = level;
-    t_cache_.assign(201, 0);
     z_ = boost::math::quantile(boost::math::normal(), 0.5 + level / 2);
-  }
-  if (dof <= 200) {
-    double& t = t_cache_[static_cast<size_t>(dof)];
-    if (t == 0) t = t_quantile(level, dof);
-    return t;
   }
   const double z = z_, z3 = z * z * z, z5 = z3 * z * z, z7 = z5 * z * z;
   return z + (z3 + z) / (4 * dof) + (5 * z5 + 16 * z3 + 3 * z) / (96 * dof * dof) +

@@ -94,7 +94,6 @@ class IncrementalPrecision {
   mutable std::vector<double> scratch_;
   double t_quantile_cached(double level, double dof) const;
   mutable double cached_level_ = -1, z_ = 0;
-  mutable std::vector<double> t_cache_;
 };
 
 }  // namespace pperf

@@ -11,7 +11,7 @@
 namespace pperf {
 
 /// model.flops_per_sample x samples_per_s / (host.peak_gflops[p] x 1e9), p = "bf16" when the
-/// model ran in bf16, else "fp32". nullopt when any of them is unknown or zero.
+/// model's precision starts with "bf16" (e.g. "bf16-autocast"), else "fp32". nullopt when any of them is unknown or zero.
 std::optional<double> model_flops_utilization(const Result& r, const nlohmann::json& host);
 
 }  // namespace pperf

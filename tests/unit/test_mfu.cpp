@@ -12,6 +12,8 @@ TEST(Mfu, ModelFlopsTimesThroughputOverThePeakOfItsPrecision) {
   EXPECT_DOUBLE_EQ(*model_flops_utilization(r, host), 0.25);
   r.model->precision = "bf16";
   EXPECT_DOUBLE_EQ(*model_flops_utilization(r, host), 0.1);
+  r.model->precision = "bf16-autocast";  // what vit_synthetic reports under CPU autocast
+  EXPECT_DOUBLE_EQ(*model_flops_utilization(r, host), 0.1);
 }
 
 TEST(Mfu, UnknownWhenAnyFactorIs) {

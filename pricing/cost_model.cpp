@@ -1,5 +1,13 @@
 #include "pricing/cost_model.h"
 
+#include <algorithm>
+#include <boost/math/distributions/normal.hpp>
+#include <cmath>
+
+#include "bench/stats/compare_stats.h"
+#include "bench/stats/intervals.h"
+#include "bench/stats/stats.h"
+
 namespace pperf {
 
 Cost price(const CostInput& input) {
@@ -9,8 +17,9 @@ Cost price(const CostInput& input) {
   cost.usd_per_hour = list_usd_per_hour * (1 - input.discount_pct / 100);
 
   const double usd_per_ms = cost.usd_per_hour / 3.6e6;
-  cost.usd_per_step = usd_per_ms * input.step.median_ms;
-  cost.usd_per_step_ci95 = {usd_per_ms * input.step.ci95_ms[0], usd_per_ms * input.step.ci95_ms[1]};
+  cost.usd_per_step = usd_per_ms * input.step.mean_ms;
+  if (const auto& ci = input.step.mean_ci95_ms)
+    cost.usd_per_step_ci95 = std::array<double, 2>{usd_per_ms * (*ci)[0], usd_per_ms * (*ci)[1]};
   if (input.samples_per_step > 0 && cost.usd_per_step > 0) {
     cost.usd_per_1m_samples = cost.usd_per_step / input.samples_per_step * 1e6;
     cost.samples_per_usd = 1e6 / cost.usd_per_1m_samples;
@@ -24,25 +33,60 @@ Cost price(const CostInput& input) {
   } else if (input.steps_to_train) {
     ToTrain t;
     t.steps = input.steps_to_train;
-    t.hours = *input.steps_to_train * input.step.median_ms / 3.6e6;
+    t.hours = *input.steps_to_train * input.step.mean_ms / 3.6e6;
     t.usd = cost.usd_per_hour * t.hours;
     cost.to_train = t;
   }
   return cost;
 }
 
-Comparison compare(const Cost& cost, const StepTimeEstimate& step, const Cost& baseline_cost,
-                   const StepTimeEstimate& baseline_step, bool is_baseline) {
+namespace {
+double widening_of(const PricedStep& p) {
+  return autocorrelation_widening(p.step.lag1_autocorrelation.value_or(0), p.samples->size());
+}
+
+/// CI of mean(candidate) / mean(baseline), or nullopt.
+std::optional<std::array<double, 2>> ratio_of_means_ci(const PricedStep& candidate, const PricedStep& baseline) {
+  for (const PricedStep* p : {&candidate, &baseline})
+    if (!p->samples || p->samples->size() < kMinCiSteps || !p->step.mean_ci95_ms || !valid_step_times(*p->samples))
+      return std::nullopt;
+  const double level = std::max(candidate.step.ci_nominal_level, baseline.step.ci_nominal_level);
+  const double ratio = candidate.step.mean_ms / baseline.step.mean_ms;
+  const double widening = std::max(widening_of(candidate), widening_of(baseline));
+  const double z = boost::math::quantile(boost::math::normal(), 0.5 + level / 2);
+  double log_lo, log_hi;
+  if (candidate.samples->size() + baseline.samples->size() > kComparisonBootstrapMaxSamples) {
+    // Delta method: var(log mean) = (se / mean)^2, se from each side's own (widened) CI.
+    auto rel_se = [](const PricedStep& p) {
+      const auto& ci = *p.step.mean_ci95_ms;
+      const double z_p = boost::math::quantile(boost::math::normal(), 0.5 + p.step.ci_nominal_level / 2);
+      return (ci[1] - ci[0]) / 2 / z_p / p.step.mean_ms;
+    };
+    const double se = std::hypot(rel_se(candidate), rel_se(baseline));
+    return std::array<double, 2>{ratio * std::exp(-z * se), ratio * std::exp(z * se)};
+  }
+  const auto ci = bootstrap_ratio_ci(*baseline.samples, *candidate.samples, mean, kComparisonResamples,
+                                     kComparisonSeed, level);
+  log_lo = std::log(ci[0] / ratio) * widening;
+  log_hi = std::log(ci[1] / ratio) * widening;
+  return std::array<double, 2>{ratio * std::exp(log_lo), ratio * std::exp(log_hi)};
+}
+}  // namespace
+
+Comparison compare(const PricedStep& candidate, const PricedStep& baseline, bool is_baseline) {
   Comparison c;
-  if (step.median_ms > 0) c.speedup = baseline_step.median_ms / step.median_ms;
-  if (is_baseline || baseline_cost.usd_per_step <= 0) return c;
+  if (candidate.step.mean_ms > 0) c.speedup = baseline.step.mean_ms / candidate.step.mean_ms;
+  const auto ratio = candidate.step.mean_ms > 0 && baseline.step.mean_ms > 0
+                         ? ratio_of_means_ci(candidate, baseline)
+                         : std::nullopt;
+  if (ratio && !is_baseline) c.speedup_ci95 = std::array<double, 2>{1 / (*ratio)[1], 1 / (*ratio)[0]};
+  if (is_baseline || baseline.cost.usd_per_step <= 0) return c;
   auto improvement = [](double usd, double baseline_usd) { return (1 - usd / baseline_usd) * 100; };
-  c.improvement_pct = improvement(cost.usd_per_step, baseline_cost.usd_per_step);
-  const auto& ci = cost.usd_per_step_ci95;
-  const auto& base_ci = baseline_cost.usd_per_step_ci95;
-  if (base_ci[0] > 0)
-    c.improvement_pct_ci95 = std::array<double, 2>{improvement(ci[1], base_ci[0]),
-                                                   improvement(ci[0], base_ci[1])};
+  c.improvement_pct = improvement(candidate.cost.usd_per_step, baseline.cost.usd_per_step);
+  if (ratio && baseline.cost.usd_per_hour > 0) {
+    const double price_ratio = candidate.cost.usd_per_hour / baseline.cost.usd_per_hour;
+    c.improvement_pct_ci95 = std::array<double, 2>{(1 - price_ratio * (*ratio)[1]) * 100, (1 - price_ratio * (*ratio)[0]) * 100};
+  }
   return c;
 }
 

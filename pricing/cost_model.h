@@ -15,16 +15,32 @@ struct CostInput {
   double discount_pct = 0;
   StepTimeEstimate step;
   double samples_per_step = 0;
-  std::optional<int64_t> steps_to_train;     // to_train from steps x median step time
+  std::optional<int64_t> steps_to_train;     // to_train from steps x mean step time
   std::optional<double> billable_seconds;    // to_train from a job's billed wall time instead
 };
 
-/// usd_per_hour = sum(count x price) x (1 - discount/100); usd_per_step = usd_per_hour x t/3600.
+/// usd_per_hour = sum(count x price) x (1 - discount/100); usd_per_step = usd_per_hour x t/3600
+/// with t the mean step time (what the job is billed for); its CI from the mean's CI.
 Cost price(const CostInput& input);
 
-/// improvement = (1 - usd_per_step / baseline's) x 100. Its interval pairs each end of one
-/// cost CI with the opposite end of the other (conservative: both measurements independent).
-Comparison compare(const Cost& cost, const StepTimeEstimate& step, const Cost& baseline_cost,
-                   const StepTimeEstimate& baseline_step, bool is_baseline);
+/// A priced result as compare reads it; samples are null for a given step time.
+struct PricedStep {
+  const Cost& cost;
+  const StepTimeEstimate& step;
+  const std::vector<double>* samples = nullptr;
+};
+
+/// Resamples and seed of the comparison's bootstrap (fixed: the same results give the same CI).
+constexpr int kComparisonResamples = 2000;
+constexpr uint64_t kComparisonSeed = 13;
+/// Above this many samples in both results together, the delta method replaces the bootstrap.
+constexpr size_t kComparisonBootstrapMaxSamples = 20000;
+
+/// improvement = (1 - usd_per_step / baseline's) x 100, speedup = baseline's mean step / mean
+/// step. Their intervals come from the CI of the ratio of mean step times: a percentile
+/// bootstrap (kComparisonResamples, kComparisonSeed) at the higher nominal level of the two
+/// estimates, widened on the log scale for autocorrelation; for large samples the delta method
+/// on the log ratio of means. Null when either side has no samples or no CI (given step times).
+Comparison compare(const PricedStep& candidate, const PricedStep& baseline, bool is_baseline);
 
 }  // namespace pperf

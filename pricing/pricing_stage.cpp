@@ -109,7 +109,8 @@ void price_results(std::vector<Result>& results, const PricingInputs& inputs) {
       r.events.push_back("no priced baseline result for this workload: improvement not computed");
       continue;
     }
-    r.comparison = compare(*r.cost, *r.step, *base->cost, *base->step, r.baseline);
+    const auto samples = [](const Result& x) { return x.measurement ? &x.measurement->step_ms : nullptr; };
+    r.comparison = compare({*r.cost, *r.step, samples(r)}, {*base->cost, *base->step, samples(*base)}, r.baseline);
   }
 }
 

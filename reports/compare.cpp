@@ -12,6 +12,7 @@
 #include <boost/math/distributions/students_t.hpp>
 
 #include "bench/core/input_error.h"
+#include "bench/stats/intervals.h"
 #include "bench/stats/compare_stats.h"
 #include "bench/stats/stats.h"
 
@@ -330,7 +331,8 @@ CompareReport compare_runs(CompareSide baseline, CompareSide candidate, const Co
       if (b->cost && c->cost && b->cost->usd_per_step > 0 && b->cost->usd_per_hour > 0) {
         const double total = (c->cost->usd_per_step / b->cost->usd_per_step - 1) * 100;
         p.cost_change_pct = total;
-        p.cost_time_part_pct = (tc / tb - 1) * 100;
+        // Cost is priced on the mean step (the bill), so its time part is the mean's change.
+        p.cost_time_part_pct = (c->step->mean_ms / b->step->mean_ms - 1) * 100;
         p.cost_price_part_pct = total - *p.cost_time_part_pct;
         p.usd_per_step_change = c->cost->usd_per_step - b->cost->usd_per_step;
         p.price_moved = std::fabs(c->cost->usd_per_hour / b->cost->usd_per_hour - 1) > 1e-9;
@@ -414,20 +416,21 @@ CompareSide pool_runs(const std::vector<CompareSide>& runs,
         m.data_wait_ms.insert(m.data_wait_ms.end(), r->measurement->data_wait_ms.begin(), r->measurement->data_wait_ms.end());
       }
       const Summary s = summarize(m.step_ms);
-      pooled.step = StepTimeEstimate{s.median, s.ci95};
+      pooled.step = step_time_estimate(m.step_ms, false);
       pooled.spread = StepTimeSpread{s.mean, s.stdev, s.cv, s.p5, s.p95};
       pooled.measurement = m;
     } else {
       const double med = median(medians);
-      pooled.step = StepTimeEstimate{med, {med, med}};
+      pooled.step = StepTimeEstimate{med, std::nullopt, med, std::nullopt};
       pooled.measurement.reset();
       pooled.spread.reset();
     }
     if (pooled.cost) {
       Cost& c = *pooled.cost;
-      c.usd_per_step = c.usd_per_hour * pooled.step->median_ms / 3.6e6;
-      c.usd_per_step_ci95 = {c.usd_per_hour * pooled.step->ci95_ms[0] / 3.6e6,
-                             c.usd_per_hour * pooled.step->ci95_ms[1] / 3.6e6};
+      c.usd_per_step = c.usd_per_hour * pooled.step->mean_ms / 3.6e6;
+      c.usd_per_step_ci95.reset();
+      if (const auto& ci = pooled.step->mean_ci95_ms)
+        c.usd_per_step_ci95 = std::array<double, 2>{c.usd_per_hour * (*ci)[0] / 3.6e6, c.usd_per_hour * (*ci)[1] / 3.6e6};
       if (pooled.samples_per_step > 0) {
         c.usd_per_1m_samples = c.usd_per_step / static_cast<double>(pooled.samples_per_step) * 1e6;
         c.samples_per_usd = static_cast<double>(pooled.samples_per_step) / c.usd_per_step;

@@ -60,6 +60,8 @@ std::vector<std::string> notes_of(const Result& r) {
   if (r.partial) notes.push_back("partial");
   if (r.measurement && r.measurement->interrupted) notes.push_back("interrupted");
   if (r.converged && !*r.converged) notes.push_back("unconverged");
+  if (std::any_of(r.events.begin(), r.events.end(), [](const std::string& e) { return e.rfind("still warming up", 0) == 0; }))
+    notes.push_back("warming up");
   if (inconclusive(r)) notes.push_back("inconclusive");
   if (r.status == ResultStatus::ok && measured_as_fewer_processes(r)) notes.push_back("1 process");
   return notes;
@@ -159,15 +161,19 @@ std::string to_console(const RunReport& report, const ConsoleOptions& options) {
   const std::vector<Result>& results = report.results;
   std::set<std::string> workloads;
   for (const auto& r : results) workloads.insert(fmt::format("{}/{}, batch {}", r.workload, r.preset, r.batch_size));
-  const auto [money_per, money_unit] = money_scale(results);
+  // Named members, not a structured binding: a lambda below uses them (C++17 clang refuses that).
+  const auto scale = money_scale(results);
+  const double money_per = scale.first;
+  const std::string& money_unit = scale.second;
   const std::string currency = report.pricing_currency.empty() ? "USD" : report.pricing_currency;
 
   std::vector<Column> columns = {
       {"workload", 1, true, {}},
       {"configuration", 0, true, {}},
       {"instances", 3, true, {}},
-      {"step ms", 0, false, {}},
-      {"step ms 95% CI", 4, false, {}},
+      {"median ms", 0, false, {}},
+      {"median 95% CI", 4, false, {}},
+      {"mean ms", 1, false, {}},
       {"samples/s", 3, false, {}},
       {"data wait %", 3, false, {}},
       {currency + "/h", 2, false, {}},
@@ -176,9 +182,10 @@ std::string to_console(const RunReport& report, const ConsoleOptions& options) {
       {"improvement %", 0, false, {}},
       {"improvement % 95% CI", 2, false, {}},
       {"speedup x", 1, false, {}},
+      {"MFU %", 3, false, {}},
       {"notes", 0, true, {}}};
-  enum { kWorkload, kConfiguration, kInstances, kStep, kStepCi, kRate, kWait, kHourly, kMoney, kMoneyCi, kImprovement,
-         kImprovementCi, kSpeedup, kNotes };
+  enum { kWorkload, kConfiguration, kInstances, kStep, kStepCi, kMean, kRate, kWait, kHourly, kMoney, kMoneyCi, kImprovement,
+         kImprovementCi, kSpeedup, kMfu, kNotes };
   auto number = [](const std::optional<double>& v, int digits) { return v ? fmt::format("{:.{}f}", *v, digits) : "-"; };
   auto money = [&](double usd_per_step) { return significant(usd_per_step * money_per, 3); };
   bool any_baseline = false;
@@ -192,18 +199,20 @@ std::string to_console(const RunReport& report, const ConsoleOptions& options) {
     cells[kNotes] = join(notes_of(r), ", ");
     if (ok) {
       cells[kStep] = significant(r.step->median_ms, 4);
-      if (r.measured) cells[kStepCi] = significant(r.step->ci95_ms[0], 4) + ".." + significant(r.step->ci95_ms[1], 4);
+      if (const auto& ci = r.step->ci95_ms) cells[kStepCi] = significant((*ci)[0], 4) + ".." + significant((*ci)[1], 4);
+      cells[kMean] = significant(r.step->mean_ms, 4);
       cells[kRate] = number(r.samples_per_s, 1);
       if (r.data_wait_fraction) cells[kWait] = number(*r.data_wait_fraction * 100, 1);
       if (r.cost) {
         cells[kHourly] = significant(r.cost->usd_per_hour, 4);
         cells[kMoney] = money(r.cost->usd_per_step);
-        if (r.measured) cells[kMoneyCi] = money(r.cost->usd_per_step_ci95[0]) + ".." + money(r.cost->usd_per_step_ci95[1]);
+        if (const auto& ci = r.cost->usd_per_step_ci95) cells[kMoneyCi] = money((*ci)[0]) + ".." + money((*ci)[1]);
       }
       cells[kImprovement] = r.baseline ? "baseline" : number(r.comparison.improvement_pct, 1);
       if (const auto& ci = r.comparison.improvement_pct_ci95; ci && r.measured)
         cells[kImprovementCi] = fmt::format("{:.1f}..{:.1f}", (*ci)[0], (*ci)[1]);
       if (r.comparison.speedup) cells[kSpeedup] = fmt::format("{:.2f}", *r.comparison.speedup);
+      if (r.mfu) cells[kMfu] = fmt::format("{:.1f}", *r.mfu * 100);
     }
     for (size_t c = 0; c < columns.size(); ++c) columns[c].cells.push_back(cells[c]);
   }
@@ -258,6 +267,9 @@ std::string to_console(const RunReport& report, const ConsoleOptions& options) {
     }
   }
 
+  prose += "Cost, samples/s and improvement are priced on the mean step time (total time / steps, what is billed); "
+           "median ms is the typical step. Intervals: 95 % (t for the mean, order statistics for the median, "
+           "bootstrap for improvement), widened for step-to-step correlation.\n";
   // Legend of the notes that appear.
   std::set<std::string> seen;
   for (const auto& r : results)
@@ -267,6 +279,7 @@ std::string to_console(const RunReport& report, const ConsoleOptions& options) {
       {"interrupted", "stopped by Ctrl-C/SIGTERM before its stop rule fired"},
       {"unconverged", "stopped on max_steps/max_seconds before the CI reached target_rel_ci"},
       {"inconclusive", "the improvement's 95 % CI includes 0"},
+      {"warming up", "step times still fall over the measured steps (Mann-Kendall trend); raise warmup_steps"},
       {"1 process", "priced for several dnn instances but measured as one process"}};
   for (const auto& [note, meaning] : legend)
     if (seen.count(note)) prose += fmt::format("{}: {}.\n", note, meaning);

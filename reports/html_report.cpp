@@ -14,6 +14,11 @@
 namespace pperf {
 
 namespace {
+/// An interval for drawing and tables; a point where there is none (a given step time).
+std::array<double, 2> ci_or(const std::optional<std::array<double, 2>>& ci, double point) {
+  return ci.value_or(std::array<double, 2>{point, point});
+}
+
 
 // ---- formatting ----------------------------------------------------------------------------
 
@@ -141,11 +146,11 @@ std::string results_table(const RunReport& r) {
     const auto& c = *x.cost;
     const auto& cmp = x.comparison;
     out += fmt::format("<td>{}<br><small>{}..{}</small></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}<br><small>{}..{}</small></td>",
-                       sig(x.step->median_ms), sig(x.step->ci95_ms[0]), sig(x.step->ci95_ms[1]),
+                       sig(x.step->median_ms), sig(ci_or(x.step->ci95_ms, x.step->median_ms)[0]), sig(ci_or(x.step->ci95_ms, x.step->median_ms)[1]),
                        x.measurement ? std::to_string(x.measurement->step_ms.size()) : "given",
                        x.samples_per_s ? sig(*x.samples_per_s) : "-",
                        x.data_wait_fraction ? fmt::format("{:.1f}", *x.data_wait_fraction * 100) : "-", sig(c.usd_per_hour),
-                       sig(c.usd_per_step * 100), sig(c.usd_per_step_ci95[0] * 100), sig(c.usd_per_step_ci95[1] * 100));
+                       sig(c.usd_per_step * 100), sig(ci_or(c.usd_per_step_ci95, c.usd_per_step)[0] * 100), sig(ci_or(c.usd_per_step_ci95, c.usd_per_step)[1] * 100));
     out += x.baseline ? "<td>baseline</td>"
                       : fmt::format("<td>{}<br><small>{}</small></td>",
                                     cmp.improvement_pct ? fmt::format("{:+.1f}", *cmp.improvement_pct) : "-",
@@ -172,7 +177,7 @@ std::string x_axis(const Scale& x, double y, const std::vector<double>& marks, c
 /// USD per 100 steps per configuration: bars with their 95 % CI as whiskers.
 std::string cost_bars(const std::vector<const Result*>& rs, const std::string& currency, const std::string& group) {
   double hi = 0;
-  for (const Result* r : rs) hi = std::max(hi, r->cost->usd_per_step_ci95[1] * 100);
+  for (const Result* r : rs) hi = std::max(hi, ci_or(r->cost->usd_per_step_ci95, r->cost->usd_per_step)[1] * 100);
   const auto marks = ticks(0, hi * 1.05);
   const Scale x{0, std::max(hi * 1.05, marks.back()), kLabel, kWidth - kRight};
   const double height = 12 + kRow * static_cast<double>(rs.size()) + 36;
@@ -181,11 +186,11 @@ std::string cost_bars(const std::vector<const Result*>& rs, const std::string& c
       "role=\"img\" aria-label=\"{} per 100 steps per configuration, {}\">\n",
       markup_escape(group), kWidth, px(height), kWidth, px(height), markup_escape(currency), markup_escape(group));
   const double axis_y = 12 + kRow * static_cast<double>(rs.size());
-  out += x_axis(x, axis_y, marks, currency + " per 100 steps (bar: median step; whisker: 95 % CI)", 4);
+  out += x_axis(x, axis_y, marks, currency + " per 100 steps (bar: mean step, as billed; whisker: 95 % CI)", 4);
   for (size_t i = 0; i < rs.size(); ++i) {
     const Result& r = *rs[i];
     const double y = 12 + kRow * static_cast<double>(i), v = r.cost->usd_per_step * 100;
-    const double lo = r.cost->usd_per_step_ci95[0] * 100, hi_i = r.cost->usd_per_step_ci95[1] * 100;
+    const double lo = ci_or(r.cost->usd_per_step_ci95, r.cost->usd_per_step)[0] * 100, hi_i = ci_or(r.cost->usd_per_step_ci95, r.cost->usd_per_step)[1] * 100;
     out += fmt::format("<g class=\"cost\" data-configuration=\"{}\" data-usd-per-100-steps=\"{}\">", markup_escape(r.configuration), sig(v, 6));
     out += fmt::format("<title>{}: {} {} per 100 steps (95 % CI {}..{})</title>", markup_escape(r.configuration), sig(v), markup_escape(currency), sig(lo), sig(hi_i));
     out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>", px(kLabel - 8), px(y + kRow / 2 + 4),
@@ -209,8 +214,8 @@ std::string distributions(const std::vector<const Result*>& rs, const std::strin
       lo = std::min(lo, percentile(r->measurement->step_ms, 2));
       hi = std::max(hi, percentile(r->measurement->step_ms, 98));
     }
-    lo = std::min(lo, r->step->ci95_ms[0]);
-    hi = std::max(hi, r->step->ci95_ms[1]);
+    lo = std::min(lo, ci_or(r->step->ci95_ms, r->step->median_ms)[0]);
+    hi = std::max(hi, ci_or(r->step->ci95_ms, r->step->median_ms)[1]);
   }
   const double pad = (hi - lo) * 0.05 + 1e-9;
   const auto marks = ticks(std::max(0.0, lo - pad), hi + pad);
@@ -230,11 +235,11 @@ std::string distributions(const std::vector<const Result*>& rs, const std::strin
     out += fmt::format("<g class=\"distribution\" data-configuration=\"{}\" data-median-ms=\"{}\" data-n=\"{}\">",
                        markup_escape(r.configuration), sig(r.step->median_ms, 6), r.measurement ? r.measurement->step_ms.size() : 0);
     out += fmt::format("<title>{}: median {} ms (95 % CI {}..{}), {} steps</title>", markup_escape(r.configuration), sig(r.step->median_ms),
-                       sig(r.step->ci95_ms[0]), sig(r.step->ci95_ms[1]), r.measurement ? r.measurement->step_ms.size() : 0);
+                       sig(ci_or(r.step->ci95_ms, r.step->median_ms)[0]), sig(ci_or(r.step->ci95_ms, r.step->median_ms)[1]), r.measurement ? r.measurement->step_ms.size() : 0);
     out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>", px(kLabel - 8), px(base - 10),
                        markup_escape(r.configuration + (r.baseline ? " *" : "")));
-    out += fmt::format("<rect class=\"ciband\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"/>", px(x(r.step->ci95_ms[0])), px(top + 2),
-                       px(std::max(1.0, x(r.step->ci95_ms[1]) - x(r.step->ci95_ms[0]))), px(base - top - 2));
+    out += fmt::format("<rect class=\"ciband\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"/>", px(x(ci_or(r.step->ci95_ms, r.step->median_ms)[0])), px(top + 2),
+                       px(std::max(1.0, x(ci_or(r.step->ci95_ms, r.step->median_ms)[1]) - x(ci_or(r.step->ci95_ms, r.step->median_ms)[0]))), px(base - top - 2));
     if (r.measurement && !r.measurement->step_ms.empty()) {
       std::vector<int> bins(kBins, 0);
       for (double v : r.measurement->step_ms) {
@@ -422,8 +427,8 @@ std::string run_report_markdown(const RunReportPage& page) {
     }
     const auto& c = x.comparison;
     out += fmt::format("| {} | {} | {} | {} [{}, {}] | {} [{}, {}] | {} | {} |\n", workload_label(x), cfg, instances_label(x.instances),
-                       sig(x.step->median_ms), sig(x.step->ci95_ms[0]), sig(x.step->ci95_ms[1]), sig(x.cost->usd_per_step * 100),
-                       sig(x.cost->usd_per_step_ci95[0] * 100), sig(x.cost->usd_per_step_ci95[1] * 100),
+                       sig(x.step->median_ms), sig(ci_or(x.step->ci95_ms, x.step->median_ms)[0]), sig(ci_or(x.step->ci95_ms, x.step->median_ms)[1]), sig(x.cost->usd_per_step * 100),
+                       sig(ci_or(x.cost->usd_per_step_ci95, x.cost->usd_per_step)[0] * 100), sig(ci_or(x.cost->usd_per_step_ci95, x.cost->usd_per_step)[1] * 100),
                        x.baseline ? std::string("baseline")
                                   : c.improvement_pct
                                         ? fmt::format("{:+.1f}{}", *c.improvement_pct,

@@ -28,14 +28,15 @@ std::string to_csv(const RunReport& report) {
   auto num = [](const std::optional<double>& v) { return v ? fmt::format("{:.10g}", *v) : std::string(); };
   for (const auto& r : report.results) {
     std::optional<double> median, lo, hi, n, rate, wait, uph, ups, ulo, uhi, u1m, imp, ilo, ihi, speed;
-    if (r.step) median = r.step->median_ms, lo = r.step->ci95_ms[0], hi = r.step->ci95_ms[1];
+    if (r.step) median = r.step->median_ms;
+    if (r.step && r.step->ci95_ms) lo = (*r.step->ci95_ms)[0], hi = (*r.step->ci95_ms)[1];
     speed = r.comparison.speedup;
     if (r.measurement) n = static_cast<double>(r.measurement->step_ms.size());
     rate = r.samples_per_s;
     wait = r.data_wait_fraction;
     if (r.cost)
-      uph = r.cost->usd_per_hour, ups = r.cost->usd_per_step, ulo = r.cost->usd_per_step_ci95[0],
-      uhi = r.cost->usd_per_step_ci95[1], u1m = r.cost->usd_per_1m_samples;
+      uph = r.cost->usd_per_hour, ups = r.cost->usd_per_step, u1m = r.cost->usd_per_1m_samples;
+    if (r.cost && r.cost->usd_per_step_ci95) ulo = (*r.cost->usd_per_step_ci95)[0], uhi = (*r.cost->usd_per_step_ci95)[1];
     imp = r.comparison.improvement_pct;
     if (r.comparison.improvement_pct_ci95)
       ilo = (*r.comparison.improvement_pct_ci95)[0], ihi = (*r.comparison.improvement_pct_ci95)[1];

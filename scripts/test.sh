@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite: set-up and build as scripts/pperf does, the test tools, an
-# AddressSanitizer build of pperf (the data worker's shutdown test runs it), then every ctest test.
+# AddressSanitizer build of pperf (the data worker's shutdown test runs it), a clang ASan + UBSan
+# build of the torch-free unit tests and the libFuzzer targets, then every ctest test.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 "$root/scripts/setup.sh"
@@ -13,5 +14,13 @@ if [ ! -f "$asan/build.ninja" ]; then
 fi
 ninja -C "$asan" -j"$(nproc)" pperf >&2
 export PPERF_ASAN_PPERF="$asan/pperf"
+sanitize="${PPERF_SANITIZE_BUILD_DIR:-$root/build-sanitize}"
+if [ ! -f "$sanitize/build.ninja" ]; then
+  echo "pperf test: configuring the ASan + UBSan (clang) build in $sanitize" >&2
+  cmake -S "$root" -B "$sanitize" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
+    -DPPERF_SANITIZE=ON -DPPERF_BUILD_BENCH=OFF >&2
+fi
+ninja -C "$sanitize" -j"$(nproc)" pperf_unit_tests pperf_fuzz_config pperf_fuzz_results pperf_fuzz_price_table >&2
+export PPERF_SANITIZE_BUILD_DIR="$sanitize"
 cd "${PPERF_BUILD_DIR:-$root/build}"
 exec ctest --output-on-failure -j"$(nproc)" "$@"

@@ -10,6 +10,7 @@
 #include "bench/core/atomic_file.h"
 #include "bench/config/plan.h"
 #include "bench/core/input_error.h"
+#include "bench/core/mfu.h"
 #include "bench/env/host_info.h"
 #include "bench/env/process.h"
 #include "bench/history/history.h"
@@ -17,6 +18,7 @@
 #include "bench/measure/distributed.h"
 #include "bench/measure/executor.h"
 #include "bench/measure/spot_drill.h"
+#include "bench/measure/peak_flops.h"
 #include "pricing/pricing_stage.h"
 
 namespace pperf::cli {
@@ -52,7 +54,8 @@ int command_run(const std::vector<std::string>& args, const std::vector<std::str
       "html", po::value<std::string>(), "also write the self-contained HTML report (with trends when --history is on)")(
       "markdown", po::value<std::string>(), "also write the Markdown report")(
       "spot-drill", "for each Spot configuration: SIGKILL its training mid-run, restart from the last checkpoint, "
-                    "record the lost time measured beside the model's prediction");
+                    "record the lost time measured beside the model's prediction")(
+      "require-converged", "exit 1 when a result stopped on max_steps/max_seconds before its CI reached target_rel_ci");
   Parsed p = parse("run", options, join_optional_value(args, "--history"));
   if (p.help) return std::cout << options, kExitOk;
 
@@ -110,6 +113,11 @@ int command_run(const std::vector<std::string>& args, const std::vector<std::str
   if (!history.empty()) History(history, History::Mode::create);  // a bad database fails before the run
 
   RunReport report = report_header(config, "run", argv);
+  // MFU's denominator: this host's peak GEMM rate, measured once per host fingerprint.
+  report.host["peak_gflops"] = cached_peak_gflops(host_fingerprint(report.host), default_peak_cache_path());
+  const auto with_mfu = [&](std::vector<Result>& results) {
+    for (auto& r : results) r.mfu = model_flops_utilization(r, report.host);
+  };
   // Until the run ends, the file on disk says "interrupted": a run killed at any point
   // leaves valid JSON with what it had measured.
   write_outputs(report, out);
@@ -128,15 +136,17 @@ int command_run(const std::vector<std::string>& args, const std::vector<std::str
     if (!out.quiet)
       std::cerr << fmt::format("[{}] {}/{} on {}: {}\n", utc_timestamp(), r.workload, r.preset, r.configuration,
                                r.status == ResultStatus::ok
-                                   ? fmt::format("median {:.4g} ms/step over {} steps ({}){}", r.step->median_ms,
+                                   ? fmt::format("mean {:.4g} ms/step (median {:.4g}) over {} steps ({}){}", r.step->mean_ms, r.step->median_ms,
                                                  r.measurement->step_ms.size(), r.measurement->stop_reason,
                                                  r.partial ? ", partial" : "")
                                    : to_string(r.status) + ": " + r.reason);
     RunReport partial = report;
     partial.results = so_far;
     price_results(partial.results, pricing);
+    with_mfu(partial.results);
     write_outputs(partial, out);
   });
+  with_mfu(report.results);
   if (p.has("spot-drill")) run_spot_drills(config, plan, report.results, out.quiet, stop_requested);
   report.status = overall_status(report.results, stop_requested);
   const int code = finish(report, config, out);
@@ -148,6 +158,13 @@ int command_run(const std::vector<std::string>& args, const std::vector<std::str
     for (const char* flag : {"html", "markdown"})
       if (p.has(flag)) std::cout << "report: " << p.string(flag) << "\n";
   }
+  if (code == kExitOk && p.has("require-converged"))
+    for (const auto& r : report.results)
+      if (r.converged && !*r.converged) {
+        std::cerr << fmt::format("pperf: --require-converged: {}/{} on {} did not converge ({})\n", r.workload, r.preset,
+                                 r.configuration, r.measurement ? r.measurement->stop_reason : "no measurement");
+        return kExitResultFailed;
+      }
   return code;
 }
 

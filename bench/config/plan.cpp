@@ -141,7 +141,7 @@ std::vector<Result> given_results(const Plan& plan) {
   for (const auto& item : plan.items) {
     Result r = item.result_skeleton();
     const double t = item.configuration->step_time_ms.value();
-    r.step = StepTimeEstimate{t, {t, t}};
+    r.step = StepTimeEstimate{t, std::nullopt, t, std::nullopt};
     r.samples_per_s = static_cast<double>(r.samples_per_step) / (t / 1000);
     results.push_back(std::move(r));
   }

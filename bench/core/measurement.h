@@ -18,6 +18,9 @@ struct Measurement {
   /// How it was obtained: "process" (a child process of its own) or "in_process".
   std::string executor = "in_process";
 
+  /// stop_reason as a code: "target_rel_ci", "max_steps", "max_seconds", "interrupted",
+  /// "data_source_ended" or "data_source_failed" ("other" for a text none of these start).
+  std::string stop_reason_code() const;
   /// Fraction of the measured time spent waiting for input: near 1 = input-bound.
   double data_wait_fraction() const;
   /// samples_per_step x steps / measured time (the bill's estimator: total time, not median).

@@ -40,11 +40,19 @@ struct PricedGroup {
   std::string price_basis;  // "on_demand" | "spot_avg" | "spot_mid" | "override"
 };
 
-/// What pricing reads of a step time: the median and its 95 % CI (ms). Produced by the measure
-/// stage (or given in a priced-only config); pricing never sees samples or a timer.
+/// What pricing reads of a step time (ms). Produced by the measure stage (or given in a
+/// priced-only config); pricing never sees a timer. The mean (total time / steps) is what a job
+/// is billed for and what cost is priced on; the median is the robust typical step. Each CI is
+/// labeled 95 % and computed at `ci_nominal_level` (0.975 after the run stopped on its precision
+/// target, to correct for optional stopping), widened for lag-1 autocorrelation; null below 6
+/// measured steps and for a given step time.
 struct StepTimeEstimate {
   double median_ms = 0;
-  std::array<double, 2> ci95_ms{0, 0};
+  std::optional<std::array<double, 2>> ci95_ms;
+  double mean_ms = 0;
+  std::optional<std::array<double, 2>> mean_ci95_ms;
+  double ci_nominal_level = 0.95;
+  std::optional<double> lag1_autocorrelation;  // of log step times; measured only
 };
 
 /// The spread of measured step times (ms); absent for a given step time.
@@ -61,7 +69,7 @@ struct ToTrain {
 struct Cost {
   double usd_per_hour = 0;
   double usd_per_step = 0;
-  std::array<double, 2> usd_per_step_ci95{0, 0};
+  std::optional<std::array<double, 2>> usd_per_step_ci95;  // from the mean's CI; null without one
   double usd_per_1m_samples = 0;
   double samples_per_usd = 0;
   std::optional<ToTrain> to_train;
@@ -69,8 +77,9 @@ struct Cost {
 
 struct Comparison {
   std::optional<double> improvement_pct;  // null on the baseline itself
-  std::optional<std::array<double, 2>> improvement_pct_ci95;
-  std::optional<double> speedup;          // t_baseline / t; null when not priced
+  std::optional<std::array<double, 2>> improvement_pct_ci95;  // seeded bootstrap of the ratio of means
+  std::optional<double> speedup;          // mean t_baseline / mean t; null when not priced
+  std::optional<std::array<double, 2>> speedup_ci95;
 };
 
 /// GPU load while the measured steps ran, sampled by nvidia-smi (every GPU of the host).
@@ -111,6 +120,10 @@ struct Result {
   std::optional<double> data_wait_fraction;
   /// Measured: stopped on the precision target (true), or on max_steps / max_seconds first.
   std::optional<bool> converged;
+  /// Measured: why measuring stopped, Measurement::stop_reason_code() (its stop_reason has the detail).
+  std::optional<std::string> stop_reason;
+  /// Model FLOPs utilization (0..1) against host.peak_gflops: bench/core/mfu.h.
+  std::optional<double> mfu;
   /// Measured steps kept after the data source failed mid-run.
   bool partial = false;
   std::optional<Cost> cost;

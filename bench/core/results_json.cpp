@@ -15,11 +15,12 @@ const std::vector<std::string> kResultKeys = {
     "workload", "preset",         "batch_size", "samples_per_step", "configuration", "baseline", "measured",
     "status",   "reason",         "instances",  "step_time_ms",     "throughput",    "data_wait_fraction",
     "cost",     "to_train",       "improvement_pct", "improvement_pct_ci95", "speedup", "model", "data",
-    "execution", "measurement",   "events", "converged", "partial",
+    "execution", "measurement",   "events", "converged", "partial", "stop_reason", "speedup_ci95", "mfu",
     "distributed", "checkpoint", "spot", "spot_drill"};
 
 json or_null(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
 json pair(const std::array<double, 2>& v) { return json::array({v[0], v[1]}); }
+json pair_or_null(const std::optional<std::array<double, 2>>& v) { return v ? pair(*v) : json(nullptr); }
 
 /// Members of `object` whose keys are not in `known`.
 json unknown_members(const json& object, const std::vector<std::string>& known) {
@@ -36,12 +37,15 @@ json step_time_json(const Result& r) {
     return r.spread ? json((*r.spread).*field) : json(nullptr);
   };
   return {{"median", r.step->median_ms},
-          {"mean", spread(&StepTimeSpread::mean_ms)},
+          {"mean", r.step->mean_ms},
           {"stdev", spread(&StepTimeSpread::stdev_ms)},
           {"cv", spread(&StepTimeSpread::cv)},
           {"p5", spread(&StepTimeSpread::p5_ms)},
           {"p95", spread(&StepTimeSpread::p95_ms)},
-          {"ci95", pair(r.step->ci95_ms)},
+          {"ci95", pair_or_null(r.step->ci95_ms)},
+          {"mean_ci95", pair_or_null(r.step->mean_ci95_ms)},
+          {"ci_nominal_level", r.step->ci_nominal_level},
+          {"lag1_autocorrelation", or_null(r.step->lag1_autocorrelation)},
           {"n", r.measurement ? static_cast<int64_t>(r.measurement->step_ms.size()) : int64_t{0}},
           {"samples", r.measurement ? json(r.measurement->step_ms) : json::array()}};
 }
@@ -67,11 +71,13 @@ json result_json(const Result& r) {
   j["data_wait_fraction"] = or_null(r.data_wait_fraction);
   j["converged"] = r.converged ? json(*r.converged) : json(nullptr);
   j["partial"] = r.partial;
+  j["stop_reason"] = r.stop_reason ? json(*r.stop_reason) : json(nullptr);
+  j["mfu"] = or_null(r.mfu);
   if (r.cost) {
     const Cost& c = *r.cost;
     j["cost"] = {{"usd_per_hour", c.usd_per_hour}, {"usd_per_step", c.usd_per_step},
                  {"usd_per_1m_samples", c.usd_per_1m_samples}, {"samples_per_usd", c.samples_per_usd},
-                 {"usd_per_step_ci95", pair(c.usd_per_step_ci95)}};
+                 {"usd_per_step_ci95", pair_or_null(c.usd_per_step_ci95)}};
     if (c.to_train)
       j["to_train"] = {{"steps", c.to_train->steps ? json(*c.to_train->steps) : json(nullptr)},
                        {"hours", c.to_train->hours}, {"usd", c.to_train->usd}};
@@ -81,6 +87,7 @@ json result_json(const Result& r) {
   j["improvement_pct"] = or_null(r.comparison.improvement_pct);
   j["improvement_pct_ci95"] = r.comparison.improvement_pct_ci95 ? pair(*r.comparison.improvement_pct_ci95) : json(nullptr);
   j["speedup"] = or_null(r.comparison.speedup);
+  j["speedup_ci95"] = pair_or_null(r.comparison.speedup_ci95);
   if (r.model)
     j["model"] = {{"params", r.model->params}, {"flops_per_sample", r.model->flops_per_sample},
                   {"precision", r.model->precision}};
@@ -165,10 +172,18 @@ PricedGroup read_group(const JsonView& v) {
 }
 
 void read_step_time(const JsonView& v, Result& r) {
-  r.step = StepTimeEstimate{v.at("median").as_number(), read_pair(v.at("ci95"))};
-  if (auto mean = v.find_value("mean")) {
+  StepTimeEstimate e;
+  e.median_ms = v.at("median").as_number();
+  if (auto ci = v.find_value("ci95")) e.ci95_ms = read_pair(*ci);
+  const auto mean = v.find_value("mean");  // null in files from before issue 13 for given times
+  e.mean_ms = mean ? mean->as_number() : e.median_ms;
+  if (auto ci = v.find_value("mean_ci95")) e.mean_ci95_ms = read_pair(*ci);
+  if (auto level = v.find_value("ci_nominal_level")) e.ci_nominal_level = level->as_number();
+  if (auto r1 = v.find_value("lag1_autocorrelation")) e.lag1_autocorrelation = r1->as_number();
+  r.step = e;
+  if (v.find_value("stdev")) {
     StepTimeSpread s;
-    s.mean_ms = mean->as_number();
+    s.mean_ms = e.mean_ms;
     s.stdev_ms = v.at("stdev").as_number();
     s.cv = v.at("cv").as_number();
     s.p5_ms = v.at("p5").as_number();
@@ -237,11 +252,13 @@ Result read_result(const JsonView& v) {
   r.data_wait_fraction = optional_number(v, "data_wait_fraction");
   if (auto c = v.find_value("converged")) r.converged = c->as_bool();
   if (auto p = v.find_value("partial")) r.partial = p->as_bool();
+  if (auto s = v.find_value("stop_reason")) r.stop_reason = s->as_string();
+  r.mfu = optional_number(v, "mfu");
   if (auto c = v.find_value("cost")) {
     Cost cost;
     cost.usd_per_hour = c->at("usd_per_hour").as_number();
     cost.usd_per_step = c->at("usd_per_step").as_number();
-    cost.usd_per_step_ci95 = read_pair(c->at("usd_per_step_ci95"));
+    if (auto ci = c->find_value("usd_per_step_ci95")) cost.usd_per_step_ci95 = read_pair(*ci);
     cost.usd_per_1m_samples = c->at("usd_per_1m_samples").as_number();
     cost.samples_per_usd = c->at("samples_per_usd").as_number();
     if (auto t = v.find_value("to_train")) {
@@ -256,6 +273,7 @@ Result read_result(const JsonView& v) {
   r.comparison.improvement_pct = optional_number(v, "improvement_pct");
   if (auto ci = v.find_value("improvement_pct_ci95")) r.comparison.improvement_pct_ci95 = read_pair(*ci);
   r.comparison.speedup = optional_number(v, "speedup");
+  if (auto ci = v.find_value("speedup_ci95")) r.comparison.speedup_ci95 = read_pair(*ci);
   if (auto m = v.find_value("model"))
     r.model = ModelInfo{m->at("params").as_non_negative_int(), m->at("flops_per_sample").as_number(),
                         m->at("precision").as_string(), {}};

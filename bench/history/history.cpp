@@ -350,7 +350,8 @@ History::Recorded History::record(const std::string& text, const RunReport& repo
   for (size_t i = 0; i < report.results.size(); ++i) {
     const Result& r = report.results[i];
     std::optional<double> median, lo, hi, uph, ups;
-    if (r.step) median = r.step->median_ms, lo = r.step->ci95_ms[0], hi = r.step->ci95_ms[1];
+    if (r.step) median = r.step->median_ms;
+    if (r.step && r.step->ci95_ms) lo = (*r.step->ci95_ms)[0], hi = (*r.step->ci95_ms)[1];
     if (r.cost) uph = r.cost->usd_per_hour, ups = r.cost->usd_per_step;
     result.bind(1, id).bind(2, static_cast<int64_t>(i)).bind(3, r.workload).bind(4, r.preset).bind(5, r.batch_size);
     result.bind(6, r.configuration).bind(7, int64_t{r.baseline}).bind(8, int64_t{r.measured}).bind(9, to_string(r.status));

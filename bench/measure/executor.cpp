@@ -22,6 +22,7 @@
 #include "bench/measure/runner.h"
 #include "bench/measure/spot_drill.h"
 #include "bench/measure/torch_info.h"
+#include "bench/stats/intervals.h"
 #include "bench/stats/stats.h"
 #include "workloads/common/local_loader.h"
 
@@ -82,11 +83,18 @@ void summarize_into(Result& r, Measurement m) {
     return;
   }
   const Summary s = summarize(m.step_ms);
-  r.step = StepTimeEstimate{s.median, s.ci95};
+  r.stop_reason = m.stop_reason_code();
+  r.converged = *r.stop_reason == "target_rel_ci";
+  r.step = step_time_estimate(m.step_ms, *r.converged);
   r.spread = StepTimeSpread{s.mean, s.stdev, s.cv, s.p5, s.p95};
   r.samples_per_s = m.samples_per_s(r.samples_per_step);
   r.data_wait_fraction = m.data_wait_fraction();
-  r.converged = m.stop_reason.rfind("target_rel_ci", 0) == 0;
+  if (m.step_ms.size() < kMinCiSteps)
+    r.events.push_back(fmt::format("{} measured steps: no confidence interval below {}", m.step_ms.size(), kMinCiSteps));
+  if (const MannKendall mk = mann_kendall(m.step_ms); m.step_ms.size() >= 10 && mk.z < 0 && mk.p_value < 0.01)
+    r.events.push_back(fmt::format("still warming up: step times fall over the measured steps (Mann-Kendall z = {:.2f}, "
+                                   "p = {:.2g}); raise warmup_steps",
+                                   mk.z, mk.p_value));
   if (m.interrupted) r.events.push_back(fmt::format("interrupted after {} measured steps", m.step_ms.size()));
   r.measurement = std::move(m);
 }

@@ -57,7 +57,7 @@ Measurement measure(Workload& workload, DataSource& data, const MeasureSettings&
     }
   }
 
-  const auto rules = make_stop_rules(settings);
+  auto rules = make_stop_rules(settings);
   const double phase_start = clock.now_ms();
   for (;;) {
     if (!agreement && stop_requested) {

@@ -1,5 +1,4 @@
-// The stop rule recomputes the median's CI after every step: it must stay negligible next to
-// a training step even after thousands of steps.
+// Cost of the median's CI over n samples (the stop rule asks for it at most once per n/50 steps).
 #include <benchmark/benchmark.h>
 
 #include <random>
@@ -16,4 +15,18 @@ void BM_MedianCi95(benchmark::State& state) {
   state.SetComplexityN(state.range(0));
 }
 BENCHMARK(BM_MedianCi95)->RangeMultiplier(10)->Range(10, 10000)->Complexity();
+
+// What the stop rule cost per step before issue 13 (median + median_ci95: two copies and sorts
+// of every sample), for comparison with BM_RunnerOverhead_* (bench_runner.cpp).
+void BM_StopCheckBeforeIssue13(benchmark::State& state) {
+  std::mt19937_64 rng(3);
+  std::lognormal_distribution<double> d(4, 0.2);
+  std::vector<double> samples(state.range(0));
+  for (auto& s : samples) s = d(rng);
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(pperf::median(samples));
+    benchmark::DoNotOptimize(pperf::median_ci95(samples));
+  }
+}
+BENCHMARK(BM_StopCheckBeforeIssue13)->Arg(100)->Arg(100000);
 }  // namespace

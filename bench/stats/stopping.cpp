@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
-#include "bench/stats/stats.h"
+#include <algorithm>
+
+#include "bench/stats/intervals.h"
 
 namespace pperf {
 
@@ -10,7 +12,7 @@ namespace {
 class MaxSteps : public StopRule {
  public:
   explicit MaxSteps(int64_t n) : n_(n) {}
-  std::optional<std::string> check(const std::vector<double>& step_ms, double) const override {
+  std::optional<std::string> check(const std::vector<double>& step_ms, double) override {
     if (static_cast<int64_t>(step_ms.size()) >= n_) return fmt::format("max_steps ({})", n_);
     return std::nullopt;
   }
@@ -22,7 +24,7 @@ class MaxSteps : public StopRule {
 class MaxSeconds : public StopRule {
  public:
   explicit MaxSeconds(double s) : s_(s) {}
-  std::optional<std::string> check(const std::vector<double>&, double elapsed_s) const override {
+  std::optional<std::string> check(const std::vector<double>&, double elapsed_s) override {
     if (elapsed_s >= s_) return fmt::format("max_seconds ({:g} s)", s_);
     return std::nullopt;
   }
@@ -34,18 +36,25 @@ class MaxSeconds : public StopRule {
 class TargetRelCi : public StopRule {
  public:
   TargetRelCi(int64_t min_steps, double target) : min_steps_(min_steps), target_(target) {}
-  std::optional<std::string> check(const std::vector<double>& step_ms, double) const override {
-    if (static_cast<int64_t>(step_ms.size()) < min_steps_ || step_ms.size() < 2) return std::nullopt;
-    const double m = median(step_ms);
-    const auto ci = median_ci95(step_ms);
-    const double rel = m > 0 ? (ci[1] - ci[0]) / 2 / m : 0;
-    if (rel <= target_) return fmt::format("target_rel_ci ({:.2f} % <= {:.2f} %)", rel * 100, target_ * 100);
-    return std::nullopt;
+  std::optional<std::string> check(const std::vector<double>& step_ms, double) override {
+    while (seen_ < step_ms.size()) precision_.add(step_ms[seen_++]);
+    const size_t n = step_ms.size();
+    if (static_cast<int64_t>(n) < min_steps_ || n < kMinCiSteps) return std::nullopt;
+    const double mean_rel = precision_.mean_rel_halfwidth(0.95);
+    if (!(mean_rel <= target_) || n < next_median_check_) return std::nullopt;
+    next_median_check_ = n + std::max<size_t>(1, n / 50);
+    const double median_rel = precision_.median_rel_halfwidth(step_ms, 0.95);
+    if (!(median_rel <= target_)) return std::nullopt;
+    return fmt::format("target_rel_ci (mean ±{:.2f} %, median ±{:.2f} % <= {:.2f} %)", mean_rel * 100,
+                       median_rel * 100, target_ * 100);
   }
 
  private:
   int64_t min_steps_;
   double target_;
+  IncrementalPrecision precision_;
+  size_t seen_ = 0;
+  size_t next_median_check_ = 0;
 };
 }  // namespace
 
@@ -63,7 +72,7 @@ std::vector<std::unique_ptr<StopRule>> make_stop_rules(const MeasureSettings& s)
   return rules;
 }
 
-std::optional<std::string> first_stop_reason(const std::vector<std::unique_ptr<StopRule>>& rules,
+std::optional<std::string> first_stop_reason(std::vector<std::unique_ptr<StopRule>>& rules,
                                              const std::vector<double>& step_ms, double elapsed_s) {
   for (const auto& rule : rules)
     if (auto reason = rule->check(step_ms, elapsed_s)) return reason;

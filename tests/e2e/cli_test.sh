@@ -5,11 +5,6 @@ set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 roundtrip="$(readlink -f "$2")"
 
-no_process() {  # no_process PATTERN: no process's command line matches PATTERN (pgrep -f)
-  ! pgrep -f -- "$1" >/dev/null
-}
-
-
 # --- bad input: one line naming the flag or file + JSON pointer, exit 2 -----------------
 check "no command"           expect_exit 2 "$work/o" "$pperf"
 check "unknown command"      one_line_error "unknown command 'rn' \(did you mean 'run'\?\)" "$pperf" rn
@@ -88,7 +83,10 @@ all(r["execution"]["threads"]["effective"] == 1 for r in j["results"][:2])
 j["results"][1]["instances"][0]["market"] == "spot" and j["results"][1]["instances"][0]["price_basis"] == "spot_mid"
 j["results"][1]["improvement_pct"] is not None and len(j["results"][1]["improvement_pct_ci95"]) == 2
 j["results"][0]["to_train"]["steps"] == 1000
-abs(j["results"][0]["cost"]["usd_per_step"] - 3.06 * j["results"][0]["step_time_ms"]["median"] / 3.6e6) < 1e-12'
+abs(j["results"][0]["cost"]["usd_per_step"] - 3.06 * j["results"][0]["step_time_ms"]["mean"] / 3.6e6) < 1e-12
+all(r["step_time_ms"]["mean_ci95"][0] <= r["step_time_ms"]["mean"] <= r["step_time_ms"]["mean_ci95"][1] for r in j["results"][:2])
+all(r["stop_reason"] in ("target_rel_ci", "max_steps", "max_seconds") for r in j["results"])
+all(r["converged"] == (r["stop_reason"] == "target_rel_ci") for r in j["results"])'
 check "run tiny csv" bash -c "[ \$(wc -l <'$work/run.csv') -eq 4 ]"
 
 # --- the seed's homogeneous MNIST configuration runs for real ---------------------------
@@ -105,6 +103,18 @@ check "run p4d vs hetero results" json_check "$work/p4d.json" '
 j["results"][1]["execution"]["data"]["mode"] == "service" and len(j["results"][1]["execution"]["data"]["endpoints"]) == 2
 j["results"][1]["execution"]["cpus"] == [0] and j["results"][1]["execution"]["data"]["cpus"] == [1]
 j["results"][1]["improvement_pct"] is not None and abs(j["results"][1]["cost"]["usd_per_hour"] - 45.032) < 1e-9'
+
+# --- convergence: a run that stops on max_steps says so, and --require-converged fails it --
+python3 -c "
+import json; c = json.load(open('tests/data/tiny_run.json'))
+c['measure'] = {'warmup_steps': 1, 'min_steps': 6, 'max_steps': 6, 'max_seconds': 60, 'target_rel_ci': 1e-9}
+json.dump(c, open('$work/unconverged.json', 'w'))"
+check "unconverged run exits 0" expect_exit 0 "$work/o" "$pperf" run --config "$work/unconverged.json" --only ondemand --out "$work/unc.json"
+check "unconverged console mark" grep -q "unconverged" "$work/o"
+check "unconverged fields" json_check "$work/unc.json" '
+j["results"][0]["converged"] is False and j["results"][0]["stop_reason"] == "max_steps"'
+check "--require-converged exits 1" expect_exit 1 "$work/o" "$pperf" run --config "$work/unconverged.json" --only ondemand --out "$work/unc.json" --require-converged
+check "--require-converged names the result" grep -q "require-converged: mnist_heavy/tiny on ondemand did not converge" "$work/o"
 
 # --- an interrupted run leaves valid JSON that says so ----------------------------------
 python3 -c "

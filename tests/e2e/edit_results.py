@@ -22,15 +22,22 @@ def slow(r, factor):
     for k in ("median", "mean", "stdev", "p5", "p95"):
         if st.get(k) is not None:
             st[k] *= factor
-    st["ci95"] = [v * factor for v in st["ci95"]]
+    for k in ("ci95", "mean_ci95"):
+        if st.get(k) is not None:
+            st[k] = [v * factor for v in st[k]]
     if r.get("throughput"):
         r["throughput"]["samples_per_s"] /= factor
     c = r.get("cost")
     if c:
-        c["usd_per_step"] *= factor
+        scale_cost(c, factor)
+
+
+def scale_cost(c, factor):
+    c["usd_per_step"] *= factor
+    if c.get("usd_per_step_ci95") is not None:
         c["usd_per_step_ci95"] = [v * factor for v in c["usd_per_step_ci95"]]
-        c["usd_per_1m_samples"] *= factor
-        c["samples_per_usd"] /= factor
+    c["usd_per_1m_samples"] *= factor
+    c["samples_per_usd"] /= factor
 
 
 def price(r, factor):
@@ -38,10 +45,7 @@ def price(r, factor):
         g["usd_per_hour"] *= factor
     c = r["cost"]
     c["usd_per_hour"] *= factor
-    c["usd_per_step"] *= factor
-    c["usd_per_step_ci95"] = [v * factor for v in c["usd_per_step_ci95"]]
-    c["usd_per_1m_samples"] *= factor
-    c["samples_per_usd"] /= factor
+    scale_cost(c, factor)
 
 
 def resample(r, seed):

@@ -44,6 +44,10 @@ for line in sys.argv[2].strip().splitlines():
 PY
 }
 
+no_process() {  # no_process PATTERN: no process's command line matches PATTERN (pgrep -f)
+  ! pgrep -f -- "$1" >/dev/null
+}
+
 finish() {
   echo "$passed passed, $failed failed"
   [ "$failed" -eq 0 ]

@@ -82,18 +82,26 @@ TEST(DataParallel, RanksHoldIdenticalParametersEqualToOneProcessOnTheConcatenate
   std::vector<std::vector<torch::Tensor>> params(kWorld);
   std::vector<std::string> errors(kWorld);
   std::vector<std::vector<CommStep>> comm(kWorld);
+  // Models and batches are drawn here, not in the rank threads: they seed torch's one global
+  // generator, which two threads would interleave.
+  std::vector<std::unique_ptr<TwoLayer>> models;
+  std::vector<std::vector<Batch>> batches(kWorld);
+  for (int64_t r = 0; r < kWorld; ++r) {
+    models.push_back(std::make_unique<TwoLayer>());
+    for (int64_t s = 0; s < kSteps; ++s) batches[r].push_back(batch(s * kWorld + r, kBatch));
+  }
   std::vector<std::thread> ranks;
   for (int64_t r = 0; r < kWorld; ++r)
     ranks.emplace_back([&, r] {
       try {
-        TwoLayer inner;
+        TwoLayer& inner = *models[r];
         if (r == 1) {  // rank 1 starts elsewhere: the broadcast from rank 0 must undo it
           torch::NoGradGuard no_grad;
           for (auto& p : inner.parameters()) p.add_(1.0);
         }
         auto group = join_group(context_for(store, r, kWorld, "t1/"), {"gloo", 20, "same"});
         DataParallelWorkload dp(inner, group, 1 << 20);
-        for (int64_t s = 0; s < kSteps; ++s) dp.train_step(batch(s * kWorld + r, kBatch));
+        for (int64_t s = 0; s < kSteps; ++s) dp.train_step(batches[r][s]);
         params[r] = clone_all(dp.parameters());
         comm[r] = dp.comm_steps();
       } catch (const std::exception& e) {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "bench/core/result.h"
+#include "bench/stats/intervals.h"
 #include "bench/stats/stats.h"
 
 namespace pperf::testing {
@@ -27,15 +28,16 @@ inline Result measured_result(const std::string& configuration, const std::vecto
   m.stop_reason = "max_steps";
   m.executor = "process";
   const Summary s = summarize(samples);
-  r.step = StepTimeEstimate{s.median, s.ci95};
+  r.step = step_time_estimate(samples, false);
   r.spread = StepTimeSpread{s.mean, s.stdev, s.cv, s.p5, s.p95};
   r.samples_per_s = m.samples_per_s(32);
   r.data_wait_fraction = 0;
   r.measurement = m;
   Cost c;
   c.usd_per_hour = usd_per_hour;
-  c.usd_per_step = usd_per_hour * s.median / 3.6e6;
-  c.usd_per_step_ci95 = {usd_per_hour * s.ci95[0] / 3.6e6, usd_per_hour * s.ci95[1] / 3.6e6};
+  c.usd_per_step = usd_per_hour * s.mean / 3.6e6;
+  if (const auto& ci = r.step->mean_ci95_ms)
+    c.usd_per_step_ci95 = std::array<double, 2>{usd_per_hour * (*ci)[0] / 3.6e6, usd_per_hour * (*ci)[1] / 3.6e6};
   c.usd_per_1m_samples = c.usd_per_step / 32 * 1e6;
   c.samples_per_usd = 32 / c.usd_per_step;
   r.cost = c;
@@ -48,7 +50,7 @@ inline Result given_result(const std::string& configuration, double median_ms, d
   r.measured = false;
   r.measurement.reset();
   r.spread.reset();
-  r.step = StepTimeEstimate{median_ms, {median_ms, median_ms}};
+  r.step = StepTimeEstimate{median_ms, std::nullopt, median_ms, std::nullopt};
   return r;
 }
 

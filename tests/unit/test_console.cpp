@@ -39,7 +39,7 @@ TEST(Console, FitsTheWidthItIsGivenAndWideShowsEverything) {
   EXPECT_LE(widest_line(table_part(narrow)), 100u) << narrow;
   const std::string wide = to_console(report, {100, true});
   EXPECT_GT(widest_line(table_part(wide)), 100u);
-  for (const char* header : {"configuration", "step ms", "improvement %", "notes"})
+  for (const char* header : {"configuration", "median ms", "improvement %", "notes"})
     EXPECT_NE(narrow.find(header), std::string::npos) << header;
   for (const char* header : {"samples/s", "data wait %", "USD/h", "speedup x", "instances"})
     EXPECT_NE(wide.find(header), std::string::npos) << header;

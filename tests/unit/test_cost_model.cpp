@@ -4,6 +4,7 @@
 
 #include "bench/config/config.h"
 #include "bench/config/plan.h"
+#include "bench/stats/intervals.h"
 #include "pricing/cost_model.h"
 #include "pricing/pricing_stage.h"
 #include "unit_registry.h"
@@ -17,7 +18,7 @@ PricedGroup group(const std::string& type, int count, double usd) {
 CostInput input(std::vector<PricedGroup> groups, double step_ms, double batch = 1024) {
   CostInput in;
   in.groups = std::move(groups);
-  in.step = {step_ms, {step_ms, step_ms}};
+  in.step = StepTimeEstimate{step_ms, std::nullopt, step_ms, std::nullopt};
   in.samples_per_step = batch;
   return in;
 }
@@ -46,26 +47,46 @@ TEST(CostModel, PerStepPerSampleAndInverse) {
   EXPECT_DOUBLE_EQ(c.samples_per_usd, 50 / 0.001);
 }
 
-TEST(CostModel, CiOfUsdPerStepFollowsCiOfMedian) {
+TEST(CostModel, PricesTheMeanAndItsCiNotTheMedian) {
   CostInput in = input({group("x", 1, 36.0)}, 100);
-  in.step.ci95_ms = {90, 120};
+  in.step.median_ms = 80;  // a skewed step: typical 80 ms, billed 100 ms on average
+  in.step.ci95_ms = std::array<double, 2>{75, 85};
+  in.step.mean_ci95_ms = std::array<double, 2>{90, 120};
   Cost c = price(in);
-  EXPECT_DOUBLE_EQ(c.usd_per_step_ci95[0], 0.0009);
-  EXPECT_DOUBLE_EQ(c.usd_per_step_ci95[1], 0.0012);
+  EXPECT_DOUBLE_EQ(c.usd_per_step, 0.001);
+  EXPECT_DOUBLE_EQ((*c.usd_per_step_ci95)[0], 0.0009);
+  EXPECT_DOUBLE_EQ((*c.usd_per_step_ci95)[1], 0.0012);
+  in.step.mean_ci95_ms.reset();
+  EXPECT_FALSE(price(in).usd_per_step_ci95) << "no interval for a given step time";
 }
 
-TEST(CostModel, ImprovementAndItsIntervalPairOppositeEnds) {
-  CostInput base_in = input({group("x", 1, 36.0)}, 200);
-  base_in.step.ci95_ms = {190, 210};
-  CostInput in = input({group("x", 1, 36.0)}, 100);
-  in.step.ci95_ms = {95, 105};
+TEST(CostModel, ImprovementIsOnMeansWithASeededBootstrapInterval) {
+  std::vector<double> base_samples, samples;
+  for (int i = 0; i < 40; ++i) {
+    base_samples.push_back(200 + (i % 5) * 4.0);  // mean 208
+    samples.push_back(100 + (i % 4) * 2.0);       // mean 103
+  }
+  CostInput base_in = input({group("x", 1, 36.0)}, 0), in = input({group("x", 1, 36.0)}, 0);
+  base_in.step = step_time_estimate(base_samples, false);
+  in.step = step_time_estimate(samples, false);
   Cost base = price(base_in), cost = price(in);
-  Comparison c = compare(cost, in.step, base, base_in.step, false);
-  EXPECT_DOUBLE_EQ(*c.improvement_pct, 50.0);
-  EXPECT_DOUBLE_EQ(c.speedup.value(), 2.0);
-  EXPECT_NEAR((*c.improvement_pct_ci95)[0], (1 - 105.0 / 190) * 100, 1e-9);
-  EXPECT_NEAR((*c.improvement_pct_ci95)[1], (1 - 95.0 / 210) * 100, 1e-9);
-  Comparison self = compare(base, base_in.step, base, base_in.step, true);
+  Comparison c = compare({cost, in.step, &samples}, {base, base_in.step, &base_samples}, false);
+  EXPECT_NEAR(*c.improvement_pct, (1 - 103.0 / 208) * 100, 1e-9);
+  EXPECT_NEAR(c.speedup.value(), 208.0 / 103, 1e-12);
+  ASSERT_TRUE(c.improvement_pct_ci95 && c.speedup_ci95);
+  EXPECT_LT((*c.improvement_pct_ci95)[0], *c.improvement_pct);
+  EXPECT_GT((*c.improvement_pct_ci95)[1], *c.improvement_pct);
+  EXPECT_LT((*c.speedup_ci95)[0], *c.speedup);
+  EXPECT_GT((*c.speedup_ci95)[1], *c.speedup);
+  // Seeded: the same inputs give the same interval.
+  Comparison again = compare({cost, in.step, &samples}, {base, base_in.step, &base_samples}, false);
+  EXPECT_EQ(*again.improvement_pct_ci95, *c.improvement_pct_ci95);
+  // Given step times: point estimates, no interval.
+  Comparison given = compare({cost, in.step, nullptr}, {base, base_in.step, nullptr}, false);
+  EXPECT_TRUE(given.improvement_pct);
+  EXPECT_FALSE(given.improvement_pct_ci95);
+  EXPECT_FALSE(given.speedup_ci95);
+  Comparison self = compare({base, base_in.step, &base_samples}, {base, base_in.step, &base_samples}, true);
   EXPECT_FALSE(self.improvement_pct);
   EXPECT_DOUBLE_EQ(self.speedup.value(), 1.0);
 }

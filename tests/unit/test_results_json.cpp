@@ -64,8 +64,14 @@ TEST(ResultsJson, ReadsWhatWasWritten) {
     if (r.status != ResultStatus::ok) continue;
     ASSERT_TRUE(r.step);
     ASSERT_TRUE(r.cost);
-    EXPECT_GE(r.step->median_ms, r.step->ci95_ms[0]);
-    EXPECT_LE(r.step->median_ms, r.step->ci95_ms[1]);
+    if (r.measured && r.measurement->step_ms.size() >= 6) {
+      ASSERT_TRUE(r.step->ci95_ms && r.step->mean_ci95_ms);
+      EXPECT_GE(r.step->median_ms, (*r.step->ci95_ms)[0]);
+      EXPECT_LE(r.step->median_ms, (*r.step->ci95_ms)[1]);
+      EXPECT_GE(r.step->mean_ms, (*r.step->mean_ci95_ms)[0]);
+      EXPECT_LE(r.step->mean_ms, (*r.step->mean_ci95_ms)[1]);
+    }
+    if (!r.measured) EXPECT_FALSE(r.step->ci95_ms) << "a given step time has no interval";
     EXPECT_GT(r.samples_per_step, 0);
     if (r.measured) EXPECT_EQ(r.measurement->step_ms.size(), r.measurement->data_wait_ms.size());
   }
@@ -120,7 +126,7 @@ TEST(ResultsJson, DistributedRoundTripsAndScalingEfficiencyIsFilled) {
   ASSERT_FALSE(report.results.empty());
   Result one = report.results.front();
   one.status = ResultStatus::ok;
-  one.step = StepTimeEstimate{10, {9, 11}};
+  one.step = StepTimeEstimate{10, std::array<double, 2>{9, 11}, 10};
   one.samples_per_s = 100;
   Result two = one;
   one.distributed = DistributedReport{};

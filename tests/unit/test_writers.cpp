@@ -5,6 +5,7 @@
 
 #include "bench/core/atomic_file.h"
 #include "bench/core/results_json.h"
+#include "bench/stats/intervals.h"
 #include "bench/stats/stats.h"
 #include "pricing/cost_model.h"
 #include "reports/writers.h"
@@ -37,7 +38,7 @@ RunReport sample_report() {
   m.step_ms = {10, 12, 11, 10, 13, 11};
   m.data_wait_ms = {1, 1, 1, 1, 1, 1};
   base.samples_per_step = 10;
-  base.step = StepTimeEstimate{11, {10, 13}};
+  base.step = step_time_estimate(m.step_ms, false);
   const Summary s = summarize(m.step_ms);
   base.spread = StepTimeSpread{s.mean, s.stdev, s.cv, s.p5, s.p95};
   base.samples_per_s = m.samples_per_s(10);
@@ -80,7 +81,8 @@ TEST(JsonWriter, HasEveryContractField) {
                           "instances", "step_time_ms", "throughput", "data_wait_fraction", "cost",
                           "improvement_pct", "improvement_pct_ci95", "speedup", "model", "data", "execution"})
     EXPECT_TRUE(r.contains(key)) << key;
-  for (const char* key : {"median", "mean", "stdev", "cv", "p5", "p95", "ci95", "n", "samples"})
+  for (const char* key : {"median", "mean", "stdev", "cv", "p5", "p95", "ci95", "mean_ci95", "ci_nominal_level",
+                          "lag1_autocorrelation", "n", "samples"})
     EXPECT_TRUE(r["step_time_ms"].contains(key)) << key;
   for (const char* key : {"usd_per_hour", "usd_per_step", "usd_per_1m_samples", "samples_per_usd", "usd_per_step_ci95"})
     EXPECT_TRUE(r["cost"].contains(key)) << key;

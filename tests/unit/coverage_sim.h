@@ -1,0 +1,141 @@
+#pragma once
+// Simulated coverage of the intervals pperf prints (docs/statistics.md): draws step times from
+// the audit's four shapes, measures them the way pperf does (fixed n, or the real stop rules),
+// and counts how often each interval contains the true value. Shared by the unit test (few
+// trials) and bench/coverage_table (the full table).
+#include <cmath>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "bench/core/result.h"
+#include "bench/stats/intervals.h"
+#include "bench/stats/stats.h"
+#include "bench/stats/stopping.h"
+#include "pricing/cost_model.h"
+
+namespace pperf::coverage {
+
+enum class Shape { lognormal_005, lognormal_03, outliers_5pct_3x, bimodal };
+inline const char* name(Shape s) {
+  switch (s) {
+    case Shape::lognormal_005: return "lognormal s=0.05";
+    case Shape::lognormal_03: return "lognormal s=0.3";
+    case Shape::outliers_5pct_3x: return "5% outliers at 3x";
+    case Shape::bimodal: return "bimodal 25% at 1.7x";
+  }
+  return "?";
+}
+inline const std::vector<Shape> kShapes = {Shape::lognormal_005, Shape::lognormal_03, Shape::outliers_5pct_3x,
+                                           Shape::bimodal};
+
+/// A step-time generator with known true median and mean (ms). `rho` > 0: AR(1) in log space.
+struct Generator {
+  Shape shape;
+  double scale = 100, rho = 0;
+  double sigma() const { return shape == Shape::lognormal_03 ? 0.3 : 0.05; }
+  double slow_p() const { return shape == Shape::outliers_5pct_3x ? 0.05 : shape == Shape::bimodal ? 0.25 : 0; }
+  double slow_x() const { return shape == Shape::outliers_5pct_3x ? 3 : 1.7; }
+  double true_mean() const {
+    return scale * std::exp(sigma() * sigma() / 2) * (1 - slow_p() + slow_p() * slow_x());
+  }
+  double cdf(double x) const {
+    auto phi = [&](double v) { return 0.5 * std::erfc(-std::log(v / scale) / sigma() / std::sqrt(2.0)); };
+    return (1 - slow_p()) * phi(x) + slow_p() * phi(x / slow_x());
+  }
+  double true_median() const {
+    double lo = scale / 10, hi = scale * 10;
+    for (int i = 0; i < 200; ++i) (cdf((lo + hi) / 2) < 0.5 ? lo : hi) = (lo + hi) / 2;
+    return (lo + hi) / 2;
+  }
+  std::vector<double> draw(size_t n, std::mt19937_64& rng) const {
+    std::normal_distribution<double> z(0, 1);
+    std::uniform_real_distribution<double> u(0, 1);
+    std::vector<double> out(n);
+    double state = z(rng);
+    for (auto& x : out) {
+      x = scale * std::exp(sigma() * state);
+      if (u(rng) < slow_p()) x *= slow_x();
+      state = rho * state + std::sqrt(1 - rho * rho) * z(rng);
+    }
+    return out;
+  }
+};
+
+struct Cell {
+  int trials = 0, median_hits = 0, mean_hits = 0, median_intervals = 0, mean_intervals = 0;
+  int before_hits = 0;  // before issue 13: cost CI = the median's CI (median_ci95), vs the bill
+  double steps = 0;  // mean n at the end
+  double median_coverage() const { return median_intervals ? double(median_hits) / median_intervals : 0; }
+  double mean_coverage() const { return mean_intervals ? double(mean_hits) / mean_intervals : 0; }
+  double before_coverage() const { return trials ? double(before_hits) / trials : 0; }
+};
+
+/// Measures like the runner: feeds one step at a time to the real stop rules until one fires
+/// (with max_seconds out of the way), then estimates as the executor does.
+inline StepTimeEstimate measure_like_pperf(const std::vector<double>& steps, const MeasureSettings& settings,
+                                           size_t& used) {
+  auto rules = make_stop_rules(settings);
+  std::vector<double> so_far;
+  bool on_target = false;
+  for (double x : steps) {
+    so_far.push_back(x);
+    if (auto reason = first_stop_reason(rules, so_far, 0)) {
+      on_target = reason->rfind("target_rel_ci", 0) == 0;
+      break;
+    }
+  }
+  used = so_far.size();
+  return step_time_estimate(so_far, on_target);
+}
+
+/// Coverage of both intervals at a fixed n (settings == nullptr) or under the stop rules.
+inline Cell simulate(const Generator& g, size_t n, int trials, uint64_t seed, const MeasureSettings* settings = nullptr) {
+  std::mt19937_64 rng(seed);
+  const double median = g.true_median(), mean = g.true_mean();
+  Cell c;
+  for (int t = 0; t < trials; ++t) {
+    const std::vector<double> steps = g.draw(settings ? static_cast<size_t>(settings->max_steps) : n, rng);
+    size_t used = steps.size();
+    const StepTimeEstimate e = settings ? measure_like_pperf(steps, *settings, used) : step_time_estimate(steps, false);
+    ++c.trials;
+    c.steps += static_cast<double>(used) / trials;
+    if (e.ci95_ms) ++c.median_intervals, c.median_hits += (*e.ci95_ms)[0] <= median && median <= (*e.ci95_ms)[1];
+    const auto before = median_ci95(steps);
+    c.before_hits += before[0] <= mean && mean <= before[1];
+    if (e.mean_ci95_ms) ++c.mean_intervals, c.mean_hits += (*e.mean_ci95_ms)[0] <= mean && mean <= (*e.mean_ci95_ms)[1];
+  }
+  return c;
+}
+
+/// Coverage of improvement_pct_ci95 (same prices: improvement = 1 - mean ratio) for a baseline
+/// of one shape and a candidate of another, n steps each.
+inline double improvement_coverage(const Generator& base, const Generator& cand, size_t n, int trials, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  const double truth = (1 - cand.true_mean() / base.true_mean()) * 100;
+  int hits = 0, intervals = 0;
+  for (int t = 0; t < trials; ++t) {
+    const std::vector<double> b = base.draw(n, rng), c = cand.draw(n, rng);
+    const StepTimeEstimate eb = step_time_estimate(b, false), ec = step_time_estimate(c, false);
+    Cost cb, cc;
+    cb.usd_per_hour = cc.usd_per_hour = 3.6;
+    cb.usd_per_step = eb.mean_ms / 1000;
+    cc.usd_per_step = ec.mean_ms / 1000;
+    const Comparison cmp = compare({cc, ec, &c}, {cb, eb, &b}, false);
+    if (!cmp.improvement_pct_ci95) continue;
+    ++intervals;
+    hits += (*cmp.improvement_pct_ci95)[0] <= truth && truth <= (*cmp.improvement_pct_ci95)[1];
+  }
+  return intervals ? double(hits) / intervals : 0;
+}
+
+/// Exact coverage of the median's order-statistic interval at `level` for n (no widening).
+inline double median_exact_level(size_t n, double level) {
+  const auto ranks = median_ci_ranks(n, level);
+  double tail = 0;
+  for (size_t i = 0; i < ranks[0]; ++i)
+    tail += std::exp(std::lgamma(n + 1.0) - std::lgamma(i + 1.0) - std::lgamma(n - i + 1.0) - n * std::log(2.0));
+  return 1 - 2 * tail;
+}
+
+}  // namespace pperf::coverage

@@ -264,6 +264,7 @@ std::string to_console(const RunReport& report, const ConsoleOptions& options) {
       prose += fmt::format("  {}: trainer on {}, {} thread{}, 1 process; data: {}\n", r.configuration, cpu_list(e.cpus),
                          e.threads_effective, e.threads_effective == 1 ? "" : "s", data);
       if (r.distributed) prose += "    " + describe(*r.distributed) + " (trainer line: rank 0)\n";
+      if (r.bottleneck) prose += fmt::format("    {}: {}\n", r.bottleneck->verdict, r.bottleneck->evidence);
     }
   }
 

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/core/bottleneck.h"
 #include "bench/core/distributed.h"
 #include "bench/core/measurement.h"
 #include "bench/core/spot.h"
@@ -124,6 +125,8 @@ struct Result {
   std::optional<std::string> stop_reason;
   /// Model FLOPs utilization (0..1) against host.peak_gflops: bench/core/mfu.h.
   std::optional<double> mfu;
+  /// Measured results: where the time went and the verdict (bench/core/bottleneck.h).
+  std::optional<Bottleneck> bottleneck;
   /// Measured steps kept after the data source failed mid-run.
   bool partial = false;
   std::optional<Cost> cost;

@@ -15,7 +15,7 @@ const std::vector<std::string> kResultKeys = {
     "workload", "preset",         "batch_size", "samples_per_step", "configuration", "baseline", "measured",
     "status",   "reason",         "instances",  "step_time_ms",     "throughput",    "data_wait_fraction",
     "cost",     "to_train",       "improvement_pct", "improvement_pct_ci95", "speedup", "model", "data",
-    "execution", "measurement",   "events", "converged", "partial", "stop_reason", "speedup_ci95", "mfu",
+    "execution", "measurement",   "events", "converged", "partial", "stop_reason", "speedup_ci95", "mfu", "bottleneck",
     "distributed", "checkpoint", "spot", "spot_drill"};
 
 json or_null(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
@@ -73,6 +73,15 @@ json result_json(const Result& r) {
   j["partial"] = r.partial;
   j["stop_reason"] = r.stop_reason ? json(*r.stop_reason) : json(nullptr);
   j["mfu"] = or_null(r.mfu);
+  if (r.bottleneck) {
+    const Bottleneck& b = *r.bottleneck;
+    j["bottleneck"] = {{"verdict", b.verdict},
+                       {"evidence", b.evidence},
+                       {"trainer_cpu_pct", b.trainer_cpu_pct},
+                       {"data_cpu_pct", or_null(b.data_cpu_pct)},
+                       {"load_average_before", b.load_average_before},
+                       {"load_average_during", b.load_average_during}};
+  }
   if (r.cost) {
     const Cost& c = *r.cost;
     j["cost"] = {{"usd_per_hour", c.usd_per_hour}, {"usd_per_step", c.usd_per_step},
@@ -254,6 +263,16 @@ Result read_result(const JsonView& v) {
   if (auto p = v.find_value("partial")) r.partial = p->as_bool();
   if (auto s = v.find_value("stop_reason")) r.stop_reason = s->as_string();
   r.mfu = optional_number(v, "mfu");
+  if (auto b = v.find_value("bottleneck")) {
+    Bottleneck bn;
+    bn.verdict = b->at("verdict").as_string();
+    bn.evidence = b->at("evidence").as_string();
+    bn.trainer_cpu_pct = b->at("trainer_cpu_pct").as_number();
+    bn.data_cpu_pct = optional_number(*b, "data_cpu_pct");
+    bn.load_average_before = b->at("load_average_before").as_number();
+    bn.load_average_during = b->at("load_average_during").as_number();
+    r.bottleneck = bn;
+  }
   if (auto c = v.find_value("cost")) {
     Cost cost;
     cost.usd_per_hour = c->at("usd_per_hour").as_number();

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <tuple>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -13,6 +14,7 @@
 #include "bench/core/results_json.h"
 #include "bench/core/atomic_file.h"
 #include "bench/core/crypto.h"
+#include "bench/env/cpu_usage.h"
 #include "bench/env/gpu_info.h"
 #include "bench/env/process.h"
 #include "bench/measure/data_parallel.h"
@@ -70,6 +72,48 @@ std::unique_ptr<DataSource> open_data_source(const Config& config, const Workloa
   }
   report.data_endpoints = service.endpoints;
   return connect_service(spec, service);
+}
+
+/// CPU time and load while an item's steps run (warmup included), for the bottleneck verdict.
+struct CpuSample {
+  double trainer_s = 0, loader_s = 0, data_processes_s = 0, load_average = 0, wall_ms = 0;
+  static CpuSample now(const std::vector<int>& data_pids) {
+    CpuSample s;
+    std::tie(s.trainer_s, s.loader_s) = own_threads_cpu_s(kLoaderThreadName);
+    s.data_processes_s = processes_cpu_s(data_pids);
+    s.load_average = load_average_1m();
+    s.wall_ms = steady_clock().now_ms();
+    return s;
+  }
+};
+
+/// The verdict from two samples around the steps. Busy fractions are of the CPUs each side can
+/// use: the trainer's CPU set; the data side's preprocessing threads or processes, at most as
+/// many as their CPU set has (workers elsewhere, at `endpoints`, are not seen).
+Bottleneck bottleneck_of(const Result& r, const ExecutionSettings& exec, const std::vector<int>& cpus,
+                         const CpuSample& before, const CpuSample& after, bool data_processes) {
+  const int64_t logical = HostCapacity::here().logical_cpus;
+  const double wall_s = std::max(1e-9, (after.wall_ms - before.wall_ms) / 1000);
+  const auto set_size = [&](const std::vector<int>& set) { return set.empty() ? logical : static_cast<int64_t>(set.size()); };
+  BottleneckEvidence e;
+  e.data_wait_fraction = r.data_wait_fraction.value_or(0);
+  e.trainer_cpu_busy = (after.trainer_s - before.trainer_s) / (wall_s * static_cast<double>(set_size(cpus)));
+  const DataSettings& d = exec.data;
+  if (data_processes) {
+    const bool spawned = d.spawn_local_processes > 0;
+    const int64_t workers = spawned ? d.spawn_local_processes * d.spawn_local_workers : d.workers;
+    const int64_t capacity = std::min(workers, set_size(spawned ? d.spawn_local_cpus : cpus));
+    e.data_cpu_busy = (after.data_processes_s - before.data_processes_s) / (wall_s * static_cast<double>(capacity));
+  } else if (d.mode == "local") {
+    const int64_t capacity = std::min(d.workers, set_size(cpus));
+    e.data_cpu_busy = (after.loader_s - before.loader_s) / (wall_s * static_cast<double>(capacity));
+  }
+  if (r.distributed) e.comm_fraction = r.distributed->comm_fraction;
+  if (r.execution && r.execution->gpu) e.gpu_busy = r.execution->gpu->mean_pct / 100;
+  Bottleneck b = bottleneck_verdict(e);
+  b.load_average_before = before.load_average;
+  b.load_average_during = after.load_average;
+  return b;
 }
 
 /// Fills the measure stage's figures from the samples: estimate, spread, throughput.
@@ -250,10 +294,13 @@ void measure_into(Result& r, const Config& config, const PlanItem& item, const W
   }
   std::optional<GpuSampler> gpu_sampler;
   if (device->name() != "cpu") gpu_sampler.emplace(200);
+  const std::vector<int> data_pids = group ? group->pids() : std::vector<int>{};
+  const CpuSample cpu_before = CpuSample::now(data_pids);
   Measurement m = measure(parallel ? static_cast<Workload&>(*parallel) : *workload, *data, config.measure,
                           stop_requested, steady_clock(),
                           progress ? ProgressCallback(std::ref(*progress)) : ProgressCallback(), *device,
                           rank ? &agreement : nullptr);
+  const CpuSample cpu_after = CpuSample::now(data_pids);
   if (gpu_sampler) r.execution->gpu = gpu_sampler->finish();
   progress.reset();
   if (rank) merge_ranks(r, m, *process_group, *parallel, *rank, cpus, *exec.distributed);
@@ -263,6 +310,11 @@ void measure_into(Result& r, const Config& config, const PlanItem& item, const W
   r.model = workload->model_info();
   r.events.insert(r.events.end(), r.model->events.begin(), r.model->events.end());
   summarize_into(r, std::move(m));
+  if (r.status == ResultStatus::ok) {
+    r.bottleneck = bottleneck_of(r, exec, cpus, cpu_before, cpu_after, !data_pids.empty());
+    const std::string busy = busy_neighbour_warning(cpu_before.load_average, HostCapacity::here().logical_cpus);
+    if (!busy.empty()) r.events.push_back(busy);
+  }
   // Spot: what a checkpoint of this workload's training state costs here (after measuring, so
   // the step times are untouched). In a data-parallel group rank 0 writes it, as DDP jobs do.
   const bool writes_checkpoints = !rank || rank->rank == 0;

@@ -1,5 +1,7 @@
 #include "workloads/common/local_loader.h"
 
+#include <pthread.h>
+
 #include <chrono>
 #include <stdexcept>
 #include <string>
@@ -32,6 +34,7 @@ LocalLoader::~LocalLoader() {
 }
 
 void LocalLoader::work() {
+  pthread_setname_np(pthread_self(), kLoaderThreadName);
   // Preprocessing is plain C++ on raw buffers: keep libtorch from spawning its own pool here.
   at::set_num_threads(1);
   for (;;) {

@@ -14,6 +14,10 @@
 
 namespace pperf {
 
+/// What loader threads are called (/proc/self/task/*/comm), so their CPU time can be told
+/// from the trainer's.
+constexpr const char* kLoaderThreadName = "pperf-loader";
+
 class LocalLoader : public DataSource {
  public:
   /// Starts `workers` threads at once. Delivers batch indices first_index, first_index + stride,

@@ -1,0 +1,52 @@
+#include "bench/core/bottleneck.h"
+
+#include <fmt/format.h>
+
+namespace pperf {
+
+namespace {
+constexpr double kInputBoundWait = 0.10;
+constexpr double kCommunicationBound = 0.30;
+constexpr double kBusy = 0.85;  // a CPU set this busy has no room left
+
+std::string pct(double fraction) { return fmt::format("{:.0f} %", 100 * fraction); }
+}  // namespace
+
+Bottleneck bottleneck_verdict(const BottleneckEvidence& e) {
+  Bottleneck b;
+  b.trainer_cpu_pct = 100 * e.trainer_cpu_busy;
+  if (e.data_cpu_busy) b.data_cpu_pct = 100 * *e.data_cpu_busy;
+  const std::string gpu = e.gpu_busy ? ", GPU " + pct(*e.gpu_busy) + " busy" : "";
+  if (e.comm_fraction && *e.comm_fraction >= kCommunicationBound && *e.comm_fraction > e.data_wait_fraction) {
+    b.verdict = "communication-bound";
+    b.evidence = fmt::format("gradient all-reduce in flight {} of the step, data wait {}{}: a faster interconnect, "
+                             "fewer ranks per link or larger per-rank batches would help",
+                             pct(*e.comm_fraction), pct(e.data_wait_fraction), gpu);
+  } else if (e.data_wait_fraction >= kInputBoundWait) {
+    b.verdict = "input-bound";
+    b.evidence = "data wait " + pct(e.data_wait_fraction) + gpu;
+    if (!e.data_cpu_busy)
+      b.evidence += ": faster or more data workers would help";
+    else if (*e.data_cpu_busy >= kBusy)
+      b.evidence += ", data CPUs " + pct(*e.data_cpu_busy) + " busy: more data workers or a data group would help";
+    else
+      b.evidence += ", data CPUs only " + pct(*e.data_cpu_busy) +
+                    " busy: the pipeline is not short of CPU (too few workers for its CPUs, or I/O)";
+  } else {
+    b.verdict = "compute-bound";
+    b.evidence = "data wait " + pct(e.data_wait_fraction) + gpu + ", trainer CPUs " + pct(e.trainer_cpu_busy) + " busy";
+    b.evidence += e.gpu_busy || e.trainer_cpu_busy >= 0.5
+                      ? ": a faster accelerator or more ranks would help, more data workers would not"
+                      : ": the trainer leaves its CPUs idle (more intra-op threads for its CPU set?)";
+  }
+  return b;
+}
+
+std::string busy_neighbour_warning(double load_average_before, int64_t logical_cpus) {
+  if (logical_cpus <= 0 || load_average_before < 0.5 * static_cast<double>(logical_cpus)) return "";
+  return fmt::format("host busy before this item (load average {:.1f} on {} CPUs): its step times include a "
+                     "neighbour's contention",
+                     load_average_before, logical_cpus);
+}
+
+}  // namespace pperf

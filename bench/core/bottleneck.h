@@ -1,0 +1,35 @@
+#pragma once
+// Where a result's time went, and what that says: input-bound, compute-bound or
+// communication-bound. Pure: the measuring side gathers the figures, this names the verdict.
+#include <optional>
+#include <string>
+
+namespace pperf {
+
+/// What was observed over an item's steps (fractions in [0, 1]; absent when not known).
+struct BottleneckEvidence {
+  double data_wait_fraction = 0;          // of step time, waiting for the next batch
+  double trainer_cpu_busy = 0;            // trainer threads' CPU time / (wall x its CPUs)
+  std::optional<double> data_cpu_busy;    // loader threads' or data workers' CPU time / (wall x their CPUs)
+  std::optional<double> comm_fraction;    // data-parallel: gradient all-reduce in flight, of step time
+  std::optional<double> gpu_busy;         // nvidia-smi utilization.gpu
+};
+
+struct Bottleneck {
+  std::string verdict;   // "input-bound" | "compute-bound" | "communication-bound"
+  std::string evidence;  // one line, e.g. "data wait 41 %, data CPUs 99 % busy: more data workers ... would help"
+  double trainer_cpu_pct = 0;
+  std::optional<double> data_cpu_pct;
+  double load_average_before = 0, load_average_during = 0;  // the host's 1-minute load average
+};
+
+/// Data wait of 10 % or more is input-bound (unless the all-reduce takes longer still); an
+/// all-reduce in flight 30 % of the step or more, and longer than the data wait, is
+/// communication-bound; anything else is compute-bound.
+Bottleneck bottleneck_verdict(const BottleneckEvidence& e);
+
+/// "" or a warning when the host was busy with something else: its load average before the
+/// run was at least half its logical CPUs.
+std::string busy_neighbour_warning(double load_average_before, int64_t logical_cpus);
+
+}  // namespace pperf

@@ -1,0 +1,59 @@
+// The bottleneck verdict's rules, at and around their thresholds.
+#include <gtest/gtest.h>
+
+#include "bench/core/bottleneck.h"
+
+using namespace pperf;
+
+TEST(Bottleneck, InputBoundSaysWhetherTheDataSideIsShortOfCpu) {
+  BottleneckEvidence e;
+  e.data_wait_fraction = 0.41;
+  e.trainer_cpu_busy = 0.5;
+  e.data_cpu_busy = 0.99;
+  Bottleneck b = bottleneck_verdict(e);
+  EXPECT_EQ(b.verdict, "input-bound");
+  EXPECT_EQ(b.evidence, "data wait 41 %, data CPUs 99 % busy: more data workers or a data group would help");
+  EXPECT_DOUBLE_EQ(*b.data_cpu_pct, 99.0);
+  e.data_cpu_busy = 0.3;
+  EXPECT_EQ(bottleneck_verdict(e).evidence, "data wait 41 %, data CPUs only 30 % busy: the pipeline is not short of "
+                                            "CPU (too few workers for its CPUs, or I/O)");
+  e.data_cpu_busy.reset();
+  e.gpu_busy = 0.35;
+  EXPECT_EQ(bottleneck_verdict(e).evidence, "data wait 41 %, GPU 35 % busy: faster or more data workers would help");
+}
+
+TEST(Bottleneck, ComputeBoundBelowTenPercentWait) {
+  BottleneckEvidence e;
+  e.data_wait_fraction = 0.099;
+  e.trainer_cpu_busy = 0.97;
+  e.data_cpu_busy = 0.2;
+  const Bottleneck b = bottleneck_verdict(e);
+  EXPECT_EQ(b.verdict, "compute-bound");
+  EXPECT_EQ(b.evidence, "data wait 10 %, trainer CPUs 97 % busy: a faster accelerator or more ranks would help, "
+                        "more data workers would not");
+  e.trainer_cpu_busy = 0.45;
+  EXPECT_NE(bottleneck_verdict(e).evidence.find("the trainer leaves its CPUs idle"), std::string::npos);
+  e.data_wait_fraction = 0.10;
+  EXPECT_EQ(bottleneck_verdict(e).verdict, "input-bound");
+}
+
+TEST(Bottleneck, CommunicationBoundWhenTheAllReduceOutweighsTheWait) {
+  BottleneckEvidence e;
+  e.data_wait_fraction = 0.12;
+  e.trainer_cpu_busy = 0.9;
+  e.comm_fraction = 0.37;
+  const Bottleneck b = bottleneck_verdict(e);
+  EXPECT_EQ(b.verdict, "communication-bound");
+  EXPECT_EQ(b.evidence.rfind("gradient all-reduce in flight 37 % of the step, data wait 12 %", 0), 0u);
+  e.comm_fraction = 0.29;  // below the threshold: the 12 % wait decides
+  EXPECT_EQ(bottleneck_verdict(e).verdict, "input-bound");
+  e.comm_fraction = 0.35;
+  e.data_wait_fraction = 0.5;  // waiting longer than communicating
+  EXPECT_EQ(bottleneck_verdict(e).verdict, "input-bound");
+}
+
+TEST(Bottleneck, ABusyHostIsNamed) {
+  EXPECT_EQ(busy_neighbour_warning(0.9, 2), "");
+  EXPECT_EQ(busy_neighbour_warning(3.2, 2),
+            "host busy before this item (load average 3.2 on 2 CPUs): its step times include a neighbour's contention");
+}

@@ -42,11 +42,11 @@ Bottleneck bottleneck_verdict(const BottleneckEvidence& e) {
   return b;
 }
 
-std::string busy_neighbour_warning(double load_average_before, int64_t logical_cpus) {
-  if (logical_cpus <= 0 || load_average_before < 0.5 * static_cast<double>(logical_cpus)) return "";
-  return fmt::format("host busy before this item (load average {:.1f} on {} CPUs): its step times include a "
-                     "neighbour's contention",
-                     load_average_before, logical_cpus);
+std::string busy_neighbour_warning(double others_cpu_busy, int64_t logical_cpus) {
+  if (others_cpu_busy < 0.25) return "";
+  return fmt::format("busy host: other processes used {} of its {} CPUs while this item ran; its step times "
+                     "include their contention",
+                     pct(others_cpu_busy), logical_cpus);
 }
 
 }  // namespace pperf

@@ -21,6 +21,7 @@ struct Bottleneck {
   double trainer_cpu_pct = 0;
   std::optional<double> data_cpu_pct;
   double load_average_before = 0, load_average_during = 0;  // the host's 1-minute load average
+  double others_cpu_pct = 0;  // CPU time of everything else on the host, % of all its CPUs
 };
 
 /// Data wait of 10 % or more is input-bound (unless the all-reduce takes longer still); an
@@ -28,8 +29,8 @@ struct Bottleneck {
 /// communication-bound; anything else is compute-bound.
 Bottleneck bottleneck_verdict(const BottleneckEvidence& e);
 
-/// "" or a warning when the host was busy with something else: its load average before the
-/// run was at least half its logical CPUs.
-std::string busy_neighbour_warning(double load_average_before, int64_t logical_cpus);
+/// "" or a warning when something other than this measurement used at least a quarter of the
+/// host's CPU time while it ran (`others_cpu_busy`: their CPU time / (wall x logical CPUs)).
+std::string busy_neighbour_warning(double others_cpu_busy, int64_t logical_cpus);
 
 }  // namespace pperf

@@ -80,7 +80,8 @@ json result_json(const Result& r) {
                        {"trainer_cpu_pct", b.trainer_cpu_pct},
                        {"data_cpu_pct", or_null(b.data_cpu_pct)},
                        {"load_average_before", b.load_average_before},
-                       {"load_average_during", b.load_average_during}};
+                       {"load_average_during", b.load_average_during},
+                       {"others_cpu_pct", b.others_cpu_pct}};
   }
   if (r.cost) {
     const Cost& c = *r.cost;
@@ -271,6 +272,7 @@ Result read_result(const JsonView& v) {
     bn.data_cpu_pct = optional_number(*b, "data_cpu_pct");
     bn.load_average_before = b->at("load_average_before").as_number();
     bn.load_average_during = b->at("load_average_during").as_number();
+    bn.others_cpu_pct = b->at("others_cpu_pct").as_number();
     r.bottleneck = bn;
   }
   if (auto c = v.find_value("cost")) {

@@ -80,6 +80,14 @@ double processes_cpu_s(const std::vector<int>& pids) {
   return total;
 }
 
+double host_busy_cpu_s() {
+  std::ifstream in("/proc/stat");
+  std::string cpu;
+  long long user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0;
+  if (!(in >> cpu >> user >> nice >> system >> idle >> iowait >> irq >> softirq >> steal) || cpu != "cpu") return 0;
+  return static_cast<double>(user + nice + system + irq + softirq + steal) / static_cast<double>(::sysconf(_SC_CLK_TCK));
+}
+
 double load_average_1m() {
   std::ifstream in("/proc/loadavg");
   double one = 0;

@@ -15,6 +15,10 @@ std::pair<double, double> own_threads_cpu_s(const std::string& prefix);
 /// CPU seconds used so far by `pids` and every live descendant of them.
 double processes_cpu_s(const std::vector<int>& pids);
 
+/// CPU seconds every process on the host has used since boot (/proc/stat: all but idle and
+/// iowait); 0 when it cannot be read.
+double host_busy_cpu_s();
+
 /// The host's 1-minute load average; 0 when /proc/loadavg cannot be read.
 double load_average_1m();
 

@@ -76,11 +76,12 @@ std::unique_ptr<DataSource> open_data_source(const Config& config, const Workloa
 
 /// CPU time and load while an item's steps run (warmup included), for the bottleneck verdict.
 struct CpuSample {
-  double trainer_s = 0, loader_s = 0, data_processes_s = 0, load_average = 0, wall_ms = 0;
+  double trainer_s = 0, loader_s = 0, data_processes_s = 0, host_busy_s = 0, load_average = 0, wall_ms = 0;
   static CpuSample now(const std::vector<int>& data_pids) {
     CpuSample s;
     std::tie(s.trainer_s, s.loader_s) = own_threads_cpu_s(kLoaderThreadName);
     s.data_processes_s = processes_cpu_s(data_pids);
+    s.host_busy_s = host_busy_cpu_s();
     s.load_average = load_average_1m();
     s.wall_ms = steady_clock().now_ms();
     return s;
@@ -113,6 +114,10 @@ Bottleneck bottleneck_of(const Result& r, const ExecutionSettings& exec, const s
   Bottleneck b = bottleneck_verdict(e);
   b.load_average_before = before.load_average;
   b.load_average_during = after.load_average;
+  const double ours = (after.trainer_s - before.trainer_s) + (after.loader_s - before.loader_s) +
+                      (after.data_processes_s - before.data_processes_s);
+  const double others = std::max(0.0, after.host_busy_s - before.host_busy_s - ours);
+  b.others_cpu_pct = 100 * others / (wall_s * static_cast<double>(logical));
   return b;
 }
 
@@ -312,7 +317,9 @@ void measure_into(Result& r, const Config& config, const PlanItem& item, const W
   summarize_into(r, std::move(m));
   if (r.status == ResultStatus::ok) {
     r.bottleneck = bottleneck_of(r, exec, cpus, cpu_before, cpu_after, !data_pids.empty());
-    const std::string busy = busy_neighbour_warning(cpu_before.load_average, HostCapacity::here().logical_cpus);
+    // A rank's siblings share the host by design: not a neighbour.
+    const std::string busy =
+        rank ? "" : busy_neighbour_warning(r.bottleneck->others_cpu_pct / 100, HostCapacity::here().logical_cpus);
     if (!busy.empty()) r.events.push_back(busy);
   }
   // Spot: what a checkpoint of this workload's training state costs here (after measuring, so

@@ -72,7 +72,7 @@ j["host"]["logical_cpus"] >= 1 and j["host"]["memory_gib"] > 0 and j["host"]["cp
 j["pricing"]["table"] == "aws-ec2-us-east-1" and j["pricing"]["retrieved"]
 [r["status"] for r in j["results"]] == ["ok", "ok", "ok"]
 j["results"][2]["execution"]["data"]["mode"] == "service" and len(j["results"][2]["execution"]["data"]["endpoints"]) == 1
-j["results"][2]["step_time_ms"]["n"] >= 5 and j["results"][2]["events"] == []
+j["results"][2]["step_time_ms"]["n"] >= 5 and [e for e in j["results"][2]["events"] if not e.startswith("busy host:")] == []
 all(r["execution"]["emulated"] is True for r in j["results"])
 all(r["measurement"]["executor"] == "process" and r["samples_per_step"] == r["batch_size"] for r in j["results"])
 all(r["measured"] and r["step_time_ms"]["n"] == len(r["step_time_ms"]["samples"]) >= 5 for r in j["results"][:2])

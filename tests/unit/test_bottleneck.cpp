@@ -53,7 +53,8 @@ TEST(Bottleneck, CommunicationBoundWhenTheAllReduceOutweighsTheWait) {
 }
 
 TEST(Bottleneck, ABusyHostIsNamed) {
-  EXPECT_EQ(busy_neighbour_warning(0.9, 2), "");
-  EXPECT_EQ(busy_neighbour_warning(3.2, 2),
-            "host busy before this item (load average 3.2 on 2 CPUs): its step times include a neighbour's contention");
+  EXPECT_EQ(busy_neighbour_warning(0.24, 2), "");
+  EXPECT_EQ(busy_neighbour_warning(0.6, 2),
+            "busy host: other processes used 60 % of its 2 CPUs while this item ran; its step times include their "
+            "contention");
 }

@@ -376,8 +376,9 @@ std::string run_report_html(const RunReportPage& page) {
                      markup_escape(r.pricing_table), markup_escape(r.pricing_retrieved), markup_escape(r.started_at));
   out += "<section id=\"provenance-section\"><h2>Provenance</h2>\n" + provenance(r, page.source) + "</section>\n";
   out += "<section id=\"results-section\"><h2>Results</h2>\n" + results_table(r) +
-         "<p class=\"note\">Median step time with its distribution-free 95 % CI; cost per step = price per hour × median step "
-         "time; improvement = 1 − cost ÷ the baseline's (its CI pairs opposite ends of the two cost CIs).</p></section>\n";
+         "<p class=\"note\">Median step time with its distribution-free 95 % CI (the typical step); cost per step = "
+         "price per hour × mean step time (total time ÷ steps, what is billed) with the mean's 95 % CI; improvement = "
+         "1 − cost ÷ the baseline's, 95 % CI by a seeded bootstrap (docs/statistics.md).</p></section>\n";
   std::vector<std::string> order;
   const auto groups = ok_by_workload(r, order);
   for (const auto& g : order) {

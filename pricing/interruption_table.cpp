@@ -17,13 +17,6 @@ std::optional<InterruptionRate> InterruptionTable::find(const std::string& regio
   return InterruptionRate{t->second, interruptions_per_month_from_share(buckets.at(t->second).value_pct)};
 }
 
-std::vector<std::string> InterruptionTable::types(const std::string& region) const {
-  std::vector<std::string> out;
-  if (auto r = regions.find(region); r != regions.end())
-    for (const auto& [type, _] : r->second) out.push_back(type);
-  return out;
-}
-
 InterruptionTable load_interruption_table(const std::string& name_or_path) {
   // Same lookup as price tables: a bare name lives under pricing/tables/.
   const std::string path = resolve_price_table_path(name_or_path);

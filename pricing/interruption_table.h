@@ -26,7 +26,6 @@ struct InterruptionTable {
 
   /// nullopt when the table has no bucket for the type in the region.
   std::optional<InterruptionRate> find(const std::string& region, const std::string& type) const;
-  std::vector<std::string> types(const std::string& region) const;
 };
 
 /// The default table's name (under pricing/tables/).

@@ -89,11 +89,14 @@ std::string utc_timestamp() {
   return buf;
 }
 
+std::string hostname() {
+  char name[256] = {};
+  return ::gethostname(name, sizeof name - 1) == 0 && name[0] ? name : "unknown";
+}
+
 nlohmann::json capture_host(const std::vector<std::string>& argv) {
   nlohmann::json host;
-  char name[256] = "unknown";
-  gethostname(name, sizeof name - 1);
-  host["hostname"] = name;
+  host["hostname"] = hostname();
   struct utsname u {};
   if (uname(&u) == 0) host["kernel"] = std::string(u.sysname) + " " + u.release + " " + u.machine;
   std::string pretty = first_line_matching("/etc/os-release", "PRETTY_NAME=");

@@ -12,6 +12,9 @@ namespace pperf {
 /// {library, path}, argv. Torch facts are added by torch_info().
 nlohmann::json capture_host(const std::vector<std::string>& argv);
 
+/// This host's name; "unknown" when it cannot be read.
+std::string hostname();
+
 /// The BLAS shared library loaded into this process, resolved through symlinks (Debian's
 /// alternatives), e.g. {"library": "openblas-pthread", "path": "/usr/lib/.../libblas.so.3"}.
 nlohmann::json loaded_blas();

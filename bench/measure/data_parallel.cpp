@@ -6,6 +6,8 @@
 #endif
 #include "bench/measure/data_parallel.h"
 
+#include "bench/measure/runner.h"
+
 #include <arpa/inet.h>
 #include <fmt/format.h>
 #include <netdb.h>
@@ -36,10 +38,6 @@ namespace {
 using Millis = std::chrono::milliseconds;
 
 Millis millis(double seconds) { return Millis(static_cast<int64_t>(seconds * 1000)); }
-
-double now_ms() {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
 
 std::vector<uint8_t> bytes_of(const std::string& s) { return {s.begin(), s.end()}; }
 std::string text_of(const std::vector<uint8_t>& b) { return {b.begin(), b.end()}; }
@@ -128,7 +126,7 @@ class TimedAllReduce : public c10d::CommHookInterface {
     {
       std::lock_guard<std::mutex> lock(recorder_->mutex);
       slot = recorder_->intervals.size();
-      recorder_->intervals.emplace_back(now_ms(), 0);
+      recorder_->intervals.emplace_back(steady_clock().now_ms(), 0);
       recorder_->bytes += static_cast<int64_t>(tensors[0].numel() * tensors[0].element_size());
     }
     auto future = state_->allreduce(tensors)->getFuture();
@@ -137,7 +135,7 @@ class TimedAllReduce : public c10d::CommHookInterface {
         [recorder, slot](c10::ivalue::Future& done) {
           {
             std::lock_guard<std::mutex> lock(recorder->mutex);
-            recorder->intervals[slot].second = now_ms();
+            recorder->intervals[slot].second = steady_clock().now_ms();
           }
           return done.value();  // rethrows a failed all-reduce into the Reducer's wait
         },
@@ -178,8 +176,8 @@ int RunStore::port() const { return impl_->store->getPort(); }
 
 void RunStore::publish_exit_code(int code, double wait_s) {
   impl_->store->set("run/exit_code", bytes_of(std::to_string(code)));
-  const double deadline = now_ms() + wait_s * 1000;
-  while (impl_->store->add("run/exit_code_read", 0) < impl_->context.world_size - 1 && now_ms() < deadline)
+  const double deadline = steady_clock().now_ms() + wait_s * 1000;
+  while (impl_->store->add("run/exit_code_read", 0) < impl_->context.world_size - 1 && steady_clock().now_ms() < deadline)
     std::this_thread::sleep_for(Millis(20));
 }
 
@@ -192,14 +190,6 @@ int RunStore::wait_exit_code() {
   } catch (const std::exception&) {
     return 3;
   }
-}
-
-bool nccl_compiled_in() {
-#ifdef PPERF_WITH_NCCL
-  return true;
-#else
-  return false;
-#endif
 }
 
 // --- joining a group -----------------------------------------------------------------------

@@ -59,7 +59,4 @@ class RunStore {
   std::unique_ptr<Impl> impl_;
 };
 
-/// True when this pperf was built with c10d's NCCL process group (a CUDA libtorch with NCCL).
-bool nccl_compiled_in();
-
 }  // namespace pperf

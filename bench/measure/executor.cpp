@@ -16,6 +16,7 @@
 #include "bench/core/crypto.h"
 #include "bench/env/cpu_usage.h"
 #include "bench/env/gpu_info.h"
+#include "bench/env/host_info.h"
 #include "bench/env/process.h"
 #include "bench/measure/data_parallel.h"
 #include "bench/measure/data_sources.h"
@@ -164,18 +165,13 @@ std::string rank_identity(const Config& config, const PlanItem& item) {
                      item.configuration_index);
 }
 
-std::string this_host() {
-  char name[256] = {};
-  return ::gethostname(name, sizeof name - 1) == 0 ? name : "unknown";
-}
-
 /// Rank 0 gathers every rank's samples (once, at the end): a step takes as long as its slowest
 /// rank; the ranks' parameters must be identical. Other ranks only send theirs.
 void merge_ranks(Result& r, Measurement& m, ProcessGroupHandle& group, const DataParallelWorkload& parallel,
                  const RankContext& rank, const std::vector<int>& cpus, const DistributedSettings& settings) {
   RankSamples mine;
   mine.rank = rank.rank;
-  mine.host = this_host();
+  mine.host = hostname();
   mine.cpus = cpus;
   mine.step_ms = m.step_ms;
   mine.data_wait_ms = m.data_wait_ms;
@@ -248,8 +244,8 @@ void measure_into(Result& r, const Config& config, const PlanItem& item, const W
   // "cuda": one rank per GPU, each on the GPU of its local rank.
   spec.device = exec.device == "cuda" ? "cuda:" + std::to_string(rank ? rank->local_rank : 0) : exec.device;
   const std::unique_ptr<Device> device = open_device(spec.device);
-  if (exec.device == "cuda" && !rank && torch_cuda_devices() > 1)
-    throw std::runtime_error("device 'cuda' on a host with " + std::to_string(torch_cuda_devices()) +
+  if (const int64_t gpus = torch_cuda_devices(); exec.device == "cuda" && !rank && gpus > 1)
+    throw std::runtime_error("device 'cuda' on a host with " + std::to_string(gpus) +
                              " GPUs runs one rank per GPU: give execution.distributed.world_size");
   const WorkloadDescriptor* descriptor = registry.find(spec.name);
   if (!descriptor) throw std::runtime_error("workload '" + spec.name + "' is not compiled into this pperf");

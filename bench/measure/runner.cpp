@@ -24,14 +24,12 @@ Measurement measure(Workload& workload, DataSource& data, const MeasureSettings&
   Measurement m;
   // Alone, a rank decides for itself; in a group, every rank stops on the same step.
   auto decide = [&](int proposal) { return agreement ? agreement->agree(proposal) : proposal; };
-  const double warmup_start = clock.now_ms();
   auto report = [&](bool warmup, int64_t steps) {
     if (!on_progress) return;
     Progress p;
     p.warmup = warmup;
     p.steps = steps;
     p.step_ms = warmup ? nullptr : &m.step_ms;
-    p.elapsed_s = (clock.now_ms() - warmup_start) / 1000;
     on_progress(p);
   };
   for (int64_t i = 0; i < settings.warmup_steps; ++i) {

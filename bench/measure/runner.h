@@ -26,7 +26,6 @@ struct Progress {
   bool warmup = false;
   int64_t steps = 0;                            // warmup steps, or measured steps so far
   const std::vector<double>* step_ms = nullptr;  // measured phase: the samples so far
-  double elapsed_s = 0;                         // since warmup began
 };
 using ProgressCallback = std::function<void(const Progress&)>;
 

@@ -20,7 +20,7 @@ if [ ! -f "$sanitize/build.ninja" ]; then
   cmake -S "$root" -B "$sanitize" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
     -DPPERF_SANITIZE=ON -DPPERF_BUILD_BENCH=OFF >&2
 fi
-ninja -C "$sanitize" -j"$(nproc)" pperf_unit_tests pperf_fuzz_config pperf_fuzz_results pperf_fuzz_price_table >&2
+ninja -C "$sanitize" -j"$(nproc)" pperf_unit_tests pperf_fuzz_config pperf_fuzz_results pperf_fuzz_price_table pperf_fuzz_data_request >&2
 export PPERF_SANITIZE_BUILD_DIR="$sanitize"
 cd "${PPERF_BUILD_DIR:-$root/build}"
 exec ctest --output-on-failure -j"$(nproc)" "$@"

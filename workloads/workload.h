@@ -10,10 +10,6 @@
 
 namespace pperf {
 
-/// Batch indices are in [0, kMaxBatchIndex]: 2^40 batches outlast any run, and every index
-/// computation below (index x batch size, first + position x stride) stays far from overflow.
-constexpr int64_t kMaxBatchIndex = int64_t{1} << 40;
-
 /// Position in a data set of `size` samples of sample `i` of batch `index` (batches cycle over
 /// the data set): (index x batch_size + i) mod size, computed without overflow for any index
 /// in [0, kMaxBatchIndex] and any batch size.

@@ -11,6 +11,10 @@
 
 namespace pperf {
 
+/// Batch indices are in [0, kMaxBatchIndex]: 2^40 batches outlast any run, and every index
+/// computation (index x batch size, first + position x stride) stays far from overflow.
+constexpr int64_t kMaxBatchIndex = int64_t{1} << 40;
+
 class Workload;
 class InputPipeline;
 

@@ -59,7 +59,4 @@ int run_data_worker(const WorkloadSpec& spec, const WorkloadRegistry& registry,
 /// is TLS, trusting that CA; otherwise plaintext.
 std::shared_ptr<grpc::Channel> open_data_channel(const std::string& endpoint, const std::string& tls_ca_pem = "");
 
-/// "{...}" with at most `max_chars` characters of `text`, for echoing client input in errors.
-std::string truncated_for_echo(const std::string& text, size_t max_chars = 200);
-
 }  // namespace pperf

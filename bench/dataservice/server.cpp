@@ -3,11 +3,11 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <csignal>
 #include <fstream>
-#include <future>
 #include <iostream>
 #include <sstream>
 #include <thread>
@@ -16,6 +16,7 @@
 #include "bench/core/input_error.h"
 #include "bench/dataservice/data_service.grpc.pb.h"
 #include "bench/dataservice/data_service.h"
+#include "bench/dataservice/request_check.h"
 #include "bench/dataservice/tensor_wire.h"
 #include "bench/env/process.h"
 #include "workloads/common/local_loader.h"
@@ -32,24 +33,14 @@ constexpr int64_t kCancelCheckMs = 100;
 /// From SIGTERM (or a Shutdown RPC) to the worker's exit, at most.
 constexpr std::chrono::seconds kStopDeadline{4};
 
-/// Constant-time comparison, so a token cannot be guessed byte by byte from timing.
-bool same_token(const std::string& a, const std::string& b) {
-  if (a.size() != b.size()) return false;
-  unsigned char diff = 0;
-  for (size_t i = 0; i < a.size(); ++i) diff |= static_cast<unsigned char>(a[i] ^ b[i]);
-  return diff == 0;
-}
-
-/// Parses a handshake's params strictly: valid JSON, nesting at most kMaxParamsDepth.
-std::optional<nlohmann::json> parse_params(const std::string& text) {
-  try {
-    return nlohmann::json::parse(text, [](int depth, nlohmann::json::parse_event_t, nlohmann::json&) {
-      if (depth > kMaxParamsDepth) throw std::runtime_error("params nest too deep");
-      return true;
-    });
-  } catch (const std::exception&) {
-    return std::nullopt;
+/// The gRPC answer to a refused request.
+grpc::Status to_status(const Refusal& refusal) {
+  switch (refusal.kind) {
+    case RefusalKind::unauthenticated: return {grpc::StatusCode::UNAUTHENTICATED, refusal.message};
+    case RefusalKind::invalid_argument: return {grpc::StatusCode::INVALID_ARGUMENT, refusal.message};
+    case RefusalKind::failed_precondition: break;
   }
+  return {grpc::StatusCode::FAILED_PRECONDITION, refusal.message};
 }
 
 std::string read_pem(const std::string& path, const std::string& flag) {
@@ -76,12 +67,14 @@ class DataServiceImpl final : public dataservice::DataService::Service {
  public:
   DataServiceImpl(WorkloadSpec spec, std::shared_ptr<const InputPipeline> pipeline, std::vector<TensorDecl> layout,
                   DataWorkerOptions options)
-      : spec_(std::move(spec)), pipeline_(std::move(pipeline)), layout_(std::move(layout)), options_(std::move(options)) {}
+      : served_{std::move(spec), options.token},
+        pipeline_(std::move(pipeline)),
+        layout_(std::move(layout)),
+        options_(std::move(options)) {}
 
   grpc::Status Handshake(grpc::ServerContext*, const dataservice::HandshakeRequest* request,
                          dataservice::HandshakeReply* reply) override {
-    grpc::Status refused = check(*request);
-    if (!refused.ok()) return refused;
+    if (const std::optional<Refusal> refused = check_handshake(*request, served_)) return to_status(*refused);
     reply->set_schema_version(kDataServiceSchemaVersion);
     reply->set_preprocessing_threads(static_cast<int32_t>(options_.workers));
     const DataInfo info = pipeline_->data_info();
@@ -100,11 +93,7 @@ class DataServiceImpl final : public dataservice::DataService::Service {
 
   grpc::Status StreamBatches(grpc::ServerContext* context, const dataservice::StreamRequest* request,
                              grpc::ServerWriter<dataservice::BatchMessage>* writer) override {
-    grpc::Status refused = check(request->handshake());
-    if (!refused.ok()) return refused;
-    if (request->first_index() < 0 || request->first_index() > kMaxBatchIndex || request->stride() < 1 ||
-        request->stride() > kMaxBatchIndex)
-      return {grpc::StatusCode::INVALID_ARGUMENT, "first_index must be in [0, 2^40] and stride in [1, 2^40]"};
+    if (const std::optional<Refusal> refused = check_stream_request(*request, served_)) return to_status(*refused);
     const StreamSlot slot(active_streams_, options_.max_streams);
     if (!slot.held())
       return {grpc::StatusCode::RESOURCE_EXHAUSTED,
@@ -130,44 +119,16 @@ class DataServiceImpl final : public dataservice::DataService::Service {
 
   grpc::Status Shutdown(grpc::ServerContext*, const dataservice::ShutdownRequest* request,
                         dataservice::ShutdownReply*) override {
-    if (!options_.token.empty() && !same_token(request->token(), options_.token))
-      return {grpc::StatusCode::UNAUTHENTICATED, "bad token"};
+    if (!shutdown_authorized(*request, served_)) return {grpc::StatusCode::UNAUTHENTICATED, "bad token"};
     g_worker_stop = true;
     return grpc::Status::OK;
   }
 
- private:
-  grpc::Status check(const dataservice::HandshakeRequest& request) const {
-    auto refuse = [](const std::string& why) {
-      return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION, "handshake refused: " + why);
-    };
-    if (!options_.token.empty() && !same_token(request.token(), options_.token))
-      return {grpc::StatusCode::UNAUTHENTICATED, "handshake refused: bad or missing token"};
-    if (request.schema_version() != kDataServiceSchemaVersion)
-      return refuse("schema version " + std::to_string(request.schema_version()) + ", this worker speaks " +
-                    std::to_string(kDataServiceSchemaVersion));
-    if (!request.dataset().empty())
-      return refuse("dataset '" + truncated_for_echo(request.dataset()) + "' asked for, this worker runs the built-in pipeline of '" +
-                    spec_.name + "' (a Python dataset needs pperf-data-worker.py)");
-    const auto& w = request.workload();
-    if (w.name() != spec_.name)
-      return refuse("workload '" + truncated_for_echo(w.name()) + "', this worker serves '" + spec_.name + "'");
-    if (w.preset() != spec_.preset)
-      return refuse("preset '" + truncated_for_echo(w.preset()) + "', this worker serves '" + spec_.preset + "'");
-    if (w.batch_size() != spec_.batch_size)
-      return refuse("batch size " + std::to_string(w.batch_size()) + ", this worker serves " +
-                    std::to_string(spec_.batch_size));
-    if (w.seed() != spec_.seed) return refuse("seed " + std::to_string(w.seed()) + ", this worker uses " + std::to_string(spec_.seed));
-    const std::optional<nlohmann::json> params = parse_params(w.params_json());
-    if (!params)
-      return refuse("params are not JSON nested at most " + std::to_string(kMaxParamsDepth) + " deep: " +
-                    truncated_for_echo(w.params_json()));
-    if (*params != spec_.params)
-      return refuse("params " + truncated_for_echo(w.params_json()) + ", this worker uses " + spec_.params.dump());
-    return grpc::Status::OK;
-  }
+  /// Streams being served now (a refused one counts for the instant it takes to refuse it).
+  int64_t active_streams() const { return active_streams_; }
 
-  WorkloadSpec spec_;
+ private:
+  ServedWorkload served_;
   std::shared_ptr<const InputPipeline> pipeline_;
   std::vector<TensorDecl> layout_;
   DataWorkerOptions options_;
@@ -216,11 +177,6 @@ bool resolves_to_loopback(const std::string& host) {
   return all_loopback;
 }
 
-std::string truncated_for_echo(const std::string& text, size_t max_chars) {
-  if (text.size() <= max_chars) return text;
-  return text.substr(0, max_chars) + "... (" + std::to_string(text.size()) + " bytes)";
-}
-
 int run_data_worker(const WorkloadSpec& spec, const WorkloadRegistry& registry, const DataWorkerOptions& options) {
   const auto [host, requested_port] = parse_listen_address(options.listen);
   const bool loopback = resolves_to_loopback(host);
@@ -256,22 +212,24 @@ int run_data_worker(const WorkloadSpec& spec, const WorkloadRegistry& registry, 
   std::signal(SIGINT, on_worker_signal);
   std::cout << "pperf data-worker listening on " << host << ":" << port << std::endl;
   while (!g_worker_stop) std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  // Handlers see the stop flag within kCancelCheckMs; the deadline cancels any still writing.
-  // A handler can still be inside a long make_batch, which nothing can interrupt: past
-  // kStopDeadline the worker exits at once (it holds nothing that needs saving), so SIGTERM
-  // always ends it within seconds and no thread runs while static objects are destroyed.
-  std::promise<void> stopped;
-  std::thread stopper([&] {
-    server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
-    server->Wait();
-    stopped.set_value();
-  });
-  if (stopped.get_future().wait_for(kStopDeadline) != std::future_status::ready) {
-    std::cerr << "pperf data-worker: a stream is still producing a batch after "
-              << kStopDeadline.count() << " s; exiting without waiting for it\n";
+  const auto stop_seen = std::chrono::steady_clock::now();
+  std::cerr << "pperf data-worker: stopping, " << service.active_streams() << " stream(s) open" << std::endl;
+  // Handlers see the stop flag within kCancelCheckMs; the Shutdown deadline cancels any still
+  // writing. A handler can still be inside a long make_batch, which nothing can interrupt, and
+  // the process's own teardown (gRPC's and torch's threads, static objects) is not bounded
+  // either. The worker holds nothing that needs saving, so one watchdog bounds the whole exit:
+  // past kStopDeadline it ends the process at once, and SIGTERM always ends it within seconds.
+  std::thread([] {
+    std::this_thread::sleep_for(kStopDeadline);
+    static const char message[] = "pperf data-worker: still stopping after the deadline; exiting now\n";
+    [[maybe_unused]] const ssize_t written = ::write(STDERR_FILENO, message, sizeof message - 1);
     std::_Exit(0);
-  }
-  stopper.join();
+  }).detach();
+  server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
+  server->Wait();
+  std::cerr << "pperf data-worker: stopped in "
+            << std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - stop_seen).count()
+            << " ms" << std::endl;
   return 0;
 }
 

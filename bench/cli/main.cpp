@@ -1,5 +1,6 @@
 // pperf's entry point: dispatch to a command, and the one place exceptions become exit codes.
 #include <malloc.h>
+#include <stdlib.h>
 
 #include <iostream>
 
@@ -32,6 +33,11 @@ void keep_freed_memory_mapped() {
   mallopt(M_TRIM_THRESHOLD, 1 << 30);
 }
 
+/// CUDA numbers GPUs fastest first unless told otherwise; in PCI order cuda:N is the Nth GPU the
+/// driver and nvidia-smi list, so a rank's GPU, its NUMA node and its utilization samples are
+/// the same device. A user's own CUDA_DEVICE_ORDER is kept.
+void number_gpus_in_pci_order() { setenv("CUDA_DEVICE_ORDER", "PCI_BUS_ID", 0); }
+
 int dispatch(const std::string& command, const std::vector<std::string>& args, const std::vector<std::string>& argv) {
   using namespace pperf::cli;
   if (command == "run") return command_run(args, argv);
@@ -57,6 +63,7 @@ int dispatch(const std::string& command, const std::vector<std::string>& args, c
 int main(int argc, char** argv) {
   using namespace pperf::cli;
   keep_freed_memory_mapped();
+  number_gpus_in_pci_order();
   const std::vector<std::string> argv_copy(argv, argv + argc);
   if (argc < 2) return std::cerr << kUsage, kExitBadInput;
   const std::string command = argv[1];

@@ -1,7 +1,7 @@
 #pragma once
-// Model FLOPs utilization: how much of this host's peak matrix-multiply rate a result's model
-// work reaches. A pure function of the record (model FLOPs, throughput) and the host's
-// measured peak (host.peak_gflops, written by `pperf run`).
+// Model FLOPs utilization: how much of the measured peak matrix-multiply rate of the hardware a
+// result ran on its model work reaches. A pure function of the record (model FLOPs, throughput,
+// the GPU peak it carries) and the host (host.peak_gflops, written by `pperf run`).
 #include <nlohmann/json.hpp>
 
 #include <optional>
@@ -10,8 +10,11 @@
 
 namespace pperf {
 
-/// model.flops_per_sample x samples_per_s / (host.peak_gflops[p] x 1e9), p = "bf16" when the
-/// model's precision starts with "bf16" (e.g. "bf16-autocast"), else "fp32". nullopt when any of them is unknown or zero.
+/// model.flops_per_sample x samples_per_s / (peak[p] x 1e9), p = "bf16" when the model's
+/// precision starts with "bf16" (e.g. "bf16-autocast"), else "fp32". The peak is, for a result
+/// on GPUs (execution.device_peak), that GPU's peak x the group's GPUs (samples_per_step /
+/// batch_size, one rank per GPU); otherwise host.peak_gflops (this host's CPUs). nullopt when
+/// any of them is unknown or zero.
 std::optional<double> model_flops_utilization(const Result& r, const nlohmann::json& host);
 
 }  // namespace pperf

@@ -90,6 +90,13 @@ struct GpuUtilization {
   double max_memory_used_mib = 0;
 };
 
+/// A GPU's measured GEMM rate (bench/measure/peak_flops.h): MFU's denominator for results on it.
+struct DevicePeak {
+  double fp32_gflops = 0;
+  std::optional<double> bf16_gflops;  // absent where the device cannot run bf16 GEMMs
+  std::string gemm;                   // "NxNxN"
+};
+
 /// What execution settings were asked for and what actually took effect.
 struct ExecutionReport {
   int64_t threads_requested = 0, threads_effective = 0;
@@ -102,6 +109,7 @@ struct ExecutionReport {
   std::vector<std::string> data_endpoints;  // service mode: where batches came from
   std::string device = "cpu";               // where the model trained: "cpu", "cuda:0", ...
   std::optional<GpuUtilization> gpu;        // on a GPU, when nvidia-smi could sample it
+  std::optional<DevicePeak> device_peak;    // on a GPU: its measured peak, per GPU
 };
 
 struct Result {

@@ -116,6 +116,10 @@ json result_json(const Result& r) {
                                          {"max_pct", e.gpu->max_pct},
                                          {"max_memory_used_mib", e.gpu->max_memory_used_mib}}
                                   : json(nullptr)}};
+    if (e.device_peak)  // GPU results only: CPU results use host.peak_gflops
+      j["execution"]["device_peak_gflops"] = {{"fp32", e.device_peak->fp32_gflops},
+                                              {"bf16", e.device_peak->bf16_gflops ? json(*e.device_peak->bf16_gflops) : json(nullptr)},
+                                              {"gemm", e.device_peak->gemm}};
   }
   if (r.measurement) {
     const Measurement& m = *r.measurement;
@@ -235,6 +239,10 @@ ExecutionReport read_execution(const JsonView& v) {
   if (auto g = v.find("gpu_utilization"); g && !g->raw().is_null())
     e.gpu = GpuUtilization{g->at("samples").as_int(), g->at("mean_pct").as_number(), g->at("max_pct").as_number(),
                            g->at("max_memory_used_mib").as_number()};
+  if (auto p = v.find("device_peak_gflops"); p && !p->raw().is_null())
+    e.device_peak = DevicePeak{p->at("fp32").as_positive_number(),
+                               p->find_value("bf16") ? std::optional(p->at("bf16").as_positive_number()) : std::nullopt,
+                               p->at("gemm").as_string()};
   return e;
 }
 

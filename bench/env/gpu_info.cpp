@@ -3,8 +3,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <regex>
 #include <sstream>
 
@@ -128,6 +131,57 @@ std::optional<GpuUtilization> GpuSampler::finish() {
   }
   u.mean_pct = sum / static_cast<double>(u.samples);
   return u;
+}
+
+std::optional<std::vector<int>> parse_cpu_list(const std::string& text) {
+  std::vector<int> cpus;
+  std::stringstream in(text);
+  std::string range;
+  while (std::getline(in, range, ',')) {
+    while (!range.empty() && std::isspace(static_cast<unsigned char>(range.back()))) range.pop_back();
+    if (range.empty() || range.back() == '-' || range.find_first_not_of("0123456789-") != std::string::npos)
+      return std::nullopt;
+    int first = 0, last = 0;
+    char tail = 0;
+    const int fields = std::sscanf(range.c_str(), "%d-%d%c", &first, &last, &tail);
+    if (fields == 1) last = first;
+    if ((fields != 1 && fields != 2) || first < 0 || last < first || last > 1 << 20) return std::nullopt;
+    for (int c = first; c <= last; ++c) cpus.push_back(c);
+  }
+  if (cpus.empty()) return std::nullopt;
+  return cpus;
+}
+
+std::optional<std::vector<int>> gpu_numa_cpus(int ordinal, const char* cuda_visible_devices,
+                                              const char* cuda_device_order, const std::string& root) {
+  // CUDA's default order is fastest first, which /proc cannot tell.
+  if (!cuda_device_order || std::string(cuda_device_order) != "PCI_BUS_ID") return std::nullopt;
+  std::error_code error;
+  std::vector<std::string> buses;  // PCI order: the driver names them by bus id
+  for (auto it = std::filesystem::directory_iterator(root + "/proc/driver/nvidia/gpus", error);
+       !error && it != std::filesystem::directory_iterator(); it.increment(error))
+    buses.push_back(it->path().filename().string());
+  std::sort(buses.begin(), buses.end());
+  int physical = ordinal;
+  if (cuda_visible_devices) {
+    std::vector<int> visible;
+    std::stringstream in(cuda_visible_devices);
+    for (std::string item; std::getline(in, item, ',');) {
+      if (item.empty() || item.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;  // UUIDs, MIG
+      visible.push_back(std::stoi(item.substr(0, 6)));
+    }
+    if (ordinal < 0 || ordinal >= static_cast<int>(visible.size())) return std::nullopt;
+    physical = visible[ordinal];
+  }
+  if (physical < 0 || physical >= static_cast<int>(buses.size())) return std::nullopt;
+  std::string bus = buses[physical];
+  std::transform(bus.begin(), bus.end(), bus.begin(), [](unsigned char c) { return std::tolower(c); });
+  int node = -1;
+  std::ifstream(root + "/sys/bus/pci/devices/" + bus + "/numa_node") >> node;
+  if (node < 0) return std::nullopt;
+  std::string cpulist;
+  std::getline(std::ifstream(root + "/sys/devices/system/node/node" + std::to_string(node) + "/cpulist"), cpulist);
+  return parse_cpu_list(cpulist);
 }
 
 }  // namespace pperf

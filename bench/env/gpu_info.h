@@ -45,4 +45,18 @@ std::optional<std::pair<double, double>> parse_gpu_sample(const std::string& lin
 /// Path of `program` on $PATH, "" when absent.
 std::string find_on_path(const std::string& program);
 
+/// The CPUs of the NUMA node that CUDA device `ordinal` hangs off, for pinning that GPU's rank
+/// (a rank fed from the far node pays for every host-to-device copy across the interconnect).
+/// The ordinal is mapped as CUDA maps it under CUDA_DEVICE_ORDER=PCI_BUS_ID (pperf's default,
+/// set at start-up): through `cuda_visible_devices` (null: unset; indices only) onto the GPUs
+/// the driver lists in PCI order under ROOT/proc/driver/nvidia/gpus, then
+/// ROOT/sys/bus/pci/devices/BUS/numa_node and ROOT/sys/devices/system/node/nodeN/cpulist.
+/// nullopt when any link is unknown (no driver listing, UUIDs, another device order, a node
+/// of -1 on single-node hosts); then the rank is not pinned. `root` is "" except in tests.
+std::optional<std::vector<int>> gpu_numa_cpus(int ordinal, const char* cuda_visible_devices,
+                                              const char* cuda_device_order, const std::string& root = "");
+
+/// "0-3,8,10-11" (sysfs cpulist) as {0, 1, 2, 3, 8, 10, 11}; nullopt when malformed.
+std::optional<std::vector<int>> parse_cpu_list(const std::string& text);
+
 }  // namespace pperf

@@ -53,6 +53,9 @@ std::string describe_wait_status(int status);
 /// inherited pinning). Threads started later inherit it. Returns false on failure.
 bool pin_process_to_cpus(const std::vector<int>& cpus);
 
+/// The CPUs this process may run on (its affinity mask), ascending; empty when unknown.
+std::vector<int> allowed_cpus();
+
 /// This binary's path (/proc/self/exe), to start pperf's own subcommands as children.
 std::string self_executable();
 

@@ -10,45 +10,57 @@
 #include <thread>
 
 #include "bench/core/atomic_file.h"
+#include "bench/measure/device.h"
 
 namespace pperf {
 
 namespace {
-double best_gflops(torch::ScalarType dtype, int64_t n, double seconds) {
-  const auto a = torch::randn({n, n}).to(dtype), b = torch::randn({n, n}).to(dtype);
-  (void)torch::mm(a, b);  // first call: allocation and kernel selection
-  // The rate over all repetitions (total FLOPs / total time): a single short GEMM's time is too
-  // noisy to take the best of.
+/// The rate over all repetitions (total FLOPs / total time): a single short GEMM's time is too
+/// noisy to take the best of. GEMMs go in rounds that end with a synchronize, so on an
+/// asynchronous device the clock times the work, not the launches; rounds double until one
+/// takes a tenth of the budget, which keeps the synchronizations' cost out of the rate.
+double gemm_gflops(const Device& device, torch::ScalarType dtype, int64_t n, double seconds) {
+  const auto on = torch::TensorOptions().device(torch::Device(device.name()));
+  const auto a = torch::randn({n, n}, on).to(dtype), b = torch::randn({n, n}, on).to(dtype);
+  torch::Tensor c = torch::mm(a, b);  // first call: allocation and kernel selection
+  device.synchronize();
   double spent = 0;
-  int reps = 0;
-  torch::Tensor c;
+  int64_t reps = 0, round = 1;
   while (spent < seconds || reps < 3) {
     const auto start = std::chrono::steady_clock::now();
-    c = torch::mm(a, b);
-    spent += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    ++reps;
+    for (int64_t i = 0; i < round; ++i) c = torch::mm(a, b);
+    device.synchronize();
+    const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    spent += took;
+    reps += round;
+    if (took < seconds / 10) round *= 2;
   }
   return 2.0 * n * n * n * reps / spent / 1e9;
 }
 }  // namespace
 
-nlohmann::json measure_peak_gflops(double seconds_each) {
+nlohmann::json measure_peak_gflops(const std::string& device_name, double seconds_each) {
+  const std::unique_ptr<Device> device = open_device(device_name);
+  const bool cpu = device->name() == "cpu";
   const int before = at::get_num_threads();
   const int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  at::set_num_threads(threads);
-  constexpr int64_t n = 1024;
-  nlohmann::json out = {{"gemm", fmt::format("{0}x{0}x{0}", n)}, {"threads", threads}, {"seconds", seconds_each}};
-  out["fp32"] = best_gflops(torch::kFloat32, n, seconds_each);
+  if (cpu) at::set_num_threads(threads);
+  // A GPU needs larger GEMMs than a CPU to reach its peak (and runs them in milliseconds).
+  const int64_t n = cpu ? 1024 : 8192;
+  nlohmann::json out = {{"device", device->name()}, {"gemm", fmt::format("{0}x{0}x{0}", n)}, {"seconds", seconds_each}};
+  if (cpu) out["threads"] = threads;
+  out["fp32"] = gemm_gflops(*device, torch::kFloat32, n, seconds_each);
   try {
-    out["bf16"] = best_gflops(torch::kBFloat16, n, seconds_each);
+    out["bf16"] = gemm_gflops(*device, torch::kBFloat16, n, seconds_each);
   } catch (const std::exception&) {
     out["bf16"] = nullptr;
   }
-  at::set_num_threads(before);
+  if (cpu) at::set_num_threads(before);
   return out;
 }
 
-nlohmann::json cached_peak_gflops(const std::string& fingerprint, const std::string& cache_path) {
+nlohmann::json cached_peak_gflops(const std::string& fingerprint, const std::string& cache_path,
+                                  const std::string& device) {
   nlohmann::json cache = nlohmann::json::object();
   try {
     std::ifstream in(cache_path);
@@ -59,7 +71,7 @@ nlohmann::json cached_peak_gflops(const std::string& fingerprint, const std::str
   }
   if (cache.contains(fingerprint) && cache[fingerprint].is_object() && cache[fingerprint].value("fp32", 0.0) > 0)
     return cache[fingerprint];
-  nlohmann::json peak = measure_peak_gflops();
+  nlohmann::json peak = measure_peak_gflops(device);
   cache[fingerprint] = peak;
   try {
     std::filesystem::create_directories(std::filesystem::path(cache_path).parent_path());

@@ -1,20 +1,25 @@
 #pragma once
-// This host's peak matrix-multiply rate, the denominator of MFU. Torch-free header.
+// A device's peak matrix-multiply rate (this host's CPUs, or a GPU), the denominator of MFU.
+// Torch-free header.
 #include <nlohmann/json.hpp>
 
 #include <string>
 
 namespace pperf {
 
-/// {"fp32": GFLOP/s, "bf16": GFLOP/s or null, "gemm": "MxKxN", "threads": T, "seconds": s}:
-/// the rate of repeated square GEMMs (2 n^3 FLOPs each; total FLOPs / total time) on all of this host's logical CPUs,
-/// ~`seconds_each` per precision; bf16 as CPU autocast runs it (null when it fails). libtorch's
-/// intra-op thread count is restored afterwards.
-nlohmann::json measure_peak_gflops(double seconds_each = 0.75);
+/// {"device", "fp32": GFLOP/s, "bf16": GFLOP/s or null, "gemm": "NxNxN", "seconds": s} and, on
+/// the CPU, "threads": the rate of repeated square GEMMs (2 n^3 FLOPs each; total FLOPs / total
+/// time), ~`seconds_each` per precision, on `device`: "cpu" (all of this host's logical CPUs;
+/// libtorch's intra-op thread count is restored afterwards) or "cuda:N" (that GPU, synchronized
+/// before every clock read). bf16 is null where the device cannot run it. Throws
+/// std::runtime_error when the device is not there (open_device).
+nlohmann::json measure_peak_gflops(const std::string& device = "cpu", double seconds_each = 0.75);
 
-/// measure_peak_gflops() once per host fingerprint: cached in `cache_path` (a JSON object keyed
-/// by fingerprint); a missing or unreadable cache is measured and rewritten.
-nlohmann::json cached_peak_gflops(const std::string& fingerprint, const std::string& cache_path);
+/// measure_peak_gflops(device) once per fingerprint (which must name the device's hardware):
+/// cached in `cache_path` (a JSON object keyed by fingerprint); a missing or unreadable cache is
+/// measured and rewritten.
+nlohmann::json cached_peak_gflops(const std::string& fingerprint, const std::string& cache_path,
+                                  const std::string& device = "cpu");
 
 /// ${PPERF_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/pperf}/peak_gflops.json
 std::string default_peak_cache_path();

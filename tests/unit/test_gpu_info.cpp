@@ -79,3 +79,50 @@ TEST(GpuInfo, SampleLines) {
   EXPECT_FALSE(parse_gpu_sample("35"));
   EXPECT_FALSE(parse_gpu_sample("utilization.gpu [%], memory.used [MiB]"));
 }
+
+namespace {
+/// A fake /proc and /sys of a two-node host with GPUs on buses 0000:07 (node 0) and 0000:87
+/// (node 1); the driver lists bus ids in upper case, sysfs in lower case, as on real hosts.
+struct FakeNumaHost {
+  pperf::testing::TempDir root;
+  FakeNumaHost() {
+    for (const char* bus : {"0000:87:00.0", "0000:07:00.0"})
+      std::filesystem::create_directories(root.path() + "/proc/driver/nvidia/gpus/" + bus);
+    root.write("sys/bus/pci/devices/0000:07:00.0/numa_node", "0\n");
+    root.write("sys/bus/pci/devices/0000:87:00.0/numa_node", "1\n");
+    root.write("sys/devices/system/node/node0/cpulist", "0-3,8-11\n");
+    root.write("sys/devices/system/node/node1/cpulist", "4-7,12-15\n");
+  }
+};
+}  // namespace
+
+TEST(GpuNuma, EachGpuMapsToItsNodesCpusInPciOrder) {
+  FakeNumaHost host;
+  EXPECT_EQ(gpu_numa_cpus(0, nullptr, "PCI_BUS_ID", host.root.path()), (std::vector<int>{0, 1, 2, 3, 8, 9, 10, 11}));
+  EXPECT_EQ(gpu_numa_cpus(1, nullptr, "PCI_BUS_ID", host.root.path()), (std::vector<int>{4, 5, 6, 7, 12, 13, 14, 15}));
+  EXPECT_EQ(gpu_numa_cpus(2, nullptr, "PCI_BUS_ID", host.root.path()), std::nullopt);
+}
+
+TEST(GpuNuma, VisibleDevicesRenumberTheGpus) {
+  FakeNumaHost host;
+  EXPECT_EQ(gpu_numa_cpus(0, "1", "PCI_BUS_ID", host.root.path()), (std::vector<int>{4, 5, 6, 7, 12, 13, 14, 15}));
+  EXPECT_EQ(gpu_numa_cpus(1, "1", "PCI_BUS_ID", host.root.path()), std::nullopt);
+  EXPECT_EQ(gpu_numa_cpus(0, "GPU-5d1f6e0a", "PCI_BUS_ID", host.root.path()), std::nullopt) << "UUIDs: unknown";
+  EXPECT_EQ(gpu_numa_cpus(0, "", "PCI_BUS_ID", host.root.path()), std::nullopt) << "no GPU visible";
+}
+
+TEST(GpuNuma, UnknownLinksLeaveTheRankUnpinned) {
+  FakeNumaHost host;
+  EXPECT_EQ(gpu_numa_cpus(0, nullptr, nullptr, host.root.path()), std::nullopt) << "fastest-first order";
+  EXPECT_EQ(gpu_numa_cpus(0, nullptr, "FASTEST_FIRST", host.root.path()), std::nullopt);
+  host.root.write("sys/bus/pci/devices/0000:07:00.0/numa_node", "-1\n");  // single-node hosts say -1
+  EXPECT_EQ(gpu_numa_cpus(0, nullptr, "PCI_BUS_ID", host.root.path()), std::nullopt);
+  pperf::testing::TempDir empty;
+  EXPECT_EQ(gpu_numa_cpus(0, nullptr, "PCI_BUS_ID", empty.path()), std::nullopt);
+}
+
+TEST(GpuNuma, CpuListsParseAsSysfsWritesThem) {
+  EXPECT_EQ(parse_cpu_list("0-2,5,7-8\n"), (std::vector<int>{0, 1, 2, 5, 7, 8}));
+  EXPECT_EQ(parse_cpu_list("3"), (std::vector<int>{3}));
+  for (const char* bad : {"", "a", "1-", "3-1", "1,,2", "1x", "-1"}) EXPECT_EQ(parse_cpu_list(bad), std::nullopt) << bad;
+}

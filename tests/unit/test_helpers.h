@@ -18,6 +18,7 @@ class TempDir {
   const std::string& path() const { return path_; }
   std::string write(const std::string& name, const std::string& contents) const {
     std::string file = path_ + "/" + name;
+    std::filesystem::create_directories(std::filesystem::path(file).parent_path());
     std::ofstream(file) << contents;
     return file;
   }

@@ -29,7 +29,7 @@ std::string money(double usd) { return fmt::format("{:.4g} USD", usd); }
 SpotEstimate respot(const Result& r, int64_t steps) {
   const SpotEstimate& s = *r.spot;
   SpotModelInput in;
-  in.step_s = r.step->median_ms / 1000;
+  in.step_s = r.step->mean_ms / 1000;
   in.work_s = static_cast<double>(steps) * in.step_s;
   in.interruptions_per_hour = s.interruptions_per_hour;
   in.checkpoint_save_s = s.checkpoint_save_s;
@@ -66,7 +66,7 @@ Advice advise(const std::vector<std::pair<std::string, RunReport>>& runs, const 
       row.file = file;
       row.instances = instances_label(r);
       row.steps = *steps;
-      const double work_h = static_cast<double>(*steps) * r.step->median_ms / 3.6e6;
+      const double work_h = static_cast<double>(*steps) * r.step->mean_ms / 3.6e6;  // billed: the mean
       const bool spot_config = has_spot_group(r);
       std::optional<SpotEstimate> spot;
       if (spot_config && r.spot) spot = options.steps ? respot(r, *steps) : *r.spot;

@@ -10,11 +10,15 @@
 
 namespace pperf {
 
+double group_usd_per_hour(const std::vector<PricedGroup>& groups, double discount_pct) {
+  double list_usd_per_hour = 0;
+  for (const auto& g : groups) list_usd_per_hour += g.count * g.usd_per_hour_each;
+  return list_usd_per_hour * (1 - discount_pct / 100);
+}
+
 Cost price(const CostInput& input) {
   Cost cost;
-  double list_usd_per_hour = 0;
-  for (const auto& g : input.groups) list_usd_per_hour += g.count * g.usd_per_hour_each;
-  cost.usd_per_hour = list_usd_per_hour * (1 - input.discount_pct / 100);
+  cost.usd_per_hour = group_usd_per_hour(input.groups, input.discount_pct);
 
   const double usd_per_ms = cost.usd_per_hour / 3.6e6;
   cost.usd_per_step = usd_per_ms * input.step.mean_ms;

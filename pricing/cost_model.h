@@ -19,7 +19,10 @@ struct CostInput {
   std::optional<double> billable_seconds;    // to_train from a job's billed wall time instead
 };
 
-/// usd_per_hour = sum(count x price) x (1 - discount/100); usd_per_step = usd_per_hour x t/3600
+/// sum(count x price per hour) x (1 - discount/100): what the groups cost per hour.
+double group_usd_per_hour(const std::vector<PricedGroup>& groups, double discount_pct);
+
+/// usd_per_hour = group_usd_per_hour(groups, discount); usd_per_step = usd_per_hour x t/3600
 /// with t the mean step time (what the job is billed for); its CI from the mean's CI.
 Cost price(const CostInput& input);
 

@@ -46,7 +46,7 @@ void estimate_spot_cost(Result& r, const ConfigurationPricing& configuration, co
     return;
   }
   SpotModelInput in;
-  in.step_s = r.step->median_ms / 1000;
+  in.step_s = r.step->mean_ms / 1000;  // what is billed, as cost and to_train
   in.work_s = static_cast<double>(*inputs.steps_to_train) * in.step_s;
   in.checkpoint_save_s = *save_s;
   in.checkpoint_restore_s = *restore_s;
@@ -65,9 +65,7 @@ void estimate_spot_cost(Result& r, const ConfigurationPricing& configuration, co
     on_demand[i].market = Market::on_demand;
   }
   try {
-    double od = 0;
-    for (const auto& g : price_groups(on_demand, inputs.table)) od += g.count * g.usd_per_hour_each;
-    in.on_demand_usd_per_hour = od * (1 - inputs.discount_pct / 100);
+    in.on_demand_usd_per_hour = group_usd_per_hour(price_groups(on_demand, inputs.table), inputs.discount_pct);
     SpotEstimate e = estimate_spot(in);
     e.checkpoint_basis = spot.checkpoint_save_s && spot.checkpoint_restore_s ? "config"
                          : r.checkpoint && !spot.checkpoint_save_s && !spot.checkpoint_restore_s ? "measured"

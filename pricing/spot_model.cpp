@@ -19,13 +19,12 @@ void require_non_negative(double value, const char* name) {
 
 /// One attempt-and-retry of a restore: an interruption during it starts it again.
 double restore_once(std::mt19937_64& rng, std::exponential_distribution<double>& next, double restore_s,
-                    int64_t& interruptions, bool interruptible) {
+                    bool interruptible) {
   double spent = 0;
   for (;;) {
     const double x = interruptible ? next(rng) : INFINITY;
     if (x >= restore_s) return spent + restore_s;
     spent += x;
-    ++interruptions;
   }
 }
 
@@ -69,7 +68,6 @@ MonteCarloSummary simulate_billed_s(const std::vector<double>& segments, double 
   std::exponential_distribution<double> next(lambda_per_s > 0 ? lambda_per_s : 1);
   const bool interruptible = lambda_per_s > 0;
   std::vector<double> billed(static_cast<size_t>(trials));
-  int64_t interruptions = 0;
   for (auto& t : billed) {
     t = 0;
     for (double s : segments) {
@@ -81,13 +79,11 @@ MonteCarloSummary simulate_billed_s(const std::vector<double>& segments, double 
           break;
         }
         t += x;
-        ++interruptions;
-        t += restore_once(rng, next, restore_s, interruptions, interruptible);
+        t += restore_once(rng, next, restore_s, interruptible);
       }
     }
   }
   out.mean_s = mean(billed);
-  out.mean_interruptions = static_cast<double>(interruptions) / static_cast<double>(trials);
   out.p50_s = percentile(billed, 50);
   out.p95_s = percentile(billed, 95);
   return out;

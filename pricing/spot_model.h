@@ -53,7 +53,7 @@ std::vector<double> segments_s(double work_s, double interval_s, double checkpoi
 std::optional<double> first_order_billed_s(const std::vector<double>& segments, double lambda_per_s, double restore_s);
 
 struct MonteCarloSummary {
-  double mean_s = 0, p50_s = 0, p95_s = 0, mean_interruptions = 0;
+  double mean_s = 0, p50_s = 0, p95_s = 0;
 };
 /// Simulates the job `trials` times with exponential times between interruptions (seeded).
 MonteCarloSummary simulate_billed_s(const std::vector<double>& segments, double lambda_per_s, double restore_s,

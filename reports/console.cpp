@@ -1,6 +1,7 @@
 #include "reports/console.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -67,17 +68,9 @@ std::vector<std::string> notes_of(const Result& r) {
   return notes;
 }
 
-std::string join(const std::vector<std::string>& items, const std::string& separator) {
-  std::string out;
-  for (const auto& i : items) out += (out.empty() ? "" : separator) + i;
-  return out;
-}
-
 std::string cpu_list(const std::vector<int>& cpus) {
   if (cpus.empty()) return "any CPU";
-  std::vector<std::string> ids;
-  for (int c : cpus) ids.push_back(std::to_string(c));
-  return (cpus.size() == 1 ? "CPU " : "CPUs ") + join(ids, ",");
+  return fmt::format("{} {}", cpus.size() == 1 ? "CPU" : "CPUs", fmt::join(cpus, ","));
 }
 
 std::string render(const std::vector<Column>& columns, size_t rows) {
@@ -196,7 +189,7 @@ std::string to_console(const RunReport& report, const ConsoleOptions& options) {
     cells[kWorkload] = r.workload + "/" + r.preset;
     cells[kConfiguration] = r.configuration + (r.baseline ? " *" : "");
     cells[kInstances] = instances_label(r.instances);
-    cells[kNotes] = join(notes_of(r), ", ");
+    cells[kNotes] = fmt::to_string(fmt::join(notes_of(r), ", "));
     if (ok) {
       cells[kStep] = significant(r.step->median_ms, 4);
       if (const auto& ci = r.step->ci95_ms) cells[kStepCi] = significant((*ci)[0], 4) + ".." + significant((*ci)[1], 4);
@@ -258,7 +251,7 @@ std::string to_console(const RunReport& report, const ConsoleOptions& options) {
       else if (!e.data_cpus.empty() || e.data_endpoints.size() > 0)
         data = fmt::format("{} data worker{} ({}), {} thread{} each", e.data_endpoints.size(),
                            e.data_endpoints.size() == 1 ? "" : "s",
-                           e.data_cpus.empty() ? join(e.data_endpoints, ", ") : "spawned here on " + cpu_list(e.data_cpus),
+                           e.data_cpus.empty() ? fmt::to_string(fmt::join(e.data_endpoints, ", ")) : "spawned here on " + cpu_list(e.data_cpus),
                            e.data_workers, e.data_workers == 1 ? "" : "s") +
                (python ? fmt::format(", Python ({})", r.data->source.substr(7)) : "");
       prose += fmt::format("  {}: trainer on {}, {} thread{}, 1 process; data: {}\n", r.configuration, cpu_list(e.cpus),
@@ -300,7 +293,7 @@ std::string to_console(const RunReport& report, const ConsoleOptions& options) {
       to_train.push_back(fmt::format("  {}: {} h, {} {} to train{}", r.configuration, significant(r.cost->to_train->hours, 4),
                                      significant(r.cost->to_train->usd, 4), currency,
                                      r.cost->to_train->steps ? fmt::format(" ({} steps)", *r.cost->to_train->steps) : ""));
-  if (!to_train.empty()) prose += "time and cost to train:\n" + join(to_train, "\n") + "\n";
+  if (!to_train.empty()) prose += "time and cost to train:\n" + fmt::to_string(fmt::join(to_train, "\n")) + "\n";
   // Spot: the expected cost to train beside the same group On-Demand (bench/core/spot.h).
   std::vector<std::string> spot;
   for (const auto& r : results) {
@@ -323,7 +316,7 @@ std::string to_console(const RunReport& report, const ConsoleOptions& options) {
                                  r.configuration, r.spot_drill->killed_at_step, r.spot_drill->resumed_from_step,
                                  significant(r.spot_drill->measured_lost_s), significant(r.spot_drill->predicted_lost_s)));
   }
-  if (!spot.empty()) prose += "Spot:\n" + join(spot, "\n") + "\n";
+  if (!spot.empty()) prose += "Spot:\n" + fmt::to_string(fmt::join(spot, "\n")) + "\n";
   const std::string prices = fmt::format("Prices: {} ({}, retrieved {}), market {}{}.", report.pricing_table,
                                          report.pricing_region, report.pricing_retrieved, report.pricing_market,
                                          report.discount_pct > 0 ? fmt::format(", discount {:g} %", report.discount_pct) : "");

@@ -31,16 +31,9 @@ int command_advise(const std::vector<std::string>& args) {
                                                      did_you_mean(advise_options.market, {"on_demand", "spot", "both"}));
   if (p.has("steps")) {
     const std::string text = p.string("steps");
-    size_t used = 0;
-    long long steps = 0;
-    try {
-      steps = std::stoll(text, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used != text.size() || text.empty() || steps <= 0)
+    advise_options.steps = positive_integer(text);
+    if (!advise_options.steps)
       throw InputError("pperf advise", "--steps", "expected a positive whole number of steps, got '" + text + "'");
-    advise_options.steps = steps;
   }
   std::vector<std::pair<std::string, RunReport>> runs;
   for (const auto& file : p.vars["results"].as<std::vector<std::string>>()) runs.emplace_back(file, read_results_file(file));

@@ -5,6 +5,8 @@
 #include <boost/program_options.hpp>
 
 #include <atomic>
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -43,6 +45,9 @@ po::options_description config_options(const std::string& command);
 po::options_description item_options(const std::string& command);
 PlanItem item_from(const Parsed& p, const Config& config);
 std::vector<std::string> split_commas(const std::string& s);
+
+/// `text` as a whole number > 0 (all of it, no sign, no spaces); nullopt otherwise.
+std::optional<int64_t> positive_integer(const std::string& text);
 
 /// Provenance: tool, config, host, pricing. Status "interrupted" until the caller says otherwise.
 RunReport report_header(const Config& config, const std::string& command, const std::vector<std::string>& argv);

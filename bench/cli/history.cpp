@@ -35,12 +35,7 @@ po::options_description common_options(const std::string& sub) {
 std::string db_path(const Parsed& p) { return p.has("db") ? p.string("db") : default_history_path(); }
 
 int64_t parse_run_id(const std::string& command, const std::string& text) {
-  try {
-    size_t used = 0;
-    const long long id = std::stoll(text, &used);
-    if (used == text.size() && id > 0) return id;
-  } catch (const std::exception&) {
-  }
+  if (const std::optional<int64_t> id = positive_integer(text)) return *id;
   throw InputError("pperf " + command, "RUN_ID", "expected a positive run id, got '" + text + "'");
 }
 

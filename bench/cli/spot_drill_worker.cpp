@@ -23,7 +23,7 @@ int command_spot_drill_worker(const std::vector<std::string>& args) {
   const PlanItem item = item_from(p, config);
   const int64_t steps = p.vars["steps"].as<int64_t>(), every = p.vars["every"].as<int64_t>();
   if (steps <= 0 || every <= 0) throw InputError("--steps", "", "--steps and --every must be positive");
-  drill_train(config, item, builtin_workloads(), p.string("checkpoint"), steps, every, p.has("resume"));
+  drill_train(item, builtin_workloads(), p.string("checkpoint"), steps, every, p.has("resume"));
   return kExitOk;
 }
 

@@ -32,7 +32,7 @@ struct SpotEstimate {
   double checkpoint_save_s = 0, checkpoint_restore_s = 0, restart_overhead_s = 0;
   std::string checkpoint_basis;              // "measured" | "config" | "measured+config", "+drill"
                                              // when R includes a drill's measured process restart
-  double work_hours = 0;                     // steps x median step time
+  double work_hours = 0;                     // steps x mean step time (billed, as to_train)
   double expected_interruptions = 0;
   double expected_hours = 0;                 // billed, first-order analytic
   double expected_wall_hours = 0;

@@ -328,8 +328,7 @@ std::vector<RankSamples> gather_on_rank0(ProcessGroupHandle& group, const RankSa
   const nlohmann::json j = {{"rank", mine.rank},         {"host", mine.host},
                             {"cpus", mine.cpus},         {"step_ms", mine.step_ms},
                             {"data_wait_ms", mine.data_wait_ms}, {"allreduce_ms", mine.allreduce_ms},
-                            {"bytes_per_step", mine.bytes_per_step}, {"params_sha256", mine.params_sha256},
-                            {"error", mine.error}};
+                            {"bytes_per_step", mine.bytes_per_step}, {"params_sha256", mine.params_sha256}};
   group.store->set(fmt::format("samples/{}", mine.rank), bytes_of(j.dump()));
   std::vector<RankSamples> all;
   if (mine.rank != 0) return all;
@@ -349,7 +348,6 @@ std::vector<RankSamples> gather_on_rank0(ProcessGroupHandle& group, const RankSa
     s.allreduce_ms = theirs.at("allreduce_ms").get<std::vector<double>>();
     s.bytes_per_step = theirs.at("bytes_per_step").get<int64_t>();
     s.params_sha256 = theirs.at("params_sha256").get<std::string>();
-    s.error = theirs.at("error").get<std::string>();
     all.push_back(std::move(s));
   }
   return all;

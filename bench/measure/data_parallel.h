@@ -73,11 +73,11 @@ struct RankSamples {
   std::vector<double> step_ms, data_wait_ms, allreduce_ms;
   int64_t bytes_per_step = 0;
   std::string params_sha256;  // of every parameter's bytes: equal on all ranks after a step
-  std::string error;          // non-empty: this rank failed, and why
 };
 
 /// Every rank calls it once; rank 0 gets all ranks' samples in rank order (the others get an
-/// empty vector). Rides the store, not the process group, so a rank that failed still reports.
+/// empty vector). Rides the store, not the process group: a rank that never sends its samples
+/// is named after the group's timeout instead of hanging a collective.
 std::vector<RankSamples> gather_on_rank0(ProcessGroupHandle& group, const RankSamples& mine);
 
 /// SHA-256 of the parameters' bytes, in order.

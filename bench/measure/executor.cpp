@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <iterator>
 #include <set>
 #include <thread>
 
@@ -21,6 +22,7 @@
 #include "bench/measure/data_parallel.h"
 #include "bench/measure/data_sources.h"
 #include "bench/measure/memory_probe.h"
+#include "bench/measure/peak_flops.h"
 #include "bench/measure/progress.h"
 #include "bench/measure/runner.h"
 #include "bench/measure/spot_drill.h"
@@ -156,7 +158,26 @@ std::vector<int> cpus_of_rank(const ExecutionSettings& exec, const RankContext& 
   const DistributedSettings& d = *exec.distributed;
   if (rank.launcher == "spawn_local" && d.spawn_local && d.cpus_per_rank > 0)
     return rank_cpus(rank.rank, d.cpus_per_rank, HostCapacity::here().logical_cpus);
+  // One rank per GPU: unless told otherwise, a rank runs on the CPUs of its GPU's NUMA node.
+  if (exec.device == "cuda" && exec.cpus.empty())
+    if (const auto node = gpu_numa_cpus(static_cast<int>(rank.local_rank), std::getenv("CUDA_VISIBLE_DEVICES"),
+                                        std::getenv("CUDA_DEVICE_ORDER"))) {
+      const std::vector<int> allowed = allowed_cpus();
+      std::vector<int> usable;
+      std::set_intersection(node->begin(), node->end(), allowed.begin(), allowed.end(), std::back_inserter(usable));
+      if (!usable.empty()) return usable;
+    }
   return exec.cpus;
+}
+
+/// A GPU's GEMM peak, MFU's denominator for results on it: measured once per host and device
+/// (after the steps, so they are untouched) and cached beside the CPUs' peak.
+DevicePeak gpu_peak(const Device& device) {
+  const nlohmann::json peak =
+      cached_peak_gflops(hostname() + " " + device.name(), default_peak_cache_path(), device.name());
+  const nlohmann::json& bf16 = peak.at("bf16");
+  return DevicePeak{peak.at("fp32").get<double>(), bf16.is_number() ? std::optional(bf16.get<double>()) : std::nullopt,
+                    peak.value("gemm", "")};
 }
 
 /// What every rank of one item's group must share: the config's bytes and the item.
@@ -311,6 +332,13 @@ void measure_into(Result& r, const Config& config, const PlanItem& item, const W
   r.model = workload->model_info();
   r.events.insert(r.events.end(), r.model->events.begin(), r.model->events.end());
   summarize_into(r, std::move(m));
+  if (r.status == ResultStatus::ok && device->name() != "cpu" && (!rank || rank->rank == 0)) {  // rank 0 reports
+    try {
+      r.execution->device_peak = gpu_peak(*device);
+    } catch (const std::exception& e) {
+      r.events.push_back(std::string("MFU: this GPU's peak was not measured: ") + e.what());
+    }
+  }
   if (r.status == ResultStatus::ok) {
     r.bottleneck = bottleneck_of(r, exec, cpus, cpu_before, cpu_after, !data_pids.empty());
     // A rank's siblings share the host by design: not a neighbour.
@@ -355,13 +383,17 @@ Result measure_item_here(const Config& config, const PlanItem& item, const Workl
   return r;
 }
 
+std::vector<std::string> item_argv(const std::string& binary, const std::string& subcommand, const Config& config,
+                                   const PlanItem& item) {
+  return {binary, subcommand, "--config", config.path, "--config-sha256", config.sha256,
+          "--workload-index", std::to_string(item.workload_index),
+          "--configuration-index", std::to_string(item.configuration_index)};
+}
+
 std::vector<std::string> measure_item_argv(const Config& config, const PlanItem& item, const ExecutorOptions& options,
                                            const std::string& out_path) {
-  std::vector<std::string> argv = {options.pperf_binary, "measure-item", "--config", config.path,
-                                   "--config-sha256", config.sha256,
-                                   "--workload-index", std::to_string(item.workload_index),
-                                   "--configuration-index", std::to_string(item.configuration_index),
-                                   "--out", out_path};
+  std::vector<std::string> argv = item_argv(options.pperf_binary, "measure-item", config, item);
+  argv.insert(argv.end(), {"--out", out_path});
   if (options.native) argv.push_back("--native");
   if (options.terminal_progress) argv.push_back("--progress");
   if (const auto& rank = options.rank)

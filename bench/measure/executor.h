@@ -50,6 +50,11 @@ std::vector<Result> run_plan(const Config& config, const Plan& plan, const Workl
                              const std::function<void(const PlanItem&)>& on_start,
                              const std::function<void(const std::vector<Result>&)>& on_result);
 
+/// `BINARY SUBCOMMAND --config ... --config-sha256 ... --workload-index W --configuration-index C`:
+/// how a child pperf is told which item of which config (it refuses a config that changed since).
+std::vector<std::string> item_argv(const std::string& binary, const std::string& subcommand, const Config& config,
+                                   const PlanItem& item);
+
 /// The argv a child measuring process is started with (`pperf measure-item ...`).
 std::vector<std::string> measure_item_argv(const Config& config, const PlanItem& item, const ExecutorOptions& options,
                                            const std::string& out_path);

@@ -1,3 +1,5 @@
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <grpcpp/grpcpp.h>
 
 #include <chrono>
@@ -64,8 +66,7 @@ std::string check_python_dataset(const std::string& pperf_binary, const Workload
 LocalDataGroup::LocalDataGroup(const std::vector<std::string>& command, int64_t processes, int64_t workers_each,
                                const std::vector<int>& cpus, const std::string& token, double start_timeout_s)
     : token_(token) {
-  std::string cpu_list;
-  for (int c : cpus) cpu_list += (cpu_list.empty() ? "" : ",") + std::to_string(c);
+  const std::string cpu_list = fmt::to_string(fmt::join(cpus, ","));
   for (int64_t i = 0; i < processes; ++i) {
     SpawnOptions spawn;
     spawn.argv = command;

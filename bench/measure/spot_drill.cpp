@@ -10,6 +10,8 @@
 #include <stdexcept>
 
 #include "bench/env/process.h"
+#include "bench/measure/device.h"
+#include "bench/measure/executor.h"
 #include "bench/measure/runner.h"
 #include "bench/measure/torch_info.h"
 #include "bench/stats/stats.h"
@@ -84,15 +86,16 @@ CheckpointCost measure_checkpoint(Workload& workload, const std::string& path, i
   return cost;
 }
 
-void drill_train(const Config& config, const PlanItem& item, const WorkloadRegistry& registry,
-                 const std::string& checkpoint, int64_t steps, int64_t every, bool resume) {
-  const WorkloadSpec& spec = *item.workload;
+void drill_train(const PlanItem& item, const WorkloadRegistry& registry, const std::string& checkpoint, int64_t steps,
+                 int64_t every, bool resume) {
+  const ExecutionSettings& exec = item.configuration->execution;
+  WorkloadSpec spec = *item.workload;
+  spec.device = exec.device == "cuda" ? "cuda:0" : exec.device;
+  const std::unique_ptr<Device> device = open_device(spec.device);
   const WorkloadDescriptor* descriptor = registry.find(spec.name);
   if (!descriptor) throw std::runtime_error("workload '" + spec.name + "' is not compiled into this pperf");
-  const ExecutionSettings& exec = item.configuration->execution;
   if (!pin_process_to_cpus(exec.cpus)) throw std::runtime_error("cannot pin the trainer to its CPUs");
   apply_threads(exec.threads, exec.interop_threads);
-  (void)config;
   const Clock& clock = steady_clock();
   // Batches are made here, on the trainer's thread, by index: a resumed process trains on
   // exactly the batches the killed one would have.
@@ -105,7 +108,8 @@ void drill_train(const Config& config, const PlanItem& item, const WorkloadRegis
     std::cout << fmt::format("restored {} {:.3f}", step, clock.now_ms()) << std::endl;
   }
   while (step < steps) {
-    workload->train_step(pipeline->make_batch(step));
+    workload->train_step(device->place(pipeline->make_batch(step)));
+    device->synchronize();  // the line's time is the step's work done, not its launch
     ++step;
     if (step % every == 0) write_checkpoint(*workload, checkpoint, step);
     std::cout << fmt::format("step {} {:.3f}", step, clock.now_ms()) << std::endl;
@@ -147,15 +151,12 @@ SpotDrill run_spot_drill(const Config& config, const PlanItem& item, const Resul
   const SpotSettings& spot = *item.configuration->spot;
   const std::string checkpoint = checkpoint_path(spot.checkpoint_dir, item.configuration->name);
   auto argv = [&](bool resume) {
-    std::vector<std::string> a = {options.pperf_binary, "spot-drill-worker", "--config", config.path,
-                                  "--config-sha256", config.sha256,
-                                  "--workload-index", std::to_string(item.workload_index),
-                                  "--configuration-index", std::to_string(item.configuration_index),
-                                  "--checkpoint", checkpoint,
-                                  // The first process would go on well past the kill; the
-                                  // resumed one stops once it is back where the kill struck.
-                                  "--steps", std::to_string(resume ? options.kill_at_step : options.kill_at_step + 10 * options.every),
-                                  "--every", std::to_string(options.every)};
+    std::vector<std::string> a = item_argv(options.pperf_binary, "spot-drill-worker", config, item);
+    a.insert(a.end(), {"--checkpoint", checkpoint,
+                       // The first process would go on well past the kill; the resumed one
+                       // stops once it is back where the kill struck.
+                       "--steps", std::to_string(resume ? options.kill_at_step : options.kill_at_step + 10 * options.every),
+                       "--every", std::to_string(options.every)});
     if (resume) a.push_back("--resume");
     return a;
   };
@@ -206,7 +207,7 @@ SpotDrill run_spot_drill(const Config& config, const PlanItem& item, const Resul
   // What the model charges an interruption at this point, from the measurements before the
   // drill: rework + restore. The restart overhead (waiting for capacity) has no counterpart
   // on one host, and the process restart is what the drill adds to the model's R.
-  d.predicted_lost_s = static_cast<double>(d.killed_at_step - d.resumed_from_step) * r.step->median_ms / 1000 + restore_s;
+  d.predicted_lost_s = static_cast<double>(d.killed_at_step - d.resumed_from_step) * r.step->mean_ms / 1000 + restore_s;
   return d;
 }
 

@@ -30,8 +30,10 @@ CheckpointCost measure_checkpoint(Workload& workload, const std::string& path, i
 /// on batches made on this thread, checkpointing every `every` steps; with `resume`, first
 /// loads the checkpoint and continues from its step. Prints, on stdout, lines the parent
 /// reads: "ready T", "restored STEP T", "step N T" (T: monotonic ms, the same clock system-wide).
-void drill_train(const Config& config, const PlanItem& item, const WorkloadRegistry& registry,
-                 const std::string& checkpoint, int64_t steps, int64_t every, bool resume);
+/// It trains on the configuration's device (the first GPU for "cuda": the drill is one process),
+/// synchronized before each step's line.
+void drill_train(const PlanItem& item, const WorkloadRegistry& registry, const std::string& checkpoint, int64_t steps,
+                 int64_t every, bool resume);
 
 struct DrillOptions {
   std::string pperf_binary;
@@ -40,10 +42,10 @@ struct DrillOptions {
   double timeout_s = 600;
 };
 
-/// Runs the drill for an item whose Result `r` is measured (median step time) and priced with a
+/// Runs the drill for an item whose Result `r` is measured (mean step time) and priced with a
 /// checkpoint cost: starts the training process, SIGKILLs it at `kill_at_step`, restarts it
 /// from the last checkpoint and measures the time until it is back at that step. The
-/// prediction: steps since the checkpoint x median step time + the measured restore.
+/// prediction: steps since the checkpoint x mean step time + the measured restore.
 SpotDrill run_spot_drill(const Config& config, const PlanItem& item, const Result& r, const DrillOptions& options);
 
 }  // namespace pperf

@@ -103,7 +103,7 @@ check "checkpoint measured, drill recorded" json_check "$work/drill_out.json" '
 j["results"][1]["checkpoint"]["bytes"] > 81226 * 4 and j["results"][1]["checkpoint"]["path"].startswith(sys.argv[1].rsplit("/", 1)[0] + "/ckpt/")
 j["results"][1]["spot"]["checkpoint_basis"] == "measured+drill"
 abs(j["results"][1]["spot"]["checkpoint_restore_s"] - j["results"][1]["checkpoint"]["restore_ms"]["median"] / 1000 - j["results"][1]["spot_drill"]["restart_s"]) < 1e-9
-abs(j["results"][1]["spot_drill"]["predicted_lost_s"] - (j["results"][1]["spot_drill"]["killed_at_step"] - j["results"][1]["spot_drill"]["resumed_from_step"]) * j["results"][1]["step_time_ms"]["median"] / 1000 - j["results"][1]["checkpoint"]["restore_ms"]["median"] / 1000) < 1e-9
+abs(j["results"][1]["spot_drill"]["predicted_lost_s"] - (j["results"][1]["spot_drill"]["killed_at_step"] - j["results"][1]["spot_drill"]["resumed_from_step"]) * j["results"][1]["step_time_ms"]["mean"] / 1000 - j["results"][1]["checkpoint"]["restore_ms"]["median"] / 1000) < 1e-9
 j["results"][1]["spot_drill"]["killed_at_step"] == 15 and j["results"][1]["spot_drill"]["resumed_from_step"] == 10
 all(j["results"][1]["spot_drill"][k] > 0 for k in ("restart_s", "restore_s", "rework_s", "predicted_lost_s"))
 j["results"][1]["spot_drill"]["measured_lost_s"] < 120
@@ -111,4 +111,18 @@ abs(j["results"][1]["spot_drill"]["restart_s"] + j["results"][1]["spot_drill"]["
 "spot_drill" not in j["results"][0] and "checkpoint" not in j["results"][0]'
 check "no checkpoint left behind" bash -c "[ -z \"\$(ls -A '$work/ckpt')\" ]"
 check "drill results schema" /usr/bin/python3 tests/e2e/validate_schema.py schemas/results.schema.json "$work/drill_out.json"
+# Measured steps have a mean apart from their median: every figure of the bill uses the mean.
+check "advise on measured steps" expect_exit 0 "$work/o" "$pperf" advise "$work/drill_out.json" --json "$work/adv3.json"
+check "advise prices the mean, as to_train and the Spot model do" /usr/bin/python3 - "$work/drill_out.json" "$work/adv3.json" <<'PY'
+import json, sys
+run, adv = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+res = {r["configuration"]: r for r in run["results"]}
+rows = {(r["configuration"], r["market"]): r for r in adv["rows"]}
+od = res["od"]
+assert od["step_time_ms"]["mean"] != od["step_time_ms"]["median"]
+assert abs(rows[("od", "on_demand")]["usd"] - od["to_train"]["usd"]) < 1e-9 * od["to_train"]["usd"], rows
+spot = res["spot"]
+assert abs(spot["spot"]["work_hours"] - 100000 * spot["step_time_ms"]["mean"] / 3.6e6) < 1e-12
+assert abs(rows[("spot", "on_demand")]["usd"] - spot["spot"]["on_demand_usd"]) < 1e-9
+PY
 finish

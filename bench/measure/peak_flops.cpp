@@ -15,27 +15,29 @@
 namespace pperf {
 
 namespace {
-/// The rate over all repetitions (total FLOPs / total time): a single short GEMM's time is too
-/// noisy to take the best of. GEMMs go in rounds that end with a synchronize, so on an
-/// asynchronous device the clock times the work, not the launches; rounds double until one
-/// takes a tenth of the budget, which keeps the synchronizations' cost out of the rate.
+/// The best rate of rounds of GEMMs, each round ending with a synchronize (so on an asynchronous
+/// device the clock times the work, not the launches). Rounds double until one takes a tenth of
+/// the budget, and only such rounds count: long enough that a synchronization or a clock read
+/// is nothing beside them. The best, because a peak is what the hardware reaches, and a
+/// neighbour's burst on a shared host slows some rounds, not the hardware.
 double gemm_gflops(const Device& device, torch::ScalarType dtype, int64_t n, double seconds) {
   const auto on = torch::TensorOptions().device(torch::Device(device.name()));
   const auto a = torch::randn({n, n}, on).to(dtype), b = torch::randn({n, n}, on).to(dtype);
   torch::Tensor c = torch::mm(a, b);  // first call: allocation and kernel selection
   device.synchronize();
-  double spent = 0;
-  int64_t reps = 0, round = 1;
-  while (spent < seconds || reps < 3) {
+  const double flops = 2.0 * n * n * n;
+  double spent = 0, best = 0;
+  int64_t round = 1;
+  while (spent < seconds || best == 0) {
     const auto start = std::chrono::steady_clock::now();
     for (int64_t i = 0; i < round; ++i) c = torch::mm(a, b);
     device.synchronize();
     const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     spent += took;
-    reps += round;
-    if (took < seconds / 10) round *= 2;
+    if (took >= seconds / 10) best = std::max(best, flops * round / took / 1e9);
+    else round *= 2;
   }
-  return 2.0 * n * n * n * reps / spent / 1e9;
+  return best;
 }
 }  // namespace
 

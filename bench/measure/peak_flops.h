@@ -8,8 +8,9 @@
 namespace pperf {
 
 /// {"device", "fp32": GFLOP/s, "bf16": GFLOP/s or null, "gemm": "NxNxN", "seconds": s} and, on
-/// the CPU, "threads": the rate of repeated square GEMMs (2 n^3 FLOPs each; total FLOPs / total
-/// time), ~`seconds_each` per precision, on `device`: "cpu" (all of this host's logical CPUs;
+/// the CPU, "threads": the best rate of rounds of repeated square GEMMs (2 n^3 FLOPs each; a
+/// round's FLOPs / its time, rounds of at least a tenth of the budget), ~`seconds_each` per
+/// precision, on `device`: "cpu" (all of this host's logical CPUs;
 /// libtorch's intra-op thread count is restored afterwards) or "cuda:N" (that GPU, synchronized
 /// before every clock read). bf16 is null where the device cannot run it. Throws
 /// std::runtime_error when the device is not there (open_device).

@@ -11,7 +11,8 @@ binary="${PPERF_SANITIZE_BUILD_DIR:-$root/build-sanitize}/pperf_fuzz_$name"
 work="$(mktemp -d)"; trap 'rm -rf "$work"' EXIT
 cd "$work"  # crash-* files land here, and are printed below
 export PPERF_DATA_DIR="$root"
-"$binary" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+# libFuzzer's own exit code for a finding is 77, which ctest reads as "skipped" here: say 1.
+"$binary" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 -error_exitcode=1 \
   "$work" "$root/tests/fuzz/corpus/$name" 2>"$work/log"
 code=$?
 grep -E "^(stat::number_of_executed_units|stat::new_units_added|Done [0-9]+ runs)" "$work/log"

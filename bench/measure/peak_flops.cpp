@@ -13,8 +13,8 @@
 
 namespace pperf {
 
-namespace {
-double best_gflops(torch::ScalarType dtype, int64_t n, double seconds) {
+double gemm_gflops(const std::string& precision, int64_t n, double seconds) {
+  const torch::ScalarType dtype = precision == "bf16" ? torch::kBFloat16 : torch::kFloat32;
   const auto a = torch::randn({n, n}).to(dtype), b = torch::randn({n, n}).to(dtype);
   (void)torch::mm(a, b);  // first call: allocation and kernel selection
   // The rate over all repetitions (total FLOPs / total time): a single short GEMM's time is too
@@ -30,7 +30,6 @@ double best_gflops(torch::ScalarType dtype, int64_t n, double seconds) {
   }
   return 2.0 * n * n * n * reps / spent / 1e9;
 }
-}  // namespace
 
 nlohmann::json measure_peak_gflops(double seconds_each) {
   const int before = at::get_num_threads();
@@ -38,9 +37,9 @@ nlohmann::json measure_peak_gflops(double seconds_each) {
   at::set_num_threads(threads);
   constexpr int64_t n = 1024;
   nlohmann::json out = {{"gemm", fmt::format("{0}x{0}x{0}", n)}, {"threads", threads}, {"seconds", seconds_each}};
-  out["fp32"] = best_gflops(torch::kFloat32, n, seconds_each);
+  out["fp32"] = gemm_gflops("fp32", n, seconds_each);
   try {
-    out["bf16"] = best_gflops(torch::kBFloat16, n, seconds_each);
+    out["bf16"] = gemm_gflops("bf16", n, seconds_each);
   } catch (const std::exception&) {
     out["bf16"] = nullptr;
   }

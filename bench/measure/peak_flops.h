@@ -2,6 +2,7 @@
 // This host's peak matrix-multiply rate, the denominator of MFU. Torch-free header.
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
 #include <string>
 
 namespace pperf {
@@ -11,6 +12,11 @@ namespace pperf {
 /// ~`seconds_each` per precision; bf16 as CPU autocast runs it (null when it fails). libtorch's
 /// intra-op thread count is restored afterwards.
 nlohmann::json measure_peak_gflops(double seconds_each = 0.75);
+
+/// GFLOP/s of repeated n x n x n GEMMs (total FLOPs / total time, at least ~`seconds` and 3
+/// GEMMs) at libtorch's current intra-op thread count; `precision` "fp32" or "bf16" (plain bf16
+/// tensors, as CPU autocast runs them). Throws what libtorch throws where bf16 does not work.
+double gemm_gflops(const std::string& precision, int64_t n, double seconds);
 
 /// measure_peak_gflops() once per host fingerprint: cached in `cache_path` (a JSON object keyed
 /// by fingerprint); a missing or unreadable cache is measured and rewritten.

@@ -28,7 +28,7 @@ ALLOWED = {
                   "workloads", "bench/dataservice", "bench/measure", "bench/history"},
     # benchmarks and tests may use any library but the CLI
     "bench/micro": {"bench/core", "bench/stats", "bench/config", "pricing", "reports", "bench/env",
-                    "workloads", "bench/dataservice", "bench/measure"},
+                    "workloads", "bench/dataservice", "bench/measure", "bench/history"},
     "tests": {"bench/core", "bench/stats", "bench/config", "pricing", "reports", "bench/env",
               "workloads", "bench/dataservice", "bench/measure", "bench/history"},
 }

@@ -20,7 +20,7 @@ namespace {
 /// the budget, and only such rounds count: long enough that a synchronization or a clock read
 /// is nothing beside them. The best, because a peak is what the hardware reaches, and a
 /// neighbour's burst on a shared host slows some rounds, not the hardware.
-double gemm_gflops(const Device& device, torch::ScalarType dtype, int64_t n, double seconds) {
+double device_gemm_gflops(const Device& device, torch::ScalarType dtype, int64_t n, double seconds) {
   const auto on = torch::TensorOptions().device(torch::Device(device.name()));
   const auto a = torch::randn({n, n}, on).to(dtype), b = torch::randn({n, n}, on).to(dtype);
   torch::Tensor c = torch::mm(a, b);  // first call: allocation and kernel selection
@@ -41,6 +41,10 @@ double gemm_gflops(const Device& device, torch::ScalarType dtype, int64_t n, dou
 }
 }  // namespace
 
+double gemm_gflops(const std::string& precision, int64_t n, double seconds) {
+  return device_gemm_gflops(cpu_device(), precision == "bf16" ? torch::kBFloat16 : torch::kFloat32, n, seconds);
+}
+
 nlohmann::json measure_peak_gflops(const std::string& device_name, double seconds_each) {
   const std::unique_ptr<Device> device = open_device(device_name);
   const bool cpu = device->name() == "cpu";
@@ -51,9 +55,9 @@ nlohmann::json measure_peak_gflops(const std::string& device_name, double second
   const int64_t n = cpu ? 1024 : 8192;
   nlohmann::json out = {{"device", device->name()}, {"gemm", fmt::format("{0}x{0}x{0}", n)}, {"seconds", seconds_each}};
   if (cpu) out["threads"] = threads;
-  out["fp32"] = gemm_gflops(*device, torch::kFloat32, n, seconds_each);
+  out["fp32"] = device_gemm_gflops(*device, torch::kFloat32, n, seconds_each);
   try {
-    out["bf16"] = gemm_gflops(*device, torch::kBFloat16, n, seconds_each);
+    out["bf16"] = device_gemm_gflops(*device, torch::kBFloat16, n, seconds_each);
   } catch (const std::exception&) {
     out["bf16"] = nullptr;
   }

@@ -3,6 +3,7 @@
 // Torch-free header.
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
 #include <string>
 
 namespace pperf {
@@ -15,6 +16,11 @@ namespace pperf {
 /// before every clock read). bf16 is null where the device cannot run it. Throws
 /// std::runtime_error when the device is not there (open_device).
 nlohmann::json measure_peak_gflops(const std::string& device = "cpu", double seconds_each = 0.75);
+
+/// GFLOP/s of n x n x n GEMMs on this host's CPUs at libtorch's current intra-op thread count,
+/// measured as above for ~`seconds`; `precision` "fp32" or "bf16" (plain bf16 tensors, as CPU
+/// autocast runs them). Throws what libtorch throws where bf16 does not work.
+double gemm_gflops(const std::string& precision, int64_t n, double seconds);
 
 /// measure_peak_gflops(device) once per fingerprint (which must name the device's hardware):
 /// cached in `cache_path` (a JSON object keyed by fingerprint); a missing or unreadable cache is

@@ -124,9 +124,6 @@ class DataServiceImpl final : public dataservice::DataService::Service {
     return grpc::Status::OK;
   }
 
-  /// Streams being served now (a refused one counts for the instant it takes to refuse it).
-  int64_t active_streams() const { return active_streams_; }
-
  private:
   ServedWorkload served_;
   std::shared_ptr<const InputPipeline> pipeline_;
@@ -212,24 +209,27 @@ int run_data_worker(const WorkloadSpec& spec, const WorkloadRegistry& registry, 
   std::signal(SIGINT, on_worker_signal);
   std::cout << "pperf data-worker listening on " << host << ":" << port << std::endl;
   while (!g_worker_stop) std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  const auto stop_seen = std::chrono::steady_clock::now();
-  std::cerr << "pperf data-worker: stopping, " << service.active_streams() << " stream(s) open" << std::endl;
   // Handlers see the stop flag within kCancelCheckMs; the Shutdown deadline cancels any still
   // writing. A handler can still be inside a long make_batch, which nothing can interrupt, and
   // the process's own teardown (gRPC's and torch's threads, static objects) is not bounded
   // either. The worker holds nothing that needs saving, so one watchdog bounds the whole exit:
   // past kStopDeadline it ends the process at once, and SIGTERM always ends it within seconds.
+  // It says which phase was slow (a normal stop says nothing: spawned workers share the
+  // user's terminal).
+  static std::atomic<bool> streams_done{false};
   std::thread([] {
     std::this_thread::sleep_for(kStopDeadline);
-    static const char message[] = "pperf data-worker: still stopping after the deadline; exiting now\n";
-    [[maybe_unused]] const ssize_t written = ::write(STDERR_FILENO, message, sizeof message - 1);
+    static const char in_streams[] = "pperf data-worker: a stream still running after the stop deadline; exiting now\n";
+    static const char in_teardown[] = "pperf data-worker: streams done, process teardown past the stop deadline; exiting now\n";
+    const bool teardown = streams_done;
+    [[maybe_unused]] const ssize_t written =
+        teardown ? ::write(STDERR_FILENO, in_teardown, sizeof in_teardown - 1)
+                 : ::write(STDERR_FILENO, in_streams, sizeof in_streams - 1);
     std::_Exit(0);
   }).detach();
   server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
   server->Wait();
-  std::cerr << "pperf data-worker: stopped in "
-            << std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - stop_seen).count()
-            << " ms" << std::endl;
+  streams_done = true;
   return 0;
 }
 

@@ -1,11 +1,11 @@
 #include "bench/env/host_info.h"
 
 #include <link.h>
-#include <sched.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
 #include "bench/env/gpu_info.h"
+#include "bench/env/process.h"
 
 #include <array>
 #include <cmath>
@@ -103,8 +103,8 @@ nlohmann::json capture_host(const std::vector<std::string>& argv) {
   host["os"] = pretty.empty() ? "unknown" : pretty.substr(13, pretty.size() - 14);
   host["cpu_model"] = after_colon(first_line_matching("/proc/cpuinfo", "model name"));
   host["logical_cpus"] = std::thread::hardware_concurrency();
-  cpu_set_t set;
-  host["usable_cpus"] = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : -1;
+  const std::vector<int> usable = allowed_cpus();
+  host["usable_cpus"] = usable.empty() ? -1 : static_cast<int64_t>(usable.size());
   std::string mem = after_colon(first_line_matching("/proc/meminfo", "MemTotal"));
   host["memory_gib"] = mem == "unknown" ? 0.0 : std::round(std::stod(mem) / (1024.0 * 1024.0) * 10) / 10;
   host["blas"] = loaded_blas();

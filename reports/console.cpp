@@ -205,7 +205,7 @@ std::string to_console(const RunReport& report, const ConsoleOptions& options) {
       if (const auto& ci = r.comparison.improvement_pct_ci95; ci && r.measured)
         cells[kImprovementCi] = fmt::format("{:.1f}..{:.1f}", (*ci)[0], (*ci)[1]);
       if (r.comparison.speedup) cells[kSpeedup] = fmt::format("{:.2f}", *r.comparison.speedup);
-      if (r.mfu) cells[kMfu] = fmt::format("{:.1f}", *r.mfu * 100);
+      if (r.mfu) cells[kMfu] = fmt::format("{:.1f}{}", *r.mfu * 100, *r.mfu > 1 ? "!" : "");  // impossible: see its event
     }
     for (size_t c = 0; c < columns.size(); ++c) columns[c].cells.push_back(cells[c]);
   }

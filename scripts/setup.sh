@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# Installs what pperf needs from Debian's packages (first use only) and builds it
-# (incrementally after). Prints nothing when everything is already in place and up to date.
+# Installs what pperf needs from Debian's packages (first use only) and builds the `pperf`
+# binary (incrementally after); prints its build directory on stdout, nothing else when all is
+# in place. The torch it builds against: the one `python3 -c 'import torch'` finds (a GPU host's
+# torch 2.x with CUDA, in build-torch<version>-<cuda>), else Debian's libtorch 1.13 (CPU, in
+# build). PPERF_TORCH=debian forces Debian's; PPERF_BUILD_DIR names the directory.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-build="${PPERF_BUILD_DIR:-$root/build}"
 
 packages=(
   g++ cmake ninja-build git ca-certificates python3
@@ -18,12 +20,19 @@ packages=(
 
 "$root/scripts/ensure-packages.sh" "pperf setup" "${packages[@]}"
 
+if [ "${PPERF_TORCH:-}" != debian ] && python3 -c 'import torch' 2>/dev/null; then
+  exec "$root/scripts/build-with-torch.sh" python3 pperf
+fi
+
+build="${PPERF_BUILD_DIR:-$root/build}"
 if [ ! -f "$build/build.ninja" ]; then
   echo "pperf setup: configuring $build" >&2
   cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >&2
 fi
-# Quiet when there is nothing to do; otherwise show ninja's progress on stderr.
-if ! ninja -C "$build" -n 2>/dev/null | grep -q "no work to do"; then
-  echo "pperf setup: building (first build takes a few minutes on 2 cores)" >&2
-  ninja -C "$build" -j"$(nproc)" >&2
+# Only the binary: the test and benchmark binaries are scripts/test.sh's. Quiet when there is
+# nothing to do; otherwise ninja's progress on stderr.
+if ! ninja -C "$build" -n pperf 2>/dev/null | grep -q "no work to do"; then
+  echo "pperf setup: building pperf (first build takes a few minutes on 2 cores)" >&2
+  ninja -C "$build" -j"$(nproc)" pperf >&2
 fi
+echo "$build"

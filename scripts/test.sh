@@ -1,11 +1,17 @@
 #!/usr/bin/env bash
-# The whole test suite: set-up and build as scripts/pperf does, the test tools, an
-# AddressSanitizer build of pperf (the data worker's shutdown test runs it), a clang ASan + UBSan
-# build of the torch-free unit tests and the libFuzzer targets, then every ctest test.
+# The whole test suite, against both torches pperf is built with:
+#  1. Debian's libtorch 1.13 (CPU): set-up and build as scripts/pperf does, plus the test and
+#     benchmark binaries, the test tools, an AddressSanitizer build of pperf (the data worker's
+#     shutdown test runs it), a clang ASan + UBSan build of the torch-free unit tests and the
+#     libFuzzer targets; then every ctest test.
+#  2. PyPI's torch 2.x with CUDA and NCCL (scripts/setup-torch2.sh): every CUDA and NCCL line
+#     compiled and linked; the torch tests and the end-to-end tests that need no GPU run on the CPU.
+# Arguments go to both ctest runs (e.g. -R distributed).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-"$root/scripts/setup.sh"
+build="$(PPERF_TORCH=debian "$root/scripts/setup.sh")"
 "$root/scripts/setup-test-tools.sh"
+ninja -C "$build" -j"$(nproc)" >&2
 asan="${PPERF_ASAN_BUILD_DIR:-$root/build-asan}"
 if [ ! -f "$asan/build.ninja" ]; then
   echo "pperf test: configuring the AddressSanitizer build in $asan" >&2
@@ -22,5 +28,14 @@ if [ ! -f "$sanitize/build.ninja" ]; then
 fi
 ninja -C "$sanitize" -j"$(nproc)" pperf_unit_tests pperf_fuzz_config pperf_fuzz_results pperf_fuzz_price_table pperf_fuzz_data_request >&2
 export PPERF_SANITIZE_BUILD_DIR="$sanitize"
-cd "${PPERF_BUILD_DIR:-$root/build}"
-exec ctest --output-on-failure -j"$(nproc)" "$@"
+
+torch2_python="$("$root/scripts/setup-torch2.sh")"
+torch2="$(env -u PPERF_BUILD_DIR "$root/scripts/build-with-torch.sh" "$torch2_python" \
+          pperf pperf_torch_tests pperf_results_roundtrip)"
+
+status=0
+echo "pperf test: Debian libtorch 1.13 ($build)" >&2
+(cd "$build" && ctest --output-on-failure -j"$(nproc)" "$@") || status=1
+echo "pperf test: PyPI torch 2.x with CUDA and NCCL, on the CPU ($torch2)" >&2
+(cd "$torch2" && ctest --output-on-failure -j"$(nproc)" -L torch2 "$@") || status=1
+exit $status

@@ -19,6 +19,7 @@
 #include "bench/env/build_info.h"
 #include "bench/history/history.h"
 #include "bench/env/host_info.h"
+#include "bench/measure/distributed.h"
 #include "bench/measure/torch_info.h"
 #include "pricing/pricing_stage.h"
 #include "reports/console.h"
@@ -106,7 +107,14 @@ PlanItem item_from(const Parsed& p, const Config& config) {
   const size_t w = p.vars["workload-index"].as<size_t>(), c = p.vars["configuration-index"].as<size_t>();
   if (w >= config.workloads.size()) throw InputError("--workload-index", "", "out of range");
   if (c >= config.configurations.size()) throw InputError("--configuration-index", "", "out of range");
-  return plan_item(config, w, c, HostCapacity::here());
+  return plan_item(config, w, c, host_capacity(p.has("native")));
+}
+
+HostCapacity host_capacity(bool native) {
+  HostCapacity host = HostCapacity::here();
+  if (const auto launcher = launcher_from_env()) host.launcher_world_size = launcher->world_size;
+  host.native = native;
+  return host;
 }
 
 std::optional<int64_t> positive_integer(const std::string& text) {

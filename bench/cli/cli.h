@@ -39,6 +39,10 @@ Parsed parse(const std::string& command, const po::options_description& options,
 /// The options every config-taking command has: --help, --config FILE.
 po::options_description config_options(const std::string& command);
 
+/// This host as the plan sees it: HostCapacity::here() plus the launcher that started this
+/// process (its world size; a malformed launcher environment is an InputError) and `--native`.
+HostCapacity host_capacity(bool native);
+
 /// The internal child commands' options (config_options + --config-sha256, --workload-index,
 /// --configuration-index), and the plan item they name (InputError when the config changed
 /// since the parent read it, or an index is out of range).

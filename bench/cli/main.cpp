@@ -7,6 +7,7 @@
 #include "bench/cli/cli.h"
 #include "bench/core/input_error.h"
 #include "bench/env/build_info.h"
+#include "bench/measure/torch_info.h"
 
 namespace {
 
@@ -53,7 +54,10 @@ int dispatch(const std::string& command, const std::vector<std::string>& args, c
   if (command == "spot-drill-worker") return command_spot_drill_worker(args);
   if (command == "measure-item") return command_measure_item(args, argv);
   if (command == "--help" || command == "-h" || command == "help") return std::cout << kUsage, kExitOk;
-  if (command == "--version") return std::cout << "pperf " << pperf::build_version() << " (" << pperf::build_git_sha() << ")\n", kExitOk;
+  if (command == "--version")
+    return std::cout << "pperf " << pperf::build_version() << " (" << pperf::build_git_sha() << "), built against "
+                     << pperf::torch_build_summary() << "\n",
+           kExitOk;
   throw pperf::InputError("pperf", "", "unknown command '" + command + "'" +
                                            pperf::did_you_mean(command, {"run", "cost", "validate", "list", "data-worker", "compare", "history", "export", "report", "advise"}));
 }

@@ -67,7 +67,7 @@ int command_run(const std::vector<std::string>& args, const std::vector<std::str
   PlanFilter filter;
   if (p.has("only")) filter.configurations = split_commas(p.string("only"));
   if (p.has("workload")) filter.workload = p.string("workload");
-  const Plan plan = make_plan(config, filter, HostCapacity::here());
+  const Plan plan = make_plan(config, filter, host_capacity(p.has("native")));
   for (const auto& item : plan.items)
     for (const auto& obstacle : item.not_runnable_here)
       throw InputError(config.path, obstacle.pointer, "not runnable on this host: " + obstacle.reason);
@@ -116,7 +116,7 @@ int command_run(const std::vector<std::string>& args, const std::vector<std::str
   // MFU's denominator: this host's peak GEMM rate, measured once per host fingerprint.
   report.host["peak_gflops"] = cached_peak_gflops(host_fingerprint(report.host), default_peak_cache_path());
   const auto with_mfu = [&](std::vector<Result>& results) {
-    for (auto& r : results) r.mfu = model_flops_utilization(r, report.host);
+    for (auto& r : results) set_mfu(r, report.host);
   };
   // Until the run ends, the file on disk says "interrupted": a run killed at any point
   // leaves valid JSON with what it had measured.

@@ -13,7 +13,7 @@ int command_validate(const std::vector<std::string>& args) {
   Parsed p = parse("validate", options, args);
   if (p.help) return std::cout << options, kExitOk;
   const Config config = load_config(p.string("config"), builtin_workloads());
-  const HostCapacity host = HostCapacity::here();
+  const HostCapacity host = host_capacity(false);
   const Plan plan = make_plan(config, {}, host);
   std::cout << fmt::format("{}: valid ({} workload(s) x {} configuration(s), {}, prices {})\n", config.path,
                            config.workloads.size(), config.configurations.size(),

@@ -275,9 +275,7 @@ InstanceGroup parse_instance(const JsonView& v, const PricingSettings& pricing, 
 /// table's accelerators per instance), started here (a p4d's 8 GPUs) or joined through the
 /// launcher's variables (instances of one GPU each); NCCL where this pperf has it.
 std::optional<DistributedSettings> rank_per_gpu(const JsonView& v, const Configuration& c, const PriceTable& table) {
-  int64_t gpus = 0;
-  for (const auto& g : c.instances)
-    if (const InstanceSpec* spec = table.find(g.type); spec && g.role == "dnn") gpus += g.count * spec->accelerators;
+  const int64_t gpus = c.priced_gpus;
   if (gpus == 0)
     v.at("execution").at("device").fail("\"cuda\": the trainer instances have no GPU in price table " + table.name +
                                         "; name one, e.g. \"cuda:0\"");
@@ -304,7 +302,14 @@ Configuration parse_configuration(const JsonView& v, const PricingSettings& pric
   for (const auto& g : c.instances) has_dnn = has_dnn || g.role == "dnn";
   if (!has_dnn) instances.fail("needs an instance group with role 'dnn' (the trainer)");
   if (auto e = v.find("execution")) c.execution = parse_execution(*e);
+  for (const auto& g : c.instances)
+    if (const InstanceSpec* spec = table.find(g.type); spec && g.role == "dnn") c.priced_gpus += g.count * spec->accelerators;
   if (c.execution.device == "cuda" && !c.execution.distributed) c.execution.distributed = rank_per_gpu(v, c, table);
+  // Each rank reads its own slice of the batches with loader threads; data workers serve one trainer.
+  if (c.execution.distributed && c.execution.data.mode == "service")
+    v.at("execution").at("data").at("mode").fail(
+        std::string("data-parallel ranks") + (c.execution.device == "cuda" ? " (\"cuda\": one per priced GPU)" : "") +
+        " read their batches with local loaders: data mode 'service' is not supported with ranks");
   if (auto t = v.find("step_time_ms")) c.step_time_ms = t->as_positive_number();
   if (auto b = v.find("billable_seconds")) {
     c.billable_seconds = b->as_positive_number();

@@ -63,6 +63,7 @@ struct Configuration {
   std::optional<double> step_time_ms;      // priced-only configs: measured elsewhere
   std::optional<double> billable_seconds;  // priced-only configs: a whole job's billed time
   std::optional<SpotSettings> spot;        // set when a group is Spot (rates resolved)
+  int64_t priced_gpus = 0;                 // accelerators of the trainer groups, from the price table
 };
 
 struct PricingSettings {

@@ -69,6 +69,27 @@ void check_device(const std::string& device, const std::string& pointer, const H
                                      (host.cuda_devices == 1 ? "" : "s")});
   }
 }
+
+/// Ranks: a launcher's group must be the size the configuration asks for; ranks spawned here
+/// need one GPU each here. And --native with priced GPUs must train on them.
+void check_ranks(const Configuration& c, const HostCapacity& host, std::vector<Obstacle>& problems) {
+  const std::optional<DistributedSettings>& d = c.execution.distributed;
+  const std::string device_pointer = c.pointer + "/execution/device";
+  if (d && host.launcher_world_size && *host.launcher_world_size != d->world_size)
+    problems.push_back({c.pointer + "/execution" + (c.execution.device == "cuda" ? "/device" : "/distributed/world_size"),
+                        "the configuration runs " + std::to_string(d->world_size) + " ranks" +
+                            (c.execution.device == "cuda" ? " (one per priced GPU)" : "") + ", the launcher started " +
+                            std::to_string(*host.launcher_world_size)});
+  if (c.execution.device == "cuda" && host.cuda_devices > 0 && d && !host.launcher_world_size &&
+      d->world_size > host.cuda_devices)
+    problems.push_back({device_pointer, "one rank per GPU: " + std::to_string(d->world_size) + " ranks, this host has " +
+                                            std::to_string(host.cuda_devices) +
+                                            " GPUs (start them with a launcher across the instances: docs/gpu.md)"});
+  if (host.native && c.priced_gpus > 0 && c.execution.device == "cpu")
+    problems.push_back({device_pointer, "--native: the priced trainer instances have " + std::to_string(c.priced_gpus) +
+                                            " GPU(s), but this configuration trains on the CPU, which would price "
+                                            "their GPUs for a CPU's step time; set \"device\": \"cuda\""});
+}
 }  // namespace
 
 Result PlanItem::result_skeleton() const {
@@ -96,12 +117,7 @@ PlanItem plan_item(const Config& config, size_t workload_index, size_t configura
   if (c.execution.distributed) item.ranks = c.execution.distributed->world_size;
   check_cpus(c.execution.cpus, c.pointer + "/execution/cpus", host, item.not_runnable_here);
   check_device(c.execution.device, c.pointer + "/execution/device", host, item.not_runnable_here);
-  // One rank per GPU started here needs as many GPUs here.
-  if (c.execution.device == "cuda" && host.cuda_devices > 0 && c.execution.distributed &&
-      c.execution.distributed->spawn_local && c.execution.distributed->world_size > host.cuda_devices)
-    item.not_runnable_here.push_back({c.pointer + "/execution/device",
-                                      "one rank per GPU: " + std::to_string(c.execution.distributed->world_size) +
-                                          " ranks, this host has " + std::to_string(host.cuda_devices) + " GPUs"});
+  check_ranks(c, host, item.not_runnable_here);
   check_cpus(c.execution.data.spawn_local_cpus, c.pointer + "/execution/data/spawn_local/cpus", host,
              item.not_runnable_here);
   if (workload_index < config.path_params.size())

@@ -1,6 +1,7 @@
 #pragma once
 // Config -> Plan: the (workload x configuration) items a run measures, after the --only and
 // --workload filters, each with what would keep it from running on this host.
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,11 @@ struct HostCapacity {
   int64_t logical_cpus = 1;
   int64_t cuda_devices = 0;  // GPUs this pperf can train on here (0 in a CPU-only build)
   std::string no_cuda_reason;  // why cuda_devices is 0
+  /// Set when a launcher (torchrun, Slurm, ...) started this process as one of that many ranks:
+  /// then ranks are not spawned here, and each needs one visible GPU, not world_size of them.
+  std::optional<int64_t> launcher_world_size;
+  /// `--native`: this host is one of the priced instances, so what it measures is theirs.
+  bool native = false;
   /// This host's.
   static HostCapacity here();
 };

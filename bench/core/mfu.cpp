@@ -1,5 +1,7 @@
 #include "bench/core/mfu.h"
 
+#include <fmt/format.h>
+
 namespace pperf {
 
 std::optional<double> model_flops_utilization(const Result& r, const nlohmann::json& host) {
@@ -20,6 +22,43 @@ std::optional<double> model_flops_utilization(const Result& r, const nlohmann::j
   }
   if (peak_gflops <= 0) return std::nullopt;
   return r.model->flops_per_sample * *r.samples_per_s / (peak_gflops * 1e9);
+}
+
+}  // namespace pperf
+
+void set_mfu(Result& r, const nlohmann::json& host) {
+  r.mfu = model_flops_utilization(r, host);
+  if (!r.mfu || *r.mfu <= 1) return;
+  const DevicePeak* gpu = r.execution && r.execution->device_peak ? &*r.execution->device_peak : nullptr;
+  std::string why = "the peak it divides by is below what the model's kernels reached";
+  if (gpu && !gpu->matmul_tf32 && gpu->cudnn_tf32 && r.model->precision.rfind("bf16", 0) != 0)
+    why += " (the fp32 peak is measured with TF32 off, as torch's matmuls run, while cuDNN's convolutions use TF32)";
+  else if (!gpu)
+    why += " (a busy host lowers the measured peak; delete the peak cache to measure it again)";
+  r.events.push_back(fmt::format("MFU {:.0f} % is impossible: {}", *r.mfu * 100, why));
+}
+
+std::optional<GpuDatasheet> gpu_datasheet(const std::string& model) {
+  // NVIDIA's datasheets, dense (no structured sparsity), SXM boards unless named: TFLOP/s.
+  struct Row {
+    const char* name_part;
+    double fp32, tf32;
+    std::optional<double> bf16;
+  };
+  static const Row rows[] = {
+      {"H100 PCIe", 51.2, 378, 756},
+      {"H100", 66.9, 494.7, 989.4},  // H100 SXM5 ("NVIDIA H100 80GB HBM3")
+      {"A100", 19.5, 156, 312},      // A100 SXM4 and PCIe, 40 and 80 GB
+      {"A10G", 31.2, 62.5, 125},     // AWS's A10 (g5): the A10 datasheet's figures
+      {"A10", 31.2, 62.5, 125},
+      {"L40S", 91.6, 183, 366},
+      {"L4", 30.3, 60, 121},
+      {"V100", 15.7, 15.7, std::nullopt},  // no TF32 or bf16 units
+  };
+  for (const Row& row : rows)
+    if (model.find(row.name_part) != std::string::npos)
+      return GpuDatasheet{row.fp32 * 1000, row.tf32 * 1000, row.bf16 ? std::optional(*row.bf16 * 1000) : std::nullopt};
+  return std::nullopt;
 }
 
 }  // namespace pperf

@@ -17,4 +17,19 @@ namespace pperf {
 /// any of them is unknown or zero.
 std::optional<double> model_flops_utilization(const Result& r, const nlohmann::json& host);
 
+/// Sets r.mfu = model_flops_utilization(r, host). Above 100 % the figure cannot be true (the
+/// model cannot run faster than the hardware): r gets an event saying so and why it may be, so
+/// no writer prints it unflagged.
+void set_mfu(Result& r, const nlohmann::json& host);
+
+/// A GPU model's dense peak rates from its vendor's datasheet, GFLOP/s per GPU.
+struct GpuDatasheet {
+  double fp32 = 0, tf32 = 0;
+  std::optional<double> bf16;  // none on GPUs without bf16 (V100)
+};
+
+/// The datasheet of the GPU the driver names `model` ("NVIDIA A100-SXM4-40GB"); nullopt for a
+/// model pperf's table does not hold.
+std::optional<GpuDatasheet> gpu_datasheet(const std::string& model);
+
 }  // namespace pperf

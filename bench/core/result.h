@@ -85,6 +85,7 @@ struct Comparison {
 
 /// GPU load while the measured steps ran, sampled by nvidia-smi (every GPU of the host).
 struct GpuUtilization {
+  std::string gpu = "all";  // which GPU was sampled (nvidia-smi -i: index or UUID); "all": every GPU of the host
   int64_t samples = 0;
   double mean_pct = 0, max_pct = 0;  // utilization.gpu: % of time a kernel was running
   double max_memory_used_mib = 0;
@@ -95,6 +96,13 @@ struct DevicePeak {
   double fp32_gflops = 0;
   std::optional<double> bf16_gflops;  // absent where the device cannot run bf16 GEMMs
   std::string gemm;                   // "NxNxN"
+  std::string model;                  // the GPU's name ("NVIDIA A100-SXM4-40GB"); "" when unknown
+  /// The float32 math the fp32 peak and the run used: matmuls in TF32 (torch's
+  /// allow_tf32 for cuBLAS, off by default) and cuDNN convolutions in TF32 (on by default).
+  bool matmul_tf32 = false, cudnn_tf32 = false;
+  /// The vendor's dense peak for this model (GFLOP/s, per GPU), shown beside the measured one;
+  /// fp32 is TF32's where the run's matmuls or convolutions used it.
+  std::optional<double> datasheet_fp32_gflops, datasheet_bf16_gflops;
 };
 
 /// What execution settings were asked for and what actually took effect.

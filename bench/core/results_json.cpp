@@ -111,15 +111,21 @@ json result_json(const Result& r) {
         {"cpus", e.cpus},
         {"emulated", e.emulated},
         {"device", e.device},
-        {"gpu_utilization", e.gpu ? json{{"samples", e.gpu->samples},
+        {"gpu_utilization", e.gpu ? json{{"gpu", e.gpu->gpu},
+                                         {"samples", e.gpu->samples},
                                          {"mean_pct", e.gpu->mean_pct},
                                          {"max_pct", e.gpu->max_pct},
                                          {"max_memory_used_mib", e.gpu->max_memory_used_mib}}
                                   : json(nullptr)}};
     if (e.device_peak)  // GPU results only: CPU results use host.peak_gflops
-      j["execution"]["device_peak_gflops"] = {{"fp32", e.device_peak->fp32_gflops},
-                                              {"bf16", e.device_peak->bf16_gflops ? json(*e.device_peak->bf16_gflops) : json(nullptr)},
-                                              {"gemm", e.device_peak->gemm}};
+      j["execution"]["device_peak_gflops"] = {
+          {"fp32", e.device_peak->fp32_gflops},
+          {"bf16", e.device_peak->bf16_gflops ? json(*e.device_peak->bf16_gflops) : json(nullptr)},
+          {"gemm", e.device_peak->gemm},
+          {"model", e.device_peak->model},
+          {"tf32", {{"matmul", e.device_peak->matmul_tf32}, {"cudnn", e.device_peak->cudnn_tf32}}},
+          {"datasheet", {{"fp32", e.device_peak->datasheet_fp32_gflops ? json(*e.device_peak->datasheet_fp32_gflops) : json(nullptr)},
+                         {"bf16", e.device_peak->datasheet_bf16_gflops ? json(*e.device_peak->datasheet_bf16_gflops) : json(nullptr)}}}};
   }
   if (r.measurement) {
     const Measurement& m = *r.measurement;
@@ -237,12 +243,23 @@ ExecutionReport read_execution(const JsonView& v) {
   e.emulated = v.at("emulated").as_bool();
   e.device = v.string_or("device", "cpu");  // files from before GPUs were supported: CPU
   if (auto g = v.find("gpu_utilization"); g && !g->raw().is_null())
-    e.gpu = GpuUtilization{g->at("samples").as_int(), g->at("mean_pct").as_number(), g->at("max_pct").as_number(),
-                           g->at("max_memory_used_mib").as_number()};
-  if (auto p = v.find("device_peak_gflops"); p && !p->raw().is_null())
+    e.gpu = GpuUtilization{g->string_or("gpu", "all"), g->at("samples").as_int(), g->at("mean_pct").as_number(),
+                           g->at("max_pct").as_number(), g->at("max_memory_used_mib").as_number()};
+  if (auto p = v.find("device_peak_gflops"); p && !p->raw().is_null()) {
     e.device_peak = DevicePeak{p->at("fp32").as_positive_number(),
                                p->find_value("bf16") ? std::optional(p->at("bf16").as_positive_number()) : std::nullopt,
                                p->at("gemm").as_string()};
+    // Files from before the GPU's model, TF32 policy and datasheet were recorded: unknown.
+    e.device_peak->model = p->string_or("model", "");
+    if (auto tf32 = p->find("tf32")) {
+      e.device_peak->matmul_tf32 = tf32->at("matmul").as_bool();
+      e.device_peak->cudnn_tf32 = tf32->at("cudnn").as_bool();
+    }
+    if (auto sheet = p->find("datasheet")) {
+      if (sheet->find_value("fp32")) e.device_peak->datasheet_fp32_gflops = sheet->at("fp32").as_positive_number();
+      if (sheet->find_value("bf16")) e.device_peak->datasheet_bf16_gflops = sheet->at("bf16").as_positive_number();
+    }
+  }
   return e;
 }
 

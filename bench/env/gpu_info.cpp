@@ -89,12 +89,36 @@ nlohmann::json nvidia_gpu_facts() {
   return facts;
 }
 
-GpuSampler::GpuSampler(int period_ms) {
+std::string nvidia_gpu_name(const std::string& id) {
+  const std::string smi = find_on_path("nvidia-smi");
+  if (smi.empty() || id == "all") return "";
+  const auto lines = output_lines({smi, "--query-gpu=name", "--format=csv,noheader", "-i", id}, 10);
+  return lines.size() == 1 && lines[0].find("No devices") == std::string::npos ? lines[0] : "";
+}
+
+std::string nvidia_smi_gpu_id(int ordinal, const char* cuda_visible_devices, const char* cuda_device_order) {
+  if (ordinal < 0) return "all";
+  if (cuda_visible_devices) {
+    std::stringstream in(cuda_visible_devices);
+    int i = 0;
+    for (std::string item; std::getline(in, item, ','); ++i) {
+      item.erase(std::remove_if(item.begin(), item.end(), [](unsigned char c) { return std::isspace(c); }), item.end());
+      if (item.empty()) break;  // CUDA stops at the first invalid entry
+      if (i == ordinal) return item;
+    }
+    return "all";
+  }
+  if (cuda_device_order && std::string(cuda_device_order) == "PCI_BUS_ID") return std::to_string(ordinal);
+  return "all";
+}
+
+GpuSampler::GpuSampler(int period_ms, std::string gpu) : gpu_(std::move(gpu)) {
   const std::string smi = find_on_path("nvidia-smi");
   if (smi.empty()) return;
   SpawnOptions spawn;
   spawn.argv = {smi, "--query-gpu=utilization.gpu,memory.used", "--format=csv,noheader,nounits",
                 "-lms", std::to_string(period_ms)};
+  if (gpu_ != "all") spawn.argv.insert(spawn.argv.end(), {"-i", gpu_});
   spawn.capture_stdout = true;
   child_.emplace(spawn);
   // The child is touched by the reader alone until finish() has joined it.
@@ -122,6 +146,7 @@ std::optional<GpuUtilization> GpuSampler::finish() {
   child_.reset();
   if (samples_.empty()) return std::nullopt;
   GpuUtilization u;
+  u.gpu = gpu_;
   u.samples = static_cast<int64_t>(samples_.size());
   double sum = 0;
   for (const auto& [util, memory] : samples_) {

@@ -19,12 +19,17 @@ namespace pperf {
 /// from nvidia-smi's banner, as {"gpus": [...], "cuda_driver": ...}; null without nvidia-smi.
 nlohmann::json nvidia_gpu_facts();
 
-/// Samples utilization.gpu and memory.used of every GPU every `period_ms` while it lives
-/// (`nvidia-smi --query-gpu=... -lms`), in a child process that dies with pperf.
+/// The name nvidia-smi gives GPU `id` (an index or UUID, as nvidia_smi_gpu_id gives it), e.g.
+/// "NVIDIA A100-SXM4-40GB"; "" without nvidia-smi, for "all" or an unknown id.
+std::string nvidia_gpu_name(const std::string& id);
+
+/// Samples utilization.gpu and memory.used of one GPU (`gpu`, as nvidia-smi_gpu_id gives it;
+/// "all": every GPU of the host, pooled) every `period_ms` while it lives
+/// (`nvidia-smi --query-gpu=... -i GPU -lms`), in a child process that dies with pperf.
 class GpuSampler {
  public:
   /// Does nothing (finish() gives nullopt) when nvidia-smi is not on PATH.
-  explicit GpuSampler(int period_ms);
+  GpuSampler(int period_ms, std::string gpu);
   ~GpuSampler();
   GpuSampler(const GpuSampler&) = delete;
   GpuSampler& operator=(const GpuSampler&) = delete;
@@ -32,6 +37,7 @@ class GpuSampler {
   std::optional<GpuUtilization> finish();
 
  private:
+  std::string gpu_;
   std::optional<ChildProcess> child_;
   std::atomic<bool> stop_{false};
   std::thread reader_;
@@ -41,6 +47,13 @@ class GpuSampler {
 /// One `utilization.gpu, memory.used` CSV line (noheader, nounits), e.g. "35, 1024";
 /// nullopt for anything else ("[N/A]", a banner).
 std::optional<std::pair<double, double>> parse_gpu_sample(const std::string& line);
+
+/// How nvidia-smi -i names the GPU that CUDA calls `ordinal` in this process: the
+/// `ordinal`-th entry of `cuda_visible_devices` (an index, a UUID or a MIG id: nvidia-smi takes
+/// each), or, when that is unset (null) and CUDA counts in PCI order (`cuda_device_order`
+/// "PCI_BUS_ID", pperf's default), the ordinal itself, nvidia-smi's own order. "all" when the
+/// mapping is unknown (CUDA's default fastest-first order) or the ordinal is not visible.
+std::string nvidia_smi_gpu_id(int ordinal, const char* cuda_visible_devices, const char* cuda_device_order);
 
 /// Path of `program` on $PATH, "" when absent.
 std::string find_on_path(const std::string& program);

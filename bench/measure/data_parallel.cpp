@@ -26,11 +26,13 @@
 #include <torch/csrc/distributed/c10d/comm.hpp>
 #include <torch/csrc/distributed/c10d/reducer.hpp>
 #ifdef PPERF_WITH_NCCL
+#include <torch/csrc/distributed/c10d/NCCLUtils.hpp>
 #include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
 #endif
 
 #include "bench/core/crypto.h"
 #include "bench/core/input_error.h"
+#include "workloads/common/torch_compat.h"
 
 namespace pperf {
 
@@ -79,15 +81,29 @@ c10::intrusive_ptr<c10d::TCPStore> connect_store(const RankContext& context, boo
   }
 }
 
-/// Records when each bucket's all-reduce starts and ends during one step.
+/// Records when each bucket's all-reduce starts and ends during one step. On a CPU backend
+/// (Gloo) the work's future completes when the all-reduce is done, so the host clock brackets
+/// it. Under NCCL the future completes once the collective is queued on the GPU's stream: there
+/// the works are kept and their own CUDA-event timing (Work::getDuration) is read after the step.
 struct CommRecorder {
   std::mutex mutex;
   std::vector<std::pair<double, double>> intervals;  // (launched, done) per bucket, ms
+  std::vector<c10::intrusive_ptr<c10d::Work>> device_works;  // NCCL: read after the step
   int64_t bytes = 0;
+  bool device_timed = false;
   void reset() {
     std::lock_guard<std::mutex> lock(mutex);
     intervals.clear();
+    device_works.clear();
     bytes = 0;
+  }
+  /// NCCL: the step's collectives ran one after another on one stream, so their time in
+  /// flight is the sum of their durations. Call after the device is synchronized.
+  double device_ms() {
+    std::lock_guard<std::mutex> lock(mutex);
+    double total = 0;
+    for (const auto& work : device_works) total += torch_compat::collective_device_ms(*work);
+    return total;
   }
   /// Time at least one bucket was in flight (the union of the intervals), ms.
   double in_flight_ms() {
@@ -129,7 +145,13 @@ class TimedAllReduce : public c10d::CommHookInterface {
       recorder_->intervals.emplace_back(steady_clock().now_ms(), 0);
       recorder_->bytes += static_cast<int64_t>(tensors[0].numel() * tensors[0].element_size());
     }
-    auto future = state_->allreduce(tensors)->getFuture();
+    auto work = state_->allreduce(tensors);
+    auto future = work->getFuture();
+    if (recorder_->device_timed) {
+      std::lock_guard<std::mutex> lock(recorder_->mutex);
+      recorder_->device_works.push_back(work);
+      return future;
+    }
     std::shared_ptr<CommRecorder> recorder = recorder_;
     return future->then(
         [recorder, slot](c10::ivalue::Future& done) {
@@ -154,6 +176,7 @@ class ProcessGroupHandle {
   GroupSettings settings;
   c10::intrusive_ptr<c10d::Store> store;  // this item's keys (PrefixStore over the run's TCPStore)
   c10::intrusive_ptr<c10d::ProcessGroup> group;
+  torch::Device device = torch::kCPU;  // where the collectives' tensors live
 };
 
 // --- the run's store -----------------------------------------------------------------------
@@ -218,6 +241,9 @@ std::shared_ptr<ProcessGroupHandle> join_group(const RankContext& context, const
                                            theirs, settings.identity));
   }
 
+  handle->device = torch::Device(settings.device);
+  if (handle->device.is_cuda()) torch_compat::set_current_device(handle->device);
+  const int rank = static_cast<int>(context.rank), size = static_cast<int>(context.world_size);
   if (settings.backend == "gloo") {
     auto options = c10d::ProcessGroupGloo::Options::create(millis(settings.timeout_s));
     if (const char* interface = std::getenv("GLOO_SOCKET_IFNAME"); interface && *interface) {
@@ -229,20 +255,27 @@ std::shared_ptr<ProcessGroupHandle> join_group(const RankContext& context, const
     }
     options->threads = 2;
     try {
-      handle->group = c10::make_intrusive<c10d::ProcessGroupGloo>(
-          c10::make_intrusive<c10d::PrefixStore>("gloo/", handle->store), static_cast<int>(context.rank),
-          static_cast<int>(context.world_size), options);
+      auto gloo_store = c10::make_intrusive<c10d::PrefixStore>("gloo/", handle->store);
+      handle->group = torch_compat::process_group_of<c10d::ProcessGroup>(
+          c10::make_intrusive<c10d::ProcessGroupGloo>(gloo_store, rank, size, options), gloo_store, rank, size,
+          handle->device.is_cuda() ? std::vector{c10::DeviceType::CPU, c10::DeviceType::CUDA}
+                                   : std::vector{c10::DeviceType::CPU},
+          "gloo");
     } catch (const std::exception& e) {
       throw std::runtime_error(fmt::format("the Gloo group at {} did not form within {} s: {}", where,
                                            settings.timeout_s, c10::GetExceptionString(e)));
     }
   } else if (settings.backend == "nccl") {
 #ifdef PPERF_WITH_NCCL
+    if (!handle->device.is_cuda())
+      throw std::runtime_error("backend nccl: the rank's device is " + settings.device + ", NCCL needs a CUDA device");
     auto options = c10d::ProcessGroupNCCL::Options::create();
     options->timeout = millis(settings.timeout_s);
-    handle->group = c10::make_intrusive<c10d::ProcessGroupNCCL>(
-        c10::make_intrusive<c10d::PrefixStore>("nccl/", handle->store), static_cast<int>(context.rank),
-        static_cast<int>(context.world_size), options);
+    auto nccl_store = c10::make_intrusive<c10d::PrefixStore>("nccl/", handle->store);
+    auto nccl = c10::make_intrusive<c10d::ProcessGroupNCCL>(nccl_store, rank, size, options);
+    torch_compat::enable_collective_timing(*nccl);  // CUDA events around each collective
+    handle->group =
+        torch_compat::process_group_of<c10d::ProcessGroup>(nccl, nccl_store, rank, size, {c10::DeviceType::CUDA}, "nccl");
 #else
     throw std::runtime_error("backend nccl: this pperf is built without NCCL (its libtorch has no CUDA)");
 #endif
@@ -252,8 +285,16 @@ std::shared_ptr<ProcessGroupHandle> join_group(const RankContext& context, const
   return handle;
 }
 
+std::string nccl_version() {
+#ifdef PPERF_WITH_NCCL
+  return c10d::getNcclVersion();
+#else
+  return "";
+#endif
+}
+
 int agree_on(ProcessGroupHandle& group, int code) {
-  std::vector<at::Tensor> flag = {torch::full({1}, code, torch::kInt32)};
+  std::vector<at::Tensor> flag = {torch::full({1}, code, torch::TensorOptions(torch::kInt32).device(group.device))};
   c10d::AllreduceOptions options;
   options.reduceOp = c10d::ReduceOp::MAX;
   options.timeout = millis(group.settings.timeout_s);
@@ -289,17 +330,16 @@ DataParallelWorkload::DataParallelWorkload(Workload& inner, std::shared_ptr<Proc
     torch::NoGradGuard no_grad;
     c10d::broadcast_coalesced(pg, params, size_t{250} << 20, 0);
   }
-  const std::vector<bool> sparse(params.size(), false);
+  const std::vector<bool> sparse(params.size(), false);  // DDP's default: dense gradients
   constexpr int64_t kFirstBucketBytes = int64_t{1} << 20;  // DDP's first bucket: 1 MiB
   auto [buckets, limits] = c10d::compute_bucket_assignment_by_size(
       params, {static_cast<size_t>(kFirstBucketBytes), static_cast<size_t>(bucket_bytes)}, sparse);
   // Gradients become ready from the last layer back: the last parameters' bucket goes first.
   std::reverse(buckets.begin(), buckets.end());
   std::reverse(limits.begin(), limits.end());
-  impl_->reducer = std::make_unique<c10d::Reducer>(params, buckets, limits, pg, sparse, bucket_bytes,
-                                                   /*find_unused_parameters=*/false,
-                                                   /*gradient_as_bucket_view=*/false,
-                                                   std::unordered_map<size_t, std::string>{}, kFirstBucketBytes);
+  impl_->reducer = torch_compat::make_reducer<c10d::Reducer>(params, std::move(buckets), std::move(limits), pg,
+                                                             bucket_bytes, kFirstBucketBytes);
+  impl_->recorder->device_timed = impl_->group->device.is_cuda();
   impl_->reducer->register_comm_hook(std::make_unique<TimedAllReduce>(pg, impl_->recorder));
 }
 
@@ -316,7 +356,14 @@ double DataParallelWorkload::train_step(const Batch& batch) {
     throw std::runtime_error(std::string("data-parallel step: ") + e.what_without_backtrace());
   }
   CommStep step;
-  step.allreduce_ms = impl_->recorder->in_flight_ms();
+  if (impl_->recorder->device_timed) {
+    // The collectives' end events must have happened before their durations can be read; the
+    // runner synchronizes right after the step anyway, so this adds no wait to the step.
+    torch::cuda::synchronize(impl_->group->device.index());
+    step.allreduce_ms = impl_->recorder->device_ms();
+  } else {
+    step.allreduce_ms = impl_->recorder->in_flight_ms();
+  }
   step.bytes = impl_->recorder->bytes;
   comm_steps_.push_back(step);
   return loss;

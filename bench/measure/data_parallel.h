@@ -19,12 +19,15 @@ struct GroupSettings {
   /// What every rank must agree on (e.g. the config's SHA-256 and the item): a rank that
   /// joins with another identity is refused, naming it.
   std::string identity;
+  /// Where this rank's collectives run: "cpu" for Gloo, the rank's "cuda:N" for NCCL (which
+  /// takes CUDA tensors only). join_group makes it the thread's current device.
+  std::string device = "cpu";
 };
 
 /// A joined process group (c10d store + process group), opaque outside this library.
 class ProcessGroupHandle;
 
-/// Joins the group of `context`: TCPStore client at store_host:store_port, keys under
+/// Joins the group of `context` (making settings.device the current device): TCPStore client at store_host:store_port, keys under
 /// store_prefix, then the process group. Gloo binds to GLOO_SOCKET_IFNAME when set, else to the
 /// local address that routes to store_host. Throws std::runtime_error (naming the address and
 /// the timeout) when the group does not form within the timeout.
@@ -35,7 +38,11 @@ std::shared_ptr<ProcessGroupHandle> join_group(const RankContext& context, const
 /// timed step.
 int agree_on(ProcessGroupHandle& group, int code);
 
-/// Sums `tensor` across the group in place: one c10d all-reduce, waited on (benchmarks).
+/// The NCCL version this pperf's libtorch carries ("2.30.7"), "" when built without NCCL.
+std::string nccl_version();
+
+/// Sums `tensor` (on the group's device) across the group in place: one c10d all-reduce,
+/// waited on (benchmarks).
 void allreduce_sum(ProcessGroupHandle& group, torch::Tensor& tensor);
 
 /// Gradient communication of one step, on this rank.

@@ -2,6 +2,8 @@
 
 #include <torch/cuda.h>
 
+#include "workloads/common/torch_compat.h"
+
 #include <stdexcept>
 
 namespace pperf {
@@ -52,6 +54,9 @@ std::unique_ptr<Device> open_device(const std::string& name) {
   const auto count = static_cast<int64_t>(torch::cuda::device_count());
   if (!device.has_index() || device.index() >= count)
     throw std::runtime_error("device '" + name + "': this host has " + std::to_string(count) + " GPU(s)");
+  // Before the model, cuBLAS handles, the caching allocator or NCCL touch the GPU: each uses
+  // the current device (torch.cuda.set_device).
+  torch_compat::set_current_device(device);
   return std::make_unique<CudaDevice>(device);
 }
 

@@ -81,6 +81,13 @@ std::optional<RankContext> launcher_from_env() {
   return launcher_from_env([](const char* name) { return std::getenv(name); });
 }
 
+int cuda_ordinal_of_rank(int64_t local_rank, int64_t visible_gpus) {
+  if (visible_gpus == 1) return 0;
+  if (local_rank >= 0 && local_rank < visible_gpus) return static_cast<int>(local_rank);
+  throw std::runtime_error("local rank " + std::to_string(local_rank) + " has no GPU: this process sees " +
+                           std::to_string(visible_gpus) + " (CUDA_VISIBLE_DEVICES)");
+}
+
 std::vector<int> rank_cpus(int64_t rank, int64_t cpus_per_rank, int64_t host_cpus) {
   std::vector<int> cpus;
   if (cpus_per_rank <= 0 || host_cpus <= 0) return cpus;

@@ -33,6 +33,12 @@ std::optional<RankContext> launcher_from_env();
 /// The first host of a Slurm node list: "node[03-05,9],gpu1" -> "node03".
 std::string first_slurm_host(const std::string& nodelist);
 
+/// The CUDA ordinal a rank trains on: its local rank among the GPUs this process sees (torchrun,
+/// pperf's own ranks), or the only one it sees (Slurm's --gpus-per-task=1, a per-rank
+/// CUDA_VISIBLE_DEVICES): there every rank's GPU is cuda:0. Throws std::runtime_error when the
+/// local rank has no GPU of its own.
+int cuda_ordinal_of_rank(int64_t local_rank, int64_t visible_gpus);
+
 /// Rank `rank`'s CPUs when each rank gets `cpus_per_rank` of a host's `host_cpus`: consecutive
 /// blocks, wrapping round when the ranks need more CPUs than the host has (then they share).
 std::vector<int> rank_cpus(int64_t rank, int64_t cpus_per_rank, int64_t host_cpus);

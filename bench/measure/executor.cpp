@@ -29,7 +29,9 @@
 #include "bench/measure/torch_info.h"
 #include "bench/stats/intervals.h"
 #include "bench/stats/stats.h"
+#include "bench/core/mfu.h"
 #include "workloads/common/local_loader.h"
+#include "workloads/common/torch_compat.h"
 
 namespace pperf {
 
@@ -46,7 +48,7 @@ std::unique_ptr<DataSource> open_data_source(const Config& config, const Workloa
   const DataSettings& data = exec.data;
   const bool python = data.worker == "python";
   if (data.mode == "local" && !python)
-    return std::make_unique<LocalLoader>(pipeline, data.workers, data.prefetch_batches);
+    return std::make_unique<LocalLoader>(pipeline, data.workers, data.prefetch_batches, 0, 1, spec.device != "cpu");
   ServiceSourceOptions service;
   service.endpoints = data.endpoints;
   const char* env_token = std::getenv("PPERF_DATA_TOKEN");
@@ -170,14 +172,28 @@ std::vector<int> cpus_of_rank(const ExecutionSettings& exec, const RankContext& 
   return exec.cpus;
 }
 
-/// A GPU's GEMM peak, MFU's denominator for results on it: measured once per host and device
-/// (after the steps, so they are untouched) and cached beside the CPUs' peak.
-DevicePeak gpu_peak(const Device& device) {
-  const nlohmann::json peak =
-      cached_peak_gflops(hostname() + " " + device.name(), default_peak_cache_path(), device.name());
+/// A GPU's GEMM peak, MFU's denominator for results on it: measured once per GPU model, libtorch
+/// and TF32 policy (after the steps, so they are untouched) and cached beside the CPUs' peak;
+/// with the datasheet's peak of that model beside it.
+DevicePeak gpu_peak(const Device& device, const std::string& smi_id) {
+  const std::string model = nvidia_gpu_name(smi_id);
+  const bool matmul_tf32 = at::globalContext().allowTF32CuBLAS(), cudnn_tf32 = at::globalContext().allowTF32CuDNN();
+  // By model, not host: every A100 of a fleet shares one measurement; unknown models stay per host.
+  const std::string fingerprint = fmt::format("{} libtorch {} tf32-matmul {}",
+                                              model.empty() ? hostname() + " " + device.name() : model,
+                                              torch_compat::torch_version(), matmul_tf32);
+  const nlohmann::json peak = cached_peak_gflops(fingerprint, default_peak_cache_path(), device.name());
   const nlohmann::json& bf16 = peak.at("bf16");
-  return DevicePeak{peak.at("fp32").get<double>(), bf16.is_number() ? std::optional(bf16.get<double>()) : std::nullopt,
-                    peak.value("gemm", "")};
+  DevicePeak p{peak.at("fp32").get<double>(), bf16.is_number() ? std::optional(bf16.get<double>()) : std::nullopt,
+               peak.value("gemm", "")};
+  p.model = model;
+  p.matmul_tf32 = matmul_tf32;
+  p.cudnn_tf32 = cudnn_tf32;
+  if (const auto sheet = gpu_datasheet(model)) {
+    p.datasheet_fp32_gflops = matmul_tf32 || cudnn_tf32 ? sheet->tf32 : sheet->fp32;
+    p.datasheet_bf16_gflops = sheet->bf16;
+  }
+  return p;
 }
 
 /// What every rank of one item's group must share: the config's bytes and the item.
@@ -262,12 +278,14 @@ void measure_into(Result& r, const Config& config, const PlanItem& item, const W
     throw std::runtime_error("data-parallel ranks run in measuring processes of their own (drop --in-process)");
   const std::vector<int> cpus = rank ? cpus_of_rank(exec, *rank) : exec.cpus;
   WorkloadSpec spec = *item.workload;
-  // "cuda": one rank per GPU, each on the GPU of its local rank.
-  spec.device = exec.device == "cuda" ? "cuda:" + std::to_string(rank ? rank->local_rank : 0) : exec.device;
-  const std::unique_ptr<Device> device = open_device(spec.device);
-  if (const int64_t gpus = torch_cuda_devices(); exec.device == "cuda" && !rank && gpus > 1)
-    throw std::runtime_error("device 'cuda' on a host with " + std::to_string(gpus) +
-                             " GPUs runs one rank per GPU: give execution.distributed.world_size");
+  // "cuda": one rank per priced GPU, each on its own GPU of this host (without ranks: the one
+  // priced GPU, cuda:0). With no GPU at all, open_device says why.
+  spec.device = exec.device;
+  if (exec.device == "cuda") {
+    const int64_t gpus = torch_cuda_devices();
+    spec.device = "cuda:" + std::to_string(gpus > 0 ? cuda_ordinal_of_rank(rank ? rank->local_rank : 0, gpus) : 0);
+  }
+  const std::unique_ptr<Device> device = open_device(spec.device);  // also the thread's current device
   const WorkloadDescriptor* descriptor = registry.find(spec.name);
   if (!descriptor) throw std::runtime_error("workload '" + spec.name + "' is not compiled into this pperf");
   // Pin before anything starts threads, so loader and libtorch threads inherit the set.
@@ -295,7 +313,7 @@ void measure_into(Result& r, const Config& config, const PlanItem& item, const W
   // Rank r of N reads batches r, r + N, r + 2N, ...: disjoint slices of the one sequence.
   std::unique_ptr<DataSource> data =
       rank ? std::make_unique<LocalLoader>(pipeline, exec.data.workers, exec.data.prefetch_batches, rank->rank,
-                                           rank->world_size)
+                                           rank->world_size, spec.device != "cpu")
            : open_data_source(config, spec, *descriptor, pipeline, exec, options, group, *r.execution);
   std::unique_ptr<Workload> workload = descriptor->make_workload(spec);
   if (pipeline) r.data = pipeline->data_info();
@@ -309,13 +327,16 @@ void measure_into(Result& r, const Config& config, const PlanItem& item, const W
   StepAgreement agreement;
   if (rank) {
     const DistributedSettings& d = *exec.distributed;
-    process_group = join_group(*rank, {d.backend, d.timeout_s, rank_identity(config, item)});
+    process_group = join_group(*rank, {d.backend, d.timeout_s, rank_identity(config, item), device->name()});
     parallel = std::make_unique<DataParallelWorkload>(*workload, process_group, d.bucket_mib << 20);
     agreement.rank0 = rank->rank == 0;
     agreement.agree = [&](int code) { return agree_on(*process_group, code); };
   }
   std::optional<GpuSampler> gpu_sampler;
-  if (device->name() != "cpu") gpu_sampler.emplace(200);
+  const std::string smi_id = device->name() == "cpu" ? "all"
+                             : nvidia_smi_gpu_id(static_cast<int>(torch::Device(device->name()).index()),
+                                                 std::getenv("CUDA_VISIBLE_DEVICES"), std::getenv("CUDA_DEVICE_ORDER"));
+  if (device->name() != "cpu") gpu_sampler.emplace(200, smi_id);
   const std::vector<int> data_pids = group ? group->pids() : std::vector<int>{};
   const CpuSample cpu_before = CpuSample::now(data_pids);
   Measurement m = measure(parallel ? static_cast<Workload&>(*parallel) : *workload, *data, config.measure,
@@ -334,7 +355,7 @@ void measure_into(Result& r, const Config& config, const PlanItem& item, const W
   summarize_into(r, std::move(m));
   if (r.status == ResultStatus::ok && device->name() != "cpu" && (!rank || rank->rank == 0)) {  // rank 0 reports
     try {
-      r.execution->device_peak = gpu_peak(*device);
+      r.execution->device_peak = gpu_peak(*device, smi_id);
     } catch (const std::exception& e) {
       r.events.push_back(std::string("MFU: this GPU's peak was not measured: ") + e.what());
     }

@@ -6,6 +6,10 @@
 #include <torch/torch.h>
 #include <torch/version.h>
 
+#include <ATen/detail/CUDAHooksInterface.h>
+
+#include "bench/measure/data_parallel.h"
+
 namespace pperf {
 
 namespace {
@@ -15,6 +19,18 @@ void set_openblas_threads(int64_t threads) {
   using SetFn = void (*)(int);
   if (auto fn = reinterpret_cast<SetFn>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads")))
     fn(static_cast<int>(threads));
+}
+
+/// "13.2" from CUDART_VERSION 13020, as torch.version.cuda prints it; null without CUDA.
+nlohmann::json cuda_version() {
+  if (!at::hasCUDA()) return nullptr;
+  const long v = at::detail::getCUDAHooks().versionCUDART();
+  return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10);
+}
+
+nlohmann::json nccl_version_fact() {
+  const std::string v = nccl_version();
+  return v.empty() ? nlohmann::json(nullptr) : nlohmann::json(v);
 }
 
 int64_t openblas_threads() {
@@ -43,7 +59,17 @@ nlohmann::json torch_facts() {
           {"interop_threads", at::get_num_interop_threads()},
           {"openblas_threads", openblas_threads()},
           {"built_with_cuda", at::hasCUDA()},
+          {"cuda_version", cuda_version()},
+          {"nccl_version", nccl_version_fact()},
           {"cuda_devices", torch_cuda_devices()}};
+}
+
+std::string torch_build_summary() {
+  const nlohmann::json cuda = cuda_version(), nccl = nccl_version_fact();
+  std::string s = std::string("libtorch ") + TORCH_VERSION;
+  if (cuda.is_null()) return s + ", CPU only";
+  s += ", CUDA " + cuda.get<std::string>();
+  return s + (nccl.is_null() ? ", no NCCL" : ", NCCL " + nccl.get<std::string>());
 }
 
 int64_t torch_cuda_devices() {

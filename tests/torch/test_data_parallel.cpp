@@ -263,3 +263,16 @@ TEST(Launcher, RankCpusAreDisjointBlocksWrappingWhenShort) {
   EXPECT_EQ(rank_cpus(3, 1, 2), (std::vector<int>{1}));
   EXPECT_TRUE(rank_cpus(0, 0, 8).empty());
 }
+
+TEST(Launcher, EachRankTrainsOnItsOwnGpu) {
+  EXPECT_EQ(cuda_ordinal_of_rank(3, 8), 3);  // torchrun on a p4d: cuda:LOCAL_RANK
+  EXPECT_EQ(cuda_ordinal_of_rank(0, 8), 0);
+  EXPECT_EQ(cuda_ordinal_of_rank(5, 1), 0);  // srun --gpus-per-task=1: each task sees its GPU as cuda:0
+  EXPECT_THROW(cuda_ordinal_of_rank(2, 2), std::runtime_error);  // more local ranks than GPUs
+  try {
+    cuda_ordinal_of_rank(4, 2);
+    FAIL();
+  } catch (const std::runtime_error& e) {
+    EXPECT_EQ(std::string(e.what()), "local rank 4 has no GPU: this process sees 2 (CUDA_VISIBLE_DEVICES)");
+  }
+}

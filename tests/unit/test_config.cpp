@@ -297,3 +297,25 @@ TEST(Config, DistributedKeys) {
   EXPECT_EQ(d->bucket_mib, 25);
   EXPECT_FALSE(c.configurations[1].execution.distributed);
 }
+
+TEST(Config, RanksDoNotTakeTheirBatchesFromDataWorkers) {
+  auto service_with = [](json distributed_or_device) {
+    return [distributed_or_device](json& j) {
+      j["configurations"][1]["execution"] = {
+          {"data", {{"mode", "service"}, {"endpoints", {"data-0:50051"}}}}};
+      if (distributed_or_device.is_string()) {
+        j["configurations"][1]["instances"] = {{{"type", "ml.p4d.24xlarge"}}};  // 8 GPUs: 8 ranks
+        j["configurations"][1]["execution"]["device"] = distributed_or_device;
+      } else {
+        j["configurations"][1]["execution"]["distributed"] = distributed_or_device;
+      }
+    };
+  };
+  EXPECT_EQ(error_of(service_with(json{{"world_size", 2}})),
+            "/configurations/1/execution/data/mode: data-parallel ranks read their batches with local loaders: data "
+            "mode 'service' is not supported with ranks");
+  EXPECT_EQ(error_of(service_with("cuda")),
+            "/configurations/1/execution/data/mode: data-parallel ranks (\"cuda\": one per priced GPU) read their "
+            "batches with local loaders: data mode 'service' is not supported with ranks");
+  EXPECT_EQ(error_of(service_with("cuda:0")), "") << "one GPU, no ranks: data workers feed it";
+}

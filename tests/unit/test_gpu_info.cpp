@@ -23,7 +23,13 @@ class FakeNvidiaSmi {
 case "$1" in
   --query-gpu=index,*) printf '0, NVIDIA A10G, 23028, 535.104.05\n1, NVIDIA A10G, 23028, 535.104.05\n' ;;
   --query-gpu=utilization.gpu,memory.used)
-    printf '35, 1024\n[N/A], 1000\n75, 2048\n'; touch "$(dirname "$0")/printed"; exec sleep 30 ;;
+    case "$*" in
+      *"-i 0"|*"-i GPU-8f3c") printf '35, 1024\n[N/A], 1000\n75, 2048\n' ;;
+      *"-i 1") printf '5, 100\n15, 300\n' ;;
+      *"-i "*) echo "No devices were found" ;;
+      *) printf '35, 1024\n5, 100\n75, 2048\n15, 300\n' ;;  # every GPU, one line each per period
+    esac
+    touch "$(dirname "$0")/printed"; exec sleep 30 ;;
   "") printf '| NVIDIA-SMI 535.104.05   Driver Version: 535.104.05   CUDA Version: 12.2     |\n' ;;
 esac
 )");
@@ -49,17 +55,53 @@ TEST(GpuInfo, FactsComeFromNvidiaSmi) {
   EXPECT_EQ(facts["cuda_driver"], "12.2");
 }
 
-TEST(GpuInfo, SamplerSummarisesUtilizationAndSkipsUnreadableSamples) {
-  FakeNvidiaSmi smi;
-  GpuSampler sampler(100);
+namespace {
+std::optional<GpuUtilization> sample_once(const FakeNvidiaSmi& smi, const std::string& gpu) {
+  GpuSampler sampler(100, gpu);
   for (int i = 0; i < 3000 && !smi.printed(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  ASSERT_TRUE(smi.printed());
-  const std::optional<GpuUtilization> u = sampler.finish();
+  EXPECT_TRUE(smi.printed());
+  return sampler.finish();
+}
+}  // namespace
+
+TEST(GpuInfo, SamplerSummarisesItsOwnGpuAndSkipsUnreadableSamples) {
+  FakeNvidiaSmi smi;
+  const std::optional<GpuUtilization> u = sample_once(smi, "0");
   ASSERT_TRUE(u);
+  EXPECT_EQ(u->gpu, "0");
   EXPECT_EQ(u->samples, 2);  // "[N/A]" is not a sample
   EXPECT_DOUBLE_EQ(u->mean_pct, 55.0);
   EXPECT_DOUBLE_EQ(u->max_pct, 75.0);
   EXPECT_DOUBLE_EQ(u->max_memory_used_mib, 2048.0);
+}
+
+TEST(GpuInfo, AnotherGpuIsNotPooledIn) {
+  FakeNvidiaSmi smi;
+  const std::optional<GpuUtilization> second = sample_once(smi, "1");
+  ASSERT_TRUE(second);
+  EXPECT_DOUBLE_EQ(second->mean_pct, 10.0);
+  EXPECT_DOUBLE_EQ(second->max_memory_used_mib, 300.0);
+}
+
+TEST(GpuInfo, AllPoolsEveryGpuAndSaysSo) {
+  FakeNvidiaSmi smi;
+  const std::optional<GpuUtilization> all = sample_once(smi, "all");
+  ASSERT_TRUE(all);
+  EXPECT_EQ(all->gpu, "all");
+  EXPECT_EQ(all->samples, 4);
+  EXPECT_DOUBLE_EQ(all->mean_pct, 32.5);
+}
+
+TEST(GpuInfo, CudaOrdinalsMapToNvidiaSmiIdsThroughVisibleDevices) {
+  EXPECT_EQ(nvidia_smi_gpu_id(1, nullptr, "PCI_BUS_ID"), "1");  // pperf's default order = nvidia-smi's
+  EXPECT_EQ(nvidia_smi_gpu_id(1, nullptr, nullptr), "all");     // fastest first: unknown
+  EXPECT_EQ(nvidia_smi_gpu_id(1, nullptr, "FASTEST_FIRST"), "all");
+  EXPECT_EQ(nvidia_smi_gpu_id(0, "6,7", "PCI_BUS_ID"), "6");  // Slurm: one GPU per task, renumbered
+  EXPECT_EQ(nvidia_smi_gpu_id(1, "6, 7", nullptr), "7");
+  EXPECT_EQ(nvidia_smi_gpu_id(0, "GPU-8f3c,GPU-11aa", nullptr), "GPU-8f3c");
+  EXPECT_EQ(nvidia_smi_gpu_id(2, "6,7", "PCI_BUS_ID"), "all");  // not visible
+  EXPECT_EQ(nvidia_smi_gpu_id(1, "6,,7", "PCI_BUS_ID"), "all");  // CUDA stops at an empty entry
+  EXPECT_EQ(nvidia_smi_gpu_id(-1, nullptr, "PCI_BUS_ID"), "all");
 }
 
 TEST(GpuInfo, WithoutNvidiaSmiThereIsNothingToReport) {
@@ -67,7 +109,7 @@ TEST(GpuInfo, WithoutNvidiaSmiThereIsNothingToReport) {
   pperf::testing::TempDir empty;
   setenv("PATH", empty.path().c_str(), 1);
   EXPECT_TRUE(nvidia_gpu_facts().is_null());
-  GpuSampler sampler(100);
+  GpuSampler sampler(100, "0");
   EXPECT_FALSE(sampler.finish());
   setenv("PATH", old_path.c_str(), 1);
 }

@@ -114,6 +114,24 @@ TEST(Plan, AGpuDeviceIsValidEverywhereButRunnableOnlyWithGpus) {
   if (HostCapacity::here().cuda_devices == 0) EXPECT_FALSE(HostCapacity::here().no_cuda_reason.empty());
 }
 
+TEST(Plan, NativeOnGpuInstancesMustTrainOnTheGpus) {
+  pperf::testing::TempDir dir;
+  json j = two_by_two();  // small: 1x p3.2xlarge (1 GPU), trained on the CPU
+  j["configurations"][1]["instances"] = {{{"type", "c5.18xlarge"}}};
+  const Config c = load(j, dir);
+  EXPECT_EQ(c.configurations[0].priced_gpus, 1);
+  EXPECT_EQ(c.configurations[1].priced_gpus, 0);
+  HostCapacity native{128};
+  native.native = true;
+  const Plan plan = make_plan(c, {{}, "mnist_heavy"}, native);
+  ASSERT_EQ(plan.items[0].not_runnable_here.size(), 1u);
+  EXPECT_EQ(plan.items[0].not_runnable_here[0].pointer, "/configurations/0/execution/device");
+  EXPECT_NE(plan.items[0].not_runnable_here[0].reason.find("--native: the priced trainer instances have 1 GPU(s)"),
+            std::string::npos);
+  EXPECT_TRUE(plan.items[1].not_runnable_here.empty()) << "a CPU instance measured on its CPU";
+  EXPECT_TRUE(make_plan(c, {}, HostCapacity{128}).items[0].not_runnable_here.empty()) << "emulated: allowed";
+}
+
 TEST(Plan, CudaRunsOneRankPerGpuOfTheTrainerInstances) {
   pperf::testing::TempDir dir;
   json j = two_by_two();  // small: 1x p3.2xlarge (1 GPU); big: 1x p4d.24xlarge (8 GPUs)
@@ -131,7 +149,25 @@ TEST(Plan, CudaRunsOneRankPerGpuOfTheTrainerInstances) {
   EXPECT_EQ(big.ranks, 16);
   EXPECT_EQ(big.result_skeleton().samples_per_step, 8 * 16);
   ASSERT_EQ(big.not_runnable_here.size(), 1u);
-  EXPECT_EQ(big.not_runnable_here[0].reason, "one rank per GPU: 16 ranks, this host has 8 GPUs");
+  EXPECT_EQ(big.not_runnable_here[0].reason,
+            "one rank per GPU: 16 ranks, this host has 8 GPUs (start them with a launcher across the instances: "
+            "docs/gpu.md)");
+
+  // Under a launcher (torchrun or srun over both p4d) the ranks are not spawned here: one GPU
+  // per process is enough, and the launcher's group must be the 16 priced GPUs.
+  HostCapacity launched = eight_gpus;
+  launched.launcher_world_size = 16;
+  EXPECT_TRUE(make_plan(c, {{"big"}, ""}, launched).items[0].not_runnable_here.empty());
+  HostCapacity one_gpu_per_task{8};
+  one_gpu_per_task.cuda_devices = 1;
+  one_gpu_per_task.launcher_world_size = 16;
+  EXPECT_TRUE(make_plan(c, {{"big"}, ""}, one_gpu_per_task).items[0].not_runnable_here.empty());
+  launched.launcher_world_size = 8;
+  const PlanItem short_group = make_plan(c, {{"big"}, ""}, launched).items[0];
+  ASSERT_EQ(short_group.not_runnable_here.size(), 1u);
+  EXPECT_EQ(short_group.not_runnable_here[0].pointer, "/configurations/1/execution/device");
+  EXPECT_EQ(short_group.not_runnable_here[0].reason,
+            "the configuration runs 16 ranks (one per priced GPU), the launcher started 8");
 
   j["configurations"][0]["instances"][0]["type"] = "c5.18xlarge";  // no GPU
   try {

@@ -8,12 +8,13 @@
 
 namespace pperf {
 
-LocalLoader::LocalLoader(std::shared_ptr<const InputPipeline> pipeline, int64_t workers,
-                         int64_t prefetch_batches, int64_t first_index, int64_t stride)
+LocalLoader::LocalLoader(std::shared_ptr<const InputPipeline> pipeline, int64_t workers, int64_t prefetch_batches,
+                         int64_t first_index, int64_t stride, bool pin_memory)
     : pipeline_(std::move(pipeline)),
       capacity_(std::max<int64_t>(prefetch_batches, 1)),
       first_index_(first_index),
       stride_(stride),
+      pin_memory_(pin_memory),
       positions_(first_index >= 0 && first_index <= kMaxBatchIndex && stride >= 1 && stride <= kMaxBatchIndex
                      ? (kMaxBatchIndex - first_index) / stride + 1
                      : 0) {
@@ -48,6 +49,10 @@ void LocalLoader::work() {
     }
     try {
       Batch batch = pipeline_->make_batch(first_index_ + position * stride_);
+      if (pin_memory_) {
+        batch.inputs = batch.inputs.pin_memory();
+        batch.targets = batch.targets.pin_memory();
+      }
       std::lock_guard<std::mutex> lock(mutex_);
       ready_.emplace(position, std::move(batch));
     } catch (...) {

@@ -23,9 +23,11 @@ class LocalLoader : public DataSource {
   /// Starts `workers` threads at once. Delivers batch indices first_index, first_index + stride,
   /// ... (a data worker serving one of P streams uses stride P) up to kMaxBatchIndex, then ends.
   /// Throws std::invalid_argument unless 0 <= first_index <= kMaxBatchIndex and
-  /// 1 <= stride <= kMaxBatchIndex.
-  LocalLoader(std::shared_ptr<const InputPipeline> pipeline, int64_t workers,
-              int64_t prefetch_batches, int64_t first_index = 0, int64_t stride = 1);
+  /// 1 <= stride <= kMaxBatchIndex. With `pin_memory` (a CUDA trainer) each batch is copied to
+  /// page-locked memory in its loader thread, as DataLoader(pin_memory=True) does off the
+  /// training thread, so the step's host-to-device copy is asynchronous and unpinned.
+  LocalLoader(std::shared_ptr<const InputPipeline> pipeline, int64_t workers, int64_t prefetch_batches,
+              int64_t first_index = 0, int64_t stride = 1, bool pin_memory = false);
   /// Stops the threads and joins them; batches in flight are dropped.
   ~LocalLoader() override;
 
@@ -43,6 +45,7 @@ class LocalLoader : public DataSource {
   std::condition_variable batch_ready_;
   std::condition_variable slot_free_;
   const int64_t first_index_, stride_;
+  const bool pin_memory_;
   const int64_t positions_;  // how many indices the sequence holds before kMaxBatchIndex
   // Positions in the delivered sequence (batch index = first_index_ + position * stride_).
   std::map<int64_t, Batch> ready_;

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "workloads/common/synthetic_normal.h"
+#include "workloads/common/torch_compat.h"
 #include "workloads/workload.h"
 
 namespace pperf {
@@ -153,31 +154,21 @@ TORCH_MODULE(VisionTransformer);
 class AutocastScope {
  public:
   AutocastScope(const torch::Device& device, at::ScalarType dtype)
-      : cuda_(device.is_cuda()),
-        was_enabled_(cuda_ ? at::autocast::is_enabled() : at::autocast::is_cpu_enabled()),
-        previous_dtype_(cuda_ ? at::autocast::get_autocast_gpu_dtype() : at::autocast::get_autocast_cpu_dtype()) {
-    set(true, dtype);
+      : type_(device.type()),
+        was_enabled_(torch_compat::autocast_enabled(type_)),
+        previous_dtype_(torch_compat::autocast_dtype(type_)) {
+    torch_compat::set_autocast(type_, true, dtype);
     at::autocast::increment_nesting();
   }
   ~AutocastScope() {
     if (at::autocast::decrement_nesting() == 0) at::autocast::clear_cache();
-    set(was_enabled_, previous_dtype_);
+    torch_compat::set_autocast(type_, was_enabled_, previous_dtype_);
   }
   AutocastScope(const AutocastScope&) = delete;
   AutocastScope& operator=(const AutocastScope&) = delete;
 
  private:
-  void set(bool enabled, at::ScalarType dtype) const {
-    if (cuda_) {
-      at::autocast::set_autocast_gpu_dtype(dtype);
-      at::autocast::set_enabled(enabled);
-    } else {
-      at::autocast::set_autocast_cpu_dtype(dtype);
-      at::autocast::set_cpu_enabled(enabled);
-    }
-  }
-
-  bool cuda_;
+  c10::DeviceType type_;
   bool was_enabled_;
   at::ScalarType previous_dtype_;
 };

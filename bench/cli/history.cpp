@@ -57,8 +57,8 @@ int history_record(const std::vector<std::string>& args) {
   const auto& files = p.vars["files"].as<std::vector<std::string>>();
   for (size_t i = 0; i < runs.size(); ++i) {
     const auto rec = history.record(runs[i].first, runs[i].second);
-    std::cout << fmt::format(rec.already ? "{}: already recorded as run {} in {}\n" : "{}: recorded as run {} in {}\n",
-                             files[i], rec.id, history.path());
+    std::cout << fmt::format("{}: {}recorded as run {} in {}\n", files[i], rec.already ? "already " : "", rec.id,
+                             history.path());
   }
   return kExitOk;
 }

@@ -305,11 +305,12 @@ Configuration parse_configuration(const JsonView& v, const PricingSettings& pric
   for (const auto& g : c.instances)
     if (const InstanceSpec* spec = table.find(g.type); spec && g.role == "dnn") c.priced_gpus += g.count * spec->accelerators;
   if (c.execution.device == "cuda" && !c.execution.distributed) c.execution.distributed = rank_per_gpu(v, c, table);
-  // Each rank reads its own slice of the batches with loader threads; data workers serve one trainer.
-  if (c.execution.distributed && c.execution.data.mode == "service")
-    v.at("execution").at("data").at("mode").fail(
-        std::string("data-parallel ranks") + (c.execution.device == "cuda" ? " (\"cuda\": one per priced GPU)" : "") +
-        " read their batches with local loaders: data mode 'service' is not supported with ranks");
+  // As for ranks given by hand (parse_execution): each rank reads its slice with loader threads.
+  if (c.execution.distributed && (c.execution.data.mode != "local" || c.execution.data.worker != "pperf"))
+    v.at("execution").at("device").fail("\"cuda\" runs one data-parallel rank per priced GPU (" +
+                                        std::to_string(c.priced_gpus) +
+                                        "), and data-parallel ranks read the local loader: needs data mode 'local' "
+                                        "with the pperf worker, or one GPU (\"cuda:0\")");
   if (auto t = v.find("step_time_ms")) c.step_time_ms = t->as_positive_number();
   if (auto b = v.find("billable_seconds")) {
     c.billable_seconds = b->as_positive_number();

@@ -24,8 +24,6 @@ std::optional<double> model_flops_utilization(const Result& r, const nlohmann::j
   return r.model->flops_per_sample * *r.samples_per_s / (peak_gflops * 1e9);
 }
 
-}  // namespace pperf
-
 void set_mfu(Result& r, const nlohmann::json& host) {
   r.mfu = model_flops_utilization(r, host);
   if (!r.mfu || *r.mfu <= 1) return;

@@ -50,7 +50,7 @@ AppliedThreads apply_threads(int64_t threads, int64_t interop_threads) {
       // Already fixed for this process; the effective value below tells what ran.
     }
   }
-  return {at::get_num_threads(), at::get_num_interop_threads()};
+  return {at::get_num_threads(), static_cast<int64_t>(at::get_num_interop_threads())};
 }
 
 nlohmann::json torch_facts() {

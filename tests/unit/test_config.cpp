@@ -312,10 +312,11 @@ TEST(Config, RanksDoNotTakeTheirBatchesFromDataWorkers) {
     };
   };
   EXPECT_EQ(error_of(service_with(json{{"world_size", 2}})),
-            "/configurations/1/execution/data/mode: data-parallel ranks read their batches with local loaders: data "
-            "mode 'service' is not supported with ranks");
+            "/configurations/1/execution/distributed: data-parallel ranks read the local loader: needs data mode "
+            "'local' with the pperf worker");
   EXPECT_EQ(error_of(service_with("cuda")),
-            "/configurations/1/execution/data/mode: data-parallel ranks (\"cuda\": one per priced GPU) read their "
-            "batches with local loaders: data mode 'service' is not supported with ranks");
+            "/configurations/1/execution/device: \"cuda\" runs one data-parallel rank per priced GPU (8), and "
+            "data-parallel ranks read the local loader: needs data mode 'local' with the pperf worker, or one GPU "
+            "(\"cuda:0\")");
   EXPECT_EQ(error_of(service_with("cuda:0")), "") << "one GPU, no ranks: data workers feed it";
 }

@@ -55,12 +55,15 @@ def main():
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--steps", type=int, default=20)
     p.add_argument("--warmup", type=int, default=3)
+    p.add_argument("--compile", action="store_true", help="torch.compile the model (torch 2.x): the step a user who compiles sees")
     p.add_argument("--seq-len", type=int, default=128)
     a = p.parse_args()
     torch.set_num_threads(a.threads)
     torch.manual_seed(0)
     vocab = PRESETS[a.preset][0]
     model = Bert(*PRESETS[a.preset])
+    if a.compile:
+        model = torch.compile(model)
     opt = torch.optim.AdamW(model.parameters(), lr=2e-5, weight_decay=0.01)
     ids = torch.randint(1000, vocab, (a.batch_size, a.seq_len))
     mask = torch.ones_like(ids)

@@ -38,6 +38,7 @@ def main():
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--steps", type=int, default=20)
     p.add_argument("--warmup", type=int, default=2)
+    p.add_argument("--compile", action="store_true", help="torch.compile the model (torch 2.x): the step a user who compiles sees")
     p.add_argument("--data-dir", default="/usr/share/datasets/fashion-mnist")
     a = p.parse_args()
     torch.set_num_threads(a.threads)
@@ -46,6 +47,8 @@ def main():
                                          shuffle=True, num_workers=a.workers, drop_last=True,
                                          persistent_workers=a.workers > 0)
     model = Net() if a.preset == "full" else Net(8, 16, 32)
+    if a.compile:
+        model = torch.compile(model)
     optimizer = torch.optim.Adadelta(model.parameters(), lr=1.0)
     model.train()
     times, waits = [], []

@@ -54,11 +54,14 @@ def main():
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--steps", type=int, default=20)
     p.add_argument("--warmup", type=int, default=3)
+    p.add_argument("--compile", action="store_true", help="torch.compile the model (torch 2.x): the step a user who compiles sees")
     a = p.parse_args()
     torch.set_num_threads(a.threads)
     torch.manual_seed(0)
     stem, widths, blocks, side, classes = PRESETS[a.preset]
     model = ResNet(stem, widths, blocks, classes).train()
+    if a.compile:
+        model = torch.compile(model)
     opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
     x = torch.rand(a.batch_size, 3, side, side)
     y = torch.randint(0, classes, (a.batch_size,))

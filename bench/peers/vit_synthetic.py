@@ -82,6 +82,7 @@ def main():
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--steps", type=int, default=20)
     ap.add_argument("--warmup", type=int, default=3)
+    ap.add_argument("--compile", action="store_true", help="torch.compile the model (torch 2.x): the step a user who compiles sees")
     ap.add_argument("--precision", default="fp32", choices=["fp32", "bf16"])
     ap.add_argument("--lr", type=float, default=1e-3)
     args = ap.parse_args()
@@ -90,6 +91,8 @@ def main():
     torch.manual_seed(0)
     image, patch, dim, depth, heads, mlp, classes = PRESETS[args.preset]
     model = VisionTransformer(image, patch, dim, depth, heads, mlp, classes).train()
+    if args.compile:
+        model = torch.compile(model)
     optimizer = torch.optim.Adam(model.parameters(), lr=args.lr)
     loss_fn = nn.CrossEntropyLoss()
     x = torch.randn(args.batch_size, 3, image, image)

@@ -89,7 +89,7 @@ Parsed parse(const std::string& command, const po::options_description& options,
 po::options_description config_options(const std::string& command) {
   po::options_description o("pperf " + command + " options");
   o.add_options()("help,h", "show this help")("config", po::value<std::string>()->required(),
-                                                "config file (JSON, keys in docs/config.md)");
+                                                "config file (JSON, keys in docs/config.md), or a shipped config's name (pperf list configs)");
   return o;
 }
 

@@ -13,7 +13,7 @@ namespace pperf::cli {
 int command_data_worker(const std::vector<std::string>& args) {
   po::options_description options("pperf data-worker options");
   options.add_options()("help,h", "show this help")(
-      "config", po::value<std::string>()->required(), "config whose workload to serve")(
+      "config", po::value<std::string>()->required(), "config whose workload to serve (a file, or a shipped config's name)")(
       "workload", po::value<std::string>(), "which workload of the config (default: the first)")(
       "listen", po::value<std::string>()->default_value("127.0.0.1:0"), "HOST:PORT (port 0: any free port)")(
       "workers", po::value<int64_t>()->default_value(1), "preprocessing threads per stream")(

@@ -1,4 +1,4 @@
-// `pperf list workloads|instances`: what can be run, what can be priced.
+// `pperf list workloads|instances|configs`: what can be run, what can be priced, what ships.
 #include <fmt/format.h>
 
 #include <iostream>
@@ -12,7 +12,7 @@ namespace pperf::cli {
 int command_list(const std::vector<std::string>& args) {
   po::options_description options("pperf list options");
   options.add_options()("help,h", "show this help")("what", po::value<std::string>(),
-                                                   "workloads | instances")(
+                                                   "workloads | instances | configs")(
       "pricing", po::value<std::string>()->default_value("aws-sagemaker-us-east-1"), "price table name or path");
   po::positional_options_description positional;
   positional.add("what", 1);
@@ -20,7 +20,8 @@ int command_list(const std::vector<std::string>& args) {
   if (p.help) return std::cout << options, kExitOk;
   if (!p.has("what")) {
     std::cout << "pperf list workloads              the workloads, their presets and params\n"
-                 "pperf list instances [--pricing T] the instance types a price table prices\n";
+                 "pperf list instances [--pricing T] the instance types a price table prices\n"
+                 "pperf list configs                the shipped configs (`--config NAME` runs one from anywhere)\n";
     return kExitOk;
   }
   const std::string what = p.string("what");
@@ -58,8 +59,19 @@ int command_list(const std::vector<std::string>& args) {
     }
     return kExitOk;
   }
-  throw InputError("pperf list", "", "unknown list '" + what + "': expected workloads or instances" +
-                                         did_you_mean(what, {"workloads", "instances"}));
+  if (what == "configs") {
+    const std::string dir = shipped_configs_dir();
+    const auto configs = shipped_configs(dir);
+    if (configs.empty()) throw InputError("pperf list configs", "", "no shipped configs in " + dir);
+    size_t name_w = 0;
+    for (const auto& c : configs) name_w = std::max(name_w, c.name.size());
+    std::cout << "shipped configs in " << dir << " (pperf run --config NAME, from any directory):\n";
+    for (const auto& c : configs)
+      std::cout << fmt::format("{:<{}}  {}\n", c.name, name_w, c.summary.empty() ? "(no description)" : c.summary);
+    return kExitOk;
+  }
+  throw InputError("pperf list", "", "unknown list '" + what + "': expected workloads, instances or configs" +
+                                         did_you_mean(what, {"workloads", "instances", "configs"}));
 }
 
 }  // namespace pperf::cli

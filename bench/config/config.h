@@ -80,7 +80,7 @@ struct PathParam {
 };
 
 struct Config {
-  std::string path;
+  std::string path;  // the file read (find_config: as given, or the shipped file absolute)
   std::string sha256;  // of the file's bytes
   std::string name;
   PricingSettings pricing;
@@ -97,9 +97,39 @@ struct Config {
   const Configuration& baseline() const;
 };
 
-/// Loads and validates `path`. Workloads are checked against `registry` unless the config is
-/// priced-only. Throws InputError on the first mistake.
-Config load_config(const std::string& path, const WorkloadRegistry& registry);
+/// The configs that ship with pperf: `<data dir>/configs` (data_dir(): an installed pperf's
+/// share/pperf, else $PPERF_DATA_DIR, else the source tree), so they and the price tables they
+/// name come from the same tree. Throws what data_dir() throws when there is no data dir.
+std::string shipped_configs_dir();
+
+/// A shipped config as `pperf list configs` shows it.
+struct ShippedConfig {
+  std::string name;     // the file name without ".json": what `--config NAME` takes
+  std::string path;     // the file
+  std::string summary;  // the first sentence of its "description" ("" without one; never throws)
+};
+
+/// Every `*.json` file directly in `dir`, sorted by name; empty when `dir` is not a directory.
+std::vector<ShippedConfig> shipped_configs(const std::string& dir);
+
+/// The file a `--config ARG` means: the one lookup of every command that takes a config.
+/// - ARG with a '/' is a path: returned as given (relative to the current directory).
+/// - A bare name (no '/') that exists in the current directory: returned as given (it wins).
+/// - Otherwise a shipped config: `configs_dir/ARG` when that is a file, else
+///   `configs_dir/ARG.json`; returned absolute, the path actually read.
+/// Found nowhere: InputError "ARG: ..." on one line naming the current directory and
+/// `configs_dir`, with the closest shipped names. `configs_dir` "" means there is none;
+/// `no_configs_dir_reason` then says why (e.g. data_dir()'s message).
+std::string find_config(const std::string& arg, const std::string& configs_dir,
+                        const std::string& no_configs_dir_reason = "");
+
+/// find_config(arg, shipped_configs_dir()) (or with data_dir()'s message when it has none).
+std::string find_config(const std::string& arg);
+
+/// Loads and validates the config `arg` names (find_config(arg): a path, or a shipped config's
+/// name). Workloads are checked against `registry` unless the config is priced-only. Throws
+/// InputError on the first mistake. Config::path is the file read.
+Config load_config(const std::string& arg, const WorkloadRegistry& registry);
 
 /// What the pricing stage needs of the config: the table, discount, and each configuration's
 /// instance groups.

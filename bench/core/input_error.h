@@ -23,7 +23,12 @@ class InputError : public std::runtime_error {
 /// The candidate closest to `word` by edit distance, or "" when none is plausibly meant.
 std::string closest_match(const std::string& word, const std::vector<std::string>& candidates);
 
-/// " (did you mean 'X'?)" or "" — appended to unknown-name messages.
-std::string did_you_mean(const std::string& word, const std::vector<std::string>& candidates);
+/// Up to `limit` plausibly meant candidates, closest first (ties keep the candidates' order).
+std::vector<std::string> closest_matches(const std::string& word, const std::vector<std::string>& candidates,
+                                         size_t limit);
+
+/// " (did you mean 'X'?)", " (did you mean 'X' or 'Y'?)" (up to `limit` names) or "" —
+/// appended to unknown-name messages.
+std::string did_you_mean(const std::string& word, const std::vector<std::string>& candidates, size_t limit = 1);
 
 }  // namespace pperf

@@ -10,7 +10,8 @@ check "no command"           expect_exit 2 "$work/o" "$pperf"
 check "unknown command"      one_line_error "unknown command 'rn' \(did you mean 'run'\?\)" "$pperf" rn
 check "unknown flag"         one_line_error "^pperf run: --bogus: " "$pperf" run --bogus --config configs/smoke.json
 check "missing --config"     one_line_error "^pperf run: --config: " "$pperf" run
-check "missing config file"  one_line_error "^nope.json: cannot open file$" "$pperf" validate --config nope.json
+check "missing config file"  one_line_error "^$work/nope.json: cannot open file$" "$pperf" validate --config "$work/nope.json"
+check "missing config name"  one_line_error "^nope.json: no such file in the current directory \($root\) nor among the shipped configs in $root/configs \(.pperf list configs. lists them\)$" "$pperf" validate --config nope.json
 printf '{"name": "x", "pricing": {"table": "aws-ec2-us-east-1"}, "workloads": [], "configurations": [{"name": "a", "baseline": true, "instances": [{"type": "p3.2xlarge", "count": -2}]}]}' >"$work/bad.json"
 check "bad config pointer"   one_line_error "^$work/bad.json: /configurations/0/instances/0/count: must be a positive integer, got -2$" "$pperf" validate --config "$work/bad.json"
 check "--only unknown"       one_line_error "^--only: no configuration 'homogenous' in configs/p3_vs_hetero_mnist.json \(did you mean 'homogeneous'\?\)$" "$pperf" run --config configs/p3_vs_hetero_mnist.json --only homogenous

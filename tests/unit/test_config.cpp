@@ -5,6 +5,7 @@
 
 #include "bench/config/config.h"
 #include "bench/core/input_error.h"
+#include "bench/core/atomic_file.h"
 #include "bench/core/crypto.h"
 #include "test_helpers.h"
 #include "unit_registry.h"
@@ -319,4 +320,129 @@ TEST(Config, RanksDoNotTakeTheirBatchesFromDataWorkers) {
             "data-parallel ranks read the local loader: needs data mode 'local' with the pperf worker, or one GPU "
             "(\"cuda:0\")");
   EXPECT_EQ(error_of(service_with("cuda:0")), "") << "one GPU, no ranks: data workers feed it";
+
+// --- `--config NAME`: the one lookup (find_config) and its did-you-mean ---------------------
+
+namespace {
+/// Runs the test body in `dir` and comes back: find_config reads "the current directory".
+struct InDirectory {
+  explicit InDirectory(const std::string& dir) : previous(std::filesystem::current_path()) {
+    std::filesystem::current_path(dir);
+  }
+  ~InDirectory() { std::filesystem::current_path(previous); }
+  std::filesystem::path previous;
+};
+
+std::string lookup_error(const std::string& arg, const std::string& configs_dir, const std::string& reason = "") {
+  try {
+    return "found " + find_config(arg, configs_dir, reason);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+}
+}  // namespace
+
+TEST(FindConfig, AnArgumentWithASlashIsAPathReadAsGiven) {
+  pperf::testing::TempDir shipped;
+  shipped.write("alpha.json", "{}");
+  EXPECT_EQ(find_config("sub/alpha.json", shipped.path()), "sub/alpha.json");  // even missing: its read error says so
+  EXPECT_EQ(find_config("./alpha", shipped.path()), "./alpha");
+  EXPECT_EQ(find_config("/nowhere/alpha.json", shipped.path()), "/nowhere/alpha.json");
+}
+
+TEST(FindConfig, ABareNameIsAShippedConfigWithOrWithoutJson) {
+  pperf::testing::TempDir shipped, here;
+  shipped.write("alpha.json", "{}");
+  shipped.write("notes", "{}");
+  InDirectory in(here.path());
+  EXPECT_EQ(find_config("alpha", shipped.path()), shipped.path() + "/alpha.json");
+  EXPECT_EQ(find_config("alpha.json", shipped.path()), shipped.path() + "/alpha.json");
+  EXPECT_EQ(find_config("notes", shipped.path()), shipped.path() + "/notes");  // the exact name first
+}
+
+TEST(FindConfig, AFileOfThatNameInTheCurrentDirectoryWins) {
+  pperf::testing::TempDir shipped, here;
+  shipped.write("alpha.json", "{}");
+  here.write("alpha.json", "{}");
+  std::filesystem::create_directory(here.path() + "/beta");
+  InDirectory in(here.path());
+  EXPECT_EQ(find_config("alpha.json", shipped.path()), "alpha.json");
+  // Only the exact name: "alpha" is no file here, so it is the shipped one.
+  EXPECT_EQ(find_config("alpha", shipped.path()), shipped.path() + "/alpha.json");
+  // Whatever is here by that name, even a directory: its read error is the one to show.
+  EXPECT_EQ(find_config("beta", shipped.path()), "beta");
+}
+
+TEST(FindConfig, FoundNowhereNamesWhereItLookedAndTheClosestShippedNames) {
+  pperf::testing::TempDir shipped, here;
+  for (const char* name : {"p4d_vs_hetero.json", "p3_vs_hetero_mnist.json", "smoke.json", "README"})
+    shipped.write(name, "{}");
+  InDirectory in(here.path());
+  const std::string cwd = std::filesystem::current_path().string();
+  EXPECT_EQ(lookup_error("p4d_vs_hetro", shipped.path()),
+            "p4d_vs_hetro: no such file in the current directory (" + cwd + ") nor among the shipped configs in " +
+                shipped.path() + " (did you mean 'p4d_vs_hetero'?)");
+  EXPECT_EQ(lookup_error("p4d_vs_hetro.json", shipped.path()),
+            "p4d_vs_hetro.json: no such file in the current directory (" + cwd + ") nor among the shipped configs in " +
+                shipped.path() + " (did you mean 'p4d_vs_hetero'?)");
+  EXPECT_EQ(lookup_error("smok", shipped.path()),
+            "smok: no such file in the current directory (" + cwd + ") nor among the shipped configs in " +
+                shipped.path() + " (did you mean 'smoke'?)");
+  EXPECT_EQ(lookup_error("resnet", shipped.path()),
+            "resnet: no such file in the current directory (" + cwd + ") nor among the shipped configs in " +
+                shipped.path() + " (`pperf list configs` lists them)");
+  EXPECT_EQ(lookup_error("x", here.path() + "/none"),
+            "x: no such file in the current directory (" + cwd + ") and no shipped configs in " + here.path() + "/none");
+  EXPECT_EQ(lookup_error("x", "", "pperf's data (pricing/tables) not found in /a, /b"),
+            "x: no such file in the current directory (" + cwd +
+                ") and no shipped configs to look among (pperf's data (pricing/tables) not found in /a, /b)");
+}
+
+TEST(FindConfig, ShippedConfigsAreTheJsonFilesWithTheirDescriptionsFirstSentence) {
+  pperf::testing::TempDir dir;
+  dir.write("b.json", R"({"description": "Two sentences, e.g. this one vs. that. the second is not shown."})");
+  dir.write("a.json", R"j({"description": "Prices 1x ml.p3.2xlarge (e.g. 3.825 USD/h)"})j");
+  dir.write("c.json", R"({"name": "no description"})");
+  dir.write("d.json", R"({"description": "broken)");
+  dir.write("e.json", "{\"description\": \"first line\\nsecond line\"}");
+  dir.write("f.json", R"({"description": "Written by devs. Not shown."})");
+  dir.write("notes.txt", "not a config");
+  const auto configs = shipped_configs(dir.path());
+  std::vector<std::string> rows;
+  for (const auto& c : configs) rows.push_back(c.name + "|" + c.summary + "|" + c.path);
+  EXPECT_EQ(rows, (std::vector<std::string>{"a|Prices 1x ml.p3.2xlarge (e.g. 3.825 USD/h)|" + dir.path() + "/a.json",
+                                            "b|Two sentences, e.g. this one vs. that.|" + dir.path() + "/b.json",
+                                            "c||" + dir.path() + "/c.json", "d||" + dir.path() + "/d.json",
+                                            "e|first line|" + dir.path() + "/e.json",
+                                            "f|Written by devs.|" + dir.path() + "/f.json"}));
+  EXPECT_TRUE(shipped_configs(dir.path() + "/missing").empty());
+}
+
+TEST(FindConfig, EveryShippedConfigHasAOneLineDescription) {
+  const auto configs = shipped_configs(std::string(PPERF_SOURCE_DIR) + "/configs");
+  ASSERT_GE(configs.size(), 10u);
+  for (const auto& c : configs) {
+    EXPECT_FALSE(c.summary.empty()) << c.name;
+    EXPECT_EQ(c.summary.find('\n'), std::string::npos) << c.name;
+  }
+}
+
+TEST(FindConfig, LoadConfigTakesAShippedNameAndRecordsThePathRead) {
+  pperf::testing::TempDir here;
+  InDirectory in(here.path());
+  const Config c = load_config("seed000_ex1_resnet50_cost", pperf::testing::fixture_workloads());
+  const auto expected = std::filesystem::absolute(shipped_configs_dir() + "/seed000_ex1_resnet50_cost.json").lexically_normal();
+  EXPECT_EQ(c.path, expected.string());
+  EXPECT_EQ(c.name, "seed000-ex1-resnet50-hetero-cost");
+  EXPECT_EQ(c.sha256, sha256_hex(read_text_file(c.path)));
+}
+
+TEST(DidYouMean, SeveralClosestNamesClosestFirst) {
+  EXPECT_EQ(did_you_mean("p4d_vs_hetro", {"p3_vs_hetero_mnist", "p4d_vs_hetero", "smoke"}, 3),
+            " (did you mean 'p4d_vs_hetero'?)");
+  EXPECT_EQ(did_you_mean("abcd", {"abxy", "abcx", "zzzz", "abce"}, 3), " (did you mean 'abcx', 'abce' or 'abxy'?)");
+  EXPECT_EQ(did_you_mean("abcd", {"abxy", "abcx", "abce"}, 2), " (did you mean 'abcx' or 'abce'?)");
+  EXPECT_EQ(did_you_mean("abcd", {"abxy", "abcx", "abce"}), " (did you mean 'abcx'?)");
+  EXPECT_EQ(did_you_mean("abcd", {"wxyz"}, 3), "");
+  EXPECT_EQ(closest_matches("run", {"rn", "runs", "cost"}, 5), (std::vector<std::string>{"rn", "runs"}));
 }

@@ -320,7 +320,7 @@ TEST(Config, RanksDoNotTakeTheirBatchesFromDataWorkers) {
             "data-parallel ranks read the local loader: needs data mode 'local' with the pperf worker, or one GPU "
             "(\"cuda:0\")");
   EXPECT_EQ(error_of(service_with("cuda:0")), "") << "one GPU, no ranks: data workers feed it";
-
+}
 // --- `--config NAME`: the one lookup (find_config) and its did-you-mean ---------------------
 
 namespace {

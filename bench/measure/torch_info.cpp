@@ -21,11 +21,15 @@ void set_openblas_threads(int64_t threads) {
     fn(static_cast<int>(threads));
 }
 
-/// "13.2" from CUDART_VERSION 13020, as torch.version.cuda prints it; null without CUDA.
+/// "13.2" from the CUDART_VERSION (13020) libtorch_cuda was compiled with, as torch.version.cuda
+/// prints it; null for a CPU-only libtorch. Needs no GPU (at::hasCUDA() would: it asks the driver).
 nlohmann::json cuda_version() {
-  if (!at::hasCUDA()) return nullptr;
-  const long v = at::detail::getCUDAHooks().versionCUDART();
-  return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10);
+  try {
+    const long v = at::detail::getCUDAHooks().versionCUDART();
+    return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10);
+  } catch (const c10::Error&) {
+    return nullptr;  // the CPU-only hooks: no CUDA runtime built in
+  }
 }
 
 nlohmann::json nccl_version_fact() {
@@ -58,7 +62,7 @@ nlohmann::json torch_facts() {
           {"intra_op_threads", at::get_num_threads()},
           {"interop_threads", at::get_num_interop_threads()},
           {"openblas_threads", openblas_threads()},
-          {"built_with_cuda", at::hasCUDA()},
+          {"built_with_cuda", !cuda_version().is_null()},
           {"cuda_version", cuda_version()},
           {"nccl_version", nccl_version_fact()},
           {"cuda_devices", torch_cuda_devices()}};

@@ -4,6 +4,8 @@
 #include <fmt/ranges.h>
 #include <torch/script.h>
 
+#include <sstream>
+
 #include "bench/core/input_error.h"
 #include "workloads/common/synthetic_normal.h"
 #include "workloads/workload.h"
@@ -33,13 +35,21 @@ int64_t classes(const WorkloadSpec& spec) {
 }
 
 /// TorchScript errors span many lines (interpreter tracebacks); an InputError is one line: the
-/// last non-empty line, which states the actual error.
+/// last line that states the error. libtorch 2.x appends the C++ backtrace to some of them
+/// ("Exception raised from ...", "frame #N: ..."): those lines are passed over.
 std::string last_line(const std::string& message) {
-  const size_t end = message.find_last_not_of(" \n\r\t");
-  if (end == std::string::npos) return message;
-  const size_t newline = message.find_last_of('\n', end);
-  const size_t begin = newline == std::string::npos ? 0 : newline + 1;
-  return message.substr(begin, end + 1 - begin);
+  std::vector<std::string> lines;
+  std::stringstream in(message);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  for (auto it = lines.rbegin(); it != lines.rend(); ++it) {
+    const size_t first = it->find_first_not_of(" \r\t");
+    if (first == std::string::npos) continue;
+    const std::string text = it->substr(first, it->find_last_not_of(" \r\t") + 1 - first);
+    if (text.rfind("frame #", 0) == 0 || text.rfind("Exception raised from ", 0) == 0 || text == "<unknown function>")
+      continue;
+    return text;
+  }
+  return message;
 }
 
 torch::jit::Module load_module(const std::string& path) {

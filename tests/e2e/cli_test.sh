@@ -22,7 +22,7 @@ printf '{"name": "x", "measure": {"max_seconds": 1e400}}' >"$work/overflow.json"
 check "number overflow"      one_line_error "^$work/overflow.json: /measure/max_seconds: number overflow parsing '1e400'$" "$pperf" validate --config "$work/overflow.json"
 printf '' >"$work/empty.json"
 check "empty config"         one_line_error "^$work/empty.json: empty file" "$pperf" validate --config "$work/empty.json"
-check "--version"            bash -c "'$pperf' --version | grep -qE '^pperf [0-9.]+ \([0-9a-f]{40}(-dirty)?\)$'"
+check "--version"            bash -c "'$pperf' --version | grep -qE '^pperf [0-9.]+ \([0-9a-f]{40}(-dirty)?\), built against libtorch [0-9.]+, (CPU only|CUDA [0-9.]+, (NCCL [0-9.]+|no NCCL))$'"
 
 # --- valid for another machine: validate says so (exit 0), run refuses it here (exit 2) ---
 python3 -c "

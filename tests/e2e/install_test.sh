@@ -23,7 +23,7 @@ env -u PPERF_DATA_DIR "$prefix/bin/pperf" list instances --pricing aws-ec2-us-ea
   || { echo "installed pperf did not read its own share/pperf tables"; exit 1; }
 env -u PPERF_DATA_DIR "$prefix/bin/pperf" cost --config cost.json --out out.json >/dev/null
 grep -q '"retrieved": "1999-01-01"' out.json || { echo "cost did not use the installed tables"; exit 1; }
-"$prefix/bin/pperf" --version | grep -qE '^pperf [0-9.]+ \([0-9a-f]{40}(-dirty)?\)$' \
+"$prefix/bin/pperf" --version | grep -qE '^pperf [0-9.]+ \([0-9a-f]{40}(-dirty)?\), built against libtorch [0-9.]+, (CPU only|CUDA [0-9.]+, (NCCL [0-9.]+|no NCCL))$' \
   || { echo "--version: $("$prefix/bin/pperf" --version)"; exit 1; }
 # The Python data worker installs next to pperf and finds its protobuf classes in share/pperf/python.
 test -x "$prefix/bin/pperf-data-worker.py"

@@ -13,7 +13,8 @@ check() {  # check NAME COMMAND...: runs it, prints pass/FAIL with its last outp
   local name="$1"; shift
   if out="$("$@" 2>&1)"; then echo "pass  $name"; else echo "FAIL  $name: $(tail -n 1 <<<"$out")"; failed=1; fi
 }
-jq_py() { /usr/bin/python3 -c "import json,sys; r=json.load(open(sys.argv[1])); sys.exit(0 if ($2) else 1)" "$1"; }
+result_has() {  # result_has RESULTS.json PYTHON-EXPRESSION-over-r
+  /usr/bin/python3 -c "import json,sys; r=json.load(open(sys.argv[1])); sys.exit(0 if ($2) else 1)" "$1"; }
 
 version="$("$pperf" --version)"
 echo "pperf: $version"
@@ -43,16 +44,16 @@ fi
 check "built with CUDA" grep -q CUDA <<<"$version"
 for c in vit-bf16 resnet50; do
   check "$c on cuda:0 completes" "$pperf" run --config "$work/$c.json" --native --quiet --out "$work/$c.out.json"
-  check "$c MFU <= 100 %" jq_py "$work/$c.out.json" 'r["results"][0]["mfu"] is not None and r["results"][0]["mfu"] <= 1'
-  check "$c utilization of its own GPU" jq_py "$work/$c.out.json" \
+  check "$c MFU <= 100 %" result_has "$work/$c.out.json" 'r["results"][0]["mfu"] is not None and r["results"][0]["mfu"] <= 1'
+  check "$c utilization of its own GPU" result_has "$work/$c.out.json" \
     'r["results"][0]["execution"]["gpu_utilization"]["gpu"] != "all" and r["results"][0]["execution"]["gpu_utilization"]["samples"] > 0'
 done
-check "vit bf16 autocast reported" jq_py "$work/vit-bf16.out.json" 'r["results"][0]["model"]["precision"].startswith("bf16")'
+check "vit bf16 autocast reported" result_has "$work/vit-bf16.out.json" 'r["results"][0]["model"]["precision"].startswith("bf16")'
 if [ "$gpus" -ge 2 ] && [ "$gpu_type" != g5.xlarge ]; then
   check "every GPU as NCCL ranks completes" "$pperf" run --config "$work/all-gpus.json" --native --quiet --out "$work/all.out.json"
-  check "NCCL backend, one rank per GPU" jq_py "$work/all.out.json" \
+  check "NCCL backend, one rank per GPU" result_has "$work/all.out.json" \
     "r['results'][0]['distributed']['backend'] == 'nccl' and r['results'][0]['distributed']['world_size'] == $gpus"
-  check "all-reduce time > 0" jq_py "$work/all.out.json" 'r["results"][0]["distributed"]["allreduce_ms"]["median"] > 0'
+  check "all-reduce time > 0" result_has "$work/all.out.json" 'r["results"][0]["distributed"]["allreduce_ms"]["median"] > 0'
 else
   echo "skip  every GPU as NCCL ranks: $gpus GPU(s), the check needs 4 or 8 (a g5.12xlarge or a p4d)"
 fi

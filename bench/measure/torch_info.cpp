@@ -58,12 +58,13 @@ AppliedThreads apply_threads(int64_t threads, int64_t interop_threads) {
 }
 
 nlohmann::json torch_facts() {
+  const nlohmann::json cuda = cuda_version();
   return {{"libtorch_version", TORCH_VERSION},
           {"intra_op_threads", at::get_num_threads()},
           {"interop_threads", at::get_num_interop_threads()},
           {"openblas_threads", openblas_threads()},
-          {"built_with_cuda", !cuda_version().is_null()},
-          {"cuda_version", cuda_version()},
+          {"built_with_cuda", !cuda.is_null()},
+          {"cuda_version", cuda},
           {"nccl_version", nccl_version_fact()},
           {"cuda_devices", torch_cuda_devices()}};
 }

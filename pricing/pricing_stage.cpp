@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include "bench/core/mfu.h"
 #include "pricing/cost_model.h"
 #include "pricing/spot_model.h"
 
@@ -110,6 +111,11 @@ void price_results(std::vector<Result>& results, const PricingInputs& inputs) {
     const auto samples = [](const Result& x) { return x.measurement ? &x.measurement->step_ms : nullptr; };
     r.comparison = compare({*r.cost, *r.step, samples(r)}, {*base->cost, *base->step, samples(*base)}, r.baseline);
   }
+}
+
+void price_and_rate(std::vector<Result>& results, const PricingInputs& inputs, const nlohmann::json& host) {
+  for (auto& r : results) set_mfu(r, host);
+  price_results(results, inputs);
 }
 
 }  // namespace pperf

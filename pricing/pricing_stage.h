@@ -55,4 +55,10 @@ std::vector<PricedGroup> price_groups(const std::vector<InstanceGroup>& groups, 
 /// out, or it failed), improvement stays null and the result says why in its events.
 void price_results(std::vector<Result>& results, const PricingInputs& inputs);
 
+/// The one stage between measuring and reporting, for `run` (every partial record set and the
+/// finished one) and `cost`: each result's MFU against `host`'s peak (set_mfu,
+/// bench/core/mfu.h), then price_results. Call it once per set of results: it adds events, so a set
+/// already through it is not passed again (run prices a copy of the results so far).
+void price_and_rate(std::vector<Result>& results, const PricingInputs& inputs, const nlohmann::json& host);
+
 }  // namespace pperf

@@ -1,6 +1,7 @@
 #include "bench/cli/cli.h"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <sys/file.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
@@ -60,11 +61,18 @@ void check_writable(const std::string& path, const std::string& flag) {
 }
 }  // namespace
 
-int exit_code_for(const RunReport& report) {
+int exit_code_for(const RunReport& report, bool require_converged) {
   if (report.status == RunStatus::interrupted) return kExitRuntime;
   for (const auto& r : report.results)
     if (r.status == ResultStatus::failed || r.partial) return kExitResultFailed;
+  if (require_converged && first_unconverged(report)) return kExitResultFailed;
   return kExitOk;
+}
+
+const Result* first_unconverged(const RunReport& report) {
+  for (const auto& r : report.results)
+    if (r.converged && !*r.converged) return &r;
+  return nullptr;
 }
 
 Parsed parse(const std::string& command, const po::options_description& options, const std::vector<std::string>& args,
@@ -196,8 +204,8 @@ void write_outputs(const RunReport& report, const Outputs& outputs) {
   if (!outputs.csv_path.empty()) write_file_atomically(outputs.csv_path, to_csv(report));
 }
 
-int finish(RunReport& report, const Config& config, const Outputs& outputs) {
-  price_results(report.results, pricing_inputs(config));
+int finish(RunReport& report, const Config& config, const Outputs& outputs, bool require_converged) {
+  price_and_rate(report.results, pricing_inputs(config), report.host);
   report.finished_at = utc_timestamp();
   write_outputs(report, outputs);
   if (!outputs.quiet) {
@@ -206,7 +214,10 @@ int finish(RunReport& report, const Config& config, const Outputs& outputs) {
               << (outputs.replaced_run.empty() ? "" : " (replaced the results of the run started " + outputs.replaced_run + ")")
               << "\n";
   }
-  return exit_code_for(report);
+  if (const Result* r = require_converged ? first_unconverged(report) : nullptr)
+    std::cerr << fmt::format("pperf: --require-converged: {}/{} on {} did not converge ({})\n", r->workload, r->preset,
+                             r->configuration, r->measurement ? r->measurement->stop_reason : "no measurement");
+  return exit_code_for(report, require_converged);
 }
 
 size_t terminal_columns() {

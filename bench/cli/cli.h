@@ -19,11 +19,15 @@ namespace pperf::cli {
 namespace po = boost::program_options;
 
 // Exit codes (docs/cli.md): 0 ok, 1 a result failed (or regressed), 2 bad input, 3 runtime
-// failure or interrupted.
+// failure or interrupted. Mapped here for run and cost, by CompareReport::exit_code for compare,
+// and in main for exceptions (InputError 2, any other 3).
 constexpr int kExitOk = 0, kExitResultFailed = 1, kExitBadInput = 2, kExitRuntime = 3;
 
-/// The exit code a finished run earns: interrupted 3, else 1 if any result failed, else 0.
-int exit_code_for(const RunReport& report);
+/// The exit code a finished run or cost earns: interrupted 3, else 1 if any result failed or is
+/// partial, or (`require_converged`) stopped before its CI reached the target, else 0.
+int exit_code_for(const RunReport& report, bool require_converged = false);
+/// The first measured result that stopped on max_steps/max_seconds before converging; nullptr if none.
+const Result* first_unconverged(const RunReport& report);
 
 struct Parsed {
   po::variables_map vars;
@@ -71,8 +75,9 @@ void add_output_options(po::options_description& options);
 Outputs outputs_from(const Parsed& parsed, const Config& config);
 /// Writes every output atomically (a reader never sees a torn file).
 void write_outputs(const RunReport& report, const Outputs& outputs);
-/// The end of run and cost: price, stamp, write, print the table; returns the exit code.
-int finish(RunReport& report, const Config& config, const Outputs& outputs);
+/// The end of run and cost: price and rate (price_and_rate), stamp, write, print the table;
+/// returns exit_code_for(report, require_converged), saying which result did not converge.
+int finish(RunReport& report, const Config& config, const Outputs& outputs, bool require_converged = false);
 
 /// `--history [FILE]`: record the finished run in the SQLite history (default FILE:
 /// $PPERF_HISTORY, else results/history.sqlite). PPERF_HISTORY set also turns recording on.

@@ -2,6 +2,8 @@
 #include <malloc.h>
 #include <stdlib.h>
 
+#include <fmt/format.h>
+
 #include <iostream>
 
 #include "bench/cli/cli.h"
@@ -10,21 +12,6 @@
 #include "bench/measure/torch_info.h"
 
 namespace {
-
-const char* kUsage =
-    "usage: pperf <command> [options]\n"
-    "commands:\n"
-    "  run          measure each (workload x configuration) and price it\n"
-    "  cost         price the step times given in a config (nothing is run)\n"
-    "  validate     check a config, and say whether it can run on this host\n"
-    "  list         list workloads or instances\n"
-    "  data-worker  serve a config's preprocessed batches over gRPC (the data role)\n"
-    "  compare      compare two results files: per-pair verdicts, exit 1 on a regression\n"
-    "  history      record, list and show runs in the SQLite history\n"
-    "  export       a results file as Google Benchmark JSON or CSV\n"
-    "  report       a self-contained HTML report (and Markdown) of a run, with trends from the history\n"
-    "  advise       rank configurations of results files by expected USD to train, On-Demand and Spot\n"
-    "`pperf <command> --help` shows a command's options; `pperf --version` the version.\n";
 
 /// Batches and activations are large (MBs) and allocated every step. glibc would hand each one
 /// fresh mmap'd pages and unmap them on free, so every step pays thousands of page faults
@@ -39,27 +26,58 @@ void keep_freed_memory_mapped() {
 /// the same device. A user's own CUDA_DEVICE_ORDER is kept.
 void number_gpus_in_pci_order() { setenv("CUDA_DEVICE_ORDER", "PCI_BUS_ID", 0); }
 
-int dispatch(const std::string& command, const std::vector<std::string>& args, const std::vector<std::string>& argv) {
+using Args = std::vector<std::string>;
+
+/// One row per command: dispatch, the usage text and did-you-mean all read this table, so a new
+/// command is one row. Internal commands (started by pperf itself) have no summary and are not listed.
+struct Command {
+  const char* name;
+  const char* summary;  // nullptr: internal
+  int (*handler)(const Args& args, const Args& argv);
+};
+
+const Command kCommands[] = {
+    {"run", "measure each (workload x configuration) and price it", pperf::cli::command_run},
+    {"cost", "price the step times given in a config (nothing is run)", pperf::cli::command_cost},
+    {"validate", "check a config, and say whether it can run on this host",
+     [](const Args& a, const Args&) { return pperf::cli::command_validate(a); }},
+    {"list", "list workloads, instances or the shipped configs", [](const Args& a, const Args&) { return pperf::cli::command_list(a); }},
+    {"data-worker", "serve a config's preprocessed batches over gRPC (the data role)",
+     [](const Args& a, const Args&) { return pperf::cli::command_data_worker(a); }},
+    {"compare", "compare two results files: per-pair verdicts, exit 1 on a regression",
+     [](const Args& a, const Args&) { return pperf::cli::command_compare(a); }},
+    {"history", "record, list and show runs in the SQLite history",
+     [](const Args& a, const Args&) { return pperf::cli::command_history(a); }},
+    {"export", "a results file as Google Benchmark JSON or CSV",
+     [](const Args& a, const Args&) { return pperf::cli::command_export(a); }},
+    {"report", "a self-contained HTML report (and Markdown) of a run, with trends from the history",
+     [](const Args& a, const Args&) { return pperf::cli::command_report(a); }},
+    {"advise", "rank configurations of results files by expected USD to train, On-Demand and Spot",
+     [](const Args& a, const Args&) { return pperf::cli::command_advise(a); }},
+    {"spot-drill-worker", nullptr, [](const Args& a, const Args&) { return pperf::cli::command_spot_drill_worker(a); }},
+    {"measure-item", nullptr, pperf::cli::command_measure_item},
+};
+
+std::string usage() {
+  std::string out = "usage: pperf <command> [options]\ncommands:\n";
+  for (const Command& c : kCommands)
+    if (c.summary) out += fmt::format("  {:<12} {}\n", c.name, c.summary);
+  return out + "`pperf <command> --help` shows a command's options; `pperf --version` the version.\n";
+}
+
+int dispatch(const std::string& command, const Args& args, const Args& argv) {
   using namespace pperf::cli;
-  if (command == "run") return command_run(args, argv);
-  if (command == "cost") return command_cost(args, argv);
-  if (command == "validate") return command_validate(args);
-  if (command == "list") return command_list(args);
-  if (command == "data-worker") return command_data_worker(args);
-  if (command == "compare") return command_compare(args);
-  if (command == "history") return command_history(args);
-  if (command == "export") return command_export(args);
-  if (command == "report") return command_report(args);
-  if (command == "advise") return command_advise(args);
-  if (command == "spot-drill-worker") return command_spot_drill_worker(args);
-  if (command == "measure-item") return command_measure_item(args, argv);
-  if (command == "--help" || command == "-h" || command == "help") return std::cout << kUsage, kExitOk;
+  for (const Command& c : kCommands)
+    if (command == c.name) return c.handler(args, argv);
+  if (command == "--help" || command == "-h" || command == "help") return std::cout << usage(), kExitOk;
   if (command == "--version")
     return std::cout << "pperf " << pperf::build_version() << " (" << pperf::build_git_sha() << "), built against "
                      << pperf::torch_build_summary() << "\n",
            kExitOk;
-  throw pperf::InputError("pperf", "", "unknown command '" + command + "'" +
-                                           pperf::did_you_mean(command, {"run", "cost", "validate", "list", "data-worker", "compare", "history", "export", "report", "advise"}));
+  std::vector<std::string> listed;
+  for (const Command& c : kCommands)
+    if (c.summary) listed.push_back(c.name);
+  throw pperf::InputError("pperf", "", "unknown command '" + command + "'" + pperf::did_you_mean(command, listed));
 }
 
 }  // namespace
@@ -69,7 +87,7 @@ int main(int argc, char** argv) {
   keep_freed_memory_mapped();
   number_gpus_in_pci_order();
   const std::vector<std::string> argv_copy(argv, argv + argc);
-  if (argc < 2) return std::cerr << kUsage, kExitBadInput;
+  if (argc < 2) return std::cerr << usage(), kExitBadInput;
   const std::string command = argv[1];
   try {
     return dispatch(command, std::vector<std::string>(argv + 2, argv + argc), argv_copy);

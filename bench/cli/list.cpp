@@ -1,5 +1,6 @@
 // `pperf list workloads|instances|configs`: what can be run, what can be priced, what ships.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <iostream>
 
@@ -27,7 +28,9 @@ int command_list(const std::vector<std::string>& args) {
   const std::string what = p.string("what");
   if (what == "workloads") {
     for (const auto& d : builtin_workloads().all()) {
-      std::cout << d.name << "\n  " << d.description << "\n  presets:\n";
+      const std::vector<std::string> can = capability_names(d.capabilities);
+      std::cout << d.name << "\n  " << d.description << "\n  capabilities: " << (can.empty() ? "none" : fmt::to_string(fmt::join(can, ", ")))
+                << "\n  presets:\n";
       for (const auto& preset : d.presets)
         std::cout << fmt::format("    {:<8} {} (default batch_size {})\n", preset.name, preset.doc, preset.default_batch_size);
       std::cout << "  params:\n";

@@ -413,6 +413,37 @@ std::string first_sentence(const std::string& text) {
   }
   return text;
 }
+/// The deepest member of `v` along `path` that exists: where a refusal points.
+JsonView deepest(const JsonView& v, std::initializer_list<const char*> path) {
+  JsonView at = v;
+  for (const char* key : path) {
+    auto next = at.find(key);
+    if (!next) break;
+    at = *next;
+  }
+  return at;
+}
+
+/// Every (workload x configuration) asks only for hooks the workload has
+/// (WorkloadCapabilities): refused here, naming the workload and the missing capability,
+/// instead of a feature quietly degrading at run time.
+void check_capabilities(const Config& config, const WorkloadRegistry& registry, const JsonView& configurations) {
+  for (const auto& w : config.workloads) {
+    const WorkloadCapabilities& can = registry.find(w.name)->capabilities;
+    for (size_t i = 0; i < config.configurations.size(); ++i) {
+      const Configuration& c = config.configurations[i];
+      const JsonView item = configurations.items()[i];
+      const std::string lacks = "workload '" + w.name + "' lacks the capability ";
+      if (c.execution.distributed && !can.data_parallel)
+        deepest(item, {"execution", "distributed"}).fail(lacks + "data_parallel (it exposes no parameters to all-reduce): it cannot train as several ranks");
+      if (c.execution.data.mode == "service" && !can.data_workers)
+        deepest(item, {"execution", "data", "mode"}).fail(lacks + "data_workers (no input pipeline a data worker can run): use data.mode \"local\"");
+      if (c.spot && !(c.spot->checkpoint_save_s && c.spot->checkpoint_restore_s) && !can.checkpoint)
+        deepest(item, {"spot"}).fail(lacks + "checkpoint (it cannot save its training state), so Spot's checkpoint cost cannot be measured: give spot.checkpoint_save_s and spot.checkpoint_restore_s");
+    }
+  }
+}
+
 }  // namespace
 
 std::string shipped_configs_dir() { return (std::filesystem::path(data_dir()) / "configs").string(); }
@@ -541,6 +572,7 @@ Config load_config(const std::string& arg, const WorkloadRegistry& registry) {
   if (config.workloads.empty()) workloads.fail("needs at least one workload");
   if (config.priced_only && config.workloads.size() != 1)
     workloads.fail("a priced-only config (step_time_ms given) describes exactly one workload");
+  if (!config.priced_only) check_capabilities(config, registry, configurations);
   return config;
 }
 

@@ -2,7 +2,31 @@
 
 #include <fmt/format.h>
 
+#include "bench/core/json_view.h"
+
 namespace pperf {
+
+nlohmann::json to_json(const Bottleneck& b) {
+  return {{"verdict", b.verdict},
+          {"evidence", b.evidence},
+          {"trainer_cpu_pct", b.trainer_cpu_pct},
+          {"data_cpu_pct", value_or_null(b.data_cpu_pct)},
+          {"load_average_before", b.load_average_before},
+          {"load_average_during", b.load_average_during},
+          {"others_cpu_pct", b.others_cpu_pct}};
+}
+
+Bottleneck read_bottleneck(const JsonView& v) {
+  Bottleneck b;
+  b.verdict = v.at("verdict").as_string();
+  b.evidence = v.at("evidence").as_string();
+  b.trainer_cpu_pct = v.at("trainer_cpu_pct").as_number();
+  b.data_cpu_pct = v.find_number("data_cpu_pct");
+  b.load_average_before = v.at("load_average_before").as_number();
+  b.load_average_during = v.at("load_average_during").as_number();
+  b.others_cpu_pct = v.at("others_cpu_pct").as_number();
+  return b;
+}
 
 namespace {
 constexpr double kInputBoundWait = 0.10;

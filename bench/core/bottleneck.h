@@ -1,6 +1,8 @@
 #pragma once
 // Where a result's time went, and what that says: input-bound, compute-bound or
 // communication-bound. Pure: the measuring side gathers the figures, this names the verdict.
+#include <nlohmann/json.hpp>
+
 #include <optional>
 #include <string>
 
@@ -23,6 +25,11 @@ struct Bottleneck {
   double load_average_before = 0, load_average_during = 0;  // the host's 1-minute load average
   double others_cpu_pct = 0;  // CPU time of everything else on the host, % of all its CPUs
 };
+
+class JsonView;
+/// The result's `bottleneck` object (docs/results.md) and back.
+nlohmann::json to_json(const Bottleneck& b);
+Bottleneck read_bottleneck(const JsonView& v);
 
 /// Data wait of 10 % or more is input-bound (unless the all-reduce takes longer still); an
 /// all-reduce in flight 30 % of the step or more, and longer than the data wait, is

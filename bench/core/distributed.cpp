@@ -8,7 +8,7 @@ namespace pperf {
 
 using nlohmann::json;
 
-json distributed_json(const DistributedReport& d) {
+json to_json(const DistributedReport& d) {
   json ranks = json::array();
   for (const auto& r : d.ranks)
     ranks.push_back({{"rank", r.rank}, {"host", r.host}, {"cpus", r.cpus}, {"median_ms", r.median_ms},

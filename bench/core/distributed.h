@@ -39,7 +39,7 @@ struct DistributedReport {
   std::optional<double> scaling_efficiency;
 };
 
-nlohmann::json distributed_json(const DistributedReport& d);
+nlohmann::json to_json(const DistributedReport& d);
 DistributedReport read_distributed(const JsonView& v);
 
 /// Sets scaling_efficiency on every data-parallel result whose workload (and preset, batch size)

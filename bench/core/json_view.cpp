@@ -90,7 +90,10 @@ nlohmann::json read_json_file(const std::string& path) {
 }
 
 JsonView::JsonView(const nlohmann::json& value, std::string file, std::string pointer)
-    : value_(&value), file_(std::move(file)), pointer_(std::move(pointer)) {}
+    : value_(&value),
+      file_(std::move(file)),
+      pointer_(std::move(pointer)),
+      asked_(value.is_object() ? std::make_shared<std::set<std::string>>() : nullptr) {}
 
 void JsonView::fail(const std::string& message) const {
   throw InputError(file_, pointer_.empty() ? "/" : pointer_, message);
@@ -110,11 +113,21 @@ const JsonView& JsonView::expect_object(const std::vector<std::string>& allowed)
 }
 
 bool JsonView::has(const std::string& key) const {
+  if (asked_) asked_->insert(key);
   return value_->is_object() && value_->contains(key);
+}
+
+nlohmann::json JsonView::unread_members() const {
+  if (!value_->is_object()) fail("expected an object, got " + type_name(*value_));
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& [key, value] : value_->items())
+    if (!asked_->count(key)) out[key] = value;
+  return out;
 }
 
 JsonView JsonView::at(const std::string& key) const {
   if (!value_->is_object()) fail("expected an object, got " + type_name(*value_));
+  asked_->insert(key);
   auto it = value_->find(key);
   if (it == value_->end()) {
     JsonView(*value_, file_, pointer_ + "/" + escape_pointer_token(key))
@@ -196,6 +209,35 @@ std::string JsonView::as_choice(const std::vector<std::string>& choices) const {
   std::string list;
   for (const auto& c : choices) list += (list.empty() ? "" : ", ") + c;
   fail("'" + v + "' is not one of " + list + did_you_mean(v, choices));
+}
+
+std::array<double, 2> JsonView::as_pair() const {
+  const auto pair = items();
+  if (pair.size() != 2) fail("expected [lo, hi]");
+  return {pair[0].as_number(), pair[1].as_number()};
+}
+
+std::vector<double> JsonView::as_numbers() const {
+  std::vector<double> out;
+  for (const auto& item : items()) out.push_back(item.as_number());
+  return out;
+}
+
+std::vector<int> JsonView::as_ints() const {
+  std::vector<int> out;
+  for (const auto& item : items()) out.push_back(static_cast<int>(item.as_int()));
+  return out;
+}
+
+std::vector<std::string> JsonView::as_strings() const {
+  std::vector<std::string> out;
+  for (const auto& item : items()) out.push_back(item.as_string());
+  return out;
+}
+
+std::optional<double> JsonView::find_number(const std::string& key) const {
+  auto v = find_value(key);
+  return v ? std::optional<double>(v->as_number()) : std::nullopt;
 }
 
 std::string JsonView::string_or(const std::string& key, const std::string& fallback) const {

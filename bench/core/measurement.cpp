@@ -2,7 +2,28 @@
 
 #include <numeric>
 
+#include "bench/core/json_view.h"
+
 namespace pperf {
+
+nlohmann::json to_json(const Measurement& m) {
+  return {{"warmup_steps", m.warmup_steps}, {"stop_reason", m.stop_reason}, {"elapsed_s", m.elapsed_s},
+          {"interrupted", m.interrupted},   {"data_wait_ms", m.data_wait_ms}, {"first_loss", m.first_loss},
+          {"last_loss", m.last_loss},       {"executor", m.executor}};
+}
+
+Measurement read_measurement(const JsonView& v) {
+  Measurement m;
+  m.data_wait_ms = v.at("data_wait_ms").as_numbers();
+  m.warmup_steps = v.at("warmup_steps").as_non_negative_int();
+  m.stop_reason = v.at("stop_reason").as_string();
+  m.elapsed_s = v.at("elapsed_s").as_number();
+  m.interrupted = v.at("interrupted").as_bool();
+  m.first_loss = v.at("first_loss").as_number();
+  m.last_loss = v.at("last_loss").as_number();
+  m.executor = v.string_or("executor", "in_process");
+  return m;
+}
 
 std::string Measurement::stop_reason_code() const {
   const auto starts = [&](const char* prefix) { return stop_reason.rfind(prefix, 0) == 0; };

@@ -1,6 +1,8 @@
 #pragma once
 // What the runner hands on: every measured step, how long each waited for its batch, and why
 // measuring stopped. Knows nothing of prices or of statistics.
+#include <nlohmann/json.hpp>
+
 #include <string>
 #include <vector>
 
@@ -26,5 +28,12 @@ struct Measurement {
   /// samples_per_step x steps / measured time (the bill's estimator: total time, not median).
   double samples_per_s(int64_t samples_per_step) const;
 };
+
+class JsonView;
+/// A result's `measurement` object (docs/results.md) and back. The step times themselves are
+/// `step_time_ms.samples` (the Result's JSON writes and reads them): read_measurement leaves
+/// step_ms empty.
+nlohmann::json to_json(const Measurement& m);
+Measurement read_measurement(const JsonView& v);
 
 }  // namespace pperf

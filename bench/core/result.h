@@ -176,6 +176,23 @@ struct RunReport {
   nlohmann::json unknown_fields = nlohmann::json::object();
 };
 
+// Each record's JSON (docs/results.md), beside it; the results file (bench/core/results_json.h)
+// is the run's provenance around to_json(Result)s. Readers take a JsonView, so every mistake
+// names the file and the JSON pointer, and keep what they did not read in unknown_fields.
+nlohmann::json to_json(const PricedGroup& g);
+PricedGroup read_priced_group(const JsonView& v);
+/// The `cost` object; `to_train` is the result's own member (read_result reads it back into Cost).
+nlohmann::json to_json(const Cost& c);
+Cost read_cost(const JsonView& v);
+nlohmann::json to_json(const GpuUtilization& g);
+GpuUtilization read_gpu_utilization(const JsonView& v);
+nlohmann::json to_json(const DevicePeak& p);
+DevicePeak read_device_peak(const JsonView& v);
+nlohmann::json to_json(const ExecutionReport& e);
+ExecutionReport read_execution(const JsonView& v);
+nlohmann::json to_json(const Result& r);
+Result read_result(const JsonView& v);
+
 /// A fact of RunReport::host at `path` (e.g. {"blas", "library"}) as text; "unknown" when absent.
 std::string host_fact(const nlohmann::json& host, std::initializer_list<const char*> path);
 

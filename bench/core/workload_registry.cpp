@@ -3,7 +3,32 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "bench/core/json_view.h"
+
 namespace pperf {
+
+nlohmann::json to_json(const ModelInfo& m) {
+  return {{"params", m.params}, {"flops_per_sample", m.flops_per_sample}, {"precision", m.precision}};
+}
+
+nlohmann::json to_json(const DataInfo& d) { return {{"source", d.source}, {"path", d.path}, {"samples", d.samples}}; }
+
+ModelInfo read_model_info(const JsonView& v) {
+  return ModelInfo{v.at("params").as_non_negative_int(), v.at("flops_per_sample").as_number(), v.at("precision").as_string(), {}};
+}
+
+DataInfo read_data_info(const JsonView& v) {
+  return DataInfo{v.at("source").as_string(), v.at("path").as_string(), v.at("samples").as_non_negative_int()};
+}
+
+std::vector<std::string> capability_names(const WorkloadCapabilities& c) {
+  std::vector<std::string> out;
+  if (c.data_parallel) out.push_back("data_parallel");
+  if (c.checkpoint) out.push_back("checkpoint");
+  if (c.data_workers) out.push_back("data_workers");
+  if (c.model_flops) out.push_back("model_flops");
+  return out;
+}
 
 const std::vector<std::string>& param_types() {
   static const std::vector<std::string> types = {"string", "path", "number", "integer", "bool", "integer_list"};

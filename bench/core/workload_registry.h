@@ -74,6 +74,14 @@ struct DataInfo {
   int64_t samples = 0; // size of the dataset the batches cycle over
 };
 
+class JsonView;
+/// A result's `model` and `data` objects (docs/results.md) and back; ModelInfo::events are the
+/// result's own events, not part of `model`.
+nlohmann::json to_json(const ModelInfo& m);
+nlohmann::json to_json(const DataInfo& d);
+ModelInfo read_model_info(const JsonView& v);
+DataInfo read_data_info(const JsonView& v);
+
 /// One tensor of every sample of a batch, as the model takes it: a batch of B samples holds it
 /// with shape [B] + shape. dtype is a wire name: "float32", "int64", "int32", "uint8", "bfloat16".
 struct TensorDecl {
@@ -90,11 +98,28 @@ std::string describe_tensor(const TensorDecl& t);
 /// the model takes float32[1,28,28]".
 std::string layout_mismatch(const std::vector<TensorDecl>& needed, const std::vector<TensorDecl>& served);
 
+/// The optional hooks of workloads/workload.h a workload implements, declared beside its
+/// factories. Config validation refuses a config that needs one the workload lacks, naming it,
+/// before anything runs; `pperf list workloads` shows them. A torch test holds every built-in
+/// workload's declaration to what its hooks really do, so a forgotten hook cannot degrade a
+/// feature silently.
+struct WorkloadCapabilities {
+  bool data_parallel = false;  // Workload::parameters() non-empty: execution.distributed, device "cuda"
+  bool checkpoint = false;     // save_state/load_state: Spot checkpoint cost, --spot-drill
+  bool data_workers = false;   // make_pipeline + batch_layout: data.mode "service" (pperf or Python workers)
+  bool model_flops = false;    // ModelInfo::flops_per_sample > 0: MFU
+};
+
+/// The names of the capabilities `c` has, in declaration order ("data_parallel", "checkpoint",
+/// "data_workers", "model_flops").
+std::vector<std::string> capability_names(const WorkloadCapabilities& c);
+
 struct WorkloadDescriptor {
   std::string name;
   std::string description;
   std::vector<PresetSpec> presets;
   std::vector<ParamSpec> params;
+  WorkloadCapabilities capabilities;
   /// Builds model + optimizer (the trainer side).
   std::function<std::unique_ptr<Workload>(const WorkloadSpec&)> make_workload;
   /// Builds the input pipeline alone (the data side: loader threads or a data worker).

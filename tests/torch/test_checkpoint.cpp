@@ -60,3 +60,22 @@ TEST(CheckpointCost, MeasuresSaveAndRestoreAndRemovesTheFile) {
   EXPECT_EQ(c.repetitions, 3);
   EXPECT_FALSE(std::filesystem::exists(path));
 }
+
+// Every built-in workload declares what its optional hooks really do: config validation trusts
+// the declaration, so a hook added or dropped without it would be refused or degrade silently.
+TEST(WorkloadCapabilities, EveryBuiltinDeclaresWhatItsHooksDo) {
+  for (const WorkloadDescriptor& d : builtin_workloads().all()) {
+    SCOPED_TRACE(d.name);
+    const nlohmann::json params =
+        d.name == "torchscript"
+            ? nlohmann::json{{"path", std::string(PPERF_SOURCE_DIR) + "/tests/data/tiny_mlp.pt"}, {"input_shape", {64}}, {"classes", 10}}
+            : nlohmann::json::object();
+    const WorkloadSpec spec = make_workload_spec(d, d.find_preset("tiny") ? "tiny" : "", 4, params, 1);
+    auto workload = d.make_workload(spec);
+    EXPECT_EQ(d.capabilities.data_parallel, !workload->parameters().empty());
+    torch::serialize::OutputArchive archive;
+    EXPECT_EQ(d.capabilities.checkpoint, workload->save_state(archive));
+    EXPECT_EQ(d.capabilities.data_workers, d.make_pipeline && d.batch_layout && d.make_pipeline(spec));
+    EXPECT_EQ(d.capabilities.model_flops, workload->model_info().flops_per_sample > 0);
+  }
+}

@@ -264,6 +264,49 @@ TEST(Config, CpusBeyondThisHostAreStillValid) {
             "/configurations/0/execution/cpus/0: CPU 70000 is beyond any host's CPU numbers");
 }
 
+TEST(Config, AConfigNeedingAHookTheWorkloadLacksIsRefusedNamingIt) {
+  WorkloadDescriptor lacking = *pperf::testing::fixture_workloads().find("mnist_heavy");
+  lacking.capabilities = {};
+  WorkloadRegistry registry;
+  registry.add(lacking);
+  const auto error = [&](const std::function<void(json&)>& mutate) {
+    pperf::testing::TempDir dir;
+    json config = valid_config();
+    mutate(config);
+    const std::string path = dir.write("c.json", config.dump());
+    try {
+      load_config(path, registry);
+    } catch (const InputError& e) {
+      return std::string(e.what()).substr(path.size() + 2);
+    }
+    return std::string();
+  };
+  EXPECT_EQ(error([](json&) {}), "") << "a config that needs no optional hook loads";
+  EXPECT_EQ(error([](json& c) { c["configurations"][0]["execution"]["distributed"] = {{"world_size", 2}}; }),
+            "/configurations/0/execution/distributed: workload 'mnist_heavy' lacks the capability data_parallel (it "
+            "exposes no parameters to all-reduce): it cannot train as several ranks");
+  EXPECT_EQ(error([](json& c) { c["configurations"][1]["execution"]["data"] = {{"mode", "service"}, {"endpoints", {"h:1"}}}; }),
+            "/configurations/1/execution/data/mode: workload 'mnist_heavy' lacks the capability data_workers (no input "
+            "pipeline a data worker can run): use data.mode \"local\"");
+  const auto spot = [](json& c) {
+    c["configurations"][1]["instances"][0] = {{"type", "ml.p3.2xlarge"}, {"market", "spot"}, {"usd_per_hour", 1.5}};
+    c["configurations"][1]["spot"] = {{"interruptions_per_month", 2}};
+  };
+  EXPECT_EQ(error(spot), "/configurations/1/spot: workload 'mnist_heavy' lacks the capability checkpoint (it cannot save its "
+                         "training state), so Spot's checkpoint cost cannot be measured: give spot.checkpoint_save_s and "
+                         "spot.checkpoint_restore_s");
+  EXPECT_EQ(error([&](json& c) {
+              spot(c);
+              c["configurations"][1]["spot"]["checkpoint_save_s"] = 4;
+              c["configurations"][1]["spot"]["checkpoint_restore_s"] = 6;
+            }),
+            "")
+      << "a Spot configuration that gives its checkpoint cost needs no checkpoint hook";
+  EXPECT_EQ(capability_names(lacking.capabilities), std::vector<std::string>{});
+  EXPECT_EQ(capability_names(pperf::testing::fixture_workloads().find("mnist_heavy")->capabilities),
+            (std::vector<std::string>{"data_parallel", "checkpoint", "data_workers", "model_flops"}));
+}
+
 TEST(Config, DistributedKeys) {
   auto with = [](const json& distributed) {
     return [distributed](json& c) { c["configurations"][0]["execution"]["distributed"] = distributed; };

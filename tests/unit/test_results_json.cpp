@@ -8,6 +8,7 @@
 
 #include "bench/core/input_error.h"
 #include "bench/core/results_json.h"
+#include "member_count.h"
 #include "test_helpers.h"
 
 using namespace pperf;
@@ -162,4 +163,43 @@ TEST(ResultsJson, DistributedRoundTripsAndScalingEfficiencyIsFilled) {
   EXPECT_EQ(d.bytes_per_step, 4800000);
   EXPECT_DOUBLE_EQ(*d.scaling_efficiency, 0.9);
   EXPECT_NE(describe(d).find("2 ranks (gloo, env)"), std::string::npos) << describe(d);
+}
+
+// A record member without a JSON key is dropped from every results file without a word. The
+// pins below fail when a member is added or removed: give the new member its key in the
+// record's to_json/read_* (beside its struct), docs/results.md and schemas/results.schema.json,
+// then update its count here. Members deliberately not written are named.
+TEST(ResultsJson, EveryRecordMemberHasAKey) {
+  using pperf::testing::member_count;
+  EXPECT_EQ(member_count<RunReport>(), 19u);  // unknown_fields: written back as they were read
+  EXPECT_EQ(member_count<Result>(), 31u);     // unknown_fields, as above
+  EXPECT_EQ(member_count<PricedGroup>(), 6u);
+  EXPECT_EQ(member_count<Cost>(), 6u);
+  EXPECT_EQ(member_count<ToTrain>(), 3u);
+  EXPECT_EQ(member_count<Comparison>(), 4u);
+  EXPECT_EQ(member_count<StepTimeEstimate>(), 6u);
+  EXPECT_EQ(member_count<StepTimeSpread>(), 5u);  // mean_ms: step_time_ms.mean, the estimate's
+  EXPECT_EQ(member_count<GpuUtilization>(), 5u);
+  EXPECT_EQ(member_count<DevicePeak>(), 8u);
+  EXPECT_EQ(member_count<ExecutionReport>(), 13u);
+  EXPECT_EQ(member_count<Bottleneck>(), 7u);
+  EXPECT_EQ(member_count<ModelInfo>(), 4u);     // events: moved into the result's events
+  EXPECT_EQ(member_count<DataInfo>(), 3u);
+  EXPECT_EQ(member_count<Measurement>(), 10u);  // source_failed: the result's `partial` says it
+  EXPECT_EQ(member_count<DistributedReport>(), 9u);
+  EXPECT_EQ(member_count<RankReport>(), 5u);
+  EXPECT_EQ(member_count<CheckpointCost>(), 5u);
+  EXPECT_EQ(member_count<SpotEstimate>(), 25u);
+  EXPECT_EQ(member_count<SpotDrill>(), 7u);
+}
+
+// Every key a result or the run holds is one the reader reads: a golden file read back keeps
+// nothing in unknown_fields (the known keys are derived from the reader, so a key the writer
+// writes and the reader forgets would land there and fail this).
+TEST(ResultsJson, TheReaderReadsEveryKeyTheWriterWrites) {
+  for (const auto& path : golden_files()) {
+    const RunReport report = read_results_file(path);
+    EXPECT_EQ(report.unknown_fields, json::object()) << path;
+    for (const auto& r : report.results) EXPECT_EQ(r.unknown_fields, json::object()) << path << " " << r.configuration;
+  }
 }

@@ -13,6 +13,7 @@ const WorkloadRegistry& fixture_workloads() {
                 {"data_dir", "string", "/usr/share/datasets/fashion-mnist", "", {}},
                 {"lr", "number", 1.0, "", {}},
                 {"sizes", "integer_list", nlohmann::json::array({1, 2}), "", {}}};
+    d.capabilities = {/*data_parallel=*/true, /*checkpoint=*/true, /*data_workers=*/true, /*model_flops=*/true};
     r.add(d);
     return r;
   }();

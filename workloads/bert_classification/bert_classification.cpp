@@ -248,6 +248,7 @@ WorkloadDescriptor bert_classification_descriptor() {
       "(weight decay 0.01), cross-entropy; synthetic token ids, or a JSONL file of {\"content\", \"label\"} "
       "records tokenized with WordPiece (lower-cased) over a vocab file. Batch inputs are [B, 2, seq_len] "
       "int64: token ids, attention mask";
+  d.capabilities = {/*data_parallel=*/true, /*checkpoint=*/true, /*data_workers=*/true, /*model_flops=*/true};
   d.presets = {{"base", "BERT-base: vocab 30522, hidden 768, 12 layers, 12 heads, intermediate 3072, "
                         "512 positions; 109,482,240 + 1,538 head params", 16},
                {"tiny", "hidden 128, 2 layers, 2 heads, intermediate 512, vocab 30522 (4,386,178 params), for CI", 16}};

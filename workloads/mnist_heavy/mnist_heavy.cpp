@@ -196,6 +196,7 @@ WorkloadDescriptor mnist_heavy_descriptor() {
   d.description =
       "Seed 000 ex.2: MNIST CNN (conv 1->32->64, fc 9216->128->10), Adadelta, NLL loss; per-sample "
       "CPU preprocessing: to float, Normalize(0.1307, 0.3081), 11x11 Gaussian blur with sigma ~ U(0.1, 2.0)";
+  d.capabilities = {/*data_parallel=*/true, /*checkpoint=*/true, /*data_workers=*/true, /*model_flops=*/true};
   d.presets = {{"full", "the seed's network, 1,199,882 params", 256},
                {"tiny", "conv 1->8->16, fc 2304->32->10 (75,338 params), for CI", 64}};
   d.params = {

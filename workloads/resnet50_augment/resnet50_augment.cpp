@@ -247,6 +247,7 @@ WorkloadDescriptor resnet50_augment_descriptor() {
       "CPU augmentation of uint8 images in C++: 3x3 dilation, 11x11 Gaussian blur sigma 0.8, rescale "
       "1/255, random horizontal flip, random rotation +-36 deg, random zoom [0.9, 1.1] (bilinear, "
       "reflect fill); random images and labels generated from the seed";
+  d.capabilities = {/*data_parallel=*/true, /*checkpoint=*/true, /*data_workers=*/true, /*model_flops=*/true};
   d.presets = {
       {"full", "ResNet50 on 3x224x224, 1000 classes (25,557,032 params)", 32},
       {"cifar", "the seed's job: ResNet50 on 3x32x32, 10 classes (23,528,522 params); the seed ran batch 1024 per GPU", 64},

@@ -172,6 +172,7 @@ WorkloadDescriptor torchscript_descriptor() {
       "per-sample shape generated in the input pipeline, label = sample index % classes, "
       "cross-entropy on its [batch, classes] output; Adam or SGD (momentum 0.9) over its "
       "parameters. FLOPs unknown (reported as 0); runs in the dtype it was saved in (fp32)";
+  d.capabilities = {/*data_parallel=*/true, /*checkpoint=*/false, /*data_workers=*/true, /*model_flops=*/false};
   d.presets = {{"default", "whatever model `path` holds", 32}};
   d.params = {
       {"path", "path", "", "the TorchScript file to train (required)", {}},

@@ -299,6 +299,7 @@ WorkloadDescriptor vit_synthetic_descriptor() {
       "position embedding, pre-norm blocks with LayerNorm eps 1e-6, MHSA with qkv bias, GELU MLP, "
       "final LayerNorm, linear head), Adam, cross-entropy; N(0,1) images generated per sample in "
       "the input pipeline, label = sample index % classes";
+  d.capabilities = {/*data_parallel=*/true, /*checkpoint=*/true, /*data_workers=*/true, /*model_flops=*/true};
   d.presets = {
       {"base", "ViT-B/16 (timm defaults): 224x224, patch 16, dim 768, depth 12, 12 heads, MLP 3072, "
                "1000 classes, 86,567,656 params; the seed's batch 128",

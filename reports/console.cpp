@@ -243,10 +243,10 @@ std::string to_console(const RunReport& report, const ConsoleOptions& options) {
       const ExecutionReport& e = *r.execution;
       std::string data;
       const bool python = r.data && r.data->source.rfind("python:", 0) == 0;
-      if (e.data_mode == "local" && python)
+      if (e.data_mode == DataMode::local && python)
         data = fmt::format("Python worker on the trainer's CPUs ({}), {} process{}", r.data->source.substr(7),
                            e.data_workers, e.data_workers == 1 ? "" : "es");
-      else if (e.data_mode == "local")
+      else if (e.data_mode == DataMode::local)
         data = fmt::format("local loader, {} thread{}", e.data_workers, e.data_workers == 1 ? "" : "s");
       else if (!e.data_cpus.empty() || e.data_endpoints.size() > 0)
         data = fmt::format("{} data worker{} ({}), {} thread{} each", e.data_endpoints.size(),

@@ -52,7 +52,9 @@ int command_measure_item(const std::vector<std::string>& args, const std::vector
       throw InputError("--store", "", "expected HOST:PORT, got '" + store + "'");
     }
     rank.store_prefix = p.string("store-prefix");
-    rank.launcher = p.string("launcher");
+    const auto launcher = parse_enum<Launcher>(p.string("launcher"));
+    if (!launcher) throw InputError("--launcher", "", "expected one of spawn_local, env, slurm, got '" + p.string("launcher") + "'");
+    rank.launcher = *launcher;
     executor.rank = rank;
   }
   const std::atomic<bool>& stop_requested = install_stop_handlers(false);

@@ -75,7 +75,7 @@ int command_run(const std::vector<std::string>& args, const std::vector<std::str
   for (const auto& item : plan.items) {
     const DataSettings& data = item.configuration->execution.data;
     // Workers already running elsewhere (endpoints) are checked at their handshake instead.
-    if (data.worker != "python" || (data.mode == "service" && data.spawn_local_processes == 0)) continue;
+    if (data.worker != DataWorker::python || (data.mode == DataMode::service && data.spawn_local_processes == 0)) continue;
     const WorkloadDescriptor* descriptor = builtin_workloads().find(item.workload->name);
     const std::vector<TensorDecl> expected =
         descriptor && descriptor->batch_layout ? descriptor->batch_layout(*item.workload) : std::vector<TensorDecl>{};

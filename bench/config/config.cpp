@@ -154,36 +154,36 @@ DataSettings parse_data(const JsonView& v) {
                    "dataloader", "dataset_kwargs", "python_path"});
   DataSettings d;
   const std::filesystem::path config_dir = std::filesystem::path(v.file()).parent_path();
-  if (auto w = v.find("worker")) d.worker = w->as_choice({"pperf", "python"});
+  if (auto w = v.find("worker")) d.worker = read_enum<DataWorker>(*w);
   const auto dataset = v.find("dataset"), dataloader = v.find("dataloader");
   if (dataset && dataloader) dataloader->fail("give 'dataset' or 'dataloader', not both");
   if (auto ds = dataset ? dataset : dataloader) {
     const std::string key = dataset ? "dataset" : "dataloader";
     d.dataset = ds->as_string();
     d.dataset_is_dataloader = !dataset;
-    if (d.worker != "python") ds->fail("'" + key + "' needs \"worker\": \"python\"");
+    if (d.worker != DataWorker::python) ds->fail("'" + key + "' needs \"worker\": \"python\"");
     if (!is_module_factory(d.dataset))
       ds->fail("expected \"module:factory\" (a Python module path and a function in it), got '" + d.dataset + "'");
-  } else if (d.worker == "python") {
+  } else if (d.worker == DataWorker::python) {
     v.fail("\"worker\": \"python\" needs \"dataset\" (or \"dataloader\"): \"module:factory\"");
   }
   if (auto k = v.find("dataset_kwargs")) {
-    if (d.worker != "python") k->fail("'dataset_kwargs' needs \"worker\": \"python\"");
+    if (d.worker != DataWorker::python) k->fail("'dataset_kwargs' needs \"worker\": \"python\"");
     if (!k->raw().is_object()) k->fail("expected an object (the factory's keyword arguments)");
     d.dataset_kwargs = k->raw();
   }
   if (auto pp = v.find("python_path")) {
-    if (d.worker != "python") pp->fail("'python_path' needs \"worker\": \"python\"");
+    if (d.worker != DataWorker::python) pp->fail("'python_path' needs \"worker\": \"python\"");
     for (const auto& item : pp->items()) {
       std::filesystem::path path(item.as_string());
       if (path.empty()) item.fail("must name a directory");
       if (path.is_relative()) path = config_dir / path;
       d.python_path.push_back(path.lexically_normal().string());
     }
-  } else if (d.worker == "python") {
+  } else if (d.worker == DataWorker::python) {
     d.python_path.push_back(config_dir.lexically_normal().string());
   }
-  if (auto m = v.find("mode")) d.mode = m->as_choice({"local", "service"});
+  if (auto m = v.find("mode")) d.mode = read_enum<DataMode>(*m);
   d.workers = v.positive_int_or("workers", d.workers);
   d.prefetch_batches = v.positive_int_or("prefetch_batches", d.prefetch_batches);
   if (auto e = v.find("endpoints")) {
@@ -206,9 +206,9 @@ DataSettings parse_data(const JsonView& v) {
     const std::filesystem::path path(d.tls_ca);
     if (path.is_relative()) d.tls_ca = (std::filesystem::path(v.file()).parent_path() / path).lexically_normal().string();
   }
-  if (d.mode == "service" && d.endpoints.empty() && d.spawn_local_processes == 0)
+  if (d.mode == DataMode::service && d.endpoints.empty() && d.spawn_local_processes == 0)
     v.fail("data mode 'service' needs 'endpoints' or 'spawn_local'");
-  if (d.mode == "local" && (!d.endpoints.empty() || d.spawn_local_processes > 0))
+  if (d.mode == DataMode::local && (!d.endpoints.empty() || d.spawn_local_processes > 0))
     v.fail("'endpoints' and 'spawn_local' need data mode 'service'");
   return d;
 }
@@ -244,7 +244,7 @@ ExecutionSettings parse_execution(const JsonView& v) {
   if (auto d = v.find("data")) e.data = parse_data(*d);
   if (auto d = v.find("distributed")) {
     e.distributed = parse_distributed(*d);
-    if (e.data.mode != "local" || e.data.worker != "pperf")
+    if (e.data.mode != DataMode::local || e.data.worker != DataWorker::pperf)
       d->fail("data-parallel ranks read the local loader: needs data mode 'local' with the pperf worker");
     if (e.distributed->spawn_local && e.distributed->cpus_per_rank > 0 && !e.cpus.empty())
       d->at("spawn_local").fail("give either execution.cpus or spawn_local.cpus_per_rank, not both");
@@ -308,7 +308,7 @@ Configuration parse_configuration(const JsonView& v, const PricingSettings& pric
     if (const InstanceSpec* spec = table.find(g.type); spec && g.role == "dnn") c.priced_gpus += g.count * spec->accelerators;
   if (c.execution.device == "cuda" && !c.execution.distributed) c.execution.distributed = rank_per_gpu(v, c, table);
   // As for ranks given by hand (parse_execution): each rank reads its slice with loader threads.
-  if (c.execution.distributed && (c.execution.data.mode != "local" || c.execution.data.worker != "pperf"))
+  if (c.execution.distributed && (c.execution.data.mode != DataMode::local || c.execution.data.worker != DataWorker::pperf))
     v.at("execution").at("device").fail("\"cuda\" runs one data-parallel rank per priced GPU (" +
                                         std::to_string(c.priced_gpus) +
                                         "), and data-parallel ranks read the local loader: needs data mode 'local' "
@@ -436,7 +436,7 @@ void check_capabilities(const Config& config, const WorkloadRegistry& registry, 
       const std::string lacks = "workload '" + w.name + "' lacks the capability ";
       if (c.execution.distributed && !can.data_parallel)
         deepest(item, {"execution", "distributed"}).fail(lacks + "data_parallel (it exposes no parameters to all-reduce): it cannot train as several ranks");
-      if (c.execution.data.mode == "service" && !can.data_workers)
+      if (c.execution.data.mode == DataMode::service && !can.data_workers)
         deepest(item, {"execution", "data", "mode"}).fail(lacks + "data_workers (no input pipeline a data worker can run): use data.mode \"local\"");
       if (c.spot && !(c.spot->checkpoint_save_s && c.spot->checkpoint_restore_s) && !can.checkpoint)
         deepest(item, {"spot"}).fail(lacks + "checkpoint (it cannot save its training state), so Spot's checkpoint cost cannot be measured: give spot.checkpoint_save_s and spot.checkpoint_restore_s");

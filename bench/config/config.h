@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/core/kinds.h"
 #include "bench/core/workload_registry.h"
 #include "bench/stats/stopping.h"
 #include "pricing/interruption_table.h"
@@ -16,7 +17,7 @@
 namespace pperf {
 
 struct DataSettings {
-  std::string mode = "local";            // "local": loader threads here; "service": data workers
+  DataMode mode = DataMode::local;       // local: loader threads here; service: data workers
   int64_t workers = 1;                   // preprocessing threads (local) or per worker (service)
   int64_t prefetch_batches = 4;          // bound of the ready-batch queue
   std::vector<std::string> endpoints;    // service: "host:port" of running data workers
@@ -25,7 +26,7 @@ struct DataSettings {
   std::vector<int> spawn_local_cpus;     // CPUs the spawned workers are pinned to (empty: any)
   std::string tls_ca;                    // service: PEM CA the workers' TLS certificates chain to
                                          // (absolute, resolved against the config's directory)
-  std::string worker = "pperf";          // "pperf": the workload's C++ pipeline; "python":
+  DataWorker worker = DataWorker::pperf; // pperf: the workload's C++ pipeline; python:
                                          // pperf-data-worker.py serving `dataset`
   std::string dataset;                   // python: "module:factory" returning a torch Dataset
                                          // (or a DataLoader, when `dataset_is_dataloader`)

@@ -15,7 +15,7 @@ json to_json(const DistributedReport& d) {
                      {"data_wait_fraction", r.data_wait_fraction}});
   return {{"world_size", d.world_size},
           {"backend", d.backend},
-          {"launcher", d.launcher},
+          {"launcher", to_string(d.launcher)},
           {"ranks", ranks},
           {"allreduce_ms", {{"median", d.allreduce_median_ms}, {"p95", d.allreduce_p95_ms}}},
           {"comm_fraction", d.comm_fraction},
@@ -27,7 +27,8 @@ DistributedReport read_distributed(const JsonView& v) {
   DistributedReport d;
   d.world_size = v.at("world_size").as_positive_int();
   d.backend = v.at("backend").as_string();
-  d.launcher = v.string_or("launcher", "");
+  // Files from before the launcher was recorded: pperf spawned every rank then.
+  if (auto l = v.find_value("launcher")) d.launcher = read_enum<Launcher>(*l);
   for (const auto& item : v.at("ranks").items()) {
     RankReport r;
     r.rank = item.at("rank").as_non_negative_int();
@@ -59,7 +60,7 @@ void fill_scaling_efficiency(std::vector<Result>& results) {
 std::string describe(const DistributedReport& d) {
   std::string text = fmt::format("{} rank{} ({}, {}): gradient all-reduce {:.3g} ms median per step ({:.3g} MB), "
                                  "{:.0f} % of the step",
-                                 d.world_size, d.world_size == 1 ? "" : "s", d.backend, d.launcher,
+                                 d.world_size, d.world_size == 1 ? "" : "s", d.backend, to_string(d.launcher),
                                  d.allreduce_median_ms, d.bytes_per_step / 1e6, d.comm_fraction * 100);
   if (d.scaling_efficiency) text += fmt::format("; scaling efficiency {:.0f} %", *d.scaling_efficiency * 100);
   return text;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "bench/core/json_view.h"
+#include "bench/core/kinds.h"
 
 namespace pperf {
 
@@ -26,7 +27,7 @@ struct RankReport {
 struct DistributedReport {
   int64_t world_size = 1;
   std::string backend;   // "gloo" | "nccl"
-  std::string launcher;  // "spawn_local" | "env" (RANK/WORLD_SIZE/...) | "slurm"
+  Launcher launcher = Launcher::spawn_local;
   std::vector<RankReport> ranks;
   /// Per step, the time at least one gradient bucket's all-reduce was in flight (the union of
   /// the buckets' launch-to-done intervals, rank 0), ms: median and p95 over the measured steps.

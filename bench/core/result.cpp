@@ -190,7 +190,7 @@ DevicePeak read_device_peak(const JsonView& v) {
 json to_json(const ExecutionReport& e) {
   json j = {{"threads", {{"requested", e.threads_requested}, {"effective", e.threads_effective}}},
             {"interop_threads", {{"requested", e.interop_threads_requested}, {"effective", e.interop_threads_effective}}},
-            {"data", {{"mode", e.data_mode}, {"workers", e.data_workers}, {"endpoints", e.data_endpoints}, {"cpus", e.data_cpus}}},
+            {"data", {{"mode", to_string(e.data_mode)}, {"workers", e.data_workers}, {"endpoints", e.data_endpoints}, {"cpus", e.data_cpus}}},
             {"cpus", e.cpus},
             {"emulated", e.emulated},
             {"device", e.device},
@@ -206,7 +206,7 @@ ExecutionReport read_execution(const JsonView& v) {
   e.interop_threads_requested = v.at("interop_threads").at("requested").as_int();
   e.interop_threads_effective = v.at("interop_threads").at("effective").as_int();
   const JsonView data = v.at("data");
-  e.data_mode = data.at("mode").as_string();
+  e.data_mode = read_enum<DataMode>(data.at("mode"));
   e.data_workers = data.at("workers").as_int();
   e.data_endpoints = data.at("endpoints").as_strings();
   e.data_cpus = data.at("cpus").as_ints();

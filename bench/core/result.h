@@ -13,6 +13,7 @@
 
 #include "bench/core/bottleneck.h"
 #include "bench/core/distributed.h"
+#include "bench/core/kinds.h"
 #include "bench/core/measurement.h"
 #include "bench/core/spot.h"
 #include "bench/core/workload_registry.h"
@@ -109,7 +110,7 @@ struct DevicePeak {
 struct ExecutionReport {
   int64_t threads_requested = 0, threads_effective = 0;
   int64_t interop_threads_requested = 0, interop_threads_effective = 0;
-  std::string data_mode;
+  DataMode data_mode = DataMode::local;
   int64_t data_workers = 0;
   bool emulated = true;                     // ran on this host, not on the named instances
   std::vector<int> cpus;                    // the trainer's CPU set (empty: not pinned)

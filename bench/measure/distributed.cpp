@@ -53,7 +53,7 @@ std::string first_slurm_host(const std::string& nodelist) {
 std::optional<RankContext> launcher_from_env(const GetEnv& getenv) {
   RankContext c;
   if (is_set(getenv, "RANK") || is_set(getenv, "WORLD_SIZE")) {
-    c.launcher = "env";
+    c.launcher = Launcher::env;
     c.world_size = env_int(getenv, "WORLD_SIZE", 1, 1 << 20);
     c.rank = env_int(getenv, "RANK", 0, c.world_size - 1);
     c.local_rank = is_set(getenv, "LOCAL_RANK") ? env_int(getenv, "LOCAL_RANK", 0, 1 << 20) : 0;
@@ -62,7 +62,7 @@ std::optional<RankContext> launcher_from_env(const GetEnv& getenv) {
     return c;
   }
   if (is_set(getenv, "SLURM_PROCID") && is_set(getenv, "SLURM_NTASKS")) {
-    c.launcher = "slurm";
+    c.launcher = Launcher::slurm;
     c.world_size = env_int(getenv, "SLURM_NTASKS", 1, 1 << 20);
     c.rank = env_int(getenv, "SLURM_PROCID", 0, c.world_size - 1);
     c.local_rank = is_set(getenv, "SLURM_LOCALID") ? env_int(getenv, "SLURM_LOCALID", 0, 1 << 20) : 0;

@@ -18,7 +18,7 @@ struct RankContext {
   std::string store_host = "127.0.0.1";  // MASTER_ADDR
   int store_port = 0;                    // MASTER_PORT
   std::string store_prefix;              // keys of one item's group ("item3/"); set per item
-  std::string launcher = "spawn_local";  // "spawn_local" | "env" | "slurm"
+  Launcher launcher = Launcher::spawn_local;
 };
 
 using GetEnv = std::function<const char*(const char*)>;

@@ -46,8 +46,8 @@ std::unique_ptr<DataSource> open_data_source(const Config& config, const Workloa
                                              const ExecutorOptions& options, std::unique_ptr<LocalDataGroup>& group,
                                              ExecutionReport& report) {
   const DataSettings& data = exec.data;
-  const bool python = data.worker == "python";
-  if (data.mode == "local" && !python)
+  const bool python = data.worker == DataWorker::python;
+  if (data.mode == DataMode::local && !python)
     return std::make_unique<LocalLoader>(pipeline, data.workers, data.prefetch_batches, 0, 1, spec.device != "cpu");
   ServiceSourceOptions service;
   service.endpoints = data.endpoints;
@@ -57,7 +57,7 @@ std::unique_ptr<DataSource> open_data_source(const Config& config, const Workloa
   if (descriptor.batch_layout) service.expected_layout = descriptor.batch_layout(spec);
   if (python) service.dataset = data.dataset, service.dataset_kwargs = data.dataset_kwargs.dump();
   if (!data.tls_ca.empty()) service.tls_ca_pem = read_text_file(data.tls_ca);
-  const bool local_python = python && data.mode == "local";
+  const bool local_python = python && data.mode == DataMode::local;
   if (data.spawn_local_processes > 0 || local_python) {
     // Workers this run starts get a token of their own, so no other local user can stream
     // from them or stop them.
@@ -110,7 +110,7 @@ Bottleneck bottleneck_of(const Result& r, const ExecutionSettings& exec, const s
     const int64_t workers = spawned ? d.spawn_local_processes * d.spawn_local_workers : d.workers;
     const int64_t capacity = std::min(workers, set_size(spawned ? d.spawn_local_cpus : cpus));
     e.data_cpu_busy = (after.data_processes_s - before.data_processes_s) / (wall_s * static_cast<double>(capacity));
-  } else if (d.mode == "local") {
+  } else if (d.mode == DataMode::local) {
     const int64_t capacity = std::min(d.workers, set_size(cpus));
     e.data_cpu_busy = (after.loader_s - before.loader_s) / (wall_s * static_cast<double>(capacity));
   }
@@ -158,7 +158,7 @@ void summarize_into(Result& r, Measurement m) {
 /// A spawn_local rank's CPUs: its own block of cpus_per_rank (the emulation of one instance).
 std::vector<int> cpus_of_rank(const ExecutionSettings& exec, const RankContext& rank) {
   const DistributedSettings& d = *exec.distributed;
-  if (rank.launcher == "spawn_local" && d.spawn_local && d.cpus_per_rank > 0)
+  if (rank.launcher == Launcher::spawn_local && d.spawn_local && d.cpus_per_rank > 0)
     return rank_cpus(rank.rank, d.cpus_per_rank, HostCapacity::here().logical_cpus);
   // One rank per GPU: unless told otherwise, a rank runs on the CPUs of its GPU's NUMA node.
   if (exec.device == "cuda" && exec.cpus.empty())
@@ -308,7 +308,7 @@ void measure_into(Result& r, const Config& config, const PlanItem& item, const W
   // One pipeline serves both the loader and the data facts: never a second one built for
   // data_info() alone (some load a whole data set).
   std::shared_ptr<InputPipeline> pipeline =
-      exec.data.mode == "local" && exec.data.worker == "pperf" ? descriptor->make_pipeline(spec) : nullptr;
+      exec.data.mode == DataMode::local && exec.data.worker == DataWorker::pperf ? descriptor->make_pipeline(spec) : nullptr;
   std::unique_ptr<LocalDataGroup> group;
   // Rank r of N reads batches r, r + N, r + 2N, ...: disjoint slices of the one sequence.
   std::unique_ptr<DataSource> data =
@@ -422,7 +422,7 @@ std::vector<std::string> measure_item_argv(const Config& config, const PlanItem&
          {std::string("--rank"), std::to_string(rank->rank), std::string("--world-size"), std::to_string(rank->world_size),
           std::string("--local-rank"), std::to_string(rank->local_rank), std::string("--store"),
           rank->store_host + ":" + std::to_string(rank->store_port), std::string("--store-prefix"), rank->store_prefix,
-          std::string("--launcher"), rank->launcher})
+          std::string("--launcher"), to_string(rank->launcher)})
       argv.push_back(a);
   return argv;
 }

@@ -135,7 +135,7 @@ int allreduce(int64_t rank, int64_t world, const std::string& host, int port, st
   c.store_host = host;
   c.store_port = port;
   c.store_prefix = "bench/";
-  c.launcher = "env";
+  c.launcher = Launcher::env;
   std::unique_ptr<RunStore> store;
   if (rank == 0) store = std::make_unique<RunStore>(c, true, 60);
   auto group = join_group(c, {"gloo", 60, "allreduce bench"});

@@ -222,7 +222,7 @@ TEST(Launcher, TorchrunVariables) {
   EXPECT_EQ(c->local_rank, 1);
   EXPECT_EQ(c->store_host, "10.0.0.5");
   EXPECT_EQ(c->store_port, 29500);
-  EXPECT_EQ(c->launcher, "env");
+  EXPECT_EQ(c->launcher, Launcher::env);
   EXPECT_FALSE(launcher_from_env(env_of({})));
 }
 
@@ -245,7 +245,7 @@ TEST(Launcher, SlurmVariables) {
   auto c = launcher_from_env(env_of({{"SLURM_PROCID", "1"}, {"SLURM_NTASKS", "2"}, {"SLURM_LOCALID", "0"},
                                      {"SLURM_JOB_NODELIST", "gpu[07-09,12],cpu1"}, {"SLURM_JOB_ID", "123456"}}));
   ASSERT_TRUE(c);
-  EXPECT_EQ(c->launcher, "slurm");
+  EXPECT_EQ(c->launcher, Launcher::slurm);
   EXPECT_EQ(c->rank, 1);
   EXPECT_EQ(c->world_size, 2);
   EXPECT_EQ(c->store_host, "gpu07");

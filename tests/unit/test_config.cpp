@@ -187,12 +187,12 @@ TEST(Config, PythonDataWorkerKeys) {
   const std::string path = dir.write("c.json", config.dump());
   const Config c = load_config(path, pperf::testing::fixture_workloads());
   const DataSettings& d = c.configurations[0].execution.data;
-  EXPECT_EQ(d.worker, "python");
+  EXPECT_EQ(d.worker, DataWorker::python);
   EXPECT_EQ(d.dataset, "examples.fashion_mnist_heavy:make");
   EXPECT_EQ(d.dataset_kwargs, json({{"split", "t10k"}}));
   const std::string config_dir = std::filesystem::path(path).parent_path().string();
   EXPECT_EQ(d.python_path, (std::vector<std::string>{config_dir + "/mods", "/abs"}));
-  EXPECT_EQ(c.configurations[1].execution.data.worker, "pperf");
+  EXPECT_EQ(c.configurations[1].execution.data.worker, DataWorker::pperf);
   EXPECT_FALSE(d.dataset_is_dataloader);
 
   config["configurations"][0]["execution"]["data"] = {{"worker", "python"}, {"dataloader", "loaders:make"}};

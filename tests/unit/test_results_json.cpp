@@ -132,12 +132,12 @@ TEST(ResultsJson, DistributedRoundTripsAndScalingEfficiencyIsFilled) {
   Result two = one;
   one.distributed = DistributedReport{};
   one.distributed->backend = "gloo";
-  one.distributed->launcher = "spawn_local";
+  one.distributed->launcher = Launcher::spawn_local;
   one.distributed->ranks = {{0, "h", {0}, 10, 0.1}};
   two.distributed = DistributedReport{};
   two.distributed->world_size = 2;
   two.distributed->backend = "gloo";
-  two.distributed->launcher = "env";
+  two.distributed->launcher = Launcher::env;
   two.distributed->ranks = {{0, "a", {0}, 11, 0.1}, {1, "b", {1}, 12.5, 0.25}};
   two.distributed->allreduce_median_ms = 1.5;
   two.distributed->allreduce_p95_ms = 2.5;
@@ -156,7 +156,7 @@ TEST(ResultsJson, DistributedRoundTripsAndScalingEfficiencyIsFilled) {
   ASSERT_TRUE(back.results[1].distributed);
   const DistributedReport& d = *back.results[1].distributed;
   EXPECT_EQ(d.world_size, 2);
-  EXPECT_EQ(d.launcher, "env");
+  EXPECT_EQ(d.launcher, Launcher::env);
   EXPECT_EQ(d.ranks[1].host, "b");
   EXPECT_EQ(d.ranks[1].cpus, std::vector<int>{1});
   EXPECT_DOUBLE_EQ(d.ranks[1].data_wait_fraction, 0.25);

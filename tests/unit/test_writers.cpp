@@ -51,7 +51,7 @@ RunReport sample_report() {
   base.cost = price(in);
   base.model = ModelInfo{75338, 1e6, "fp32"};
   base.data = DataInfo{"fashion-mnist", "/x", 60000};
-  base.execution = ExecutionReport{1, 1, 1, 1, "local", 1};
+  base.execution = ExecutionReport{1, 1, 1, 1, DataMode::local, 1};
 
   Result failed = base;
   failed.configuration = "b, \"quoted\"";

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "bench/core/kinds.h"
+
 namespace pperf {
 
 /// One rank's place in a group and where the group meets.

@@ -268,16 +268,40 @@ void merge_ranks(Result& r, Measurement& m, ProcessGroupHandle& group, const Dat
   r.distributed = std::move(d);
 }
 
-void measure_into(Result& r, const Config& config, const PlanItem& item, const WorkloadRegistry& registry,
-                  const ExecutorOptions& options, const std::atomic<bool>& stop_requested) {
+/// Everything an item needs to measure, built once: its device, pinned CPUs and thread pools,
+/// data source (and spawned data group), workload, and a data-parallel rank's group. Not
+/// movable: the rank's step agreement refers to the group held here.
+struct PreparedItem {
+  WorkloadSpec spec;
+  std::vector<int> cpus;
+  std::unique_ptr<Device> device;
+  std::string smi_id;  // nvidia-smi's name of the device ("all" on the CPU)
+  std::unique_ptr<LocalDataGroup> group;
+  std::unique_ptr<DataSource> data;
+  std::unique_ptr<Workload> workload;
+  std::shared_ptr<ProcessGroupHandle> process_group;
+  std::unique_ptr<DataParallelWorkload> parallel;
+  StepAgreement agreement;
+
+  PreparedItem() = default;
+  PreparedItem(const PreparedItem&) = delete;
+  PreparedItem& operator=(const PreparedItem&) = delete;
+  Workload& trained() { return parallel ? static_cast<Workload&>(*parallel) : *workload; }
+};
+
+/// Item set-up: refuses what cannot run here, then builds `p` and records in `r` what took
+/// effect (execution settings, data facts).
+void prepare_item(PreparedItem& p, Result& r, const Config& config, const PlanItem& item, const WorkloadRegistry& registry,
+                  const ExecutorOptions& options) {
   for (const auto& obstacle : item.not_runnable_here)
     throw std::runtime_error("not runnable on this host: " + obstacle.pointer + ": " + obstacle.reason);
   const ExecutionSettings& exec = item.configuration->execution;
   const std::optional<RankContext>& rank = options.rank;
   if (exec.distributed && !rank)
     throw std::runtime_error("data-parallel ranks run in measuring processes of their own (drop --in-process)");
-  const std::vector<int> cpus = rank ? cpus_of_rank(exec, *rank) : exec.cpus;
-  WorkloadSpec spec = *item.workload;
+  p.cpus = rank ? cpus_of_rank(exec, *rank) : exec.cpus;
+  p.spec = *item.workload;
+  WorkloadSpec& spec = p.spec;
   // "cuda": one rank per priced GPU, each on its own GPU of this host (without ranks: the one
   // priced GPU, cuda:0). With no GPU at all, open_device says why.
   spec.device = exec.device;
@@ -285,18 +309,18 @@ void measure_into(Result& r, const Config& config, const PlanItem& item, const W
     const int64_t gpus = torch_cuda_devices();
     spec.device = "cuda:" + std::to_string(gpus > 0 ? cuda_ordinal_of_rank(rank ? rank->local_rank : 0, gpus) : 0);
   }
-  const std::unique_ptr<Device> device = open_device(spec.device);  // also the thread's current device
+  p.device = open_device(spec.device);  // also the thread's current device
   const WorkloadDescriptor* descriptor = registry.find(spec.name);
   if (!descriptor) throw std::runtime_error("workload '" + spec.name + "' is not compiled into this pperf");
   // Pin before anything starts threads, so loader and libtorch threads inherit the set.
-  if (!pin_process_to_cpus(cpus)) throw std::runtime_error("cannot pin the trainer to its CPUs");
+  if (!pin_process_to_cpus(p.cpus)) throw std::runtime_error("cannot pin the trainer to its CPUs");
   const AppliedThreads applied = apply_threads(exec.threads, exec.interop_threads);
   r.execution = ExecutionReport{exec.threads, applied.threads, exec.interop_threads, applied.interop_threads,
                                 exec.data.mode, exec.data.workers};
   r.execution->emulated = !options.native;
-  r.execution->cpus = cpus;
+  r.execution->cpus = p.cpus;
   r.execution->data_cpus = exec.data.spawn_local_cpus;
-  r.execution->device = device->name();
+  r.execution->device = p.device->name();
 
   // A batch that cannot fit is refused before it climbs through the host's memory. (After the
   // thread settings: the probe's steps would fix the inter-op thread count.)
@@ -309,75 +333,84 @@ void measure_into(Result& r, const Config& config, const PlanItem& item, const W
   // data_info() alone (some load a whole data set).
   std::shared_ptr<InputPipeline> pipeline =
       exec.data.mode == DataMode::local && exec.data.worker == DataWorker::pperf ? descriptor->make_pipeline(spec) : nullptr;
-  std::unique_ptr<LocalDataGroup> group;
   // Rank r of N reads batches r, r + N, r + 2N, ...: disjoint slices of the one sequence.
-  std::unique_ptr<DataSource> data =
-      rank ? std::make_unique<LocalLoader>(pipeline, exec.data.workers, exec.data.prefetch_batches, rank->rank,
-                                           rank->world_size, spec.device != "cpu")
-           : open_data_source(config, spec, *descriptor, pipeline, exec, options, group, *r.execution);
-  std::unique_ptr<Workload> workload = descriptor->make_workload(spec);
+  p.data = rank ? std::make_unique<LocalLoader>(pipeline, exec.data.workers, exec.data.prefetch_batches, rank->rank,
+                                                rank->world_size, spec.device != "cpu")
+                : open_data_source(config, spec, *descriptor, pipeline, exec, options, p.group, *r.execution);
+  p.workload = descriptor->make_workload(spec);
   if (pipeline) r.data = pipeline->data_info();
-  else if (auto info = data->data_info()) r.data = *info;
+  else if (auto info = p.data->data_info()) r.data = *info;
   if (r.data && r.data->source == "synthetic") r.events.push_back("synthetic data: random inputs, not a real dataset");
 
-  std::optional<TerminalProgress> progress;
-  if (options.terminal_progress) progress.emplace(item.configuration->name, config.measure);
-  std::shared_ptr<ProcessGroupHandle> process_group;
-  std::unique_ptr<DataParallelWorkload> parallel;
-  StepAgreement agreement;
   if (rank) {
     const DistributedSettings& d = *exec.distributed;
-    process_group = join_group(*rank, {d.backend, d.timeout_s, rank_identity(config, item), device->name()});
-    parallel = std::make_unique<DataParallelWorkload>(*workload, process_group, d.bucket_mib << 20);
-    agreement.rank0 = rank->rank == 0;
-    agreement.agree = [&](int code) { return agree_on(*process_group, code); };
+    p.process_group = join_group(*rank, {d.backend, d.timeout_s, rank_identity(config, item), p.device->name()});
+    p.parallel = std::make_unique<DataParallelWorkload>(*p.workload, p.process_group, d.bucket_mib << 20);
+    p.agreement.rank0 = rank->rank == 0;
+    p.agreement.agree = [group = p.process_group](int code) { return agree_on(*group, code); };
   }
-  std::optional<GpuSampler> gpu_sampler;
-  const std::string smi_id = device->name() == "cpu" ? "all"
-                             : nvidia_smi_gpu_id(static_cast<int>(torch::Device(device->name()).index()),
-                                                 std::getenv("CUDA_VISIBLE_DEVICES"), std::getenv("CUDA_DEVICE_ORDER"));
-  if (device->name() != "cpu") gpu_sampler.emplace(200, smi_id);
-  const std::vector<int> data_pids = group ? group->pids() : std::vector<int>{};
-  const CpuSample cpu_before = CpuSample::now(data_pids);
-  Measurement m = measure(parallel ? static_cast<Workload&>(*parallel) : *workload, *data, config.measure,
-                          stop_requested, steady_clock(),
-                          progress ? ProgressCallback(std::ref(*progress)) : ProgressCallback(), *device,
-                          rank ? &agreement : nullptr);
-  const CpuSample cpu_after = CpuSample::now(data_pids);
-  if (gpu_sampler) r.execution->gpu = gpu_sampler->finish();
-  progress.reset();
-  if (rank) merge_ranks(r, m, *process_group, *parallel, *rank, cpus, *exec.distributed);
-  m.executor = "in_process";
-  for (auto& e : data->events()) r.events.push_back(e);
-  // Asked after running: what ran may have changed (e.g. a precision fallback mid-run).
-  r.model = workload->model_info();
-  r.events.insert(r.events.end(), r.model->events.begin(), r.model->events.end());
-  summarize_into(r, std::move(m));
-  if (r.status == ResultStatus::ok && device->name() != "cpu" && (!rank || rank->rank == 0)) {  // rank 0 reports
+  p.smi_id = p.device->name() == "cpu" ? "all"
+                                       : nvidia_smi_gpu_id(static_cast<int>(torch::Device(p.device->name()).index()),
+                                                           std::getenv("CUDA_VISIBLE_DEVICES"), std::getenv("CUDA_DEVICE_ORDER"));
+}
+
+/// The figures of a measured item beside its step times: device peak, bottleneck verdict, a
+/// busy neighbour, and (Spot) the cost of a checkpoint, measured after the steps so the step
+/// times are untouched.
+void add_figures(Result& r, PreparedItem& p, const PlanItem& item, const ExecutorOptions& options, const CpuSample& cpu_before,
+                 const CpuSample& cpu_after, const std::atomic<bool>& stop_requested) {
+  const ExecutionSettings& exec = item.configuration->execution;
+  const std::optional<RankContext>& rank = options.rank;
+  if (r.status != ResultStatus::ok) return;
+  if (p.device->name() != "cpu" && (!rank || rank->rank == 0)) {  // rank 0 reports
     try {
-      r.execution->device_peak = gpu_peak(*device, smi_id);
+      r.execution->device_peak = gpu_peak(*p.device, p.smi_id);
     } catch (const std::exception& e) {
       r.events.push_back(std::string("MFU: this GPU's peak was not measured: ") + e.what());
     }
   }
-  if (r.status == ResultStatus::ok) {
-    r.bottleneck = bottleneck_of(r, exec, cpus, cpu_before, cpu_after, !data_pids.empty());
-    // A rank's siblings share the host by design: not a neighbour.
-    const std::string busy =
-        rank ? "" : busy_neighbour_warning(r.bottleneck->others_cpu_pct / 100, HostCapacity::here().logical_cpus);
-    if (!busy.empty()) r.events.push_back(busy);
-  }
-  // Spot: what a checkpoint of this workload's training state costs here (after measuring, so
-  // the step times are untouched). In a data-parallel group rank 0 writes it, as DDP jobs do.
+  r.bottleneck = bottleneck_of(r, exec, p.cpus, cpu_before, cpu_after, p.group && !p.group->pids().empty());
+  // A rank's siblings share the host by design: not a neighbour.
+  const std::string busy =
+      rank ? "" : busy_neighbour_warning(r.bottleneck->others_cpu_pct / 100, HostCapacity::here().logical_cpus);
+  if (!busy.empty()) r.events.push_back(busy);
+  // In a data-parallel group rank 0 writes the checkpoint, as DDP jobs do.
   const bool writes_checkpoints = !rank || rank->rank == 0;
-  if (const auto& spot = item.configuration->spot;
-      spot && writes_checkpoints && r.status == ResultStatus::ok && !stop_requested) {
+  if (const auto& spot = item.configuration->spot; spot && writes_checkpoints && !stop_requested) {
     try {
-      r.checkpoint = measure_checkpoint(*workload, checkpoint_path(spot->checkpoint_dir, item.configuration->name), 5);
+      r.checkpoint = measure_checkpoint(*p.workload, checkpoint_path(spot->checkpoint_dir, item.configuration->name), 5);
     } catch (const std::exception& e) {
       r.events.push_back(std::string("spot: checkpoint cost not measured: ") + e.what());
     }
   }
+}
+
+/// One item here: set up, measure, summarize, add the figures.
+void measure_into(Result& r, const Config& config, const PlanItem& item, const WorkloadRegistry& registry,
+                  const ExecutorOptions& options, const std::atomic<bool>& stop_requested) {
+  PreparedItem p;
+  prepare_item(p, r, config, item, registry, options);
+  const std::optional<RankContext>& rank = options.rank;
+  std::optional<TerminalProgress> progress;
+  if (options.terminal_progress) progress.emplace(item.configuration->name, config.measure);
+  std::optional<GpuSampler> gpu_sampler;
+  if (p.device->name() != "cpu") gpu_sampler.emplace(200, p.smi_id);
+  const std::vector<int> data_pids = p.group ? p.group->pids() : std::vector<int>{};
+  const CpuSample cpu_before = CpuSample::now(data_pids);
+  Measurement m = measure(p.trained(), *p.data, config.measure, stop_requested, steady_clock(),
+                          progress ? ProgressCallback(std::ref(*progress)) : ProgressCallback(), *p.device,
+                          rank ? &p.agreement : nullptr);
+  const CpuSample cpu_after = CpuSample::now(data_pids);
+  if (gpu_sampler) r.execution->gpu = gpu_sampler->finish();
+  progress.reset();
+  if (rank) merge_ranks(r, m, *p.process_group, *p.parallel, *rank, p.cpus, *item.configuration->execution.distributed);
+  m.executor = "in_process";
+  for (auto& e : p.data->events()) r.events.push_back(e);
+  // Asked after running: what ran may have changed (e.g. a precision fallback mid-run).
+  r.model = p.workload->model_info();
+  r.events.insert(r.events.end(), r.model->events.begin(), r.model->events.end());
+  summarize_into(r, std::move(m));
+  add_figures(r, p, item, options, cpu_before, cpu_after, stop_requested);
 }
 
 Result failed_result(Result r, const std::string& reason) {

@@ -10,7 +10,7 @@ golden=tests/data/results/run_tiny.json
 
 check "compare.py is installed (scripts/setup-test-tools.sh)" test -f "$comparepy"
 check "--help" expect_exit 0 "$work/o" "$pperf" export --help
-check "unknown format" one_line_error "^pperf export: --format: expected gbench or csv, got 'gbnch' \(did you mean 'gbench'\?\)$" "$pperf" export "$golden" --format gbnch
+check "unknown format" one_line_error "^pperf export: --format: expected console, csv, html, markdown, gbench, json, got 'gbnch' \(did you mean 'gbench'\?\)$" "$pperf" export "$golden" --format gbnch
 check "missing file" one_line_error "^$work/none.json: cannot open file$" "$pperf" export "$work/none.json" --format csv
 check "missing --format" one_line_error "^pperf export: --format: " "$pperf" export "$golden"
 

@@ -62,6 +62,8 @@ std::vector<Column> make_columns() {
                kConsoleWideOnly, kConsoleNever, kEveryFile});
   c.push_back({"step_ms_mean", "mean ms", sig(4), [](R r) { return r.step ? number(r.step->mean_ms) : Figure{}; }, 1,
                kConsoleNever, kEveryFile});
+  c.push_back({"step_cv", "CV %", fixed(1, 100), [](R r) { return r.spread ? number(r.spread->cv) : Figure{}; }, 5,
+               kConsoleNever, kEveryFile | kGbench});
   c.push_back({"samples_per_s", "samples/s", fixed(1), [](R r) { return number(r.samples_per_s); }, 3, kConsoleNever, kEveryFile});
   c.push_back({"data_wait_fraction", "data wait %", fixed(1, 100), [](R r) { return number(r.data_wait_fraction); }, 3,
                kConsoleNever, kEveryFile | kGbench});

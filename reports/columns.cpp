@@ -33,6 +33,8 @@ constexpr Style kText{Style::text}, kCount{Style::count}, kWord{Style::word};
 constexpr Style sig(int digits) { return Style{Style::significant, digits}; }
 constexpr Style fixed(int decimals, double scale = 1) { return Style{Style::fixed, decimals, scale}; }
 
+// Each row: {key, header, style, read, console priority, console CI priority, shown in (besides the
+// console), CSV CI key, identity, money per step, marks baseline} (reports/columns.h says what each means).
 std::vector<Column> make_columns() {
   using R = const Result&;
   std::vector<Column> c;

@@ -65,4 +65,17 @@ for row, r in zip(rows, j['results']):
     assert abs(float(row['usd_per_step']) - r['cost']['usd_per_step']) < 1e-9 * r['cost']['usd_per_step']
 print('ok')"
 
+# --- every other format of the registry (reports/writer.h) ---------------------------------------
+for f in console html markdown json; do
+  check "export --format $f" expect_exit 0 "$work/o" "$pperf" export "$golden" --format "$f" --out "$work/g.$f"
+done
+check "json export reads back as the same results" /usr/bin/python3 -c "
+import json
+a = json.load(open('$golden')); b = json.load(open('$work/g.json'))
+assert [r['step_time_ms']['samples'] for r in a['results']] == [r['step_time_ms']['samples'] for r in b['results']]
+assert a['config'] == b['config'] and a['pricing'] == b['pricing']
+print('ok')"
+check "console export to a file: every column" bash -c "grep -q 'median ms 95% CI' '$work/g.console' && grep -q 'MFU %' '$work/g.console'"
+check "markdown export: the table" bash -c "[ \$(grep -c '^| mnist_heavy/tiny batch 32 |' '$work/g.markdown') -eq 3 ]"
+
 finish

@@ -9,71 +9,31 @@
 #include <set>
 #include <sstream>
 
-#include "reports/writers.h"
+#include "reports/columns.h"
 
 namespace pperf {
 
-std::string significant(double value, int digits) {
-  if (value == 0 || !std::isfinite(value)) return fmt::format("{}", value);
-  const int magnitude = static_cast<int>(std::floor(std::log10(std::fabs(value))));
-  const int decimals = std::max(0, digits - 1 - magnitude);
-  return fmt::format("{:.{}f}", value, decimals);
-}
-
 namespace {
-
-struct Column {
-  std::string header;
-  int priority;  // 0: always shown; higher numbers are dropped first when space runs out
-  bool left_aligned = false;
-  std::vector<std::string> cells;
-};
-
-/// USD per how many steps: the smallest of 100, 1k, ... 1M steps at which the cheapest row's
-/// cost reads at least 0.01, so no figure prints as zero.
-std::pair<double, std::string> money_scale(const std::vector<Result>& results) {
-  double cheapest = 0;
-  for (const auto& r : results)
-    if (r.cost && r.cost->usd_per_step > 0) cheapest = cheapest == 0 ? r.cost->usd_per_step : std::min(cheapest, r.cost->usd_per_step);
-  const std::vector<std::pair<double, std::string>> scales = {
-      {100, "100 steps"}, {1e3, "1k steps"}, {1e4, "10k steps"}, {1e5, "100k steps"}, {1e6, "1M steps"}};
-  for (const auto& s : scales)
-    if (cheapest * s.first >= 0.01) return s;
-  return scales.back();
-}
 
 bool inconclusive(const Result& r) {
   const auto& ci = r.comparison.improvement_pct_ci95;
   return ci && (*ci)[0] < 0 && (*ci)[1] > 0;
 }
 
-/// Priced for more dnn instances than processes measured (data-parallel ranks are one process).
-bool measured_as_fewer_processes(const Result& r) {
-  if (r.distributed) return false;  // measured as data-parallel ranks
-  for (const auto& g : r.instances)
-    if (g.role == "dnn" && g.count > 1) return true;
-  return false;
-}
-
-std::vector<std::string> notes_of(const Result& r) {
-  std::vector<std::string> notes;
-  if (r.status != ResultStatus::ok) notes.push_back(to_string(r.status));
-  if (r.partial) notes.push_back("partial");
-  if (r.measurement && r.measurement->interrupted) notes.push_back("interrupted");
-  if (r.converged && !*r.converged) notes.push_back("unconverged");
-  if (std::any_of(r.events.begin(), r.events.end(), [](const std::string& e) { return e.rfind("still warming up", 0) == 0; }))
-    notes.push_back("warming up");
-  if (inconclusive(r)) notes.push_back("inconclusive");
-  if (r.status == ResultStatus::ok && measured_as_fewer_processes(r)) notes.push_back("1 process");
-  return notes;
-}
+/// A console column: its header, drop priority and cells.
+struct ConsoleColumn {
+  std::string header;
+  int priority;  // 0: always shown; higher numbers are dropped first when space runs out
+  bool left_aligned = false;
+  std::vector<std::string> cells;
+};
 
 std::string cpu_list(const std::vector<int>& cpus) {
   if (cpus.empty()) return "any CPU";
   return fmt::format("{} {}", cpus.size() == 1 ? "CPU" : "CPUs", fmt::join(cpus, ","));
 }
 
-std::string render(const std::vector<Column>& columns, size_t rows) {
+std::string render(const std::vector<ConsoleColumn>& columns, size_t rows) {
   std::vector<size_t> width;
   for (const auto& c : columns) {
     size_t w = c.header.size();
@@ -99,26 +59,7 @@ std::string render(const std::vector<Column>& columns, size_t rows) {
   return out;
 }
 
-/// `text`'s lines wrapped at spaces to `width` columns (0: as is); continuation lines are
-/// indented like their first line, plus two spaces.
-std::string wrap(const std::string& text, size_t width) {
-  if (width == 0) return text;
-  std::string out;
-  std::stringstream in(text);
-  for (std::string line; std::getline(in, line);) {
-    const size_t indent = line.find_first_not_of(' ') == std::string::npos ? 0 : line.find_first_not_of(' ');
-    while (line.size() > width) {
-      size_t cut = line.rfind(' ', width);
-      if (cut == std::string::npos || cut <= indent + 2) break;
-      out += line.substr(0, cut) + "\n";
-      line = std::string(indent + 2, ' ') + line.substr(cut + 1);
-    }
-    out += line + "\n";
-  }
-  return out;
-}
-
-size_t table_width(const std::vector<Column>& columns) {
+size_t table_width(const std::vector<ConsoleColumn>& columns) {
   size_t total = 0;
   for (const auto& c : columns) {
     size_t w = c.header.size();
@@ -150,6 +91,37 @@ std::string summary_sentence(const Result& r, const Result& base) {
 
 }  // namespace
 
+std::string wrap(const std::string& text, size_t width) {
+  if (width == 0) return text;
+  std::string out;
+  std::stringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    const size_t indent = line.find_first_not_of(' ') == std::string::npos ? 0 : line.find_first_not_of(' ');
+    while (line.size() > width) {
+      size_t cut = line.rfind(' ', width);
+      if (cut == std::string::npos || cut <= indent + 2) break;
+      out += line.substr(0, cut) + "\n";
+      line = std::string(indent + 2, ' ') + line.substr(cut + 1);
+    }
+    out += line + "\n";
+  }
+  return out;
+}
+
+std::string item_started_line(const std::string& at, const std::string& workload, const std::string& preset,
+                              const std::string& configuration, size_t item, size_t items, size_t width) {
+  return wrap(fmt::format("[{}] {}/{} on {}: started (item {} of {})\n", at, workload, preset, configuration, item, items), width);
+}
+
+std::string item_finished_line(const std::string& at, const Result& r, size_t width) {
+  const std::string what =
+      r.status == ResultStatus::ok && r.step && r.measurement
+          ? fmt::format("mean {:.4g} ms/step (median {:.4g}) over {} steps ({}){}", r.step->mean_ms, r.step->median_ms,
+                        r.measurement->step_ms.size(), r.measurement->stop_reason, r.partial ? ", partial" : "")
+          : to_string(r.status) + ": " + r.reason;
+  return wrap(fmt::format("[{}] {}/{} on {}: {}\n", at, r.workload, r.preset, r.configuration, what), width);
+}
+
 std::string to_console(const RunReport& report, const ConsoleOptions& options) {
   const std::vector<Result>& results = report.results;
   std::set<std::string> workloads;
@@ -160,60 +132,47 @@ std::string to_console(const RunReport& report, const ConsoleOptions& options) {
   const std::string& money_unit = scale.second;
   const std::string currency = report.pricing_currency.empty() ? "USD" : report.pricing_currency;
 
-  std::vector<Column> columns = {
-      {"workload", 1, true, {}},
-      {"configuration", 0, true, {}},
-      {"instances", 3, true, {}},
-      {"median ms", 0, false, {}},
-      {"median 95% CI", 4, false, {}},
-      {"mean ms", 1, false, {}},
-      {"samples/s", 3, false, {}},
-      {"data wait %", 3, false, {}},
-      {currency + "/h", 2, false, {}},
-      {currency + "/" + money_unit, 0, false, {}},
-      {currency + "/" + money_unit + " 95% CI", 5, false, {}},
-      {"improvement %", 0, false, {}},
-      {"improvement % 95% CI", 2, false, {}},
-      {"speedup x", 1, false, {}},
-      {"MFU %", 3, false, {}},
-      {"notes", 0, true, {}}};
-  enum { kWorkload, kConfiguration, kInstances, kStep, kStepCi, kMean, kRate, kWait, kHourly, kMoney, kMoneyCi, kImprovement,
-         kImprovementCi, kSpeedup, kMfu, kNotes };
-  auto number = [](const std::optional<double>& v, int digits) { return v ? fmt::format("{:.{}f}", *v, digits) : "-"; };
-  auto money = [&](double usd_per_step) { return significant(usd_per_step * money_per, 3); };
+  // The table: result_columns() that the console shows, wide-only ones when nothing limits the width.
+  const bool every_column = options.wide || options.width == 0;
+  std::vector<ConsoleColumn> columns;
+  std::vector<const Column*> source;  // per console column, the table's column it shows
+  std::vector<bool> is_ci;            // ... its CI rather than its value
+  auto shown = [&](int priority) { return priority != kConsoleNever && (priority != kConsoleWideOnly || every_column); };
+  for (const Column& c : result_columns()) {
+    const std::string header = header_for_people(c, currency, money_unit);
+    if (shown(c.console)) {
+      columns.push_back({header, c.console, c.style.kind == Style::text, {}});
+      source.push_back(&c), is_ci.push_back(false);
+    }
+    if (shown(c.console_ci)) {
+      columns.push_back({header + " 95% CI", c.console_ci, false, {}});
+      source.push_back(&c), is_ci.push_back(true);
+    }
+  }
   bool any_baseline = false;
   for (const auto& r : results) {
     any_baseline = any_baseline || r.baseline;
-    const bool ok = r.status == ResultStatus::ok && r.step;
-    std::vector<std::string> cells(columns.size(), "-");
-    cells[kWorkload] = r.workload + "/" + r.preset;
-    cells[kConfiguration] = r.configuration + (r.baseline ? " *" : "");
-    cells[kInstances] = instances_label(r.instances);
-    cells[kNotes] = fmt::to_string(fmt::join(notes_of(r), ", "));
-    if (ok) {
-      cells[kStep] = significant(r.step->median_ms, 4);
-      if (const auto& ci = r.step->ci95_ms) cells[kStepCi] = significant((*ci)[0], 4) + ".." + significant((*ci)[1], 4);
-      cells[kMean] = significant(r.step->mean_ms, 4);
-      cells[kRate] = number(r.samples_per_s, 1);
-      if (r.data_wait_fraction) cells[kWait] = number(*r.data_wait_fraction * 100, 1);
-      if (r.cost) {
-        cells[kHourly] = significant(r.cost->usd_per_hour, 4);
-        cells[kMoney] = money(r.cost->usd_per_step);
-        if (const auto& ci = r.cost->usd_per_step_ci95) cells[kMoneyCi] = money((*ci)[0]) + ".." + money((*ci)[1]);
+    const bool figures = shows_figures(r);
+    for (size_t i = 0; i < columns.size(); ++i) {
+      const Column& c = *source[i];
+      std::string cell = "-";
+      if (figures || c.identity) {
+        const Figure f = c.read(r);
+        cell = is_ci[i] ? ci_for_people(c, f, money_per) : cell_for_people(c, f, money_per);
       }
-      cells[kImprovement] = r.baseline ? "baseline" : number(r.comparison.improvement_pct, 1);
-      if (const auto& ci = r.comparison.improvement_pct_ci95; ci && r.measured)
-        cells[kImprovementCi] = fmt::format("{:.1f}..{:.1f}", (*ci)[0], (*ci)[1]);
-      if (r.comparison.speedup) cells[kSpeedup] = fmt::format("{:.2f}", *r.comparison.speedup);
-      if (r.mfu) cells[kMfu] = fmt::format("{:.1f}{}", *r.mfu * 100, *r.mfu > 1 ? "!" : "");  // impossible: see its event
+      if (c.marks_baseline && r.baseline) cell += " *";
+      columns[i].cells.push_back(cell);
     }
-    for (size_t c = 0; c < columns.size(); ++c) columns[c].cells.push_back(cells[c]);
   }
   // One workload: say it once above the table instead of in every row.
   std::string out;
   if (workloads.size() == 1) {
     out += *workloads.begin() + "\n";
-    columns.erase(columns.begin() + kWorkload);
+    for (size_t i = 0; i < columns.size(); ++i)
+      if (source[i]->key == "workload_label") {
+        columns.erase(columns.begin() + static_cast<std::ptrdiff_t>(i));
+        break;
+      }
   }
   if (options.width > 0 && !options.wide) {
     for (int priority = 5; priority > 0 && table_width(columns) > options.width; --priority)
@@ -268,13 +227,7 @@ std::string to_console(const RunReport& report, const ConsoleOptions& options) {
   std::set<std::string> seen;
   for (const auto& r : results)
     for (const auto& n : notes_of(r)) seen.insert(n);
-  const std::map<std::string, std::string> legend = {
-      {"partial", "a data source failed mid-run; the steps measured before are kept"},
-      {"interrupted", "stopped by Ctrl-C/SIGTERM before its stop rule fired"},
-      {"unconverged", "stopped on max_steps/max_seconds before the CI reached target_rel_ci"},
-      {"inconclusive", "the improvement's 95 % CI includes 0"},
-      {"warming up", "step times still fall over the measured steps (Mann-Kendall trend); raise warmup_steps"},
-      {"1 process", "priced for several dnn instances but measured as one process"}};
+  const auto& legend = note_meanings();
   for (const auto& [note, meaning] : legend)
     if (seen.count(note)) prose += fmt::format("{}: {}.\n", note, meaning);
 

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "bench/core/result.h"
+#include "reports/columns.h"
 
 namespace pperf {
 
@@ -14,11 +15,18 @@ struct ConsoleOptions {
 };
 
 /// The report as the terminal shows it. With a width, the least important columns are dropped
-/// until the table fits (configuration, step time, cost, improvement and notes always stay).
+/// until the table fits (configuration, step time, cost, improvement and notes always stay), and
+/// the prose under it is wrapped to the width. Columns: reports/columns.h.
 std::string to_console(const RunReport& report, const ConsoleOptions& options = {});
 
-/// `value` with `significant` significant digits in fixed notation (never "0.0000" for a
-/// non-zero value, never an exponent): 0.000051234 -> "0.0000512".
-std::string significant(double value, int significant = 3);
+/// `text`'s lines wrapped at spaces to `width` columns (0: as is); continuation lines are
+/// indented like their first line, plus two spaces. A word longer than the width is not cut.
+std::string wrap(const std::string& text, size_t width);
+
+/// The lines `pperf run` logs on stderr when an item starts and ends (where no progress line is
+/// drawn), wrapped to `width` (0: one line each): "[TIME] workload/preset on configuration: ...".
+std::string item_started_line(const std::string& at, const std::string& workload, const std::string& preset,
+                              const std::string& configuration, size_t item, size_t items, size_t width);
+std::string item_finished_line(const std::string& at, const Result& r, size_t width);
 
 }  // namespace pperf

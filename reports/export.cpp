@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "bench/stats/stats.h"
+#include "reports/columns.h"
 
 namespace pperf {
 
@@ -25,6 +26,15 @@ json entry(const std::string& name, const std::string& run_name, double ms, doub
           {"time_unit", "ms"},
           {"usd_per_step", usd_per_hour * ms / 3.6e6},
           {"samples_per_s", ms > 0 ? static_cast<double>(samples_per_step) / (ms / 1000) : 0.0}};
+}
+/// The result's figures that reports/columns.h shows as counters (the same on each of its entries).
+json counters_of(const Result& r) {
+  json out = json::object();
+  for (const Column& c : result_columns()) {
+    if (!(c.shown & kGbench)) continue;
+    if (const Figure f = c.read(r); f.value) out[c.key] = *f.value;
+  }
+  return out;
 }
 }  // namespace
 
@@ -55,6 +65,7 @@ json to_gbench_json(const RunReport& report) {
     const std::vector<double> samples =
         r.measurement && !r.measurement->step_ms.empty() ? r.measurement->step_ms : std::vector<double>{r.step->median_ms};
     const auto n = static_cast<int64_t>(samples.size());
+    const json counters = counters_of(r);
     for (int64_t i = 0; i < n; ++i) {
       json e = entry(name, name, samples[static_cast<size_t>(i)], uph, r.samples_per_step);
       e["family_index"] = family;
@@ -62,6 +73,7 @@ json to_gbench_json(const RunReport& report) {
       e["run_type"] = "iteration";
       e["repetitions"] = n;
       e["repetition_index"] = i;
+      e.update(counters);
       benchmarks.push_back(e);
     }
     const Summary s = summarize(samples);
@@ -81,6 +93,7 @@ json to_gbench_json(const RunReport& report) {
       // Counters of an aggregate describe the median step, not the aggregate's own value.
       e["usd_per_step"] = uph * s.median / 3.6e6;
       e["samples_per_s"] = static_cast<double>(r.samples_per_step) / (s.median / 1000);
+      e.update(counters);
       benchmarks.push_back(e);
     }
     ++family;

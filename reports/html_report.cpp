@@ -9,7 +9,7 @@
 #include "bench/stats/stats.h"
 #include "reports/compare_writers.h"
 #include "reports/markup.h"
-#include "reports/writers.h"
+#include "reports/columns.h"
 
 namespace pperf {
 
@@ -64,8 +64,8 @@ table { border-collapse: collapse; width: 100%; font-size: 12px; }
 th { white-space: normal; }
 th, td { border-bottom: 1px solid var(--line); padding: 3px 6px; text-align: right; white-space: nowrap; vertical-align: top; }
 td small, th small { color: var(--muted); font-weight: 400; }
-td:nth-child(-n+3) { white-space: normal; }
-th:nth-child(-n+3), td:nth-child(-n+3) { text-align: left; }
+td:nth-child(-n+3), td.text { white-space: normal; }
+th:nth-child(-n+3), td:nth-child(-n+3), th.text, td.text { text-align: left; }
 th { background: #eef1f6; font-weight: 600; }
 td.failed { color: var(--bad); text-align: left; white-space: normal; }
 .note { color: var(--muted); font-size: 12.5px; }
@@ -97,10 +97,6 @@ std::string page_end(const std::string& footer) {
 }
 
 
-std::string workload_label(const Result& r) {
-  return r.workload + (r.preset.empty() ? "" : "/" + r.preset) + " batch " + std::to_string(r.batch_size);
-}
-
 // ---- the run page ----------------------------------------------------------------------------
 
 std::string provenance(const RunReport& r, const std::string& source) {
@@ -128,36 +124,49 @@ std::string provenance(const RunReport& r, const std::string& source) {
   return out + "</dl>\n";
 }
 
+/// The columns of reports/columns.h that `writer` shows.
+std::vector<const Column*> columns_of(Shown writer) {
+  std::vector<const Column*> out;
+  for (const Column& c : result_columns())
+    if (c.shown & writer) out.push_back(&c);
+  return out;
+}
+
+/// The text of a failed row's figures: its status and why.
+std::string failure(const Result& x) { return to_string(x.status) + (x.reason.empty() ? "" : ": " + x.reason); }
+
+/// `s` inside a Markdown table cell: only a pipe would end it (GFM leaves intraword _ alone).
+std::string table_cell(const std::string& s) {
+  std::string out;
+  for (char c : s) out += c == '|' ? std::string("\\|") : std::string(1, c);
+  return out;
+}
+
 std::string results_table(const RunReport& r) {
-  const std::string cur = markup_escape(r.pricing_currency);
-  std::string out =
-      "<table id=\"results\">\n<thead><tr><th>workload</th><th>configuration</th><th>instances</th><th>median ms<br><small>95% CI</small></th>"
-      "<th>n</th><th>samples/s</th><th>data wait %</th><th>" + cur + "/h</th><th>" + cur +
-      "/100 steps<br><small>95% CI</small></th><th>improvement %<br><small>95% CI</small></th><th>speedup</th></tr></thead>\n<tbody>\n";
+  const auto columns = columns_of(kHtml);
+  const auto money = money_scale(r.results);
+  std::string out = "<table id=\"results\">\n<thead><tr>";
+  for (const Column* c : columns)
+    out += fmt::format("<th{}>{}{}</th>", c->style.kind == Style::text ? " class=\"text\"" : "",
+                       markup_escape(header_for_people(*c, r.pricing_currency, money.second)), c->ci_key.empty() ? "" : "<br><small>95% CI</small>");
+  out += "</tr></thead>\n<tbody>\n";
+  size_t figures = 0;
+  for (const Column* c : columns) figures += !c->identity;
   for (const auto& x : r.results) {
-    out += "<tr data-configuration=\"" + markup_escape(x.configuration) + "\"><td>" + markup_escape(workload_label(x)) + "</td><td>" +
-           markup_escape(x.configuration) + (x.baseline ? " (baseline)" : "") + "</td><td>" + markup_escape(instances_label(x.instances)) +
-           "</td>";
-    if (x.status != ResultStatus::ok || !x.step || !x.cost) {
-      out += "<td class=\"failed\" colspan=\"8\">" + markup_escape(to_string(x.status) + (x.reason.empty() ? "" : ": " + x.reason)) +
-             "</td></tr>\n";
-      continue;
+    out += "<tr data-configuration=\"" + markup_escape(x.configuration) + "\">";
+    bool failure_shown = false;
+    for (const Column* c : columns) {
+      if (!c->identity && !shows_figures(x)) {  // one cell across the figures says why there are none
+        if (!failure_shown) out += fmt::format("<td class=\"failed\" colspan=\"{}\">{}</td>", figures, markup_escape(failure(x)));
+        failure_shown = true;
+        continue;
+      }
+      const Figure f = c->read(x);
+      std::string cell = markup_escape(cell_for_people(*c, f, money.first) + (c->marks_baseline && x.baseline ? " (baseline)" : ""));
+      if (!c->ci_key.empty() && f.ci95) cell += "<br><small>" + ci_for_people(*c, f, money.first) + "</small>";
+      out += (c->style.kind == Style::text ? "<td class=\"text\">" : "<td>") + cell + "</td>";
     }
-    const auto& c = *x.cost;
-    const auto& cmp = x.comparison;
-    out += fmt::format("<td>{}<br><small>{}..{}</small></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}<br><small>{}..{}</small></td>",
-                       sig(x.step->median_ms), sig(ci_or(x.step->ci95_ms, x.step->median_ms)[0]), sig(ci_or(x.step->ci95_ms, x.step->median_ms)[1]),
-                       x.measurement ? std::to_string(x.measurement->step_ms.size()) : "given",
-                       x.samples_per_s ? sig(*x.samples_per_s) : "-",
-                       x.data_wait_fraction ? fmt::format("{:.1f}", *x.data_wait_fraction * 100) : "-", sig(c.usd_per_hour),
-                       sig(c.usd_per_step * 100), sig(ci_or(c.usd_per_step_ci95, c.usd_per_step)[0] * 100), sig(ci_or(c.usd_per_step_ci95, c.usd_per_step)[1] * 100));
-    out += x.baseline ? "<td>baseline</td>"
-                      : fmt::format("<td>{}<br><small>{}</small></td>",
-                                    cmp.improvement_pct ? fmt::format("{:+.1f}", *cmp.improvement_pct) : "-",
-                                    cmp.improvement_pct_ci95 ? fmt::format("{:+.1f}..{:+.1f}", (*cmp.improvement_pct_ci95)[0],
-                                                                           (*cmp.improvement_pct_ci95)[1])
-                                                             : "-");
-    out += fmt::format("<td>{}</td></tr>\n", cmp.speedup ? fmt::format("{:.2f}x", *cmp.speedup) : "-");
+    out += "</tr>\n";
   }
   return out + "</tbody>\n</table>\n";
 }
@@ -416,28 +425,29 @@ std::string run_report_markdown(const RunReportPage& page) {
                      host_fact(r.host, {"hostname"}), host_fact(r.host, {"cpu_model"}), host_fact(r.host, {"logical_cpus"}),
                      host_fact(r.host, {"blas", "library"}), host_fact(r.host, {"torch", "libtorch_version"}),
                      r.pricing_table, r.pricing_region, r.pricing_retrieved);
-  out += fmt::format("| workload | configuration | instances | median ms [95 % CI] | {0}/100 steps [95 % CI] | improvement % [95 % CI] | speedup |\n",
-                     r.pricing_currency);
-  out += "|---|---|---|---:|---:|---:|---:|\n";
+  const auto columns = columns_of(kMarkdown);
+  const auto money = money_scale(r.results);
+  std::string header = "|", rule = "|";
+  for (const Column* c : columns) {
+    header += " " + table_cell(header_for_people(*c, r.pricing_currency, money.second)) + (c->ci_key.empty() ? "" : " [95 % CI]") + " |";
+    rule += c->style.kind == Style::text ? "---|" : "---:|";
+  }
+  out += header + "\n" + rule + "\n";
   for (const auto& x : r.results) {
-    std::string cfg = x.configuration + (x.baseline ? " (baseline)" : "");
-    if (x.status != ResultStatus::ok || !x.step || !x.cost) {
-      out += fmt::format("| {} | {} | {} | {} | | | |\n", workload_label(x), cfg, instances_label(x.instances),
-                         to_string(x.status) + (x.reason.empty() ? "" : ": " + x.reason));
-      continue;
+    std::string row = "|";
+    bool failure_shown = false;
+    for (const Column* c : columns) {
+      if (!c->identity && !shows_figures(x)) {  // the first figure's cell says why there are none
+        row += failure_shown ? " |" : " " + table_cell(failure(x)) + " |";
+        failure_shown = true;
+        continue;
+      }
+      const Figure f = c->read(x);
+      std::string cell = cell_for_people(*c, f, money.first) + (c->marks_baseline && x.baseline ? " (baseline)" : "");
+      if (!c->ci_key.empty() && f.ci95) cell += " [" + ci_for_people(*c, f, money.first) + "]";
+      row += " " + table_cell(cell) + " |";
     }
-    const auto& c = x.comparison;
-    out += fmt::format("| {} | {} | {} | {} [{}, {}] | {} [{}, {}] | {} | {} |\n", workload_label(x), cfg, instances_label(x.instances),
-                       sig(x.step->median_ms), sig(ci_or(x.step->ci95_ms, x.step->median_ms)[0]), sig(ci_or(x.step->ci95_ms, x.step->median_ms)[1]), sig(x.cost->usd_per_step * 100),
-                       sig(ci_or(x.cost->usd_per_step_ci95, x.cost->usd_per_step)[0] * 100), sig(ci_or(x.cost->usd_per_step_ci95, x.cost->usd_per_step)[1] * 100),
-                       x.baseline ? std::string("baseline")
-                                  : c.improvement_pct
-                                        ? fmt::format("{:+.1f}{}", *c.improvement_pct,
-                                                      c.improvement_pct_ci95 ? fmt::format(" [{:+.1f}, {:+.1f}]", (*c.improvement_pct_ci95)[0],
-                                                                                           (*c.improvement_pct_ci95)[1])
-                                                                             : "")
-                                        : "-",
-                       c.speedup ? fmt::format("{:.2f}x", *c.speedup) : "-");
+    out += row + "\n";
   }
   if (!page.trends.empty() || !page.history_note.empty()) {
     out += "\n**Trends** — " + page.history_note + "\n\n| pair | runs | median ms first → last | change points (run, git) |\n|---|---:|---|---|\n";

@@ -8,6 +8,7 @@
 
 #include "bench/core/result.h"
 #include "reports/compare.h"
+#include "reports/console.h"
 
 namespace pperf {
 
@@ -31,6 +32,7 @@ struct RunReportPage {
   std::string source;                // the results file (or "history run N")
   std::vector<TrendSeries> trends;   // empty without --history
   std::string history_note;          // e.g. "12 complete runs of 'x' on host ab12 in F"
+  ConsoleOptions console;            // for the console writer (reports/writer.h)
 };
 
 std::string run_report_html(const RunReportPage& page);

@@ -2,50 +2,44 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
-
 namespace pperf {
 
-std::string instances_label(const std::vector<PricedGroup>& groups) {
-  std::string out;
-  for (const auto& g : groups)
-    out += fmt::format("{}{}x {}{}", out.empty() ? "" : " + ", g.count, g.type,
-                       g.market == Market::spot ? " (spot)" : "");
-  return out;
+namespace {
+std::string quoted(const std::string& s) {
+  std::string q = "\"";
+  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return q + "\"";
 }
 
+/// Numbers as the machine reads them; texts quoted, except the closed sets (booleans, status).
+std::string csv_field(const Column& c, const std::optional<double>& v, const std::optional<std::string>& text) {
+  if (text) return c.style.kind == Style::word ? *text : quoted(*text);
+  if (!v) return "";
+  return c.style.kind == Style::count ? fmt::format("{:.0f}", *v) : fmt::format("{:.10g}", *v);
+}
+}  // namespace
+
 std::string to_csv(const RunReport& report) {
-  std::string out =
-      "workload,preset,batch_size,configuration,baseline,measured,status,instances,"
-      "step_ms_median,step_ms_ci95_lo,step_ms_ci95_hi,step_n,samples_per_s,data_wait_fraction,"
-      "usd_per_hour,usd_per_step,usd_per_step_ci95_lo,usd_per_step_ci95_hi,usd_per_1m_samples,"
-      "improvement_pct,improvement_pct_ci95_lo,improvement_pct_ci95_hi,speedup,reason\n";
-  auto quoted = [](std::string s) {
-    std::string q = "\"";
-    for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-    return q + "\"";
-  };
-  auto num = [](const std::optional<double>& v) { return v ? fmt::format("{:.10g}", *v) : std::string(); };
+  std::string header, out;
+  for (const Column& c : result_columns()) {
+    if (!(c.shown & kCsv)) continue;
+    header += (header.empty() ? "" : ",") + c.key;
+    if (!c.ci_key.empty()) header += "," + c.ci_key + "_lo," + c.ci_key + "_hi";
+  }
+  out = header + "\n";
   for (const auto& r : report.results) {
-    std::optional<double> median, lo, hi, n, rate, wait, uph, ups, ulo, uhi, u1m, imp, ilo, ihi, speed;
-    if (r.step) median = r.step->median_ms;
-    if (r.step && r.step->ci95_ms) lo = (*r.step->ci95_ms)[0], hi = (*r.step->ci95_ms)[1];
-    speed = r.comparison.speedup;
-    if (r.measurement) n = static_cast<double>(r.measurement->step_ms.size());
-    rate = r.samples_per_s;
-    wait = r.data_wait_fraction;
-    if (r.cost)
-      uph = r.cost->usd_per_hour, ups = r.cost->usd_per_step, u1m = r.cost->usd_per_1m_samples;
-    if (r.cost && r.cost->usd_per_step_ci95) ulo = (*r.cost->usd_per_step_ci95)[0], uhi = (*r.cost->usd_per_step_ci95)[1];
-    imp = r.comparison.improvement_pct;
-    if (r.comparison.improvement_pct_ci95)
-      ilo = (*r.comparison.improvement_pct_ci95)[0], ihi = (*r.comparison.improvement_pct_ci95)[1];
-    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
-                       quoted(r.workload), quoted(r.preset), r.batch_size, quoted(r.configuration),
-                       r.baseline, r.measured, to_string(r.status), quoted(instances_label(r.instances)),
-                       num(median), num(lo), num(hi), num(n), num(rate), num(wait), num(uph), num(ups),
-                       num(ulo), num(uhi), num(u1m), num(imp), num(ilo), num(ihi), num(speed),
-                       quoted(r.reason));
+    std::string row;
+    for (const Column& c : result_columns()) {
+      if (!(c.shown & kCsv)) continue;
+      const Figure f = c.read(r);
+      row += (row.empty() ? "" : ",") + csv_field(c, f.value, f.text);
+      if (!c.ci_key.empty()) {
+        const auto& ci = f.ci95;
+        row += "," + csv_field(c, ci ? std::optional<double>((*ci)[0]) : std::nullopt, std::nullopt) + "," +
+               csv_field(c, ci ? std::optional<double>((*ci)[1]) : std::nullopt, std::nullopt);
+      }
+    }
+    out += row + "\n";
   }
   return out;
 }

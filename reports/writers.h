@@ -1,15 +1,15 @@
 #pragma once
-// Writers: each turns the one RunReport record into an output format. They format only;
-// nothing here measures or prices. (The results JSON itself is bench/core/results_json.h.)
+// The CSV writer: one row per result, a column per reports/columns.h column shown in CSV. Formats
+// only; nothing here measures or prices. (The results JSON itself is bench/core/results_json.h.)
 #include <string>
 
 #include "bench/core/result.h"
+#include "reports/columns.h"
 
 namespace pperf {
 
-/// "1x ml.p4d.24xlarge + 2x ml.c5.18xlarge (spot)".
-std::string instances_label(const std::vector<PricedGroup>& groups);
-/// One row per result, a header naming each column's unit.
+/// A header row of keys (each names its unit: step_ms_median, usd_per_hour, data_wait_fraction),
+/// then one row per result; numbers with 10 significant digits, texts quoted, absent values empty.
 std::string to_csv(const RunReport& report);
 
 }  // namespace pperf

@@ -24,7 +24,6 @@
 #include "bench/measure/torch_info.h"
 #include "pricing/pricing_stage.h"
 #include "reports/console.h"
-#include "reports/writers.h"
 
 namespace pperf::cli {
 
@@ -168,20 +167,23 @@ RunReport report_header(const Config& config, const std::string& command, const 
 }
 
 void add_output_options(po::options_description& options) {
-  options.add_options()("out", po::value<std::string>(), "results JSON (default results/<config name>.json)")(
-      "csv", po::value<std::string>(), "also write the result rows as CSV")(
-      "wide", "print every column, whatever the terminal's width")(
-      "quiet", "print nothing but errors");
+  options.add_options()("out", po::value<std::string>(), "results JSON (default results/<config name>.json)");
+  for (const RunWriter& w : run_writers())
+    if (w.file_flag) options.add_options()(w.name.c_str(), po::value<std::string>(), ("also write " + w.description).c_str());
+  options.add_options()("wide", "print every column, whatever the terminal's width")("quiet", "print nothing but errors");
 }
 
 Outputs outputs_from(const Parsed& parsed, const Config& config) {
   Outputs out;
   out.json_path = parsed.has("out") ? parsed.string("out") : "results/" + config.name + ".json";
-  out.csv_path = parsed.has("csv") ? parsed.string("csv") : "";
   out.wide = parsed.has("wide");
   out.quiet = parsed.has("quiet");
   check_writable(out.json_path, "--out");
-  if (!out.csv_path.empty()) check_writable(out.csv_path, "--csv");
+  for (const RunWriter& w : run_writers())
+    if (w.file_flag && parsed.has(w.name)) {
+      out.files.push_back({&w, parsed.string(w.name)});
+      check_writable(out.files.back().path, "--" + w.name);
+    }
   // Two runs writing one file would each think they won: the second is refused instead.
   const std::filesystem::path json(out.json_path);
   const std::string lock = (json.parent_path() / ("." + json.filename().string() + ".lock")).string();
@@ -201,7 +203,7 @@ Outputs outputs_from(const Parsed& parsed, const Config& config) {
 
 void write_outputs(const RunReport& report, const Outputs& outputs) {
   write_file_atomically(outputs.json_path, results_file_text(report));
-  if (!outputs.csv_path.empty()) write_file_atomically(outputs.csv_path, to_csv(report));
+  write_run_files(report, outputs.json_path, "", "", outputs.files);
 }
 
 int finish(RunReport& report, const Config& config, const Outputs& outputs, bool require_converged) {
@@ -210,9 +212,13 @@ int finish(RunReport& report, const Config& config, const Outputs& outputs, bool
   write_outputs(report, outputs);
   if (!outputs.quiet) {
     std::cout << to_console(report, ConsoleOptions{terminal_columns(), outputs.wide});
-    std::cout << "results: " << outputs.json_path << (outputs.csv_path.empty() ? "" : ", " + outputs.csv_path)
+    std::string results = outputs.json_path, reports;
+    for (const auto& f : outputs.files)
+      if (f.writer->shows_trends) reports += "report: " + f.path + "\n";
+      else results += ", " + f.path;
+    std::cout << "results: " << results
               << (outputs.replaced_run.empty() ? "" : " (replaced the results of the run started " + outputs.replaced_run + ")")
-              << "\n";
+              << "\n" << reports;
   }
   if (const Result* r = require_converged ? first_unconverged(report) : nullptr)
     std::cerr << fmt::format("pperf: --require-converged: {}/{} on {} did not converge ({})\n", r->workload, r->preset,
@@ -220,14 +226,23 @@ int finish(RunReport& report, const Config& config, const Outputs& outputs, bool
   return exit_code_for(report, require_converged);
 }
 
-size_t terminal_columns() {
+void write_trend_reports(const RunReport& report, const Outputs& outputs, const std::string& history_db) {
+  if (history_db.empty()) return;
+  std::vector<OutputFile> trend_files;
+  for (const auto& f : outputs.files)
+    if (f.writer->shows_trends) trend_files.push_back(f);
+  if (!trend_files.empty())
+    write_run_files(report, outputs.json_path, read_text_file(outputs.json_path), history_db, trend_files);
+}
+
+size_t terminal_columns(int fd) {
   if (const char* columns = std::getenv("COLUMNS")) {
     char* end = nullptr;
     const long n = std::strtol(columns, &end, 10);
     if (*end == 0 && n > 0) return static_cast<size_t>(n);
   }
   winsize size{};
-  if (::isatty(STDOUT_FILENO) && ::ioctl(STDOUT_FILENO, TIOCGWINSZ, &size) == 0 && size.ws_col > 0) return size.ws_col;
+  if (::isatty(fd) && ::ioctl(fd, TIOCGWINSZ, &size) == 0 && size.ws_col > 0) return size.ws_col;
   return 0;
 }
 

@@ -13,6 +13,7 @@
 #include "bench/config/config.h"
 #include "bench/config/plan.h"
 #include "bench/core/result.h"
+#include "reports/writer.h"
 
 namespace pperf::cli {
 
@@ -60,24 +61,36 @@ std::optional<int64_t> positive_integer(const std::string& text);
 /// Provenance: tool, config, host, pricing. Status "interrupted" until the caller says otherwise.
 RunReport report_header(const Config& config, const std::string& command, const std::vector<std::string>& argv);
 
-/// Where a run's or cost's results go (--out, default results/<config name>.json; --csv) and how
-/// the console shows them (--wide, --quiet).
+/// One file a run writes besides its results JSON, in one of reports/writer.h's formats.
+struct OutputFile {
+  const RunWriter* writer = nullptr;
+  std::string path;
+};
+
+/// Where a run's or cost's results go (--out, default results/<config name>.json; a file per
+/// format flag given: --csv, --html, --markdown, --gbench) and how the console shows them (--wide,
+/// --quiet).
 struct Outputs {
-  std::string json_path, csv_path;
+  std::string json_path;
+  std::vector<OutputFile> files;
   bool wide = false, quiet = false;
   std::string replaced_run;  // started_at of the results file this run replaces, if any
   int lock_fd = -1;          // held while this process writes json_path
 };
-/// Adds --out, --csv, --wide and --quiet to `options`.
+/// Adds --out, a flag per file format (reports/writer.h), --wide and --quiet to `options`.
 void add_output_options(po::options_description& options);
-/// Checks up front that every output can be written (InputError naming --out/--csv and the
-/// real cause), and takes the output's lock: a second pperf writing the same --out is refused.
+/// Checks up front that every output can be written (InputError naming the flag and the real
+/// cause), and takes the output's lock: a second pperf writing the same --out is refused.
 Outputs outputs_from(const Parsed& parsed, const Config& config);
 /// Writes every output atomically (a reader never sees a torn file).
 void write_outputs(const RunReport& report, const Outputs& outputs);
-/// The end of run and cost: price and rate (price_and_rate), stamp, write, print the table;
-/// returns exit_code_for(report, require_converged), saying which result did not converge.
+/// The end of run and cost: price and rate (price_and_rate), stamp, write, print the table and
+/// where each file went; returns exit_code_for(report, require_converged), saying which result
+/// did not converge.
 int finish(RunReport& report, const Config& config, const Outputs& outputs, bool require_converged = false);
+/// With a history database: rewrites the files whose format draws trends (HTML, Markdown) with
+/// the run's trends from it. Call after record_in_history. Does nothing without a database.
+void write_trend_reports(const RunReport& report, const Outputs& outputs, const std::string& history_db);
 
 /// `--history [FILE]`: record the finished run in the SQLite history (default FILE:
 /// $PPERF_HISTORY, else results/history.sqlite). PPERF_HISTORY set also turns recording on.
@@ -94,9 +107,9 @@ void record_in_history(const std::string& db, const std::string& results_path, c
 /// With `announce`, the first signal also says so on stderr.
 const std::atomic<bool>& install_stop_handlers(bool announce);
 
-/// Columns of the terminal stdout goes to ($COLUMNS, else the terminal's width); 0 when stdout
-/// is not a terminal and COLUMNS is unset (a file gets every column).
-size_t terminal_columns();
+/// Columns of the terminal `fd` (stdout by default) goes to ($COLUMNS, else the terminal's width);
+/// 0 when it is not a terminal and COLUMNS is unset (a file gets every column, whole lines).
+size_t terminal_columns(int fd = 1);
 
 // The commands; each returns its exit code and throws InputError for bad input.
 int command_run(const std::vector<std::string>& args, const std::vector<std::string>& argv);
@@ -111,10 +124,10 @@ int command_report(const std::vector<std::string>& args);
 int command_advise(const std::vector<std::string>& args);
 int command_spot_drill_worker(const std::vector<std::string>& args);
 
-/// The run's HTML and/or Markdown report (a path "" skips one); with `history_db`, trend charts
-/// of the run's config on its host, change points marked. `run_text` is the results file's text.
-void write_run_reports(const RunReport& run, const std::string& source, const std::string& run_text,
-                       const std::string& history_db, const std::string& html_path, const std::string& markdown_path);
+/// Writes `files` of `run` (read from `source`, whose text is `run_text`); with `history_db`, the
+/// formats that draw trends get the trends of the run's config on its host, change points marked.
+void write_run_files(const RunReport& run, const std::string& source, const std::string& run_text,
+                     const std::string& history_db, const std::vector<OutputFile>& files);
 int command_measure_item(const std::vector<std::string>& args, const std::vector<std::string>& argv);
 
 }  // namespace pperf::cli

@@ -23,6 +23,7 @@ int command_cost(const std::vector<std::string>& args, const std::vector<std::st
   const std::string history = history_path_from(p);
   const int code = finish(report, config, out);
   if (!history.empty()) record_in_history(history, out.json_path, report);
+  write_trend_reports(report, out, history);
   return code;
 }
 

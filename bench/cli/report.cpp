@@ -68,36 +68,47 @@ std::vector<TrendSeries> history_trends(const std::string& db, const RunReport& 
   return out;
 }
 
-void write_run_reports(const RunReport& run, const std::string& source, const std::string& run_text,
-                       const std::string& history_db, const std::string& html_path, const std::string& markdown_path) {
+void write_run_files(const RunReport& run, const std::string& source, const std::string& run_text,
+                     const std::string& history_db, const std::vector<OutputFile>& files) {
   RunReportPage page;
   page.run = &run;
   page.source = source;
-  if (!history_db.empty()) page.trends = history_trends(history_db, run, run_text, page.history_note);
-  if (!html_path.empty()) write_file_atomically(html_path, run_report_html(page));
-  if (!markdown_path.empty()) write_file_atomically(markdown_path, run_report_markdown(page));
+  bool trends = false;
+  for (const auto& f : files) trends = trends || f.writer->shows_trends;
+  if (trends && !history_db.empty()) page.trends = history_trends(history_db, run, run_text, page.history_note);
+  for (const auto& f : files) write_file_atomically(f.path, f.writer->write(page));
 }
 
 int command_report(const std::vector<std::string>& args) {
-  po::options_description options("pperf report RESULTS.json [--history DB] --html OUT.html [--markdown OUT.md]");
+  // The formats that draw trends, each a flag: --html OUT.html, --markdown OUT.md.
+  std::vector<const RunWriter*> formats;
+  std::string synopsis, wanted;
+  for (const RunWriter& w : run_writers())
+    if (w.shows_trends) {
+      formats.push_back(&w);
+      const std::string flag = "--" + w.name + " OUT." + w.extension;
+      synopsis += (synopsis.empty() ? flag : " [" + flag + "]");
+      wanted += (wanted.empty() ? "" : " and/or ") + flag;
+    }
+  po::options_description options("pperf report RESULTS.json [--history DB] " + synopsis);
   options.add_options()("help,h", "show this help")("results", po::value<std::string>()->required(), "RESULTS.json")(
       "history", po::value<std::string>()->implicit_value(""),
-      "add trend charts of this config on this host from the history DB (default $PPERF_HISTORY, else results/history.sqlite)")(
-      "html", po::value<std::string>(), "write one self-contained HTML file (inline CSS and SVG, no script)")(
-      "markdown", po::value<std::string>(), "write a Markdown summary");
+      "add trend charts of this config on this host from the history DB (default $PPERF_HISTORY, else results/history.sqlite)");
+  for (const RunWriter* w : formats) options.add_options()(w->name.c_str(), po::value<std::string>(), ("write " + w->description).c_str());
   po::positional_options_description positional;
   positional.add("results", 1);
   Parsed p = parse("report", options, join_optional_value(args, "--history"), &positional);
   if (p.help) return std::cout << options, kExitOk;
-  if (!p.has("html") && !p.has("markdown")) throw InputError("pperf report", "--html", "give --html OUT.html and/or --markdown OUT.md");
+  std::vector<OutputFile> files;
+  for (const RunWriter* w : formats)
+    if (p.has(w->name)) files.push_back({w, p.string(w->name)});
+  if (files.empty()) throw InputError("pperf report", "--" + formats.front()->name, "give " + wanted);
   const std::string path = p.string("results");
   const RunReport run = read_results_file(path);
   std::string db;
   if (p.has("history")) db = p.string("history").empty() ? default_history_path() : p.string("history");
-  write_run_reports(run, path, read_text_file(path), db, p.has("html") ? p.string("html") : "",
-                    p.has("markdown") ? p.string("markdown") : "");
-  for (const char* flag : {"html", "markdown"})
-    if (p.has(flag)) std::cout << "report: " << p.string(flag) << "\n";
+  write_run_files(run, path, read_text_file(path), db, files);
+  for (const auto& f : files) std::cout << "report: " << f.path << "\n";
   return kExitOk;
 }
 

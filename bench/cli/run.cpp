@@ -19,6 +19,7 @@
 #include "bench/measure/spot_drill.h"
 #include "bench/measure/peak_flops.h"
 #include "pricing/pricing_stage.h"
+#include "reports/console.h"
 
 namespace pperf::cli {
 
@@ -50,8 +51,6 @@ int command_run(const std::vector<std::string>& args, const std::vector<std::str
       "workload", po::value<std::string>(), "run only this workload of the config")(
       "native", "running on the named instances themselves: results say emulated: false")(
       "in-process", "measure every item in this process instead of a process per item (debugging)")(
-      "html", po::value<std::string>(), "also write the self-contained HTML report (with trends when --history is on)")(
-      "markdown", po::value<std::string>(), "also write the Markdown report")(
       "spot-drill", "for each Spot configuration: SIGKILL its training mid-run, restart from the last checkpoint, "
                     "record the lost time measured beside the model's prediction")(
       "require-converged", "exit 1 when a result stopped on max_steps/max_seconds before its CI reached target_rel_ci");
@@ -122,20 +121,15 @@ int command_run(const std::vector<std::string>& args, const std::vector<std::str
   size_t done = 0;
   auto on_start = [&](const PlanItem& item) {
     if (!out.quiet && !executor.terminal_progress)
-      std::cerr << fmt::format("[{}] {}/{} on {}: started (item {} of {})\n", utc_timestamp(), item.workload->name,
-                               item.workload->preset, item.configuration->name, done + 1, plan.items.size());
+      std::cerr << item_started_line(utc_timestamp(), item.workload->name, item.workload->preset, item.configuration->name,
+                                     done + 1, plan.items.size(), terminal_columns(STDERR_FILENO));
   };
   report.results = run_plan(config, plan, builtin_workloads(), executor, stop_requested, on_start,
                             [&](const std::vector<Result>& so_far) {
     const Result& r = so_far.back();
     ++done;
     if (!out.quiet)
-      std::cerr << fmt::format("[{}] {}/{} on {}: {}\n", utc_timestamp(), r.workload, r.preset, r.configuration,
-                               r.status == ResultStatus::ok
-                                   ? fmt::format("mean {:.4g} ms/step (median {:.4g}) over {} steps ({}){}", r.step->mean_ms, r.step->median_ms,
-                                                 r.measurement->step_ms.size(), r.measurement->stop_reason,
-                                                 r.partial ? ", partial" : "")
-                                   : to_string(r.status) + ": " + r.reason);
+      std::cerr << item_finished_line(utc_timestamp(), r, terminal_columns(STDERR_FILENO));
     RunReport partial = report;
     partial.results = so_far;
     price_and_rate(partial.results, pricing, report.host);
@@ -146,12 +140,7 @@ int command_run(const std::vector<std::string>& args, const std::vector<std::str
   const int code = finish(report, config, out, p.has("require-converged"));
   if (launcher_store) launcher_store->publish_exit_code(code, 60);
   if (!history.empty()) record_in_history(history, out.json_path, report);
-  if (p.has("html") || p.has("markdown")) {
-    write_run_reports(report, out.json_path, read_text_file(out.json_path), history, p.has("html") ? p.string("html") : "",
-                      p.has("markdown") ? p.string("markdown") : "");
-    for (const char* flag : {"html", "markdown"})
-      if (p.has(flag)) std::cout << "report: " << p.string(flag) << "\n";
-  }
+  write_trend_reports(report, out, history);
   return code;
 }
 

@@ -1,10 +1,12 @@
 #include "bench/measure/progress.h"
 
 #include <fmt/format.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <numeric>
 
 #include "bench/stats/stats.h"
@@ -43,12 +45,34 @@ std::string TerminalProgress::line(const Progress& p) const {
   return fmt::format("{}: step {}/{}, {}, ETA {:.0f} s", label_, n, settings_.max_steps, ci, std::ceil(eta_s));
 }
 
+namespace {
+/// Columns of the terminal stderr goes to ($COLUMNS first); 0 when unknown.
+size_t stderr_columns() {
+  if (const char* columns = std::getenv("COLUMNS")) {
+    char* end = nullptr;
+    const long n = std::strtol(columns, &end, 10);
+    if (*end == 0 && n > 0) return static_cast<size_t>(n);
+  }
+  winsize size{};
+  return ::ioctl(STDERR_FILENO, TIOCGWINSZ, &size) == 0 ? size.ws_col : 0;
+}
+
+/// `line` cut to fewer than `width` bytes at a character boundary: a line the terminal wraps
+/// cannot be redrawn in place.
+std::string fit(std::string line, size_t width) {
+  if (width == 0 || line.size() < width) return line;
+  size_t cut = width - 1;
+  while (cut > 0 && (static_cast<unsigned char>(line[cut]) & 0xC0) == 0x80) --cut;  // not inside a UTF-8 character
+  return line.substr(0, cut);
+}
+}  // namespace
+
 void TerminalProgress::operator()(const Progress& p) {
   const auto now = std::chrono::steady_clock::now();
   if (drawn_ && now - last_ < std::chrono::milliseconds(200)) return;
   last_ = now;
   drawn_ = true;
-  const std::string text = "\r\x1b[K" + line(p);
+  const std::string text = "\r\x1b[K" + fit(line(p), stderr_columns());
   [[maybe_unused]] auto n = ::write(STDERR_FILENO, text.data(), text.size());
 }
 

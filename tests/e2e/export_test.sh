@@ -10,7 +10,7 @@ golden=tests/data/results/run_tiny.json
 
 check "compare.py is installed (scripts/setup-test-tools.sh)" test -f "$comparepy"
 check "--help" expect_exit 0 "$work/o" "$pperf" export --help
-check "unknown format" one_line_error "^pperf export: --format: expected gbench or csv, got 'gbnch' \(did you mean 'gbench'\?\)$" "$pperf" export "$golden" --format gbnch
+check "unknown format" one_line_error "^pperf export: --format: expected console, csv, html, markdown, gbench, json, got 'gbnch' \(did you mean 'gbench'\?\)$" "$pperf" export "$golden" --format gbnch
 check "missing file" one_line_error "^$work/none.json: cannot open file$" "$pperf" export "$work/none.json" --format csv
 check "missing --format" one_line_error "^pperf export: --format: " "$pperf" export "$golden"
 
@@ -64,5 +64,18 @@ for row, r in zip(rows, j['results']):
     assert abs(float(row['step_ms_median']) - r['step_time_ms']['median']) < 1e-9 * r['step_time_ms']['median']
     assert abs(float(row['usd_per_step']) - r['cost']['usd_per_step']) < 1e-9 * r['cost']['usd_per_step']
 print('ok')"
+
+# --- every other format of the registry (reports/writer.h) ---------------------------------------
+for f in console html markdown json; do
+  check "export --format $f" expect_exit 0 "$work/o" "$pperf" export "$golden" --format "$f" --out "$work/g.$f"
+done
+check "json export reads back as the same results" /usr/bin/python3 -c "
+import json
+a = json.load(open('$golden')); b = json.load(open('$work/g.json'))
+assert [r['step_time_ms']['samples'] for r in a['results']] == [r['step_time_ms']['samples'] for r in b['results']]
+assert a['config'] == b['config'] and a['pricing'] == b['pricing']
+print('ok')"
+check "console export to a file: every column" bash -c "grep -q 'median ms 95% CI' '$work/g.console' && grep -q 'MFU %' '$work/g.console'"
+check "markdown export: the table" bash -c "[ \$(grep -c '^| mnist_heavy/tiny batch 32 |' '$work/g.markdown') -eq 3 ]"
 
 finish

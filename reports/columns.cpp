@@ -1,0 +1,193 @@
+#include "reports/columns.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace pperf {
+
+namespace {
+
+Figure text(std::string s) { return Figure{std::move(s), std::nullopt, std::nullopt, ""}; }
+Figure number(std::optional<double> v, std::optional<std::array<double, 2>> ci = std::nullopt, std::string instead = "") {
+  return Figure{std::nullopt, v, ci, std::move(instead)};
+}
+Figure flag(bool b) { return text(b ? "true" : "false"); }
+
+bool inconclusive(const Result& r) {
+  const auto& ci = r.comparison.improvement_pct_ci95;
+  return ci && (*ci)[0] < 0 && (*ci)[1] > 0;
+}
+
+/// Priced for more dnn instances than processes measured (data-parallel ranks are one process).
+bool measured_as_fewer_processes(const Result& r) {
+  if (r.distributed) return false;  // measured as data-parallel ranks
+  for (const auto& g : r.instances)
+    if (g.role == "dnn" && g.count > 1) return true;
+  return false;
+}
+
+constexpr Style kText{Style::text}, kCount{Style::count}, kWord{Style::word};
+constexpr Style sig(int digits) { return Style{Style::significant, digits}; }
+constexpr Style fixed(int decimals, double scale = 1) { return Style{Style::fixed, decimals, scale}; }
+
+// Each row: {key, header, style, read, console priority, console CI priority, shown in (besides the
+// console), CSV CI key, identity, money per step, marks baseline} (reports/columns.h says what each means).
+std::vector<Column> make_columns() {
+  using R = const Result&;
+  std::vector<Column> c;
+  // Identity: which pair a row is.
+  c.push_back({"workload", "workload", kText, [](R r) { return text(r.workload); }, kConsoleNever, kConsoleNever, kCsv, "", true});
+  c.push_back({"preset", "preset", kText, [](R r) { return text(r.preset); }, kConsoleNever, kConsoleNever, kCsv, "", true});
+  c.push_back({"batch_size", "batch", kCount, [](R r) { return number(static_cast<double>(r.batch_size)); }, kConsoleNever,
+               kConsoleNever, kCsv, "", true});
+  // The console says a single workload once above its table, and drops this column then.
+  c.push_back({"workload_label", "workload", kText, [](R r) { return text(workload_label(r)); }, 1, kConsoleNever,
+               kMarkdown | kHtml, "", true});
+  c.push_back({"configuration", "configuration", kText, [](R r) { return text(r.configuration); }, 0, kConsoleNever,
+               kEveryFile, "", true, false, true});
+  c.push_back({"baseline", "baseline", kWord, [](R r) { return flag(r.baseline); }, kConsoleNever, kConsoleNever, kCsv, "", true});
+  c.push_back({"measured", "measured", kWord, [](R r) { return flag(r.measured); }, kConsoleNever, kConsoleNever, kCsv, "", true});
+  c.push_back({"status", "status", kWord, [](R r) { return text(to_string(r.status)); }, kConsoleNever, kConsoleNever, kCsv, "", true});
+  c.push_back({"instances", "instances", kText, [](R r) { return text(instances_label(r.instances)); }, 3, kConsoleNever,
+               kEveryFile, "", true});
+  // Step time.
+  c.push_back({"step_ms_median", "median ms", sig(4),
+               [](R r) { return r.step ? number(r.step->median_ms, r.step->ci95_ms) : Figure{}; }, 0, 4, kEveryFile,
+               "step_ms_ci95"});
+  c.push_back({"step_n", "steps", kCount,
+               [](R r) {
+                 return r.measurement ? number(static_cast<double>(r.measurement->step_ms.size())) : number(std::nullopt, {}, "given");
+               },
+               kConsoleWideOnly, kConsoleNever, kEveryFile});
+  c.push_back({"step_ms_mean", "mean ms", sig(4), [](R r) { return r.step ? number(r.step->mean_ms) : Figure{}; }, 1,
+               kConsoleNever, kEveryFile});
+  c.push_back({"step_cv", "CV %", fixed(1, 100), [](R r) { return r.spread ? number(r.spread->cv) : Figure{}; }, 5,
+               kConsoleNever, kEveryFile | kGbench});
+  c.push_back({"samples_per_s", "samples/s", fixed(1), [](R r) { return number(r.samples_per_s); }, 3, kConsoleNever, kEveryFile});
+  c.push_back({"data_wait_fraction", "data wait %", fixed(1, 100), [](R r) { return number(r.data_wait_fraction); }, 3,
+               kConsoleNever, kEveryFile | kGbench});
+  // Money.
+  c.push_back({"usd_per_hour", "{cur}/h", sig(4), [](R r) { return r.cost ? number(r.cost->usd_per_hour) : Figure{}; }, 2,
+               kConsoleNever, kEveryFile | kGbench});
+  c.push_back({"usd_per_step", "{cur}/{steps}", sig(3),
+               [](R r) { return r.cost ? number(r.cost->usd_per_step, r.cost->usd_per_step_ci95) : Figure{}; }, 0, 5, kEveryFile,
+               "usd_per_step_ci95", false, true});
+  c.push_back({"usd_per_1m_samples", "{cur}/1M samples", sig(4),
+               [](R r) { return r.cost ? number(r.cost->usd_per_1m_samples) : Figure{}; }, kConsoleWideOnly, kConsoleNever,
+               kEveryFile | kGbench});
+  // Against the baseline.
+  c.push_back({"improvement_pct", "improvement %", fixed(1),
+               [](R r) {
+                 return number(r.comparison.improvement_pct, r.comparison.improvement_pct_ci95, r.baseline ? "baseline" : "");
+               },
+               0, 2, kEveryFile | kGbench, "improvement_pct_ci95"});
+  c.push_back({"speedup", "speedup x", fixed(2), [](R r) { return number(r.comparison.speedup); }, 1, kConsoleNever,
+               kEveryFile | kGbench});
+  c.push_back({"mfu", "MFU %", Style{Style::fixed, 1, 100, 1.0}, [](R r) { return number(r.mfu); }, 3, kConsoleNever,
+               kEveryFile | kGbench});
+  // What to know about the row.
+  c.push_back({"notes", "notes", kText, [](R r) { return text(fmt::to_string(fmt::join(notes_of(r), ", "))); }, 0,
+               kConsoleNever, kEveryFile, "", true});
+  c.push_back({"reason", "reason", kText, [](R r) { return text(r.reason); }, kConsoleNever, kConsoleNever, kCsv, "", true});
+  return c;
+}
+
+}  // namespace
+
+const std::vector<Column>& result_columns() {
+  static const std::vector<Column> columns = make_columns();
+  return columns;
+}
+
+std::pair<double, std::string> money_scale(const std::vector<Result>& results) {
+  double cheapest = 0;
+  for (const auto& r : results)
+    if (r.cost && r.cost->usd_per_step > 0) cheapest = cheapest == 0 ? r.cost->usd_per_step : std::min(cheapest, r.cost->usd_per_step);
+  const std::vector<std::pair<double, std::string>> scales = {
+      {100, "100 steps"}, {1e3, "1k steps"}, {1e4, "10k steps"}, {1e5, "100k steps"}, {1e6, "1M steps"}};
+  for (const auto& s : scales)
+    if (cheapest * s.first >= 0.01) return s;
+  return scales.back();
+}
+
+bool shows_figures(const Result& r) { return r.status == ResultStatus::ok && r.step.has_value(); }
+
+std::string significant(double value, int digits) {
+  if (value == 0 || !std::isfinite(value)) return fmt::format("{}", value);
+  const int magnitude = static_cast<int>(std::floor(std::log10(std::fabs(value))));
+  const int decimals = std::max(0, digits - 1 - magnitude);
+  return fmt::format("{:.{}f}", value, decimals);
+}
+
+std::string format_for_people(double raw, const Style& style) {
+  const double v = raw * style.scale;
+  std::string out;
+  switch (style.kind) {
+    case Style::significant: out = significant(v, style.digits); break;
+    case Style::fixed: out = fmt::format("{:.{}f}", v, style.digits); break;
+    case Style::count: out = fmt::format("{:.0f}", v); break;
+    case Style::text:
+    case Style::word: out = fmt::format("{}", v); break;
+  }
+  if (style.impossible_above && raw > *style.impossible_above) out += "!";
+  return out;
+}
+
+std::string cell_for_people(const Column& column, const Figure& figure, double money_steps) {
+  if (figure.text) return *figure.text;
+  if (figure.value) return format_for_people(*figure.value * (column.money_per_step ? money_steps : 1), column.style);
+  return figure.instead.empty() ? "-" : figure.instead;
+}
+
+std::string ci_for_people(const Column& column, const Figure& figure, double money_steps) {
+  if (!figure.ci95) return "-";
+  const double k = column.money_per_step ? money_steps : 1;
+  return format_for_people((*figure.ci95)[0] * k, column.style) + ".." + format_for_people((*figure.ci95)[1] * k, column.style);
+}
+
+std::string header_for_people(const Column& column, const std::string& currency, const std::string& steps) {
+  std::string out = column.header;
+  for (const auto& [token, value] : {std::pair<std::string, std::string>{"{cur}", currency}, {"{steps}", steps}})
+    for (size_t at; (at = out.find(token)) != std::string::npos;) out.replace(at, token.size(), value);
+  return out;
+}
+
+std::vector<std::string> notes_of(const Result& r) {
+  std::vector<std::string> notes;
+  if (r.status != ResultStatus::ok) notes.push_back(to_string(r.status));
+  if (r.partial) notes.push_back("partial");
+  if (r.measurement && r.measurement->interrupted) notes.push_back("interrupted");
+  if (r.converged && !*r.converged) notes.push_back("unconverged");
+  if (std::any_of(r.events.begin(), r.events.end(), [](const std::string& e) { return e.rfind("still warming up", 0) == 0; }))
+    notes.push_back("warming up");
+  if (inconclusive(r)) notes.push_back("inconclusive");
+  if (r.status == ResultStatus::ok && measured_as_fewer_processes(r)) notes.push_back("1 process");
+  return notes;
+}
+
+const std::vector<std::pair<std::string, std::string>>& note_meanings() {
+  static const std::vector<std::pair<std::string, std::string>> meanings = {
+      {"1 process", "priced for several dnn instances but measured as one process"},
+      {"inconclusive", "the improvement's 95 % CI includes 0"},
+      {"interrupted", "stopped by Ctrl-C/SIGTERM before its stop rule fired"},
+      {"partial", "a data source failed mid-run; the steps measured before are kept"},
+      {"unconverged", "stopped on max_steps/max_seconds before the CI reached target_rel_ci"},
+      {"warming up", "step times still fall over the measured steps (Mann-Kendall trend); raise warmup_steps"}};
+  return meanings;
+}
+
+std::string instances_label(const std::vector<PricedGroup>& groups) {
+  std::string out;
+  for (const auto& g : groups)
+    out += fmt::format("{}{}x {}{}", out.empty() ? "" : " + ", g.count, g.type, g.market == Market::spot ? " (spot)" : "");
+  return out;
+}
+
+std::string workload_label(const Result& r) {
+  return r.workload + (r.preset.empty() ? "" : "/" + r.preset) + " batch " + std::to_string(r.batch_size);
+}
+
+}  // namespace pperf

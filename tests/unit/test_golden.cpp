@@ -1,0 +1,148 @@
+// Golden outputs: every run writer (reports/writer.h) formats one fixed sample run, and the text
+// must equal its checked-in file under tests/data/golden, so a change of output is a reviewed
+// diff. After an intended change: PPERF_UPDATE_GOLDEN=1 build/pperf_unit_tests --gtest_filter='Golden.*'
+// rewrites the files (docs/results.md, "Golden outputs"); review them with git diff.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "bench/core/atomic_file.h"
+#include "bench/core/results_json.h"
+#include "reports/console.h"
+#include "reports/writer.h"
+
+using namespace pperf;
+
+namespace {
+const std::string kGolden = std::string(PPERF_SOURCE_DIR) + "/tests/data/golden/";
+
+/// The tiny run's three measured results, one of them unconverged and partial, and a failed one
+/// whose name and reason need quoting in CSV, Markdown and HTML.
+RunReport sample_run() {
+  RunReport run = read_results_file(std::string(PPERF_SOURCE_DIR) + "/tests/data/results/run_tiny.json");
+  run.results[1].converged = false;
+  run.results[1].partial = true;
+  Result failed = run.results[2];
+  failed.configuration = "odd | \"name\" <b>";
+  failed.baseline = false;
+  failed.status = ResultStatus::failed;
+  failed.reason = "data worker 127.0.0.1:5555 closed the connection | \"quoted\"";
+  failed.measurement.reset();
+  failed.step.reset();
+  failed.spread.reset();
+  failed.samples_per_s.reset();
+  failed.data_wait_fraction.reset();
+  failed.cost.reset();
+  failed.comparison = {};
+  failed.mfu.reset();
+  failed.execution.reset();
+  failed.bottleneck.reset();
+  run.results.push_back(failed);
+  return run;
+}
+
+std::string read(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return "(missing: " + path + ")";
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+/// Compares `text` with the golden file `name`, or rewrites it under PPERF_UPDATE_GOLDEN=1.
+void expect_golden(const std::string& name, const std::string& text) {
+  const std::string path = kGolden + name;
+  if (const char* update = std::getenv("PPERF_UPDATE_GOLDEN"); update && std::string(update) == "1") {
+    write_file_atomically(path, text);
+    return;
+  }
+  const std::string want = read(path);
+  if (text == want) return;
+  // The first differing line, so a failure says where without dumping a whole HTML page.
+  std::stringstream a(text), b(want);
+  std::string got_line, want_line;
+  for (int line = 1;; ++line) {
+    const bool more_a = static_cast<bool>(std::getline(a, got_line)), more_b = static_cast<bool>(std::getline(b, want_line));
+    if (!more_a && !more_b) break;
+    if (got_line != want_line || more_a != more_b) {
+      ADD_FAILURE() << name << " differs from its golden file at line " << line << "\n  got:    " << got_line
+                    << "\n  golden: " << want_line << "\n(PPERF_UPDATE_GOLDEN=1 rewrites it; review the diff)";
+      return;
+    }
+  }
+  ADD_FAILURE() << name << " differs from its golden file (line endings)";
+}
+
+size_t widest_line(const std::string& text) {
+  std::stringstream in(text);
+  size_t widest = 0;
+  for (std::string line; std::getline(in, line);) widest = std::max(widest, line.size());
+  return widest;
+}
+}  // namespace
+
+TEST(Golden, EveryWriterMatchesItsFile) {
+  const RunReport run = sample_run();
+  RunReportPage page;
+  page.run = &run;
+  page.source = "tests/data/results/run_tiny.json";
+  for (const RunWriter& writer : run_writers()) {
+    if (writer.name == "console") continue;  // at fixed widths below
+    SCOPED_TRACE(writer.name);
+    expect_golden("run-" + writer.name + "." + writer.extension, writer.write(page));
+  }
+}
+
+TEST(Golden, ConsoleAtFixedWidthsNarrowAndWide) {
+  const RunReport run = sample_run();
+  RunReportPage page;
+  page.run = &run;
+  const RunWriter& console = *find_run_writer("console");
+  for (const size_t width : {80, 100}) {
+    page.console = {width, false};
+    const std::string text = console.write(page);
+    expect_golden("run-console-" + std::to_string(width) + ".txt", text);
+    EXPECT_LE(widest_line(text), width) << text;  // every line, the table's and the prose's
+  }
+  page.console = {100, true};
+  const std::string wide = console.write(page);
+  expect_golden("run-console-wide.txt", wide);
+  EXPECT_GT(widest_line(wide), 100u);
+}
+
+TEST(Console, ItemLogLinesFitTheTerminal) {
+  Result r = sample_run().results[0];
+  r.measurement->stop_reason = "target_rel_ci (mean ±0.9 %, median ±0.8 %) <= 1.0 %";
+  for (const size_t width : {80, 100}) {
+    const std::string done = item_finished_line("2026-11-23T22:48:36Z", r, width);
+    EXPECT_LE(widest_line(done), width) << done;
+    EXPECT_NE(done.find("\n  "), std::string::npos) << "a long line continues indented: " << done;
+    const std::string started = item_started_line("2026-11-23T22:48:36Z", "resnet50_augment", "cifar", "heterogeneous_spot", 3, 12, width);
+    EXPECT_LE(widest_line(started), width) << started;
+  }
+  // Without a width (a log file): one line each, as before.
+  const std::string one = item_finished_line("2026-11-23T22:48:36Z", r, 0);
+  EXPECT_EQ(one.find('\n'), one.size() - 1);
+  EXPECT_NE(one.find("over 6 steps (target_rel_ci"), std::string::npos) << one;
+}
+
+TEST(Columns, EveryWriterShowsEveryFigure) {
+  // A figure shown to people is in CSV, Markdown and HTML alike (the console picks by width).
+  for (const Column& c : result_columns()) {
+    if (c.key == "workload" || c.key == "preset" || c.key == "batch_size" || c.key == "workload_label" ||
+        c.key == "baseline" || c.key == "measured" || c.key == "status" || c.key == "reason")
+      continue;  // how each writer names a row (a label, a marker, a failed cell) differs on purpose
+    EXPECT_EQ(c.shown & kEveryFile, kEveryFile) << c.key;
+    EXPECT_NE(c.console, kConsoleNever) << c.key;
+  }
+}
+
+TEST(Writers, NamesAreUniqueAndFound) {
+  std::set<std::string> names;
+  for (const auto& w : run_writers()) {
+    EXPECT_TRUE(names.insert(w.name).second) << w.name;
+    EXPECT_EQ(find_run_writer(w.name), &w);
+  }
+  EXPECT_EQ(find_run_writer("gbnch"), nullptr);
+}

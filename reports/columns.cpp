@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "bench/stats/intervals.h"
+
 namespace pperf {
 
 namespace {
@@ -161,8 +163,7 @@ std::vector<std::string> notes_of(const Result& r) {
   if (r.partial) notes.push_back("partial");
   if (r.measurement && r.measurement->interrupted) notes.push_back("interrupted");
   if (r.converged && !*r.converged) notes.push_back("unconverged");
-  if (std::any_of(r.events.begin(), r.events.end(), [](const std::string& e) { return e.rfind("still warming up", 0) == 0; }))
-    notes.push_back("warming up");
+  if (r.measurement && warming_up_trend(r.measurement->step_ms)) notes.push_back("warming up");
   if (inconclusive(r)) notes.push_back("inconclusive");
   if (r.status == ResultStatus::ok && measured_as_fewer_processes(r)) notes.push_back("1 process");
   return notes;

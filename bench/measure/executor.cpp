@@ -145,10 +145,10 @@ void summarize_into(Result& r, Measurement m) {
   r.data_wait_fraction = m.data_wait_fraction();
   if (m.step_ms.size() < kMinCiSteps)
     r.events.push_back(fmt::format("{} measured steps: no confidence interval below {}", m.step_ms.size(), kMinCiSteps));
-  if (const MannKendall mk = mann_kendall(m.step_ms); m.step_ms.size() >= 10 && mk.z < 0 && mk.p_value < 0.01)
+  if (const auto mk = warming_up_trend(m.step_ms))
     r.events.push_back(fmt::format("still warming up: step times fall over the measured steps (Mann-Kendall z = {:.2f}, "
                                    "p = {:.2g}); raise warmup_steps",
-                                   mk.z, mk.p_value));
+                                   mk->z, mk->p_value));
   if (m.interrupted) r.events.push_back(fmt::format("interrupted after {} measured steps", m.step_ms.size()));
   r.measurement = std::move(m);
 }

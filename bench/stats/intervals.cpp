@@ -86,6 +86,12 @@ StepTimeEstimate step_time_estimate(const std::vector<double>& samples, bool sto
   return StepTimeEstimate{median(samples), ci.median_ci, mean(samples), ci.mean_ci, ci.nominal_level, ci.lag1_r};
 }
 
+std::optional<MannKendall> warming_up_trend(const std::vector<double>& samples) {
+  if (samples.size() < 10) return std::nullopt;
+  const MannKendall mk = mann_kendall(samples);
+  return mk.z < 0 && mk.p_value < 0.01 ? std::optional<MannKendall>(mk) : std::nullopt;
+}
+
 MannKendall mann_kendall(const std::vector<double>& samples) {
   std::vector<double> x = samples;
   if (x.size() > kMannKendallMaxPoints) {

@@ -68,6 +68,9 @@ struct MannKendall {
 };
 constexpr size_t kMannKendallMaxPoints = 500;
 MannKendall mann_kendall(const std::vector<double>& samples);
+/// The measured steps still warm up: at least 10 of them, falling (z < 0) at p < 0.01. The
+/// trend when they do, for the result's event and the writers' "warming up" note alike.
+std::optional<MannKendall> warming_up_trend(const std::vector<double>& samples);
 
 /// Running sums for the stop rule's precision check: O(1) per added sample for the mean's
 /// interval and the lag-1 autocorrelation; the median's interval is O(n) (nth_element), so the

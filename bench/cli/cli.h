@@ -56,6 +56,10 @@ std::optional<int64_t> positive_integer(const std::string& text);
 /// Provenance: tool, config, host, pricing. Status "interrupted" until the caller says otherwise.
 RunReport report_header(const Config& config, const std::string& command, const std::vector<std::string>& argv);
 
+/// On stderr, when the config's price table is older than pricing.max_age_days (from its
+/// publication date) or records no publication date. Run and cost call it once.
+void warn_if_prices_stale(const Config& config);
+
 /// Where a run's or cost's results go (--out, default results/<config name>.json; --csv) and how
 /// the console shows them (--wide, --quiet).
 struct Outputs {
@@ -104,6 +108,7 @@ int command_history(const std::vector<std::string>& args);
 int command_export(const std::vector<std::string>& args);
 int command_report(const std::vector<std::string>& args);
 int command_advise(const std::vector<std::string>& args);
+int command_prices(const std::vector<std::string>& args);
 int command_spot_drill_worker(const std::vector<std::string>& args);
 
 /// The run's HTML and/or Markdown report (a path "" skips one); with `history_db`, trend charts

@@ -24,6 +24,7 @@ const char* kUsage =
     "  export       a results file as Google Benchmark JSON or CSV\n"
     "  report       a self-contained HTML report (and Markdown) of a run, with trends from the history\n"
     "  advise       rank configurations of results files by expected USD to train, On-Demand and Spot\n"
+    "  prices       import price tables from providers' files (offline); diff two tables\n"
     "`pperf <command> --help` shows a command's options; `pperf --version` the version.\n";
 
 /// Batches and activations are large (MBs) and allocated every step. glibc would hand each one
@@ -51,6 +52,7 @@ int dispatch(const std::string& command, const std::vector<std::string>& args, c
   if (command == "export") return command_export(args);
   if (command == "report") return command_report(args);
   if (command == "advise") return command_advise(args);
+  if (command == "prices") return command_prices(args);
   if (command == "spot-drill-worker") return command_spot_drill_worker(args);
   if (command == "measure-item") return command_measure_item(args, argv);
   if (command == "--help" || command == "-h" || command == "help") return std::cout << kUsage, kExitOk;
@@ -59,7 +61,7 @@ int dispatch(const std::string& command, const std::vector<std::string>& args, c
                      << pperf::torch_build_summary() << "\n",
            kExitOk;
   throw pperf::InputError("pperf", "", "unknown command '" + command + "'" +
-                                           pperf::did_you_mean(command, {"run", "cost", "validate", "list", "data-worker", "compare", "history", "export", "report", "advise"}));
+                                           pperf::did_you_mean(command, {"run", "cost", "validate", "list", "data-worker", "compare", "history", "export", "report", "advise", "prices"}));
 }
 
 }  // namespace

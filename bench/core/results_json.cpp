@@ -62,10 +62,13 @@ json result_json(const Result& r) {
   j["status"] = to_string(r.status);
   j["reason"] = r.reason.empty() ? json(nullptr) : json(r.reason);
   j["instances"] = json::array();
-  for (const auto& g : r.instances)
-    j["instances"].push_back({{"type", g.type}, {"count", g.count}, {"role", g.role},
-                              {"market", to_string(g.market)}, {"usd_per_hour", g.usd_per_hour_each},
-                              {"price_basis", g.price_basis}});
+  for (const auto& g : r.instances) {
+    json group = {{"type", g.type}, {"count", g.count}, {"role", g.role}, {"market", to_string(g.market)},
+                  {"usd_per_hour", g.usd_per_hour_each}, {"price_basis", g.price_basis}};
+    if (g.usd_per_hour_range) group["usd_per_hour_range"] = *g.usd_per_hour_range;
+    if (!g.cheapest_zone.empty()) group["zones"] = {{"cheapest", g.cheapest_zone}, {"dearest", g.dearest_zone}};
+    j["instances"].push_back(group);
+  }
   j["step_time_ms"] = step_time_json(r);
   j["throughput"] = r.samples_per_s ? json{{"samples_per_s", *r.samples_per_s}} : json(nullptr);
   j["data_wait_fraction"] = or_null(r.data_wait_fraction);
@@ -88,6 +91,7 @@ json result_json(const Result& r) {
     j["cost"] = {{"usd_per_hour", c.usd_per_hour}, {"usd_per_step", c.usd_per_step},
                  {"usd_per_1m_samples", c.usd_per_1m_samples}, {"samples_per_usd", c.samples_per_usd},
                  {"usd_per_step_ci95", pair_or_null(c.usd_per_step_ci95)}};
+    if (c.usd_per_hour_range) j["cost"]["usd_per_hour_range"] = *c.usd_per_hour_range;
     if (c.to_train)
       j["to_train"] = {{"steps", c.to_train->steps ? json(*c.to_train->steps) : json(nullptr)},
                        {"hours", c.to_train->hours}, {"usd", c.to_train->usd}};
@@ -188,6 +192,15 @@ PricedGroup read_group(const JsonView& v) {
   g.market = read_enum<Market>(v.at("market"), parse_market, {"on_demand", "spot"});
   g.usd_per_hour_each = v.at("usd_per_hour").as_number();
   g.price_basis = v.string_or("price_basis", "");
+  if (auto range = v.find_value("usd_per_hour_range")) {
+    const auto ends = range->items();
+    if (ends.size() != 2 || ends[0].as_number() > ends[1].as_number()) range->fail("expected [lo, hi] with lo <= hi");
+    g.usd_per_hour_range = std::array<double, 2>{ends[0].as_number(), ends[1].as_number()};
+  }
+  if (auto zones = v.find("zones")) {
+    g.cheapest_zone = zones->at("cheapest").as_string();
+    g.dearest_zone = zones->at("dearest").as_string();
+  }
   return g;
 }
 
@@ -305,6 +318,7 @@ Result read_result(const JsonView& v) {
     cost.usd_per_hour = c->at("usd_per_hour").as_number();
     cost.usd_per_step = c->at("usd_per_step").as_number();
     if (auto ci = c->find_value("usd_per_step_ci95")) cost.usd_per_step_ci95 = read_pair(*ci);
+    if (auto range = c->find_value("usd_per_hour_range")) cost.usd_per_hour_range = read_pair(*range);
     cost.usd_per_1m_samples = c->at("usd_per_1m_samples").as_number();
     cost.samples_per_usd = c->at("samples_per_usd").as_number();
     if (auto t = v.find_value("to_train")) {
@@ -350,6 +364,10 @@ json to_json(const RunReport& report) {
                   {"retrieved", report.pricing_retrieved}, {"region", report.pricing_region},
                   {"currency", report.pricing_currency}, {"market", report.pricing_market},
                   {"discount_pct", report.discount_pct}};
+  if (!report.pricing_sha256.empty()) {  // the table's identity (files before it lack both keys)
+    j["pricing"]["published"] = report.pricing_published.empty() ? json(nullptr) : json(report.pricing_published);
+    j["pricing"]["sha256"] = report.pricing_sha256;
+  }
   j["results"] = json::array();
   for (const auto& r : report.results) j["results"].push_back(result_json(r));
   return j;
@@ -386,6 +404,8 @@ RunReport results_from_json(const json& doc, const std::string& file) {
   report.pricing_currency = pricing.at("currency").as_string();
   report.pricing_market = pricing.at("market").as_string();
   report.discount_pct = pricing.number_or("discount_pct", 0);
+  if (auto published = pricing.find_value("published")) report.pricing_published = published->as_string();
+  report.pricing_sha256 = pricing.string_or("sha256", "");
   for (const auto& item : root.at("results").items()) report.results.push_back(read_result(item));
   return report;
 }

@@ -161,7 +161,8 @@ RunReport report_header(const Config& config, const std::string& command, const 
   return report;
 }
 
-void warn_if_prices_stale(const Config& config) {
+void warn_if_prices_stale(const Config& config, bool quiet) {
+  if (quiet) return;
   const std::string warning = staleness_warning(config.price_table, config.pricing.max_age_days, utc_today());
   if (!warning.empty()) std::cerr << "pperf: warning: " << warning << "\n";
 }

@@ -57,8 +57,9 @@ std::optional<int64_t> positive_integer(const std::string& text);
 RunReport report_header(const Config& config, const std::string& command, const std::vector<std::string>& argv);
 
 /// On stderr, when the config's price table is older than pricing.max_age_days (from its
-/// publication date) or records no publication date. Run and cost call it once.
-void warn_if_prices_stale(const Config& config);
+/// publication date) or records no publication date (not with --quiet: errors only). Run and
+/// cost call it once.
+void warn_if_prices_stale(const Config& config, bool quiet);
 
 /// Where a run's or cost's results go (--out, default results/<config name>.json; --csv) and how
 /// the console shows them (--wide, --quiet).

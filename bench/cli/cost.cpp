@@ -16,7 +16,7 @@ int command_cost(const std::vector<std::string>& args, const std::vector<std::st
   const Config config = load_config(p.string("config"), builtin_workloads());
   if (!config.priced_only)
     throw InputError(config.path, "/configurations", "`pperf cost` needs step_time_ms on every configuration");
-  warn_if_prices_stale(config);
+  warn_if_prices_stale(config, p.has("quiet"));
   RunReport report = report_header(config, "cost", argv);
   report.results = given_results(make_plan(config, {}, HostCapacity::here()));
   report.status = overall_status(report.results, false);

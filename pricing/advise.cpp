@@ -24,6 +24,20 @@ bool has_spot_group(const Result& r) {
 
 std::string money(double usd) { return fmt::format("{:.4g} USD", usd); }
 
+/// For a Spot row priced as a range: the expected USD at the Spot groups' cheapest and dearest
+/// table prices (cost scales with the hourly price), with the zones named where the table has them.
+std::string spot_spread(const Result& r, double expected_usd) {
+  if (!r.cost->usd_per_hour_range || r.cost->usd_per_hour <= 0) return "";
+  const auto& range = *r.cost->usd_per_hour_range;
+  std::string zones;
+  for (const auto& g : r.instances)
+    if (g.market == Market::spot && !g.cheapest_zone.empty())
+      zones += fmt::format("{}{}: cheapest zone {}, dearest {}", zones.empty() ? "" : "; ", g.type, g.cheapest_zone, g.dearest_zone);
+  return fmt::format("; {} .. {} across the Spot price range ({:.4g}..{:.4g} USD/h{})", money(expected_usd * range[0] / r.cost->usd_per_hour),
+                     money(expected_usd * range[1] / r.cost->usd_per_hour), range[0], range[1],
+                     zones.empty() ? ", zones not named in the table" : "; " + zones);
+}
+
 }  // namespace
 
 SpotEstimate respot(const Result& r, int64_t steps) {
@@ -89,6 +103,7 @@ Advice advise(const std::vector<std::pair<std::string, RunReport>>& runs, const 
         sp.usd = spot->expected_usd;
         sp.p95_usd = spot->p95_usd;
         sp.expected_interruptions = spot->expected_interruptions;
+        sp.price_spread = spot_spread(r, sp.usd);
         by_workload[row.workload].push_back(sp);
       }
     }
@@ -104,7 +119,7 @@ Advice advise(const std::vector<std::pair<std::string, RunReport>>& runs, const 
       const std::string risk =
           row.market == "spot"
               ? fmt::format("p95 {}, {:.2g} expected interruptions, {:.3g} h wall", money(*row.p95_usd),
-                            row.expected_interruptions, row.wall_hours)
+                            row.expected_interruptions, row.wall_hours) + row.price_spread
               : fmt::format("no interruptions, {:.3g} h", row.hours);
       if (i == 0)
         row.reason = fmt::format("cheapest: {} expected ({})", money(row.usd), risk);

@@ -16,14 +16,34 @@ double group_usd_per_hour(const std::vector<PricedGroup>& groups, double discoun
   return list_usd_per_hour * (1 - discount_pct / 100);
 }
 
+std::optional<std::array<double, 2>> group_usd_per_hour_range(const std::vector<PricedGroup>& groups, double discount_pct) {
+  bool any = false;
+  std::array<double, 2> range{0, 0};
+  for (const auto& g : groups) {
+    any = any || g.usd_per_hour_range.has_value();
+    for (int end : {0, 1}) range[end] += g.count * (g.usd_per_hour_range ? (*g.usd_per_hour_range)[end] : g.usd_per_hour_each);
+  }
+  if (!any) return std::nullopt;
+  for (double& x : range) x *= 1 - discount_pct / 100;
+  return range;
+}
+
 Cost price(const CostInput& input) {
   Cost cost;
   cost.usd_per_hour = group_usd_per_hour(input.groups, input.discount_pct);
+  cost.usd_per_hour_range = group_usd_per_hour_range(input.groups, input.discount_pct);
 
   const double usd_per_ms = cost.usd_per_hour / 3.6e6;
   cost.usd_per_step = usd_per_ms * input.step.mean_ms;
+  // Time and price are bounded separately: the interval runs from the cheapest price at the
+  // mean's lower bound to the dearest price at its upper bound (a given time: the mean both ends).
+  const std::array<double, 2> usd_per_ms_ends =
+      cost.usd_per_hour_range ? std::array<double, 2>{(*cost.usd_per_hour_range)[0] / 3.6e6, (*cost.usd_per_hour_range)[1] / 3.6e6}
+                              : std::array<double, 2>{usd_per_ms, usd_per_ms};
   if (const auto& ci = input.step.mean_ci95_ms)
-    cost.usd_per_step_ci95 = std::array<double, 2>{usd_per_ms * (*ci)[0], usd_per_ms * (*ci)[1]};
+    cost.usd_per_step_ci95 = std::array<double, 2>{usd_per_ms_ends[0] * (*ci)[0], usd_per_ms_ends[1] * (*ci)[1]};
+  else if (cost.usd_per_hour_range)
+    cost.usd_per_step_ci95 = std::array<double, 2>{usd_per_ms_ends[0] * input.step.mean_ms, usd_per_ms_ends[1] * input.step.mean_ms};
   if (input.samples_per_step > 0 && cost.usd_per_step > 0) {
     cost.usd_per_1m_samples = cost.usd_per_step / input.samples_per_step * 1e6;
     cost.samples_per_usd = 1e6 / cost.usd_per_1m_samples;
@@ -87,9 +107,19 @@ Comparison compare(const PricedStep& candidate, const PricedStep& baseline, bool
   if (is_baseline || baseline.cost.usd_per_step <= 0) return c;
   auto improvement = [](double usd, double baseline_usd) { return (1 - usd / baseline_usd) * 100; };
   c.improvement_pct = improvement(candidate.cost.usd_per_step, baseline.cost.usd_per_step);
-  if (ratio && baseline.cost.usd_per_hour > 0) {
-    const double price_ratio = candidate.cost.usd_per_hour / baseline.cost.usd_per_hour;
-    c.improvement_pct_ci95 = std::array<double, 2>{(1 - price_ratio * (*ratio)[1]) * 100, (1 - price_ratio * (*ratio)[0]) * 100};
+  const bool price_spread = candidate.cost.usd_per_hour_range || baseline.cost.usd_per_hour_range;
+  const bool given_times = !candidate.samples && !baseline.samples;
+  if ((ratio || (price_spread && given_times)) && baseline.cost.usd_per_hour > 0) {
+    // Price ratio ends: the candidate's dearest over the baseline's cheapest, and the reverse
+    // (point prices when neither is a range); a given step time contributes its ratio alone.
+    auto ends = [](const Cost& cost) {
+      return cost.usd_per_hour_range ? *cost.usd_per_hour_range : std::array<double, 2>{cost.usd_per_hour, cost.usd_per_hour};
+    };
+    const auto cand = ends(candidate.cost), base = ends(baseline.cost);
+    const double point = candidate.step.mean_ms / baseline.step.mean_ms;
+    const std::array<double, 2> time_ratio = ratio ? *ratio : std::array<double, 2>{point, point};
+    c.improvement_pct_ci95 = std::array<double, 2>{(1 - cand[1] / base[0] * time_ratio[1]) * 100,
+                                                   (1 - cand[0] / base[1] * time_ratio[0]) * 100};
   }
   return c;
 }

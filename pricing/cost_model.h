@@ -22,8 +22,14 @@ struct CostInput {
 /// sum(count x price per hour) x (1 - discount/100): what the groups cost per hour.
 double group_usd_per_hour(const std::vector<PricedGroup>& groups, double discount_pct);
 
+/// The hourly price with every Spot group at its table's cheapest, then dearest price (other
+/// groups at their point price), discounted; nullopt when no group is priced as a range.
+std::optional<std::array<double, 2>> group_usd_per_hour_range(const std::vector<PricedGroup>& groups, double discount_pct);
+
 /// usd_per_hour = group_usd_per_hour(groups, discount); usd_per_step = usd_per_hour x t/3600
-/// with t the mean step time (what the job is billed for); its CI from the mean's CI.
+/// with t the mean step time (what the job is billed for). Its interval: [cheapest price x the
+/// mean's CI low, dearest price x the mean's CI high]; with a given step time and a price range,
+/// [cheapest, dearest] x t; null with a given time at point prices.
 Cost price(const CostInput& input);
 
 /// A priced result as compare reads it; samples are null for a given step time.
@@ -43,7 +49,9 @@ constexpr size_t kComparisonBootstrapMaxSamples = 20000;
 /// step. Their intervals come from the CI of the ratio of mean step times: a percentile
 /// bootstrap (kComparisonResamples, kComparisonSeed) at the higher nominal level of the two
 /// estimates, widened on the log scale for autocorrelation; for large samples the delta method
-/// on the log ratio of means. Null when either side has no samples or no CI (given step times).
+/// on the log ratio of means. With Spot price ranges, the price ratio's ends widen it (the
+/// candidate's dearest over the baseline's cheapest, and the reverse). Null when neither side
+/// has samples and a CI, and no side is priced as a range.
 Comparison compare(const PricedStep& candidate, const PricedStep& baseline, bool is_baseline);
 
 }  // namespace pperf

@@ -22,14 +22,14 @@ InterruptionTable load_interruption_table(const std::string& name_or_path) {
   const std::string path = resolve_price_table_path(name_or_path);
   const nlohmann::json doc = read_json_file(path);
   JsonView root(doc, path);
-  root.expect_object({"schema_version", "name", "provider", "source", "snapshot", "retrieved", "notes", "buckets",
-                      "regions"});
+  root.expect_object({"schema_version", "name", "provider", "source", "snapshot", "retrieved", "notes", "sources",
+                      "buckets", "regions"});
   if (root.at("schema_version").as_int() != 1) root.at("schema_version").fail("only version 1 is known");
   InterruptionTable table;
   table.path = path;
   table.name = root.at("name").as_string();
   table.source = root.at("source").as_string();
-  table.snapshot = root.at("snapshot").as_string();
+  if (auto snapshot = root.find_value("snapshot")) table.snapshot = snapshot->as_string();  // null: not recorded
   table.retrieved = root.at("retrieved").as_string();
   root.string_or("provider", "");
   root.string_or("notes", "");

@@ -11,7 +11,7 @@ namespace pperf {
 std::vector<PricedGroup> price_groups(const std::vector<InstanceGroup>& groups, const PriceTable& table) {
   std::vector<PricedGroup> priced;
   for (const auto& g : groups) {
-    PricedGroup p{g.type, static_cast<int>(g.count), g.role, g.market, 0, ""};
+    PricedGroup p{g.type, static_cast<int>(g.count), g.role, g.market, 0, "", std::nullopt, "", ""};
     if (g.usd_per_hour) {
       p.usd_per_hour_each = *g.usd_per_hour;
       p.price_basis = "override";
@@ -21,6 +21,9 @@ std::vector<PricedGroup> price_groups(const std::vector<InstanceGroup>& groups, 
       if (!q) throw std::invalid_argument("price table " + table.name + " has no " + to_string(g.market) + " price for " + g.type);
       p.usd_per_hour_each = q->usd_per_hour;
       p.price_basis = q->basis;
+      p.usd_per_hour_range = q->range;
+      p.cheapest_zone = q->cheapest_zone;
+      p.dearest_zone = q->dearest_zone;
     }
     priced.push_back(std::move(p));
   }

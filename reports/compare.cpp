@@ -242,6 +242,10 @@ std::vector<ProvenanceWarning> provenance_differences(const RunReport& b, const 
   add("config.sha256", b.config_sha256, c.config_sha256);
   add("pricing.table", b.pricing_table, c.pricing_table);
   add("pricing.retrieved", b.pricing_retrieved, c.pricing_retrieved);
+  if (!b.pricing_sha256.empty() && !c.pricing_sha256.empty()) {  // the table's identity (older files lack it)
+    add("pricing.published", b.pricing_published, c.pricing_published);
+    add("pricing.sha256", b.pricing_sha256, c.pricing_sha256);
+  }
   add("pricing.currency", b.pricing_currency, c.pricing_currency);
   add("pricing.market", b.pricing_market, c.pricing_market);
   add("pricing.discount_pct", fmt::format("{:g}", b.discount_pct), fmt::format("{:g}", c.discount_pct));

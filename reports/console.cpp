@@ -270,8 +270,9 @@ std::string to_console(const RunReport& report, const ConsoleOptions& options) {
                                  significant(r.spot_drill->measured_lost_s), significant(r.spot_drill->predicted_lost_s)));
   }
   if (!spot.empty()) prose += "Spot:\n" + fmt::to_string(fmt::join(spot, "\n")) + "\n";
-  const std::string prices = fmt::format("Prices: {} ({}, retrieved {}), market {}{}.", report.pricing_table,
-                                         report.pricing_region, report.pricing_retrieved, report.pricing_market,
+  const std::string prices = fmt::format("Prices: {} ({}, published {}, retrieved {}), market {}{}.", report.pricing_table,
+                                         report.pricing_region, report.pricing_published.empty() ? "unknown" : report.pricing_published,
+                                         report.pricing_retrieved, report.pricing_market,
                                          report.discount_pct > 0 ? fmt::format(", discount {:g} %", report.discount_pct) : "");
   prose += any_baseline ? "* baseline. " + prices + "\n"
                       : "No baseline in this run (not selected with --only, or none priced): improvements not computed. " +

@@ -115,7 +115,9 @@ std::string provenance(const RunReport& r, const std::string& source) {
       {"kernel", host_fact(h, {"kernel"})},
       {"BLAS", host_fact(h, {"blas", "library"})},
       {"libtorch", host_fact(h, {"torch", "libtorch_version"})},
-      {"prices", r.pricing_table + " (" + r.pricing_region + ", retrieved " + r.pricing_retrieved + ")"},
+      {"prices", r.pricing_table + " (" + r.pricing_region + ", published " +
+                     (r.pricing_published.empty() ? std::string("unknown") : r.pricing_published) + ", retrieved " +
+                     r.pricing_retrieved + ")"},
       {"price source", r.pricing_source},
       {"market", r.pricing_market + (r.discount_pct > 0 ? fmt::format(", discount {:g} %", r.discount_pct) : "")},
       {"currency", r.pricing_currency}};
@@ -381,8 +383,10 @@ std::string run_report_html(const RunReportPage& page) {
   out += "<h1>pperf report: " + markup_escape(r.config_name) + "</h1>\n";
   size_t ok = 0;
   for (const auto& x : r.results) ok += x.status == ResultStatus::ok;
-  out += fmt::format("<p class=\"subtitle\">{} result(s), {} ok; prices {} ({}), started {}.</p>\n", r.results.size(), ok,
-                     markup_escape(r.pricing_table), markup_escape(r.pricing_retrieved), markup_escape(r.started_at));
+  out += fmt::format("<p class=\"subtitle\">{} result(s), {} ok; prices {} (published {}, retrieved {}), started {}.</p>\n",
+                     r.results.size(), ok, markup_escape(r.pricing_table),
+                     markup_escape(r.pricing_published.empty() ? "unknown" : r.pricing_published),
+                     markup_escape(r.pricing_retrieved), markup_escape(r.started_at));
   out += "<section id=\"provenance-section\"><h2>Provenance</h2>\n" + provenance(r, page.source) + "</section>\n";
   out += "<section id=\"results-section\"><h2>Results</h2>\n" + results_table(r) +
          "<p class=\"note\">Median step time with its distribution-free 95 % CI (the typical step); cost per step = "
@@ -420,11 +424,12 @@ std::string run_report_markdown(const RunReportPage& page) {
   const RunReport& r = *page.run;
   std::string out = fmt::format("## pperf report: {}\n\n", r.config_name);
   out += fmt::format("`{}` — {} run, {}, started {}; pperf {} (git `{}`); host {} ({}, {} logical CPUs, BLAS {}, libtorch {}); "
-                     "prices {} ({}, retrieved {}).\n\n",
+                     "prices {} ({}, published {}, retrieved {}).\n\n",
                      page.source, to_string(r.status), r.config_name, r.started_at, r.tool_version, short_sha(r.git_sha),
                      host_fact(r.host, {"hostname"}), host_fact(r.host, {"cpu_model"}), host_fact(r.host, {"logical_cpus"}),
                      host_fact(r.host, {"blas", "library"}), host_fact(r.host, {"torch", "libtorch_version"}),
-                     r.pricing_table, r.pricing_region, r.pricing_retrieved);
+                     r.pricing_table, r.pricing_region, r.pricing_published.empty() ? "unknown" : r.pricing_published,
+                     r.pricing_retrieved);
   const auto columns = columns_of(kMarkdown);
   const auto money = money_scale(r.results);
   std::string header = "|", rule = "|";

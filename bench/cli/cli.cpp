@@ -159,11 +159,19 @@ RunReport report_header(const Config& config, const std::string& command, const 
   report.pricing_table = t.name;
   report.pricing_source = t.source;
   report.pricing_retrieved = t.retrieved;
+  report.pricing_published = t.published;
+  report.pricing_sha256 = t.sha256;
   report.pricing_region = t.region;
   report.pricing_currency = t.currency;
   report.pricing_market = to_string(config.pricing.market);
   report.discount_pct = config.pricing.discount_pct;
   return report;
+}
+
+void warn_if_prices_stale(const Config& config, bool quiet) {
+  if (quiet) return;
+  const std::string warning = staleness_warning(config.price_table, config.pricing.max_age_days, utc_today());
+  if (!warning.empty()) std::cerr << "pperf: warning: " << warning << "\n";
 }
 
 void add_output_options(po::options_description& options) {

@@ -61,6 +61,11 @@ std::optional<int64_t> positive_integer(const std::string& text);
 /// Provenance: tool, config, host, pricing. Status "interrupted" until the caller says otherwise.
 RunReport report_header(const Config& config, const std::string& command, const std::vector<std::string>& argv);
 
+/// On stderr, when the config's price table is older than pricing.max_age_days (from its
+/// publication date) or records no publication date (not with --quiet: errors only). Run and
+/// cost call it once.
+void warn_if_prices_stale(const Config& config, bool quiet);
+
 /// One file a run writes besides its results JSON, in one of reports/writer.h's formats.
 struct OutputFile {
   const RunWriter* writer = nullptr;
@@ -122,6 +127,7 @@ int command_history(const std::vector<std::string>& args);
 int command_export(const std::vector<std::string>& args);
 int command_report(const std::vector<std::string>& args);
 int command_advise(const std::vector<std::string>& args);
+int command_prices(const std::vector<std::string>& args);
 int command_spot_drill_worker(const std::vector<std::string>& args);
 
 /// Writes `files` of `run` (read from `source`, whose text is `run_text`); with `history_db`, the

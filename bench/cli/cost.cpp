@@ -20,6 +20,7 @@ int command_cost(const std::vector<std::string>& args, const std::vector<std::st
   report.results = given_results(make_plan(config, {}, HostCapacity::here()));
   report.status = overall_status(report.results, false);
   const Outputs out = outputs_from(p, config);
+  warn_if_prices_stale(config, out.quiet);  // after every input is known good: a mistake stays one line
   const std::string history = history_path_from(p);
   const int code = finish(report, config, out);
   if (!history.empty()) record_in_history(history, out.json_path, report);

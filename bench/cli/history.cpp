@@ -21,7 +21,8 @@ const char* kHistoryUsage =
     "  list [--config NAME] [--last N] [--json]\n"
     "                                    the recorded runs, oldest first\n"
     "  show RUN_ID [--out FILE]          the results JSON exactly as recorded\n"
-    "  changes [--config NAME] [--json]  change points of each series (median step time, USD per step)\n"
+    "  changes [--config NAME] [--json]  change points of each series (median step time, USD per step) and\n"
+    "                                    price-table changes (their own event)\n"
     "  mark RUN_ID [--pair LABEL] [--note TEXT]\n"
     "                                    mark a known change by hand: it begins at RUN_ID\n"
     "--db FILE: the database (default $PPERF_HISTORY, else results/history.sqlite).\n";
@@ -133,34 +134,57 @@ int history_changes(const std::vector<std::string>& args) {
       if (series.empty()) continue;
       text += fmt::format("{} on host {} ({} complete run(s)):\n", config, fingerprint, series.front().second.size());
       std::vector<StoredChangePoint> detected;
+      // A new price table moves USD per step without any change in performance: it is its own
+      // event, and USD-per-step change points are looked for only between runs priced alike.
+      const auto& first_points = series.front().second;
+      for (size_t i = 1; i < first_points.size(); ++i) {
+        const PriceTableIdentity &before = first_points[i - 1].price_table, &after = first_points[i].price_table;
+        if (before == after) continue;
+        const SeriesPoint& at = first_points[i];
+        text += fmt::format("  price table changed at run {} ({}): {} -> {} (a price event, not a performance change)\n",
+                            at.run_id, at.started_at, before.label(), after.label());
+        all.push_back({{"config_name", config}, {"host_fingerprint", fingerprint}, {"metric", "price_table"},
+                       {"run_id", at.run_id}, {"git_sha", at.git_sha}, {"started_at", at.started_at},
+                       {"before", before.label()}, {"after", after.label()}, {"change_pct", nullptr},
+                       {"source", "price_table"}, {"note", "price table changed"}});
+      }
       for (const auto& [key, points] : series) {
         for (const std::string metric : {"median_ms", "usd_per_step"}) {
-          std::vector<double> values;
-          std::vector<size_t> index;
-          for (size_t i = 0; i < points.size(); ++i) {
-            const std::optional<double> v = metric == "median_ms" ? std::optional<double>(points[i].median_ms) : points[i].usd_per_step;
-            if (v && *v > 0) values.push_back(*v), index.push_back(i);
-          }
+          // Pieces of consecutive runs priced with one table (the whole series for median_ms).
+          std::vector<std::pair<size_t, size_t>> pieces;
+          for (size_t i = 0; i < points.size(); ++i)
+            if (pieces.empty() || (metric == "usd_per_step" && points[i].price_table != points[i - 1].price_table))
+              pieces.push_back({i, i + 1});
+            else
+              pieces.back().second = i + 1;
           ++series_count;
-          const auto segments = fit_segments(values);
-          for (size_t k = 1; k < segments.size(); ++k) {
-            const SeriesPoint& at = points[index[segments[k].begin]];
-            StoredChangePoint c;
-            c.run_id = at.run_id;
-            c.metric = metric;
-            c.pair = key;
-            c.before = segments[k - 1].level;
-            c.after = segments[k].level;
-            c.source = "detected";
-            c.note = fmt::format("git {}, {}", at.git_sha, at.started_at);
-            detected.push_back(c);
-            const double pct = (*c.after / *c.before - 1) * 100;
-            text += fmt::format("  {:<40} {:<13} {:.5g} -> {:.5g} ({:+.1f} %) from run {} (git {}, {})\n", key.label(), metric,
-                                *c.before, *c.after, pct, at.run_id, at.git_sha.substr(0, 12), at.started_at);
-            all.push_back({{"config_name", config}, {"host_fingerprint", fingerprint}, {"workload", key.workload},
-                           {"preset", key.preset}, {"batch_size", key.batch_size}, {"configuration", key.configuration},
-                           {"metric", metric}, {"run_id", at.run_id}, {"git_sha", at.git_sha}, {"started_at", at.started_at},
-                           {"before", *c.before}, {"after", *c.after}, {"change_pct", pct}, {"source", "detected"}, {"note", ""}});
+          for (const auto& [from, to] : pieces) {
+            std::vector<double> values;
+            std::vector<size_t> index;
+            for (size_t i = from; i < to; ++i) {
+              const std::optional<double> v = metric == "median_ms" ? std::optional<double>(points[i].median_ms) : points[i].usd_per_step;
+              if (v && *v > 0) values.push_back(*v), index.push_back(i);
+            }
+            const auto segments = fit_segments(values);
+            for (size_t k = 1; k < segments.size(); ++k) {
+              const SeriesPoint& at = points[index[segments[k].begin]];
+              StoredChangePoint c;
+              c.run_id = at.run_id;
+              c.metric = metric;
+              c.pair = key;
+              c.before = segments[k - 1].level;
+              c.after = segments[k].level;
+              c.source = "detected";
+              c.note = fmt::format("git {}, {}", at.git_sha, at.started_at);
+              detected.push_back(c);
+              const double pct = (*c.after / *c.before - 1) * 100;
+              text += fmt::format("  {:<40} {:<13} {:.5g} -> {:.5g} ({:+.1f} %) from run {} (git {}, {})\n", key.label(), metric,
+                                  *c.before, *c.after, pct, at.run_id, at.git_sha.substr(0, 12), at.started_at);
+              all.push_back({{"config_name", config}, {"host_fingerprint", fingerprint}, {"workload", key.workload},
+                             {"preset", key.preset}, {"batch_size", key.batch_size}, {"configuration", key.configuration},
+                             {"metric", metric}, {"run_id", at.run_id}, {"git_sha", at.git_sha}, {"started_at", at.started_at},
+                             {"before", *c.before}, {"after", *c.after}, {"change_pct", pct}, {"source", "detected"}, {"note", ""}});
+            }
           }
         }
       }

@@ -54,6 +54,8 @@ const Command kCommands[] = {
      [](const Args& a, const Args&) { return pperf::cli::command_report(a); }},
     {"advise", "rank configurations of results files by expected USD to train, On-Demand and Spot",
      [](const Args& a, const Args&) { return pperf::cli::command_advise(a); }},
+    {"prices", "import price tables from providers' files (offline); diff two tables",
+     [](const Args& a, const Args&) { return pperf::cli::command_prices(a); }},
     {"spot-drill-worker", nullptr, [](const Args& a, const Args&) { return pperf::cli::command_spot_drill_worker(a); }},
     {"measure-item", nullptr, pperf::cli::command_measure_item},
 };

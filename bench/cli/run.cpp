@@ -110,6 +110,7 @@ int command_run(const std::vector<std::string>& args, const std::vector<std::str
   const std::string history = history_path_from(p);
   if (!history.empty()) History(history, History::Mode::create);  // a bad database fails before the run
 
+  warn_if_prices_stale(config, out.quiet);
   RunReport report = report_header(config, "run", argv);
   // MFU's denominator: this host's peak GEMM rate, measured once per host fingerprint.
   report.host["peak_gflops"] = cached_peak_gflops(host_fingerprint(report.host), default_peak_cache_path());

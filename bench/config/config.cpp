@@ -19,11 +19,21 @@ namespace {
 
 Market read_market(const JsonView& v) { return *parse_market(v.as_choice({"on_demand", "spot"})); }
 
+/// A table named by path is read relative to the config's directory; a bare name is a shipped table.
+std::string table_relative_to_config(const std::string& name_or_path, const std::string& config_path) {
+  const std::filesystem::path path(name_or_path);
+  const bool bare_name = name_or_path.find('/') == std::string::npos && path.extension() != ".json";
+  if (bare_name || path.is_absolute()) return name_or_path;
+  return (std::filesystem::path(config_path).parent_path() / path).lexically_normal().string();
+}
+
 PricingSettings parse_pricing(const JsonView& v) {
-  v.expect_object({"table", "market", "discount_pct", "interruptions"});
+  v.expect_object({"table", "region", "market", "discount_pct", "interruptions", "max_age_days"});
   PricingSettings p;
-  p.table = v.at("table").as_string();
-  p.interruptions = v.string_or("interruptions", p.interruptions);
+  p.table = table_relative_to_config(v.at("table").as_string(), v.file());
+  p.region = v.string_or("region", "");
+  p.interruptions = table_relative_to_config(v.string_or("interruptions", p.interruptions), v.file());
+  if (auto a = v.find("max_age_days")) p.max_age_days = a->as_positive_int();
   if (auto m = v.find("market")) p.market = read_market(*m);
   if (auto d = v.find("discount_pct")) {
     p.discount_pct = d->as_number();
@@ -529,10 +539,12 @@ Config load_config(const std::string& arg, const WorkloadRegistry& registry) {
   JsonView pricing = root.at("pricing");
   config.pricing = parse_pricing(pricing);
   try {
-    config.price_table = load_price_table(config.pricing.table);
+    config.price_table = load_price_table(config.pricing.table, config.pricing.region);
   } catch (const InputError& e) {
     // Say which config asked for the table, keep the table's own line as the reason.
-    pricing.at("table").fail("price table '" + config.pricing.table + "': " + e.what());
+    const bool region_fault = e.pointer() == "/regions" || e.pointer() == "/region";
+    (region_fault && pricing.has("region") ? pricing.at("region") : pricing.at("table"))
+        .fail("price table '" + config.pricing.table + "': " + e.what());
   }
   if (auto m = root.find("measure")) config.measure = parse_measure(*m);
   if (auto s = root.find("steps_to_train")) config.steps_to_train = s->as_positive_int();

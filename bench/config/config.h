@@ -68,7 +68,9 @@ struct Configuration {
 };
 
 struct PricingSettings {
-  std::string table;
+  std::string table;   // a shipped table's name, or a path (made relative to the config's directory)
+  std::string region;  // "" = the table's only region
+  int64_t max_age_days = 90;  // run and cost warn when the table's prices are older
   Market market = Market::on_demand;
   double discount_pct = 0;
   std::string interruptions = kDefaultInterruptionTable;  // Spot interruption table

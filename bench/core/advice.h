@@ -21,6 +21,7 @@ struct AdviceRow {
   double wall_hours = 0;        // + unbilled restart overhead (Spot)
   std::optional<double> p95_usd;          // Spot: Monte Carlo p95
   double expected_interruptions = 0;      // the risk; 0 On-Demand
+  std::string price_spread;     // Spot priced as a range: expected USD at its ends, zones named ("" otherwise)
   std::string reason;           // why this rank, one line
 };
 

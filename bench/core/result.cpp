@@ -116,9 +116,11 @@ void read_step_time(const JsonView& v, Result& r) {
 }  // namespace
 
 json to_json(const PricedGroup& g) {
-  return {{"type", g.type},           {"count", g.count},
-          {"role", g.role},           {"market", to_string(g.market)},
-          {"usd_per_hour", g.usd_per_hour_each}, {"price_basis", g.price_basis}};
+  json j = {{"type", g.type}, {"count", g.count}, {"role", g.role}, {"market", to_string(g.market)},
+            {"usd_per_hour", g.usd_per_hour_each}, {"price_basis", g.price_basis}};
+  if (g.usd_per_hour_range) j["usd_per_hour_range"] = *g.usd_per_hour_range;
+  if (!g.cheapest_zone.empty()) j["zones"] = {{"cheapest", g.cheapest_zone}, {"dearest", g.dearest_zone}};
+  return j;
 }
 
 PricedGroup read_priced_group(const JsonView& v) {
@@ -129,15 +131,25 @@ PricedGroup read_priced_group(const JsonView& v) {
   g.market = read_enum<Market>(v.at("market"), parse_market, {"on_demand", "spot"});
   g.usd_per_hour_each = v.at("usd_per_hour").as_number();
   g.price_basis = v.string_or("price_basis", "");
+  if (auto range = v.find_value("usd_per_hour_range")) {
+    g.usd_per_hour_range = range->as_pair();
+    if ((*g.usd_per_hour_range)[0] > (*g.usd_per_hour_range)[1]) range->fail("expected [lo, hi] with lo <= hi");
+  }
+  if (auto zones = v.find("zones")) {
+    g.cheapest_zone = zones->at("cheapest").as_string();
+    g.dearest_zone = zones->at("dearest").as_string();
+  }
   return g;
 }
 
 json to_json(const Cost& c) {
-  return {{"usd_per_hour", c.usd_per_hour},
+  json j = {{"usd_per_hour", c.usd_per_hour},
           {"usd_per_step", c.usd_per_step},
           {"usd_per_1m_samples", c.usd_per_1m_samples},
           {"samples_per_usd", c.samples_per_usd},
           {"usd_per_step_ci95", value_or_null(c.usd_per_step_ci95)}};
+  if (c.usd_per_hour_range) j["usd_per_hour_range"] = *c.usd_per_hour_range;
+  return j;
 }
 
 Cost read_cost(const JsonView& v) {
@@ -145,6 +157,7 @@ Cost read_cost(const JsonView& v) {
   c.usd_per_hour = v.at("usd_per_hour").as_number();
   c.usd_per_step = v.at("usd_per_step").as_number();
   if (auto ci = v.find_value("usd_per_step_ci95")) c.usd_per_step_ci95 = ci->as_pair();
+  if (auto range = v.find_value("usd_per_hour_range")) c.usd_per_hour_range = range->as_pair();
   c.usd_per_1m_samples = v.at("usd_per_1m_samples").as_number();
   c.samples_per_usd = v.at("samples_per_usd").as_number();
   return c;

@@ -39,7 +39,12 @@ struct PricedGroup {
   std::string role;  // "dnn" | "data"
   Market market = Market::on_demand;
   double usd_per_hour_each = 0;
-  std::string price_basis;  // "on_demand" | "spot_avg" | "spot_mid" | "override"
+  std::string price_basis;  // "on_demand" | "spot_avg" | "spot_median" | "spot_mid" | "override"
+  /// Spot from the table: the lowest and highest price it holds for the type (across zones and
+  /// its history window), and the zones at those ends ("" when the table names none). Null for
+  /// a point price (on-demand, an override, a spot row with one figure).
+  std::optional<std::array<double, 2>> usd_per_hour_range;
+  std::string cheapest_zone, dearest_zone;
 };
 
 /// What pricing reads of a step time (ms). Produced by the measure stage (or given in a
@@ -71,7 +76,11 @@ struct ToTrain {
 struct Cost {
   double usd_per_hour = 0;
   double usd_per_step = 0;
-  std::optional<std::array<double, 2>> usd_per_step_ci95;  // from the mean's CI; null without one
+  /// From the mean's CI and, with Spot groups priced as a range, the range's ends: null when
+  /// there is neither (a given step time at point prices).
+  std::optional<std::array<double, 2>> usd_per_step_ci95;
+  /// The hourly price at the Spot groups' cheapest and dearest table prices; null at point prices.
+  std::optional<std::array<double, 2>> usd_per_hour_range;
   double usd_per_1m_samples = 0;
   double samples_per_usd = 0;
   std::optional<ToTrain> to_train;
@@ -172,6 +181,8 @@ struct RunReport {
   // pricing provenance
   std::string pricing_table, pricing_source, pricing_retrieved, pricing_region, pricing_currency,
       pricing_market;
+  std::string pricing_published;  // the table's publication date, "" when it records none
+  std::string pricing_sha256;     // of the table file: with its name and date, the table's identity
   double discount_pct = 0;
   std::vector<Result> results;
   nlohmann::json unknown_fields = nlohmann::json::object();

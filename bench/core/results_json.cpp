@@ -20,6 +20,10 @@ json to_json(const RunReport& report) {
                   {"retrieved", report.pricing_retrieved}, {"region", report.pricing_region},
                   {"currency", report.pricing_currency}, {"market", report.pricing_market},
                   {"discount_pct", report.discount_pct}};
+  if (!report.pricing_sha256.empty()) {  // the table's identity (files before it lack both keys)
+    j["pricing"]["published"] = report.pricing_published.empty() ? json(nullptr) : json(report.pricing_published);
+    j["pricing"]["sha256"] = report.pricing_sha256;
+  }
   j["results"] = json::array();
   for (const auto& r : report.results) j["results"].push_back(to_json(r));
   return j;
@@ -57,6 +61,8 @@ RunReport results_from_json(const json& doc, const std::string& file) {
   report.pricing_currency = pricing.at("currency").as_string();
   report.pricing_market = pricing.at("market").as_string();
   report.discount_pct = pricing.number_or("discount_pct", 0);
+  if (auto published = pricing.find_value("published")) report.pricing_published = published->as_string();
+  report.pricing_sha256 = pricing.string_or("sha256", "");
   for (const auto& item : root.at("results").items()) report.results.push_back(read_result(item));
   report.unknown_fields = root.unread_members();  // kept and written back unchanged
   return report;

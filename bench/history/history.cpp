@@ -93,6 +93,11 @@ CREATE TABLE change_points (
 );
 CREATE INDEX change_points_by_config ON change_points(config_name, host_fingerprint);
 )sql",
+    // 2 -> 3: the price table's identity per run (with pricing_table: name, file sha256, publication date).
+    R"sql(
+ALTER TABLE runs ADD COLUMN pricing_sha256 TEXT NOT NULL DEFAULT '';
+ALTER TABLE runs ADD COLUMN pricing_published TEXT NOT NULL DEFAULT '';
+)sql",
 };
 constexpr int kMigrationCount = sizeof(kMigrations) / sizeof(kMigrations[0]);
 static_assert(kMigrationCount == kHistorySchemaVersion, "one migration per schema version");
@@ -211,13 +216,15 @@ HistoryRun read_run(const Statement& s) {
   r.pricing_retrieved = s.text(13);
   r.results = s.integer(14);
   r.results_sha256 = s.text(15);
+  r.pricing_sha256 = s.text(16);
+  r.pricing_published = s.text(17);
   return r;
 }
 
 const char* kRunColumns =
     "SELECT id, recorded_at, started_at, finished_at, config_name, config_sha256, git_sha, tool_version, command, "
     "status, host_fingerprint, hostname, pricing_table, pricing_retrieved, "
-    "(SELECT count(*) FROM results WHERE results.run_id = runs.id), results_sha256 FROM runs";
+    "(SELECT count(*) FROM results WHERE results.run_id = runs.id), results_sha256, pricing_sha256, pricing_published FROM runs";
 
 }  // namespace
 
@@ -248,8 +255,15 @@ nlohmann::json to_json(const HistoryRun& r) {
           {"hostname", r.hostname},
           {"pricing_table", r.pricing_table},
           {"pricing_retrieved", r.pricing_retrieved},
+          {"pricing_sha256", r.pricing_sha256},
+          {"pricing_published", r.pricing_published.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.pricing_published)},
           {"results_sha256", r.results_sha256},
           {"results", r.results}};
+}
+
+std::string PriceTableIdentity::label() const {
+  return name + " (published " + (published.empty() ? "unknown" : published) + ", retrieved " + retrieved +
+         (sha256.empty() ? std::string() : ", sha256 " + sha256.substr(0, 12)) + ")";
 }
 
 bool PairKey::operator<(const PairKey& o) const {
@@ -326,11 +340,18 @@ History::Recorded History::record(const std::string& text, const RunReport& repo
     existing.bind(1, sha);
     if (existing.step()) return {existing.integer(0), true};
   }
+  // A database kept at an older schema (tests make one) has no table-identity columns.
+  const bool table_identity = schema_version() >= 3;
   Statement insert(db_, path_,
-                   "INSERT INTO runs (recorded_at, started_at, finished_at, config_name, config_path, config_sha256, "
-                   "git_sha, tool_version, command, status, host_fingerprint, hostname, cpu_model, logical_cpus, "
-                   "pricing_table, pricing_retrieved, currency, results_sha256, results_json) "
-                   "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+                   table_identity
+                       ? "INSERT INTO runs (recorded_at, started_at, finished_at, config_name, config_path, config_sha256, "
+                         "git_sha, tool_version, command, status, host_fingerprint, hostname, cpu_model, logical_cpus, "
+                         "pricing_table, pricing_retrieved, currency, results_sha256, results_json, pricing_sha256, "
+                         "pricing_published) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+                       : "INSERT INTO runs (recorded_at, started_at, finished_at, config_name, config_path, config_sha256, "
+                         "git_sha, tool_version, command, status, host_fingerprint, hostname, cpu_model, logical_cpus, "
+                         "pricing_table, pricing_retrieved, currency, results_sha256, results_json) "
+                         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
   const auto& host = report.host;
   insert.bind(1, utc_now()).bind(2, report.started_at).bind(4, report.config_name).bind(5, report.config_path);
   if (!report.finished_at.empty()) insert.bind(3, report.finished_at);
@@ -341,6 +362,7 @@ History::Recorded History::record(const std::string& text, const RunReport& repo
     insert.bind(14, host["logical_cpus"].get<int64_t>());
   insert.bind(15, report.pricing_table).bind(16, report.pricing_retrieved).bind(17, report.pricing_currency);
   insert.bind(18, sha).bind(19, text);
+  if (table_identity) insert.bind(20, report.pricing_sha256).bind(21, report.pricing_published);
   insert.run();
   const int64_t id = sqlite3_last_insert_rowid(db_);
   Statement result(db_, path_,
@@ -404,7 +426,8 @@ std::vector<std::pair<PairKey, std::vector<SeriesPoint>>> History::series(const 
                                                                           const std::string& fingerprint) const {
   Statement s(db_, path_,
               "SELECT r.run_id, runs.started_at, runs.git_sha, r.workload, r.preset, r.batch_size, r.configuration, "
-              "r.median_ms, r.usd_per_step FROM results r JOIN runs ON runs.id = r.run_id "
+              "r.median_ms, r.usd_per_step, runs.pricing_table, runs.pricing_sha256, runs.pricing_published, "
+              "runs.pricing_retrieved FROM results r JOIN runs ON runs.id = r.run_id "
               "WHERE runs.config_name = ? AND runs.host_fingerprint = ? AND runs.status = 'complete' "
               "AND r.status = 'ok' AND r.median_ms IS NOT NULL ORDER BY runs.started_at, runs.id, r.idx");
   s.bind(1, config_name).bind(2, fingerprint);
@@ -417,7 +440,10 @@ std::vector<std::pair<PairKey, std::vector<SeriesPoint>>> History::series(const 
       it = index.emplace(key, out.size()).first;
       out.push_back({key, {}});
     }
-    out[it->second].second.push_back(SeriesPoint{s.integer(0), s.text(1), s.text(2), *s.real(7), s.real(8)});
+    SeriesPoint point{s.integer(0), s.text(1), s.text(2), *s.real(7), s.real(8), {}};
+    // Runs recorded before the table's sha256 was kept are told apart by name and date alone.
+    point.price_table = {s.text(9), s.text(10), s.text(11), s.text(12)};
+    out[it->second].second.push_back(point);
   }
   return out;
 }

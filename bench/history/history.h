@@ -20,7 +20,7 @@ struct sqlite3;
 namespace pperf {
 
 /// The schema version this pperf writes (PRAGMA user_version after migrating).
-constexpr int kHistorySchemaVersion = 2;
+constexpr int kHistorySchemaVersion = 3;
 
 /// Short hex id of the facts that make step times comparable across runs: CPU model, logical
 /// CPUs, BLAS library and libtorch version (not the hostname: CI runners of one kind pool).
@@ -35,11 +35,22 @@ struct HistoryRun {
   std::string config_name, config_sha256, git_sha, tool_version, command, status;
   std::string host_fingerprint, hostname;
   std::string pricing_table, pricing_retrieved;
+  std::string pricing_sha256, pricing_published;  // "" when recorded before schema 3 / not published
   std::string results_sha256;  // of the results text as recorded
   int64_t results = 0;  // number of result rows
 };
 
 nlohmann::json to_json(const HistoryRun& run);
+
+/// The price table a run was priced with: name, file sha256, publication date, retrieved date.
+struct PriceTableIdentity {
+  std::string name, sha256, published, retrieved;
+  bool operator==(const PriceTableIdentity& o) const {
+    return name == o.name && sha256 == o.sha256 && published == o.published && retrieved == o.retrieved;
+  }
+  bool operator!=(const PriceTableIdentity& o) const { return !(*this == o); }
+  std::string label() const;  // "name (published D, sha256 0123456789ab)"
+};
 
 /// One point of a series: the figure of one pair in one run.
 struct SeriesPoint {
@@ -47,6 +58,7 @@ struct SeriesPoint {
   std::string started_at, git_sha;
   double median_ms = 0;
   std::optional<double> usd_per_step;
+  PriceTableIdentity price_table;
 };
 
 /// A pair's key within a config: what a series follows across runs.

@@ -33,7 +33,7 @@ check "PPERF_HISTORY is the default --db" bash -c "PPERF_HISTORY='$work/env.sqli
 check "--history alone: results/history.sqlite" bash -c "grep -q 'in results/history.sqlite' '$work/def.out' && [ -f '$work/results/history.sqlite' ]"
 
 # --- the database: version, WAL, plain SQL for dashboards -----------------------------------
-check "schema version" test "$(sql "$db" 'PRAGMA user_version')" = 2
+check "schema version" test "$(sql "$db" 'PRAGMA user_version')" = 3
 check "WAL" test "$(sql "$db" 'PRAGMA journal_mode')" = wal
 check "SQL: medians per configuration" bash -c "[ \$(sqlite3 '$db' \"SELECT count(*) FROM results JOIN runs ON runs.id = results.run_id WHERE runs.config_name = 'tiny-run' AND results.median_ms > 0 AND results.usd_per_step > 0\") -eq 6 ]"
 check "SQL: the whole JSON is kept" bash -c "sqlite3 '$db' \"SELECT json_extract(results_json, '\$.results[0].step_time_ms.n') FROM runs WHERE id = 1\" | grep -qE '^[0-9]+$'"
@@ -51,7 +51,7 @@ check "record a bad file: nothing recorded" bash -c "
 printf 'hello' >"$work/text.sqlite"
 check "not a database" one_line_error "^$work/text.sqlite: not a pperf history database" "$pperf" history list --db "$work/text.sqlite"
 cp "$db" "$work/newer.sqlite"; sql "$work/newer.sqlite" 'PRAGMA user_version = 7'
-check "newer schema" one_line_error "history schema version 7 is newer than this pperf reads \(2\)" "$pperf" history list --db "$work/newer.sqlite"
+check "newer schema" one_line_error "history schema version 7 is newer than this pperf reads \(3\)" "$pperf" history list --db "$work/newer.sqlite"
 check "--history on a bad database fails before the run" one_line_error "^$work/text.sqlite: not a pperf history database" \
   "$pperf" run --config tests/data/tiny_run.json --out "$work/never.json" --history "$work/text.sqlite"
 check "... and nothing ran" test ! -e "$work/never.json"

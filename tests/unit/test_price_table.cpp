@@ -78,5 +78,5 @@ TEST(PriceTables, BadTablesNameThePointer) {
   EXPECT_EQ(table_error(kHead + R"("instances":{"a":{"vcpus":1,"memory_gib":1,"ondemand":1}}})"),
             "/instances/a/ondemand: unknown key 'ondemand' (did you mean 'on_demand'?)");
   EXPECT_EQ(table_error(R"({"schema_version":1,"name":"t","source":"s","retrieved":"Jan 2026","region":"r","currency":"USD","instances":{}})"),
-            "/retrieved: expected a date YYYY-MM-DD");
+            "/retrieved: expected a date YYYY-MM-DD, got 'Jan 2026'");
 }

@@ -1,0 +1,61 @@
+#pragma once
+// `pperf prices import`: providers' own price files (read offline) into a pperf price table,
+// with each file's name, sha256, publication date and the import date recorded. Pure functions
+// of the files' text: nothing is fetched. Every mistake in a file is an InputError naming the
+// file and the place (JSON pointer, or CSV line and column). docs/prices.md describes the formats.
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "pricing/price_table.h"
+
+namespace pperf {
+
+enum class ImportFormat { aws_offer, aws_spot_history, skypilot, spot_advisor };
+/// "aws-offer" | "aws-spot-history" | "skypilot" | "spot-advisor"; nullopt otherwise.
+std::optional<ImportFormat> parse_import_format(const std::string& name);
+std::string to_string(ImportFormat format);
+
+/// A file to import: the name recorded (as given) and its bytes.
+struct ImportFile {
+  std::string path;
+  std::string text;
+};
+
+struct ImportOptions {
+  ImportFormat format = ImportFormat::aws_offer;
+  std::vector<std::string> regions;          // import only these (empty: every region in the files)
+  /// The source's publication date when the file records none (SkyPilot, Spot Advisor):
+  /// YYYY-MM-DD or "unknown". Ignored for formats that carry their own date.
+  std::string published;
+  std::string imported;                      // YYYY-MM-DD (the import date)
+  std::string sagemaker_component = "Training";  // AmazonSageMaker offers: which component's prices
+  std::string row_source;                    // each imported row's `source` ("" for none)
+};
+
+/// Adds the files' prices to `table` (an empty table, or a base to overlay): offers set specs and
+/// on-demand prices; spot history sets spot min/median/max per type and per zone over its
+/// window; the SkyPilot catalog sets specs, on-demand and spot (min..max across zones, each
+/// zone's price). Appends one TableSource per file and sets table.published to the oldest
+/// publication date of its sources ("" when any is unknown). Throws InputError.
+void import_prices(PriceTable& table, const std::vector<ImportFile>& files, const ImportOptions& options);
+
+/// The table as a schema-version-2 file (deterministic: the same table gives the same bytes).
+std::string price_table_json(const PriceTable& table);
+
+/// Spot Instance Advisor data files -> an interruption table (pricing/interruption_table.h's
+/// format) for Linux; `name`, `source` and `notes` are its provenance text.
+std::string import_spot_advisor(const std::vector<ImportFile>& files, const ImportOptions& options,
+                                const std::string& name, const std::string& source, const std::string& notes);
+
+/// RFC 4180 CSV (quoted fields, "" inside quotes, CRLF or LF): rows of fields with each field's
+/// 1-based line and column, for error messages. An unterminated quote is an InputError.
+struct CsvField {
+  std::string text;
+  size_t line = 0, column = 0;
+};
+std::vector<std::vector<CsvField>> read_csv(const std::string& text, const std::string& file);
+
+}  // namespace pperf

@@ -383,6 +383,12 @@ void add_figures(Result& r, PreparedItem& p, const PlanItem& item, const Executo
       r.events.push_back(std::string("spot: checkpoint cost not measured: ") + e.what());
     }
   }
+  // Spawned workers are stopped here, not by the destructor, so that one its own watchdog had
+  // to end is recorded with the result.
+  if (group) {
+    data.reset();  // its streams end first: a stopping worker is not a dropped one
+    for (auto& e : group->stop()) r.events.push_back(e);
+  }
 }
 
 /// One item here: set up, measure, summarize, add the figures.

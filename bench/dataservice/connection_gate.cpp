@@ -13,6 +13,7 @@
 
 #include <atomic>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <deque>
 #include <mutex>
@@ -94,6 +95,35 @@ int64_t open_descriptors() {
     if (e->d_name[0] != '.') ++n;
   closedir(dir);
   return n - 1;  // the directory's own descriptor
+}
+
+int shut_down_connections_on_port(int port) {
+  DIR* dir = opendir("/proc/self/fd");
+  if (!dir) return 0;
+  const int own = dirfd(dir);
+  int count = 0;
+  while (const dirent* e = readdir(dir)) {
+    if (e->d_name[0] == '.') continue;
+    const int fd = std::atoi(e->d_name);
+    struct stat st {};
+    if (fd == own || fstat(fd, &st) != 0 || !S_ISSOCK(st.st_mode)) continue;
+    int type = 0, listening = 1;
+    socklen_t length = sizeof type;
+    if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &length) != 0 || type != SOCK_STREAM) continue;
+    length = sizeof listening;
+    if (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &length) != 0 || listening) continue;
+    sockaddr_storage local{}, peer{};
+    socklen_t local_length = sizeof local, peer_length = sizeof peer;
+    if (getsockname(fd, reinterpret_cast<sockaddr*>(&local), &local_length) != 0 ||
+        getpeername(fd, reinterpret_cast<sockaddr*>(&peer), &peer_length) != 0)
+      continue;
+    const int local_port = local.ss_family == AF_INET6 ? ntohs(reinterpret_cast<sockaddr_in6*>(&local)->sin6_port)
+                           : local.ss_family == AF_INET ? ntohs(reinterpret_cast<sockaddr_in*>(&local)->sin_port)
+                                                        : -1;
+    if (local_port == port && ::shutdown(fd, SHUT_RDWR) == 0) ++count;
+  }
+  closedir(dir);
+  return count;
 }
 
 struct ConnectionGate::State {

@@ -23,6 +23,12 @@ int64_t raise_descriptor_limit();
 /// How many descriptors this process has open now.
 int64_t open_descriptors();
 
+/// Shuts down, in both directions, every connected TCP socket of this process whose local port
+/// is `port` (the connections accepted there, by the gate or by gRPC itself); returns how many.
+/// A write waiting for a peer that does not read its socket then fails at once, and with it
+/// whatever waits on that write. The descriptors stay open: their owner still closes them.
+int shut_down_connections_on_port(int port);
+
 struct GateOptions {
   int64_t max_connections = 64;  // sockets held at once, silent and handed over together
   std::chrono::milliseconds handshake_deadline{5000};  // to send the 24-byte HTTP/2 preface

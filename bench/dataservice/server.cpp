@@ -43,6 +43,8 @@ extern "C" void on_worker_signal(int) { g_worker_stop = true; }
 constexpr int64_t kCancelCheckMs = 100;
 /// From SIGTERM (or a Shutdown RPC) to the worker's exit, at most.
 constexpr std::chrono::seconds kStopDeadline{4};
+/// At a stop, how long calls may end by themselves before their connections are shut down.
+constexpr std::chrono::seconds kStopGrace{2};
 /// A connection must start HTTP/2 (or TLS) within this; a trainer does so at once.
 constexpr std::chrono::milliseconds kHandshakeDeadline{5000};
 /// A connection with no RPC for this long is closed (GOAWAY: a client just reconnects).
@@ -113,14 +115,17 @@ class HandshakeLogSummary {
   static inline int64_t suppressed_ = 0;
 };
 
-/// Cancels a stream whose reader stopped reading: a Write blocked (flow control full) for
-/// longer than the bound ends the stream with a status naming the cause, which frees its slot
-/// for another trainer. (A worker without a token cannot tell a trainer from anyone else.)
-class StallGuard {
+/// Ends a stream whose Write is blocked (flow control full) when the worker cannot wait for
+/// its reader: once the reader has not read for longer than the bound (the status names the
+/// cause, and the slot is free for another trainer; a worker without a token cannot tell a
+/// trainer from anyone else), and at once when the worker is stopping. Cancelling the call
+/// fails the pending send unless the socket itself is full; then the send ends when the
+/// connection does (at a stop, see run_data_worker).
+class StreamGuard {
  public:
-  StallGuard(grpc::ServerContext* context, std::chrono::milliseconds bound)
-      : context_(context), bound_(bound), thread_([this] { watch(); }) {}
-  ~StallGuard() {
+  StreamGuard(grpc::ServerContext* context, std::chrono::milliseconds stall_bound)
+      : context_(context), stall_bound_(stall_bound), thread_([this] { watch(); }) {}
+  ~StreamGuard() {
     {
       std::lock_guard<std::mutex> lock(mutex_);
       done_ = true;
@@ -134,32 +139,37 @@ class StallGuard {
     writing_ = now_writing;
     since_ = std::chrono::steady_clock::now();
   }
-  bool fired() const {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return fired_;
-  }
 
  private:
   void watch() {
     std::unique_lock<std::mutex> lock(mutex_);
-    while (!done_ && !fired_) {
+    while (!done_ && !cancelled_) {
       wake_.wait_for(lock, std::chrono::milliseconds(kCancelCheckMs));
-      if (done_ || !writing_ || std::chrono::steady_clock::now() - since_ <= bound_) continue;
-      fired_ = true;
-      // The status goes out ahead of the batches the reader left unread (HTTP/2 trailers
-      // are not flow-controlled), so even a reader that never reads learns why.
-      std::ostringstream why;
-      why << "stream cancelled by the data worker: no batch read for " << bound_.count() / 1000.0
-          << " s (--stall-timeout-s); its slot is free for another trainer";
-      grpc_call_cancel_with_status(context_->c_call(), GRPC_STATUS_ABORTED, why.str().c_str(), nullptr);
+      // A handler that is not writing sees the stop flag itself within kCancelCheckMs.
+      if (done_ || !writing_) continue;
+      if (g_worker_stop) {
+        cancel(GRPC_STATUS_UNAVAILABLE, "data worker shutting down");
+      } else if (std::chrono::steady_clock::now() - since_ > stall_bound_) {
+        std::ostringstream why;
+        why << "stream cancelled by the data worker: no batch read for " << stall_bound_.count() / 1000.0
+            << " s (--stall-timeout-s); its slot is free for another trainer";
+        cancel(GRPC_STATUS_ABORTED, why.str());
+      }
     }
   }
 
+  /// The status goes out ahead of the batches the reader left unread (HTTP/2 trailers and
+  /// RST_STREAM are not flow-controlled), so even a reader that never reads learns why.
+  void cancel(grpc_status_code code, const std::string& why) {
+    cancelled_ = true;
+    grpc_call_cancel_with_status(context_->c_call(), code, why.c_str(), nullptr);
+  }
+
   grpc::ServerContext* context_;
-  const std::chrono::milliseconds bound_;
-  mutable std::mutex mutex_;
+  const std::chrono::milliseconds stall_bound_;
+  std::mutex mutex_;
   std::condition_variable wake_;
-  bool done_ = false, writing_ = false, fired_ = false;
+  bool done_ = false, writing_ = false, cancelled_ = false;
   std::chrono::steady_clock::time_point since_;
   std::thread thread_;  // last: starts once the fields above exist
 };
@@ -235,7 +245,7 @@ class DataServiceImpl final : public dataservice::DataService::Service {
     // control make a slow trainer slow the worker down instead of queueing without limit.
     LocalLoader loader(pipeline_, options_.workers, options_.prefetch_batches, request->first_index(),
                        request->stride());
-    StallGuard stall(context, std::chrono::milliseconds(static_cast<int64_t>(options_.stall_timeout_s * 1000)));
+    StreamGuard guard(context, std::chrono::milliseconds(static_cast<int64_t>(options_.stall_timeout_s * 1000)));
     while (!context->IsCancelled() && !g_worker_stop) {
       bool timed_out = false;
       std::optional<Batch> batch = loader.next_within(kCancelCheckMs, timed_out);
@@ -245,10 +255,10 @@ class DataServiceImpl final : public dataservice::DataService::Service {
       message.set_index(batch->index);
       tensor_to_wire(batch->inputs, message.mutable_inputs());
       tensor_to_wire(batch->targets, message.mutable_targets());
-      stall.writing(true);
+      guard.writing(true);
       const bool written = writer->Write(message);
-      stall.writing(false);
-      if (!written) break;  // the trainer went away, or stopped reading (the guard said why)
+      guard.writing(false);
+      if (!written) break;  // the trainer went away, or the guard ended the stream (and said why)
     }
     if (g_worker_stop) return {grpc::StatusCode::UNAVAILABLE, "data worker shutting down"};
     return grpc::Status::OK;
@@ -374,13 +384,20 @@ int run_data_worker(const WorkloadSpec& spec, const WorkloadRegistry& registry, 
   }
   gate.reset();  // no new connections while the streams end
   HandshakeLogSummary::flush(true);
-  // Handlers see the stop flag within kCancelCheckMs; the Shutdown deadline cancels any still
-  // writing. A handler can still be inside a long make_batch, which nothing can interrupt, and
-  // the process's own teardown (gRPC's and torch's threads, static objects) is not bounded
-  // either. The worker holds nothing that needs saving, so one watchdog bounds the whole exit:
-  // past kStopDeadline it ends the process at once, and SIGTERM always ends it within seconds.
-  // It says which phase was slow (a normal stop says nothing: spawned workers share the
-  // user's terminal).
+  // Handlers see the stop flag within kCancelCheckMs, and each stream's guard cancels a Write
+  // that waits for its reader (StreamGuard). A Write can still wait on the socket itself: a
+  // peer that does not read fills the TCP buffers, the transport's write to the socket never
+  // completes, and gRPC 1.51 completes a cancelled send only when that write does; neither
+  // cancelling the call nor Server::Shutdown's cancel-all-calls (a GOAWAY queued behind the
+  // same write) ends it. So past kStopGrace the connections' sockets are shut down: the write
+  // fails, the transport closes and every call on it ends.
+  //
+  // A handler can still be inside a long make_batch, which nothing can interrupt, and the
+  // process's own teardown (gRPC's and torch's threads, static objects) is not bounded either.
+  // The worker holds nothing that needs saving, so one watchdog bounds the whole exit: past
+  // kStopDeadline it ends the process at once, and SIGTERM always ends it within seconds. It
+  // says which phase was slow (a normal stop says nothing: spawned workers share the user's
+  // terminal).
   static std::atomic<bool> streams_done{false};
   std::thread([] {
     std::this_thread::sleep_for(kStopDeadline);
@@ -392,8 +409,21 @@ int run_data_worker(const WorkloadSpec& spec, const WorkloadRegistry& registry, 
                  : ::write(STDERR_FILENO, in_streams, sizeof in_streams - 1);
     std::_Exit(kDataWorkerForcedExit);  // not 0: the parent must not mistake this for a clean stop
   }).detach();
-  server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
+  std::mutex stop_mutex;
+  std::condition_variable stopped_cv;
+  bool stopped = false;
+  std::thread closer([&] {
+    std::unique_lock<std::mutex> lock(stop_mutex);
+    if (!stopped_cv.wait_for(lock, kStopGrace, [&] { return stopped; })) shut_down_connections_on_port(port);
+  });
+  server->Shutdown(std::chrono::system_clock::now() + kStopGrace);
   server->Wait();
+  {
+    std::lock_guard<std::mutex> lock(stop_mutex);
+    stopped = true;
+  }
+  stopped_cv.notify_all();
+  closer.join();
   streams_done = true;
   return 0;
 }

@@ -19,6 +19,7 @@ int command_data_worker(const std::vector<std::string>& args) {
       "workers", po::value<int64_t>()->default_value(1), "preprocessing threads per stream")(
       "prefetch", po::value<int64_t>()->default_value(4), "ready batches buffered per stream")(
       "max-streams", po::value<int64_t>()->default_value(8), "concurrent streams served; more are refused")(
+      "stall-timeout-s", po::value<double>()->default_value(120), "cancel a stream that reads no batch for this long")(
       "token-file", po::value<std::string>(), "file holding the shared secret every RPC must carry (or env PPERF_DATA_TOKEN)")(
       "token", po::value<std::string>(), "the secret itself (visible in ps: prefer --token-file)")(
       "tls-cert", po::value<std::string>(), "PEM certificate: serve over TLS")(
@@ -42,6 +43,7 @@ int command_data_worker(const std::vector<std::string>& args) {
   if (o.workers < 1) throw InputError("--workers", "", "must be >= 1");
   if (o.prefetch_batches < 1) throw InputError("--prefetch", "", "must be >= 1");
   o.max_streams = p.vars["max-streams"].as<int64_t>();
+  o.stall_timeout_s = p.vars["stall-timeout-s"].as<double>();
   if (p.has("token") && p.has("token-file")) throw InputError("--token", "", "give --token or --token-file, not both");
   if (p.has("token-file")) {
     std::ifstream in(p.string("token-file"));

@@ -33,6 +33,7 @@ struct DataWorkerOptions {
   std::vector<int> cpus;               // pin the worker's threads to these CPUs (empty: all)
   std::string tls_cert, tls_key;       // PEM files: serve over TLS
   bool insecure = false;               // allow plaintext off loopback (token still required)
+  double stall_timeout_s = 120;        // a stream that reads no batch for this long is cancelled
 };
 
 /// Requests are small: anything larger is refused before it is parsed.
@@ -48,9 +49,17 @@ std::pair<std::string, int> parse_listen_address(const std::string& listen);
 /// that does not resolve is not loopback.
 bool resolves_to_loopback(const std::string& host);
 
+/// The exit code of a data worker whose stop watchdog had to end it (a stream or the process's
+/// teardown still running kStopDeadline after the stop began): distinct from a clean stop (0),
+/// a worker error (1) and bad input (2).
+constexpr int kDataWorkerForcedExit = 4;
+
 /// Runs a data worker until a Shutdown RPC, SIGTERM or SIGINT. Prints
 /// "pperf data-worker listening on HOST:PORT" on stdout once it accepts connections. Returns the
-/// process exit code. Throws InputError for bad options (e.g. no token off loopback).
+/// process exit code (0, or kDataWorkerForcedExit from its watchdog). Plaintext workers cap
+/// their connections below the descriptor limit (raised to the hard one) and close those that
+/// do not start HTTP/2 within 5 s; streams that read nothing for stall_timeout_s are cancelled.
+/// Throws InputError for bad options (e.g. no token off loopback).
 int run_data_worker(const WorkloadSpec& spec, const WorkloadRegistry& registry,
                     const DataWorkerOptions& options);
 

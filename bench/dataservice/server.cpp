@@ -1,19 +1,30 @@
 // `pperf data-worker`: serves one workload's ready batches over gRPC.
+#include <grpc/grpc.h>
+#include <grpc/support/log.h>
 #include <grpcpp/grpcpp.h>
+#include <grpcpp/server_posix.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <condition_variable>
 #include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <mutex>
 #include <fstream>
 #include <iostream>
 #include <sstream>
+#include <optional>
 #include <thread>
+#include <tuple>
 
 #include "bench/core/atomic_file.h"
 #include "bench/core/input_error.h"
+#include "bench/dataservice/connection_gate.h"
 #include "bench/dataservice/data_service.grpc.pb.h"
 #include "bench/dataservice/data_service.h"
 #include "bench/dataservice/request_check.h"
@@ -32,6 +43,136 @@ extern "C" void on_worker_signal(int) { g_worker_stop = true; }
 constexpr int64_t kCancelCheckMs = 100;
 /// From SIGTERM (or a Shutdown RPC) to the worker's exit, at most.
 constexpr std::chrono::seconds kStopDeadline{4};
+/// At a stop, how long calls may end by themselves before their connections are shut down.
+constexpr std::chrono::seconds kStopGrace{2};
+/// A connection must start HTTP/2 (or TLS) within this; a trainer does so at once.
+constexpr std::chrono::milliseconds kHandshakeDeadline{5000};
+/// A connection with no RPC for this long is closed (GOAWAY: a client just reconnects).
+constexpr int kMaxConnectionIdleMs = 30000;
+/// Pings on connections with streams find peers that vanished without a FIN.
+constexpr int kKeepaliveTimeMs = 60000, kKeepaliveTimeoutMs = 20000;
+/// Descriptors kept free beyond those open when the worker starts serving (gRPC's, torch's,
+/// files a pipeline opens later): the connection cap is the limit minus both.
+constexpr int64_t kDescriptorMargin = 32;
+/// Handshake failures (e.g. plaintext clients of a TLS worker) are printed once per interval,
+/// then counted: spawned workers share the user's terminal.
+constexpr std::chrono::seconds kLogSummaryInterval{60};
+
+/// gRPC's log lines, except that handshake failures are summarized: the first of each interval
+/// is printed, the rest counted and reported in one line when the interval is over.
+class HandshakeLogSummary {
+ public:
+  static void install() { gpr_set_log_function(&HandshakeLogSummary::log); }
+
+  /// Prints the count of failures not yet reported, if the interval is over (or `now_anyway`).
+  static void flush(bool now_anyway) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    flush_locked(std::chrono::steady_clock::now(), now_anyway);
+  }
+
+ private:
+  static void log(gpr_log_func_args* args) {
+    const char* message = args->message ? args->message : "";
+    const char* file = args->file ? args->file : "";
+    const char* base = std::strrchr(file, '/');
+    base = base ? base + 1 : file;
+    const char severity = args->severity == GPR_LOG_SEVERITY_ERROR ? 'E' : args->severity == GPR_LOG_SEVERITY_INFO ? 'I' : 'D';
+    if (!is_handshake_failure(message)) {
+      std::fprintf(stderr, "%c %s:%d] %s\n", severity, base, args->line, message);
+      return;
+    }
+    std::lock_guard<std::mutex> lock(mutex_);
+    const auto now = std::chrono::steady_clock::now();
+    flush_locked(now, false);
+    if (printed_in_interval_) {
+      ++suppressed_;
+      return;
+    }
+    printed_in_interval_ = true;
+    interval_start_ = now;
+    std::fprintf(stderr, "%c %s:%d] %s (further handshake failures in the next %lld s are counted, not printed)\n",
+                 severity, base, args->line, message, static_cast<long long>(kLogSummaryInterval.count()));
+  }
+
+  static bool is_handshake_failure(const char* message) {
+    return std::strstr(message, "SSL_ERROR") || std::strstr(message, "andshake failed") ||
+           std::strstr(message, "andshaking failed");
+  }
+
+  static void flush_locked(std::chrono::steady_clock::time_point now, bool now_anyway) {
+    if (!printed_in_interval_ || (!now_anyway && now - interval_start_ < kLogSummaryInterval)) return;
+    if (suppressed_ > 0)
+      std::fprintf(stderr, "pperf data-worker: %lld more connections failed their handshake in the last %lld s (e.g. plaintext clients of a TLS worker)\n",
+                   static_cast<long long>(suppressed_),
+                   static_cast<long long>(std::chrono::duration_cast<std::chrono::seconds>(now - interval_start_).count()));
+    suppressed_ = 0;
+    printed_in_interval_ = false;
+  }
+
+  static inline std::mutex mutex_;
+  static inline std::chrono::steady_clock::time_point interval_start_;
+  static inline bool printed_in_interval_ = false;
+  static inline int64_t suppressed_ = 0;
+};
+
+/// Ends a stream whose Write is blocked (flow control full) when the worker cannot wait for
+/// its reader: once the reader has not read for longer than the bound (the status names the
+/// cause, and the slot is free for another trainer; a worker without a token cannot tell a
+/// trainer from anyone else), and at once when the worker is stopping. Cancelling the call
+/// fails the pending send unless the socket itself is full; then the send ends when the
+/// connection does (at a stop, see run_data_worker).
+class StreamGuard {
+ public:
+  StreamGuard(grpc::ServerContext* context, std::chrono::milliseconds stall_bound)
+      : context_(context), stall_bound_(stall_bound), thread_([this] { watch(); }) {}
+  ~StreamGuard() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      done_ = true;
+    }
+    wake_.notify_all();
+    thread_.join();
+  }
+  /// Brackets each Write.
+  void writing(bool now_writing) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    writing_ = now_writing;
+    since_ = std::chrono::steady_clock::now();
+  }
+
+ private:
+  void watch() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    while (!done_ && !cancelled_) {
+      wake_.wait_for(lock, std::chrono::milliseconds(kCancelCheckMs));
+      // A handler that is not writing sees the stop flag itself within kCancelCheckMs.
+      if (done_ || !writing_) continue;
+      if (g_worker_stop) {
+        cancel(GRPC_STATUS_UNAVAILABLE, "data worker shutting down");
+      } else if (std::chrono::steady_clock::now() - since_ > stall_bound_) {
+        std::ostringstream why;
+        why << "stream cancelled by the data worker: no batch read for " << stall_bound_.count() / 1000.0
+            << " s (--stall-timeout-s); its slot is free for another trainer";
+        cancel(GRPC_STATUS_ABORTED, why.str());
+      }
+    }
+  }
+
+  /// The status goes out ahead of the batches the reader left unread (HTTP/2 trailers and
+  /// RST_STREAM are not flow-controlled), so even a reader that never reads learns why.
+  void cancel(grpc_status_code code, const std::string& why) {
+    cancelled_ = true;
+    grpc_call_cancel_with_status(context_->c_call(), code, why.c_str(), nullptr);
+  }
+
+  grpc::ServerContext* context_;
+  const std::chrono::milliseconds stall_bound_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  bool done_ = false, writing_ = false, cancelled_ = false;
+  std::chrono::steady_clock::time_point since_;
+  std::thread thread_;  // last: starts once the fields above exist
+};
 
 /// The gRPC answer to a refused request.
 grpc::Status to_status(const Refusal& refusal) {
@@ -97,11 +238,14 @@ class DataServiceImpl final : public dataservice::DataService::Service {
     const StreamSlot slot(active_streams_, options_.max_streams);
     if (!slot.held())
       return {grpc::StatusCode::RESOURCE_EXHAUSTED,
-              "this data worker already serves " + std::to_string(options_.max_streams) + " streams (--max-streams)"};
+              "this data worker already serves " + std::to_string(options_.max_streams) +
+                  " streams (--max-streams); a stream that reads nothing for " +
+                  std::to_string(static_cast<int64_t>(options_.stall_timeout_s)) + " s is cancelled (--stall-timeout-s)"};
     // Each stream has its own preprocessing threads; the loader's bound plus gRPC's flow
     // control make a slow trainer slow the worker down instead of queueing without limit.
     LocalLoader loader(pipeline_, options_.workers, options_.prefetch_batches, request->first_index(),
                        request->stride());
+    StreamGuard guard(context, std::chrono::milliseconds(static_cast<int64_t>(options_.stall_timeout_s * 1000)));
     while (!context->IsCancelled() && !g_worker_stop) {
       bool timed_out = false;
       std::optional<Batch> batch = loader.next_within(kCancelCheckMs, timed_out);
@@ -111,7 +255,10 @@ class DataServiceImpl final : public dataservice::DataService::Service {
       message.set_index(batch->index);
       tensor_to_wire(batch->inputs, message.mutable_inputs());
       tensor_to_wire(batch->targets, message.mutable_targets());
-      if (!writer->Write(message)) break;  // the trainer went away
+      guard.writing(true);
+      const bool written = writer->Write(message);
+      guard.writing(false);
+      if (!written) break;  // the trainer went away, or the guard ended the stream (and said why)
     }
     if (g_worker_stop) return {grpc::StatusCode::UNAVAILABLE, "data worker shutting down"};
     return grpc::Status::OK;
@@ -186,36 +333,71 @@ int run_data_worker(const WorkloadSpec& spec, const WorkloadRegistry& registry, 
   if (options.tls_cert.empty() != options.tls_key.empty())
     throw InputError(options.tls_cert.empty() ? "--tls-cert" : "--tls-key", "", "TLS needs both --tls-cert and --tls-key");
   if (options.max_streams < 1) throw InputError("--max-streams", "", "must be >= 1");
+  if (!(options.stall_timeout_s > 0) || options.stall_timeout_s > 7 * 24 * 3600)
+    throw InputError("--stall-timeout-s", "", "must be > 0 and at most a week");
   if (!pin_process_to_cpus(options.cpus)) throw InputError("--cpus", "", "cannot pin to those CPUs");
   const WorkloadDescriptor* descriptor = registry.find(spec.name);
   if (!descriptor) throw InputError("--workload", "", "unknown workload '" + spec.name + "'");
   const std::shared_ptr<grpc::ServerCredentials> credentials = server_credentials(options);
+  const int64_t descriptor_limit = raise_descriptor_limit();
+  HandshakeLogSummary::install();
 
   // The service (and the pipeline it owns) outlives the server: Wait() returns only once every
   // handler has returned, and each handler joins its loader threads before it returns.
   DataServiceImpl service(spec, descriptor->make_pipeline(spec),
                           descriptor->batch_layout ? descriptor->batch_layout(spec) : std::vector<TensorDecl>{}, options);
+  // Plaintext: the gate accepts connections and hands gRPC those that speak HTTP/2 (see
+  // connection_gate.h). TLS: gRPC listens itself (it takes only plaintext connections from
+  // outside), bounded by the handshake deadline and the idle policy, without a cap.
+  const bool gated = options.tls_cert.empty();
+  int listen_fd = -1, port = 0;
+  if (gated) std::tie(listen_fd, port) = listen_tcp(host, requested_port);
   grpc::ServerBuilder builder;
-  int port = 0;
-  builder.AddListeningPort(options.listen, credentials, &port);
+  if (!gated) builder.AddListeningPort(options.listen, credentials, &port);
   builder.RegisterService(&service);
   builder.SetMaxReceiveMessageSize(kMaxRequestBytes);
   builder.SetMaxSendMessageSize(1 << 30);
   builder.AddChannelArgument(GRPC_ARG_HTTP2_STREAM_LOOKAHEAD_BYTES, 64 << 20);
+  builder.AddChannelArgument(GRPC_ARG_SERVER_HANDSHAKE_TIMEOUT_MS, static_cast<int>(kHandshakeDeadline.count()));
+  builder.AddChannelArgument(GRPC_ARG_MAX_CONNECTION_IDLE_MS, kMaxConnectionIdleMs);
+  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIME_MS, kKeepaliveTimeMs);
+  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, kKeepaliveTimeoutMs);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
-  if (!server || port == 0) throw InputError("--listen", "", "cannot listen on " + options.listen);
+  if (!server || port == 0) {
+    if (listen_fd >= 0) ::close(listen_fd);
+    throw InputError("--listen", "", "cannot listen on " + options.listen);
+  }
+  std::optional<ConnectionGate> gate;
+  if (gated) {
+    GateOptions gate_options;
+    gate_options.max_connections = std::max<int64_t>(2, descriptor_limit - open_descriptors() - kDescriptorMargin);
+    gate_options.handshake_deadline = kHandshakeDeadline;
+    gate.emplace(listen_fd, gate_options, [s = server.get()](int fd) { grpc::AddInsecureChannelFromFd(s, fd); });
+  }
 
   std::signal(SIGTERM, on_worker_signal);
   std::signal(SIGINT, on_worker_signal);
   std::cout << "pperf data-worker listening on " << host << ":" << port << std::endl;
-  while (!g_worker_stop) std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  // Handlers see the stop flag within kCancelCheckMs; the Shutdown deadline cancels any still
-  // writing. A handler can still be inside a long make_batch, which nothing can interrupt, and
-  // the process's own teardown (gRPC's and torch's threads, static objects) is not bounded
-  // either. The worker holds nothing that needs saving, so one watchdog bounds the whole exit:
-  // past kStopDeadline it ends the process at once, and SIGTERM always ends it within seconds.
-  // It says which phase was slow (a normal stop says nothing: spawned workers share the
-  // user's terminal).
+  while (!g_worker_stop) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    HandshakeLogSummary::flush(false);
+  }
+  gate.reset();  // no new connections while the streams end
+  HandshakeLogSummary::flush(true);
+  // Handlers see the stop flag within kCancelCheckMs, and each stream's guard cancels a Write
+  // that waits for its reader (StreamGuard). A Write can still wait on the socket itself: a
+  // peer that does not read fills the TCP buffers, the transport's write to the socket never
+  // completes, and gRPC 1.51 completes a cancelled send only when that write does; neither
+  // cancelling the call nor Server::Shutdown's cancel-all-calls (a GOAWAY queued behind the
+  // same write) ends it. So past kStopGrace the connections' sockets are shut down: the write
+  // fails, the transport closes and every call on it ends.
+  //
+  // A handler can still be inside a long make_batch, which nothing can interrupt, and the
+  // process's own teardown (gRPC's and torch's threads, static objects) is not bounded either.
+  // The worker holds nothing that needs saving, so one watchdog bounds the whole exit: past
+  // kStopDeadline it ends the process at once, and SIGTERM always ends it within seconds. It
+  // says which phase was slow (a normal stop says nothing: spawned workers share the user's
+  // terminal).
   static std::atomic<bool> streams_done{false};
   std::thread([] {
     std::this_thread::sleep_for(kStopDeadline);
@@ -225,10 +407,23 @@ int run_data_worker(const WorkloadSpec& spec, const WorkloadRegistry& registry, 
     [[maybe_unused]] const ssize_t written =
         teardown ? ::write(STDERR_FILENO, in_teardown, sizeof in_teardown - 1)
                  : ::write(STDERR_FILENO, in_streams, sizeof in_streams - 1);
-    std::_Exit(0);
+    std::_Exit(kDataWorkerForcedExit);  // not 0: the parent must not mistake this for a clean stop
   }).detach();
-  server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
+  std::mutex stop_mutex;
+  std::condition_variable stopped_cv;
+  bool stopped = false;
+  std::thread closer([&] {
+    std::unique_lock<std::mutex> lock(stop_mutex);
+    if (!stopped_cv.wait_for(lock, kStopGrace, [&] { return stopped; })) shut_down_connections_on_port(port);
+  });
+  server->Shutdown(std::chrono::system_clock::now() + kStopGrace);
   server->Wait();
+  {
+    std::lock_guard<std::mutex> lock(stop_mutex);
+    stopped = true;
+  }
+  stopped_cv.notify_all();
+  closer.join();
   streams_done = true;
   return 0;
 }

@@ -63,7 +63,12 @@ class LocalDataGroup {
   /// `python3 pperf-data-worker.py --dataset m:f ...`) and prints "listening on HOST:PORT".
   LocalDataGroup(const std::vector<std::string>& command, int64_t processes, int64_t workers_each,
                  const std::vector<int>& cpus, const std::string& token, double start_timeout_s = 60);
-  ~LocalDataGroup();
+  ~LocalDataGroup();  // stop(), its events dropped
+  /// Stops every worker (Shutdown RPC, up to 5 s each to exit, then SIGTERM and SIGKILL) and
+  /// returns one event per worker that did not end cleanly, saying how it ended: e.g. exit
+  /// code kDataWorkerForcedExit, its own stop watchdog having forced the exit. Later calls
+  /// return nothing.
+  std::vector<std::string> stop();
   const std::vector<std::string>& endpoints() const { return endpoints_; }
   std::vector<int> pids() const;
 
@@ -71,6 +76,7 @@ class LocalDataGroup {
   std::vector<ChildProcess> workers_;  // destroyed (stopped) even when the constructor throws
   std::vector<std::string> endpoints_;
   std::string token_;
+  bool stopped_ = false;
 };
 
 }  // namespace pperf

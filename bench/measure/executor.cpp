@@ -411,6 +411,12 @@ void measure_into(Result& r, const Config& config, const PlanItem& item, const W
   r.events.insert(r.events.end(), r.model->events.begin(), r.model->events.end());
   summarize_into(r, std::move(m));
   add_figures(r, p, item, options, cpu_before, cpu_after, stop_requested);
+  // Spawned workers are stopped here, not by the destructor, so that one its own watchdog had
+  // to end is recorded with the result.
+  if (p.group) {
+    p.data.reset();  // its streams end first: a stopping worker is not a dropped one
+    for (auto& e : p.group->stop()) r.events.push_back(e);
+  }
 }
 
 Result failed_result(Result r, const std::string& reason) {

@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <grpcpp/grpcpp.h>
+#include <sys/wait.h>
 
 #include <chrono>
 #include <filesystem>
@@ -91,8 +92,12 @@ LocalDataGroup::LocalDataGroup(const std::vector<std::string>& command, int64_t 
   }
 }
 
-LocalDataGroup::~LocalDataGroup() {
-  // Ask politely (Shutdown RPC); the ChildProcess destructors then wait, SIGTERM, SIGKILL.
+LocalDataGroup::~LocalDataGroup() { stop(); }
+
+std::vector<std::string> LocalDataGroup::stop() {
+  if (stopped_) return {};
+  stopped_ = true;
+  // Ask politely (Shutdown RPC), then wait; one that does not exit is stopped (SIGTERM, SIGKILL).
   for (const auto& endpoint : endpoints_) {
     auto stub = dataservice::DataService::NewStub(open_data_channel(endpoint));
     grpc::ClientContext context;
@@ -102,7 +107,22 @@ LocalDataGroup::~LocalDataGroup() {
     dataservice::ShutdownReply reply;
     stub->Shutdown(&context, request, &reply);
   }
-  for (auto& w : workers_) w.wait(5);
+  std::vector<std::string> events;
+  for (size_t i = 0; i < workers_.size(); ++i) {
+    ChildProcess& w = workers_[i];
+    const std::string who =
+        "data worker " + (i < endpoints_.size() ? endpoints_[i] + " " : std::string()) + "(pid " + std::to_string(w.pid()) + ")";
+    const std::optional<int> status = w.wait(5);
+    if (!status) {
+      events.push_back(who + " did not exit within 5 s of its Shutdown: stopped, " + describe_wait_status(w.stop(2)));
+    } else if (WIFEXITED(*status) && WEXITSTATUS(*status) == kDataWorkerForcedExit) {
+      events.push_back(who + " exited with code " + std::to_string(kDataWorkerForcedExit) +
+                       ": its stop watchdog forced the exit (a stream or its teardown outlived the stop deadline)");
+    } else if (*status != 0) {
+      events.push_back(who + " " + describe_wait_status(*status) + " when stopped");
+    }
+  }
+  return events;
 }
 
 std::vector<int> LocalDataGroup::pids() const {

@@ -264,6 +264,45 @@ TEST(DataServiceProbe, SigtermEndsAWorkerWithStreamsThatNeverRead) {
   for (auto& c : contexts) c->TryCancel();
 }
 
+TEST(DataServiceProbe, AStreamThatStopsReadingIsCancelledAndFreesItsSlot) {
+  RawWorker w({"--max-streams", "1", "--stall-timeout-s", "2"});
+  // One stream takes the only slot, reads one batch and no more, over a channel with gRPC's
+  // default (small) flow-control window, so the worker's writes soon block.
+  auto stub = dataservice::DataService::NewStub(grpc::CreateChannel(w.endpoint, grpc::InsecureChannelCredentials()));
+  grpc::ClientContext stalled;
+  stalled.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(300));
+  auto reader = stub->StreamBatches(&stalled, w.request(0, 1));
+  dataservice::BatchMessage m;
+  ASSERT_TRUE(reader->Read(&m));
+  // Another trainer is refused (naming the bound) until the worker cancels the stalled stream.
+  grpc::Status trainer = w.stream(w.request(0, 1), 2);
+  if (trainer.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED)
+    EXPECT_NE(trainer.error_message().find("--stall-timeout-s"), std::string::npos) << trainer.error_message();
+  for (int i = 0; i < 240 && trainer.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    trainer = w.stream(w.request(0, 1), 2);
+  }
+  EXPECT_TRUE(trainer.ok()) << trainer.error_message();
+  // The stalled reader learns why its stream ended.
+  while (reader->Read(&m)) {
+  }
+  const grpc::Status status = reader->Finish();
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::ABORTED) << status.error_message();
+  EXPECT_NE(status.error_message().find("no batch read for 2 s"), std::string::npos) << status.error_message();
+  EXPECT_TRUE(w.alive());
+}
+
+TEST(DataService, AWorkerEndedByItsStopWatchdogIsRecorded) {
+  // A stand-in worker that ends as one whose stop watchdog fired: exit code kDataWorkerForcedExit.
+  const std::string script = "echo 'pperf data-worker listening on 127.0.0.1:9'; sleep 0.5; exit " +
+                             std::to_string(kDataWorkerForcedExit);
+  LocalDataGroup group({"/bin/bash", "-c", script}, 1, 1, {}, "");
+  const std::vector<std::string> events = group.stop();
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_NE(events[0].find("exited with code 4: its stop watchdog forced the exit"), std::string::npos) << events[0];
+  EXPECT_TRUE(group.stop().empty());  // once
+}
+
 TEST(TensorWire, ShapesWhoseProductOverflowsAreRefused) {
   dataservice::TensorData data;
   data.set_dtype("float32");

@@ -48,7 +48,7 @@ const Command kCommands[] = {
      [](const Args& a, const Args&) { return pperf::cli::command_compare(a); }},
     {"history", "record, list and show runs in the SQLite history",
      [](const Args& a, const Args&) { return pperf::cli::command_history(a); }},
-    {"export", "a results file as Google Benchmark JSON or CSV",
+    {"export", "a results file in another format: console, CSV, HTML, Markdown, Google Benchmark JSON",
      [](const Args& a, const Args&) { return pperf::cli::command_export(a); }},
     {"report", "a self-contained HTML report (and Markdown) of a run, with trends from the history",
      [](const Args& a, const Args&) { return pperf::cli::command_report(a); }},

@@ -97,6 +97,15 @@ struct OfferRow {
   std::string gpu_model;
 };
 
+/// The file's text as JSON; a syntax error is an InputError naming the file.
+nlohmann::json parse_json(const ImportFile& f) {
+  try {
+    return nlohmann::json::parse(f.text);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw InputError(f.path, "", std::string("not JSON: ") + e.what());
+  }
+}
+
 std::optional<std::string> attribute(const JsonView& attrs, const std::string& key) {
   auto v = attrs.find(key);
   if (!v) return std::nullopt;
@@ -104,13 +113,7 @@ std::optional<std::string> attribute(const JsonView& attrs, const std::string& k
 }
 
 std::string import_aws_offer(PriceTable& table, const ImportFile& f, const ImportOptions& o) {
-  const nlohmann::json doc = [&] {
-    try {
-      return nlohmann::json::parse(f.text);
-    } catch (const nlohmann::json::parse_error& e) {
-      throw InputError(f.path, "", std::string("not JSON: ") + e.what());
-    }
-  }();
+  const nlohmann::json doc = parse_json(f);
   const JsonView root(doc, f.path);
   const std::string offer = root.at("offerCode").as_choice({"AmazonEC2", "AmazonSageMaker"});
   const bool ec2 = offer == "AmazonEC2";
@@ -213,13 +216,7 @@ double median_of(std::vector<double> v) {
 }
 
 std::string import_spot_history(PriceTable& table, const ImportFile& f, const ImportOptions& o) {
-  const nlohmann::json doc = [&] {
-    try {
-      return nlohmann::json::parse(f.text);
-    } catch (const nlohmann::json::parse_error& e) {
-      throw InputError(f.path, "", std::string("not JSON: ") + e.what());
-    }
-  }();
+  const nlohmann::json doc = parse_json(f);
   const JsonView root(doc, f.path);
   struct Points {
     std::map<std::string, std::vector<double>> by_zone;
@@ -485,13 +482,7 @@ std::string import_spot_advisor(const std::vector<ImportFile>& files, const Impo
   if (!valid_date(options.imported)) throw InputError("--imported", "", "expected YYYY-MM-DD, got '" + options.imported + "'");
   const ImportFile& f = files[0];
   const std::string published = declared_published(options, f);
-  const nlohmann::json doc = [&] {
-    try {
-      return nlohmann::json::parse(f.text);
-    } catch (const nlohmann::json::parse_error& e) {
-      throw InputError(f.path, "", std::string("not JSON: ") + e.what());
-    }
-  }();
+  const nlohmann::json doc = parse_json(f);
   const JsonView root(doc, f.path);
   // ranges[]: {index, label, dots, max}: the buckets, each up to `max` percent.
   std::map<int64_t, std::pair<std::string, double>> ranges;

@@ -49,8 +49,9 @@ std::pair<std::string, int> parse_listen_address(const std::string& listen);
 /// that does not resolve is not loopback.
 bool resolves_to_loopback(const std::string& host);
 
-/// The exit code of a data worker whose stop watchdog had to end it (a stream or the process's
-/// teardown still running kStopDeadline after the stop began): distinct from a clean stop (0),
+/// The exit code of a data worker whose stop watchdog had to end it (a stream still running
+/// kStopDeadline after the stop began; once every stream has ended the worker exits 0 at once,
+/// skipping its teardown): distinct from a clean stop (0),
 /// a worker error (1) and bad input (2).
 constexpr int kDataWorkerForcedExit = 4;
 

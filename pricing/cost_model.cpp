@@ -1,10 +1,8 @@
 #include "pricing/cost_model.h"
 
 #include <algorithm>
-#include <boost/math/distributions/normal.hpp>
 #include <cmath>
 
-#include "bench/stats/compare_stats.h"
 #include "bench/stats/intervals.h"
 #include "bench/stats/stats.h"
 
@@ -65,35 +63,19 @@ Cost price(const CostInput& input) {
 }
 
 namespace {
-double widening_of(const PricedStep& p) {
-  return autocorrelation_widening(p.step.lag1_autocorrelation.value_or(0), p.samples->size());
-}
-
-/// CI of mean(candidate) / mean(baseline), or nullopt.
-std::optional<std::array<double, 2>> ratio_of_means_ci(const PricedStep& candidate, const PricedStep& baseline) {
-  for (const PricedStep* p : {&candidate, &baseline})
-    if (!p->samples || p->samples->size() < kMinCiSteps || !p->step.mean_ci95_ms || !valid_step_times(*p->samples))
-      return std::nullopt;
-  const double level = std::max(candidate.step.ci_nominal_level, baseline.step.ci_nominal_level);
-  const double ratio = candidate.step.mean_ms / baseline.step.mean_ms;
-  const double widening = std::max(widening_of(candidate), widening_of(baseline));
-  const double z = boost::math::quantile(boost::math::normal(), 0.5 + level / 2);
-  double log_lo, log_hi;
-  if (candidate.samples->size() + baseline.samples->size() > kComparisonBootstrapMaxSamples) {
-    // Delta method: var(log mean) = (se / mean)^2, se from each side's own (widened) CI.
-    auto rel_se = [](const PricedStep& p) {
-      const auto& ci = *p.step.mean_ci95_ms;
-      const double z_p = boost::math::quantile(boost::math::normal(), 0.5 + p.step.ci_nominal_level / 2);
-      return (ci[1] - ci[0]) / 2 / z_p / p.step.mean_ms;
-    };
-    const double se = std::hypot(rel_se(candidate), rel_se(baseline));
-    return std::array<double, 2>{ratio * std::exp(-z * se), ratio * std::exp(z * se)};
-  }
-  const auto ci = bootstrap_ratio_ci(*baseline.samples, *candidate.samples, mean, kComparisonResamples,
-                                     kComparisonSeed, level);
-  log_lo = std::log(ci[0] / ratio) * widening;
-  log_hi = std::log(ci[1] / ratio) * widening;
-  return std::array<double, 2>{ratio * std::exp(log_lo), ratio * std::exp(log_hi)};
+/// CI of mean(candidate) / mean(baseline) from the two means' own intervals, by MOVER on the
+/// log scale (Zou & Donner 2008): each end combines the candidate's and the baseline's
+/// opposite half-widths, so the skewed (Hall) intervals keep their asymmetry. nullopt when a
+/// side has no interval.
+std::optional<std::array<double, 2>> ratio_of_means_ci(const StepTimeEstimate& candidate, const StepTimeEstimate& baseline) {
+  if (!candidate.mean_ci95_ms || !baseline.mean_ci95_ms) return std::nullopt;
+  const auto& c = *candidate.mean_ci95_ms;
+  const auto& b = *baseline.mean_ci95_ms;
+  if (!(c[0] > 0 && b[0] > 0)) return std::nullopt;
+  const double log_ratio = std::log(candidate.mean_ms / baseline.mean_ms);
+  const double lo = std::hypot(std::log(candidate.mean_ms / c[0]), std::log(b[1] / baseline.mean_ms));
+  const double hi = std::hypot(std::log(c[1] / candidate.mean_ms), std::log(baseline.mean_ms / b[0]));
+  return std::array<double, 2>{std::exp(log_ratio - lo), std::exp(log_ratio + hi)};
 }
 }  // namespace
 
@@ -101,7 +83,7 @@ Comparison compare(const PricedStep& candidate, const PricedStep& baseline, bool
   Comparison c;
   if (candidate.step.mean_ms > 0) c.speedup = baseline.step.mean_ms / candidate.step.mean_ms;
   const auto ratio = candidate.step.mean_ms > 0 && baseline.step.mean_ms > 0
-                         ? ratio_of_means_ci(candidate, baseline)
+                         ? ratio_of_means_ci(candidate.step, baseline.step)
                          : std::nullopt;
   if (ratio && !is_baseline) c.speedup_ci95 = std::array<double, 2>{1 / (*ratio)[1], 1 / (*ratio)[0]};
   if (is_baseline || baseline.cost.usd_per_step <= 0) return c;

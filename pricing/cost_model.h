@@ -39,17 +39,10 @@ struct PricedStep {
   const std::vector<double>* samples = nullptr;
 };
 
-/// Resamples and seed of the comparison's bootstrap (fixed: the same results give the same CI).
-constexpr int kComparisonResamples = 2000;
-constexpr uint64_t kComparisonSeed = 13;
-/// Above this many samples in both results together, the delta method replaces the bootstrap.
-constexpr size_t kComparisonBootstrapMaxSamples = 20000;
-
 /// improvement = (1 - usd_per_step / baseline's) x 100, speedup = baseline's mean step / mean
-/// step. Their intervals come from the CI of the ratio of mean step times: a percentile
-/// bootstrap (kComparisonResamples, kComparisonSeed) at the higher nominal level of the two
-/// estimates, widened on the log scale for autocorrelation; for large samples the delta method
-/// on the log ratio of means. With Spot price ranges, the price ratio's ends widen it (the
+/// step. Their intervals come from the CI of the ratio of mean step times, combined from the
+/// two means' 95 % intervals (MOVER on the log scale; conservative when the two were measured
+/// interleaved and share the host's drift). With Spot price ranges, the price ratio's ends widen it (the
 /// candidate's dearest over the baseline's cheapest, and the reverse). Null when neither side
 /// has samples and a CI, and no side is priced as a range.
 Comparison compare(const PricedStep& candidate, const PricedStep& baseline, bool is_baseline);

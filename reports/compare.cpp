@@ -420,7 +420,7 @@ CompareSide pool_runs(const std::vector<CompareSide>& runs,
         m.data_wait_ms.insert(m.data_wait_ms.end(), r->measurement->data_wait_ms.begin(), r->measurement->data_wait_ms.end());
       }
       const Summary s = summarize(m.step_ms);
-      pooled.step = step_time_estimate(m.step_ms, false);
+      pooled.step = step_time_estimate(m.step_ms);
       pooled.spread = StepTimeSpread{s.mean, s.stdev, s.cv, s.p5, s.p95};
       pooled.measurement = m;
     } else {

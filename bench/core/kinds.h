@@ -21,6 +21,11 @@ enum class DataWorker { pperf, python };
 /// Who started a data-parallel group's ranks: pperf on this host, the launcher convention
 /// (RANK/WORLD_SIZE/MASTER_ADDR/MASTER_PORT: torchrun, PyTorchJob, SageMaker), or Slurm.
 enum class Launcher { spawn_local, env, slurm };
+/// How a run's configurations of one workload took turns on the host: each measured to its end
+/// before the next, or in alternating rounds (bench/measure/interleave.h).
+enum class Schedule { sequential, interleaved };
+/// A configuration's cost per step against its baseline's, decided at a stated confidence.
+enum class Verdict { cheaper, dearer, equivalent, undecided };
 
 template <typename Enum>
 struct EnumNames;
@@ -35,6 +40,15 @@ struct EnumNames<DataWorker> {
 template <>
 struct EnumNames<Launcher> {
   static constexpr std::array<const char*, 3> names{"spawn_local", "env", "slurm"};
+};
+
+template <>
+struct EnumNames<Schedule> {
+  static constexpr std::array<const char*, 2> names{"sequential", "interleaved"};
+};
+template <>
+struct EnumNames<Verdict> {
+  static constexpr std::array<const char*, 4> names{"cheaper", "dearer", "equivalent", "undecided"};
 };
 
 template <typename Enum, typename = decltype(EnumNames<Enum>::names)>

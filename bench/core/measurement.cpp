@@ -9,7 +9,10 @@ namespace pperf {
 nlohmann::json to_json(const Measurement& m) {
   return {{"warmup_steps", m.warmup_steps}, {"stop_reason", m.stop_reason}, {"elapsed_s", m.elapsed_s},
           {"interrupted", m.interrupted},   {"data_wait_ms", m.data_wait_ms}, {"first_loss", m.first_loss},
-          {"last_loss", m.last_loss},       {"executor", m.executor}};
+          {"last_loss", m.last_loss},       {"executor", m.executor},
+          {"schedule", to_string(m.turns.schedule)}, {"round_steps", m.turns.round_steps},
+          {"untimed_steps_per_round", m.turns.untimed_steps}, {"rounds", m.turns.rounds},
+          {"turns_with", m.turns.configurations}};
 }
 
 Measurement read_measurement(const JsonView& v) {
@@ -22,6 +25,14 @@ Measurement read_measurement(const JsonView& v) {
   m.first_loss = v.at("first_loss").as_number();
   m.last_loss = v.at("last_loss").as_number();
   m.executor = v.string_or("executor", "in_process");
+  // Files before interleaving (pperf <= 0.30) were all sequential.
+  if (v.has("schedule")) {
+    m.turns.schedule = read_enum<Schedule>(v.at("schedule"));
+    m.turns.round_steps = v.at("round_steps").as_non_negative_int();
+    m.turns.untimed_steps = v.at("untimed_steps_per_round").as_non_negative_int();
+    m.turns.rounds = v.at("rounds").as_non_negative_int();
+    m.turns.configurations = v.at("turns_with").as_strings();
+  }
   return m;
 }
 
@@ -29,10 +40,19 @@ std::string Measurement::stop_reason_code() const {
   const auto starts = [&](const char* prefix) { return stop_reason.rfind(prefix, 0) == 0; };
   if (source_failed || starts("data source failed")) return "data_source_failed";
   if (interrupted || starts("interrupted")) return "interrupted";
-  for (const char* code : {"target_rel_ci", "max_steps", "max_seconds"})
+  for (const char* code : {"decided", "target_rel_ci", "max_steps", "max_seconds"})
     if (starts(code)) return code;
   if (starts("data source ended")) return "data_source_ended";
   return "other";
+}
+
+std::vector<double> Measurement::round_means_ms() const {
+  std::vector<double> means;
+  if (turns.schedule != Schedule::interleaved || turns.round_steps <= 0) return means;
+  const size_t r = static_cast<size_t>(turns.round_steps);
+  for (size_t from = 0; from + r <= step_ms.size(); from += r)
+    means.push_back(std::accumulate(step_ms.begin() + from, step_ms.begin() + from + r, 0.0) / static_cast<double>(r));
+  return means;
 }
 
 double Measurement::data_wait_fraction() const {

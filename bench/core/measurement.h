@@ -3,10 +3,22 @@
 // measuring stopped. Knows nothing of prices or of statistics.
 #include <nlohmann/json.hpp>
 
+#include "bench/core/kinds.h"
+
 #include <string>
 #include <vector>
 
 namespace pperf {
+
+/// When the steps were measured relative to the run's other configurations of the workload.
+struct Turns {
+  Schedule schedule = Schedule::sequential;
+  /// Interleaved: timed steps per round, un-timed steps after each switch, rounds measured,
+  /// and the configurations that took turns (this one included, in the first round's order;
+  /// later rounds alternate the order: ABBA).
+  int64_t round_steps = 0, untimed_steps = 0, rounds = 0;
+  std::vector<std::string> configurations;
+};
 
 struct Measurement {
   std::vector<double> step_ms;       // measured steps only (warmup excluded): wait + compute
@@ -19,10 +31,13 @@ struct Measurement {
   double first_loss = 0, last_loss = 0;  // sanity: the model is really training
   /// How it was obtained: "process" (a child process of its own) or "in_process".
   std::string executor = "in_process";
+  Turns turns;
 
-  /// stop_reason as a code: "target_rel_ci", "max_steps", "max_seconds", "interrupted",
+  /// stop_reason as a code: "decided", "target_rel_ci", "max_steps", "max_seconds", "interrupted",
   /// "data_source_ended" or "data_source_failed" ("other" for a text none of these start).
   std::string stop_reason_code() const;
+  /// Interleaved: the mean step time of each whole round (ms), in order; empty when sequential.
+  std::vector<double> round_means_ms() const;
   /// Fraction of the measured time spent waiting for input: near 1 = input-bound.
   double data_wait_fraction() const;
   /// samples_per_step x steps / measured time (the bill's estimator: total time, not median).

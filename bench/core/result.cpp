@@ -231,6 +231,30 @@ ExecutionReport read_execution(const JsonView& v) {
   return e;
 }
 
+json to_json(const Decision& d) {
+  return {{"verdict", to_string(d.verdict)},
+          {"confidence", d.confidence},
+          {"equivalence_pct", d.equivalence_pct},
+          {"looks", d.looks},
+          {"method", d.method},
+          {"improvement_pct_bounds", value_or_null(d.improvement_pct_bounds)},
+          {"reason", d.reason},
+          {"seconds_to_decide", value_or_null(d.seconds_to_decide)}};
+}
+
+Decision read_decision(const JsonView& v) {
+  Decision d;
+  d.verdict = read_enum<Verdict>(v.at("verdict"));
+  d.confidence = v.at("confidence").as_number();
+  d.equivalence_pct = v.at("equivalence_pct").as_number();
+  d.looks = v.at("looks").as_non_negative_int();
+  d.method = v.at("method").as_string();
+  if (auto b = v.find_value("improvement_pct_bounds")) d.improvement_pct_bounds = b->as_pair();
+  d.reason = v.at("reason").as_string();
+  d.seconds_to_decide = v.find_number("seconds_to_decide");
+  return d;
+}
+
 json to_json(const Result& r) {
   json j = r.unknown_fields;
   j["workload"] = r.workload;
@@ -260,6 +284,7 @@ json to_json(const Result& r) {
   j["improvement_pct_ci95"] = value_or_null(r.comparison.improvement_pct_ci95);
   j["speedup"] = value_or_null(r.comparison.speedup);
   j["speedup_ci95"] = value_or_null(r.comparison.speedup_ci95);
+  if (r.decision) j["decision"] = to_json(*r.decision);
   if (r.model) j["model"] = to_json(*r.model);
   if (r.data) j["data"] = to_json(*r.data);
   if (r.execution) j["execution"] = to_json(*r.execution);
@@ -315,6 +340,7 @@ Result read_result(const JsonView& v) {
   if (auto ci = v.find_value("improvement_pct_ci95")) r.comparison.improvement_pct_ci95 = ci->as_pair();
   r.comparison.speedup = v.find_number("speedup");
   if (auto ci = v.find_value("speedup_ci95")) r.comparison.speedup_ci95 = ci->as_pair();
+  if (auto d = v.find_value("decision")) r.decision = read_decision(*d);
   if (auto m = v.find_value("model")) r.model = read_model_info(*m);
   if (auto d = v.find_value("data")) r.data = read_data_info(*d);
   if (auto e = v.find_value("execution")) r.execution = read_execution(*e);

@@ -93,6 +93,22 @@ struct Comparison {
   std::optional<std::array<double, 2>> speedup_ci95;
 };
 
+/// A configuration's cost per step against its workload's baseline, decided (bench/stats/decision.h).
+struct Decision {
+  Verdict verdict = Verdict::undecided;
+  double confidence = 0.95;
+  double equivalence_pct = 2;  // |improvement| within this is "equivalent"
+  int64_t looks = 0;           // how often the rule looked (interleaved: once per round)
+  /// "confidence sequence over paired rounds" (interleaved, valid however often it looks) or
+  /// "fixed-sample interval" (sequential: one look, drift between the two not cancelled).
+  std::string method;
+  /// The improvement's interval the verdict was read from (anytime-valid when interleaved), %.
+  std::optional<std::array<double, 2>> improvement_pct_bounds;
+  std::string reason;  // one sentence: why this verdict, or what would decide it
+  /// Undecided: the measured seconds per configuration that would likely decide it (null when unknown).
+  std::optional<double> seconds_to_decide;
+};
+
 /// GPU load while the measured steps ran, sampled by nvidia-smi (every GPU of the host).
 struct GpuUtilization {
   std::string gpu = "all";  // which GPU was sampled (nvidia-smi -i: index or UUID); "all": every GPU of the host
@@ -157,6 +173,8 @@ struct Result {
   bool partial = false;
   std::optional<Cost> cost;
   Comparison comparison;
+  /// Non-baseline results with a priced baseline: the verdict the run leads with.
+  std::optional<Decision> decision;
   std::optional<ModelInfo> model;
   std::optional<DataInfo> data;
   std::optional<ExecutionReport> execution;
@@ -196,6 +214,8 @@ PricedGroup read_priced_group(const JsonView& v);
 /// The `cost` object; `to_train` is the result's own member (read_result reads it back into Cost).
 nlohmann::json to_json(const Cost& c);
 Cost read_cost(const JsonView& v);
+nlohmann::json to_json(const Decision& d);
+Decision read_decision(const JsonView& v);
 nlohmann::json to_json(const GpuUtilization& g);
 GpuUtilization read_gpu_utilization(const JsonView& v);
 nlohmann::json to_json(const DevicePeak& p);

@@ -139,7 +139,7 @@ void summarize_into(Result& r, Measurement m) {
   const Summary s = summarize(m.step_ms);
   r.stop_reason = m.stop_reason_code();
   r.converged = *r.stop_reason == "target_rel_ci";
-  r.step = step_time_estimate(m.step_ms, *r.converged);
+  r.step = step_time_estimate(m.step_ms);
   r.spread = StepTimeSpread{s.mean, s.stdev, s.cv, s.p5, s.p95};
   r.samples_per_s = m.samples_per_s(r.samples_per_step);
   r.data_wait_fraction = m.data_wait_fraction();

@@ -4,6 +4,7 @@
 #include <boost/math/distributions/normal.hpp>
 #include <boost/math/distributions/students_t.hpp>
 #include <cmath>
+#include <functional>
 #include <limits>
 
 #include "bench/stats/stats.h"
@@ -53,16 +54,65 @@ double autocorrelation_widening(double r, size_t n) {
   return std::sqrt((1 + corrected) / (1 - corrected));
 }
 
-std::optional<std::array<double, 2>> mean_interval(const std::vector<double>& samples, double level,
-                                                   double widening) {
-  if (samples.size() < kMinCiSteps || !valid_step_times(samples)) return std::nullopt;
-  const double m = mean(samples);
-  const double half = t_quantile(level, samples.size() - 1.0) * stdev(samples) / std::sqrt(samples.size()) * widening;
-  return std::array<double, 2>{m - half, m + half};
+namespace {
+/// Batches for n samples: n/10 (so a batch spans ten steps, several correlation lengths of
+/// the AR(1) r = 0.5 steps the coverage suite draws), at least 6, at most 30.
+size_t batch_count(size_t n) { return std::clamp<size_t>(n / 10, 6, 30); }
+
+bool has_spread(const std::vector<double>& samples) {
+  return std::adjacent_find(samples.begin(), samples.end(), std::not_equal_to<>()) != samples.end();
+}
+
+bool interval_possible(const std::vector<double>& samples) {
+  return samples.size() >= kMinCiSteps && valid_step_times(samples) && has_spread(samples);
+}
+
+/// The mean's interval with its standard error over the independent-steps one.
+struct BatchMeansInterval {
+  std::array<double, 2> ci{0, 0};
+  double widening = 1;
+};
+BatchMeansInterval batch_means_interval(const std::vector<double>& samples, double level) {
+  const size_t k = batch_count(samples.size());
+  const std::vector<double> b = batch_means(samples, k);
+  const double m = mean(b), s = stdev(b), kk = static_cast<double>(k);
+  double m3 = 0;
+  for (double x : b) m3 += (x - m) * (x - m) * (x - m);
+  const double s_pop = s * std::sqrt((kk - 1) / kk);
+  const double skew = s_pop > 0 ? m3 / kk / (s_pop * s_pop * s_pop) : 0;
+  const double se = s / std::sqrt(kk) * autocorrelation_widening(lag1_autocorrelation_log(b), k);
+  const double t = t_quantile(level, kk - 1);
+  // Hall (1992): T -> T + a T^2 + a^2 T^3 / 3 + a / 2 with a = skew / (3 sqrt(k)) is monotone,
+  // so its inverse maps t's quantiles to the skew-corrected ones; a right skew (slow steps)
+  // stretches the upper end.
+  const double a = skew / (3 * std::sqrt(kk));
+  auto inverse = [&](double x) { return std::abs(a) < 1e-12 ? x : (std::cbrt(1 + 3 * a * (x - a / 2)) - 1) / a; };
+  BatchMeansInterval out;
+  out.ci = {m - se * inverse(t), m - se * inverse(-t)};
+  const double iid_se = stdev(samples) / std::sqrt(static_cast<double>(samples.size()));
+  out.widening = iid_se > 0 ? std::max(1.0, se / iid_se) : 1;
+  return out;
+}
+}  // namespace
+
+std::vector<double> batch_means(const std::vector<double>& samples, size_t k) {
+  const size_t n = samples.size();
+  std::vector<double> out(k, 0);
+  for (size_t j = 0; j < k; ++j) {
+    const size_t from = j * n / k, to = (j + 1) * n / k;
+    for (size_t i = from; i < to; ++i) out[j] += samples[i];
+    out[j] /= static_cast<double>(to - from);
+  }
+  return out;
+}
+
+std::optional<std::array<double, 2>> mean_interval(const std::vector<double>& samples, double level) {
+  if (!interval_possible(samples)) return std::nullopt;
+  return batch_means_interval(samples, level).ci;
 }
 
 std::optional<std::array<double, 2>> median_interval(std::vector<double> samples, double level, double widening) {
-  if (samples.size() < kMinCiSteps || !valid_step_times(samples)) return std::nullopt;
+  if (!interval_possible(samples)) return std::nullopt;
   const auto [lo, hi] = widened_ranks(samples.size(), level, widening);
   std::nth_element(samples.begin(), samples.begin() + (lo - 1), samples.end());
   const double lo_value = samples[lo - 1];
@@ -70,20 +120,33 @@ std::optional<std::array<double, 2>> median_interval(std::vector<double> samples
   return std::array<double, 2>{lo_value, samples[hi - 1]};
 }
 
-StepIntervals step_intervals(const std::vector<double>& samples, bool stopped_on_target) {
+StepIntervals step_intervals(const std::vector<double>& samples) {
   StepIntervals s;
-  s.nominal_level = stopped_on_target ? kStoppedNominalLevel : 0.95;
   if (!valid_step_times(samples)) return s;
   s.lag1_r = lag1_autocorrelation_log(samples);
-  s.widening = autocorrelation_widening(s.lag1_r, samples.size());
-  s.median_ci = median_interval(samples, s.nominal_level, s.widening);
-  s.mean_ci = mean_interval(samples, s.nominal_level, s.widening);
+  if (!interval_possible(samples)) return s;
+  const BatchMeansInterval bm = batch_means_interval(samples, 0.95);
+  s.mean_ci = bm.ci;
+  s.widening = bm.widening;
+  s.median_ci = median_interval(samples, 0.95, s.widening);
   return s;
 }
 
-StepTimeEstimate step_time_estimate(const std::vector<double>& samples, bool stopped_on_target) {
-  const StepIntervals ci = step_intervals(samples, stopped_on_target);
-  return StepTimeEstimate{median(samples), ci.median_ci, mean(samples), ci.mean_ci, ci.nominal_level, ci.lag1_r};
+StepTimeEstimate step_time_estimate(const std::vector<double>& samples) {
+  const StepIntervals ci = step_intervals(samples);
+  return StepTimeEstimate{median(samples), ci.median_ci, mean(samples), ci.mean_ci, 0.95, ci.lag1_r};
+}
+
+RelativePrecision relative_precision(const std::vector<double>& samples) {
+  const double inf = std::numeric_limits<double>::infinity();
+  const StepIntervals ci = step_intervals(samples);
+  auto relative = [](const std::optional<std::array<double, 2>>& c, double centre) {
+    return (c->at(1) - c->at(0)) / 2 / centre;
+  };
+  RelativePrecision p{inf, inf};
+  if (ci.mean_ci) p.mean = relative(ci.mean_ci, mean(samples));
+  if (ci.median_ci) p.median = relative(ci.median_ci, median(samples));
+  return p;
 }
 
 std::optional<MannKendall> warming_up_trend(const std::vector<double>& samples) {
@@ -112,73 +175,6 @@ MannKendall mann_kendall(const std::vector<double>& samples) {
   mk.z = mk.s == 0 ? 0 : (mk.s - (mk.s > 0 ? 1 : -1)) / sigma;
   mk.p_value = 2 * boost::math::cdf(boost::math::complement(boost::math::normal(), std::abs(mk.z)));
   return mk;
-}
-
-void IncrementalPrecision::add(double x) {
-  n_ += 1;
-  sum_ += x;
-  const double delta = x - m_;
-  m_ += delta / n_;
-  m2_ += delta * (x - m_);
-  if (!(x > 0) || !std::isfinite(x)) {
-    bad_ = true;  // mean_rel_halfwidth reports inf from now on
-    return;
-  }
-  if (n_ == 1) log0_ = std::log(x);
-  const double l = std::log(x) - log0_;
-  if (n_ == 1) l_first_ = l;
-  else slag_ += l * l_last_;
-  sl_ += l;
-  sll_ += l * l;
-  l_last_ = l;
-}
-
-double IncrementalPrecision::lag1_r() const {
-  if (n_ < 3) return 0;
-  const double m = sl_ / n_;
-  const double den = sll_ - n_ * m * m;
-  const double num = slag_ - m * ((sl_ - l_first_) + (sl_ - l_last_)) + (n_ - 1) * m * m;
-  return den > 0 ? num / den : 0;
-}
-
-double IncrementalPrecision::t_quantile_cached(double level, double dof) const {
-  // Exact (Boost) up to 200 degrees of freedom, computed once per process for the stop rule's
-  // 95 %; beyond, the Cornish-Fisher expansion of t around the normal quantile (relative error
-  // < 1e-7 there), so a run does not pay a Boost quantile per step.
-  constexpr size_t kExactDof = 200;
-  static const std::vector<double> t95 = [] {
-    std::vector<double> t(kExactDof + 1, 0);
-    for (size_t dof = 1; dof <= kExactDof; ++dof) t[dof] = t_quantile(0.95, static_cast<double>(dof));
-    return t;
-  }();
-  if (dof <= kExactDof) return level == 0.95 ? t95[static_cast<size_t>(dof)] : t_quantile(level, dof);
-  if (level != cached_level_) {
-    cached_level_ = level;
-    z_ = boost::math::quantile(boost::math::normal(), 0.5 + level / 2);
-  }
-  const double z = z_, z3 = z * z * z, z5 = z3 * z * z, z7 = z5 * z * z;
-  return z + (z3 + z) / (4 * dof) + (5 * z5 + 16 * z3 + 3 * z) / (96 * dof * dof) +
-         (3 * z7 + 19 * z5 + 17 * z3 - 15 * z) / (384 * dof * dof * dof);
-}
-
-double IncrementalPrecision::mean_rel_halfwidth(double level) const {
-  const double inf = std::numeric_limits<double>::infinity();
-  if (n_ < kMinCiSteps || !(m_ > 0) || !std::isfinite(m2_) || bad_) return inf;
-  const double sd = std::sqrt(std::max(0.0, m2_ / (n_ - 1)));
-  return t_quantile_cached(level, n_ - 1) * sd / std::sqrt(n_) * autocorrelation_widening(lag1_r(), n()) / m_;
-}
-
-double IncrementalPrecision::median_rel_halfwidth(const std::vector<double>& samples, double level) const {
-  const double inf = std::numeric_limits<double>::infinity();
-  const auto ci = median_interval(samples, level, autocorrelation_widening(lag1_r(), samples.size()));
-  if (!ci) return inf;
-  // The median by selection, not sorting: O(n).
-  scratch_ = samples;
-  const size_t k = scratch_.size() / 2;
-  std::nth_element(scratch_.begin(), scratch_.begin() + k, scratch_.end());
-  double med = scratch_[k];
-  if (scratch_.size() % 2 == 0) med = (med + *std::max_element(scratch_.begin(), scratch_.begin() + k)) / 2;
-  return med > 0 ? (ci->at(1) - ci->at(0)) / 2 / med : inf;
 }
 
 }  // namespace pperf

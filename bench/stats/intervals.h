@@ -2,13 +2,18 @@
 // The intervals pperf prints for a step time, and what they correct for. Free functions over
 // step-time samples (ms); see docs/statistics.md for the estimators and their simulated coverage.
 //
-// - The mean (total time / steps) is what a job is billed for; its interval is Student's t on
-//   the samples, widened for serial correlation.
+// - The mean (total time / steps) is what a job is billed for. Its interval is built on batch
+//   means (k = n/10 batches, 6..30 of them): consecutive steps are averaged so serial
+//   correlation stays inside a batch; Hall's (1992) transformation of Student's t corrects for
+//   the skew rare slow steps give; the half-widths are widened by the batch means' own lag-1
+//   autocorrelation (what the batches did not absorb).
 // - The median is the robust "typical step"; its interval is distribution-free (order
-//   statistics), widened the same way.
-// - Below kMinCiSteps samples there is no interval (nullopt), never a mislabeled [min, max].
-// - After a run stopped on the precision target (optional stopping) the interval that carries
-//   the 95 % label is computed at kStoppedNominalLevel, which restores ~95 % coverage.
+//   statistics), widened by the same factor the batch means show over independent steps.
+// - Below kMinCiSteps samples there is no interval (nullopt): rarer slow steps than one in
+//   twenty cannot have shown themselves yet, and no interval can cover what a sample has not
+//   seen. Nor for samples without spread (a zero-width interval would claim certainty).
+// - One level, 95 %, whatever made the run stop: the simulated coverage under the stop rule is
+//   in docs/statistics.md.
 #include <array>
 #include <cstddef>
 #include <optional>
@@ -19,9 +24,7 @@
 namespace pperf {
 
 /// Fewest samples for any interval (and for the precision stop rule).
-constexpr size_t kMinCiSteps = 6;
-/// Nominal level of the intervals labeled 95 % after the run stopped on the precision target.
-constexpr double kStoppedNominalLevel = 0.975;
+constexpr size_t kMinCiSteps = 60;
 
 /// True when every sample is finite and > 0 (a step time; NaN, inf and <= 0 are not).
 bool valid_step_times(const std::vector<double>& samples);
@@ -35,30 +38,37 @@ double lag1_autocorrelation_log(const std::vector<double>& samples);
 /// narrower than the independent-steps interval.
 double autocorrelation_widening(double r, size_t n);
 
-/// Student-t interval of the mean at `level`, half-width multiplied by `widening`.
-/// nullopt below kMinCiSteps or for invalid samples.
-std::optional<std::array<double, 2>> mean_interval(const std::vector<double>& samples, double level,
-                                                   double widening = 1);
+/// Means of k consecutive, near-equal blocks of `samples` (k <= samples.size()).
+std::vector<double> batch_means(const std::vector<double>& samples, size_t k);
+
+/// The mean's interval at `level` (batch means, Hall's skew correction, widened; see above).
+/// nullopt below kMinCiSteps, for invalid samples or for samples without spread.
+std::optional<std::array<double, 2>> mean_interval(const std::vector<double>& samples, double level);
 
 /// Order-statistic interval of the median at `level` (ranks from Binomial(n, 1/2)); with
 /// widening w > 1 the ranks move away from the centre by w times their distance from it.
-/// nullopt below kMinCiSteps or for invalid samples.
+/// nullopt below kMinCiSteps, for invalid samples or for samples without spread.
 std::optional<std::array<double, 2>> median_interval(std::vector<double> samples, double level,
                                                      double widening = 1);
 
-/// Everything the measure stage reports about a step time's uncertainty.
+/// Everything the measure stage reports about a step time's uncertainty, at 95 %.
 struct StepIntervals {
   std::optional<std::array<double, 2>> median_ci, mean_ci;
-  double lag1_r = 0;        ///< lag-1 autocorrelation of log step times
-  double widening = 1;      ///< autocorrelation_widening(lag1_r, n)
-  double nominal_level = 0.95;
+  double lag1_r = 0;    ///< lag-1 autocorrelation of log step times
+  double widening = 1;  ///< the mean's standard error from batch means over the independent-steps one (>= 1)
 };
-/// Both intervals at 0.95 nominal, or kStoppedNominalLevel when `stopped_on_target`.
-StepIntervals step_intervals(const std::vector<double>& samples, bool stopped_on_target);
+StepIntervals step_intervals(const std::vector<double>& samples);
 
-/// The record's estimate from measured samples (median, mean, both intervals, r, level).
+/// The record's estimate from measured samples (median, mean, both intervals, r).
 /// Samples must be non-empty.
-StepTimeEstimate step_time_estimate(const std::vector<double>& samples, bool stopped_on_target);
+StepTimeEstimate step_time_estimate(const std::vector<double>& samples);
+
+/// Relative half-width (half the interval over the estimate) of both intervals, inf where
+/// there is none: what the precision stop rule compares with its target.
+struct RelativePrecision {
+  double mean = 0, median = 0;
+};
+RelativePrecision relative_precision(const std::vector<double>& samples);
 
 /// Mann-Kendall trend test: S = sum_{i<j} sign(x_j - x_i), z with continuity correction
 /// (no tie correction), two-sided p. Above kMannKendallMaxPoints samples it runs on the means of
@@ -72,31 +82,5 @@ MannKendall mann_kendall(const std::vector<double>& samples);
 /// trend when they do, for the result's event and the writers' "warming up" note alike.
 std::optional<MannKendall> warming_up_trend(const std::vector<double>& samples);
 
-/// Running sums for the stop rule's precision check: O(1) per added sample for the mean's
-/// interval and the lag-1 autocorrelation; the median's interval is O(n) (nth_element), so the
-/// stop rule asks for it rarely (see stopping.cpp).
-class IncrementalPrecision {
- public:
-  void add(double x);
-  size_t n() const { return static_cast<size_t>(n_); }
-  double mean() const { return n_ ? sum_ / n_ : 0; }
-  /// Lag-1 autocorrelation of the log samples so far (same value as lag1_autocorrelation_log).
-  double lag1_r() const;
-  /// Relative half-width of the mean's interval at `level` (widened), inf when undefined.
-  double mean_rel_halfwidth(double level) const;
-  /// Relative half-width of the median's interval at `level` (widened) of `samples` (the same
-  /// ones that were added), inf when undefined. O(n).
-  double median_rel_halfwidth(const std::vector<double>& samples, double level) const;
-
- private:
-  double n_ = 0, sum_ = 0;
-  double m_ = 0, m2_ = 0;  // Welford on x
-  bool bad_ = false;       // a sample was NaN, inf or <= 0
-  // log sums, shifted by the first log value: sum l, sum l^2, sum l_i l_{i-1}
-  double log0_ = 0, sl_ = 0, sll_ = 0, slag_ = 0, l_first_ = 0, l_last_ = 0;
-  mutable std::vector<double> scratch_;
-  double t_quantile_cached(double level, double dof) const;
-  mutable double cached_level_ = -1, z_ = 0;
-};
 
 }  // namespace pperf

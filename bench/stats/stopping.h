@@ -28,12 +28,11 @@ class StopRule {
 std::unique_ptr<StopRule> stop_at_max_steps(int64_t max_steps);
 std::unique_ptr<StopRule> stop_at_max_seconds(double max_seconds);
 /// Fires once at least max(min_steps, kMinCiSteps) are in and both the mean's and the median's
-/// 95 % CI half-width (widened for autocorrelation) relative to the estimate are <= target.
-/// Incremental: O(1) per step for the mean; the median's interval (O(n)) only once the mean's
-/// meets the target, and then at most once per n/50 steps.
+/// 95 % CI half-width relative to its estimate are <= target (bench/stats/intervals.h); checked
+/// every n/50 steps.
 std::unique_ptr<StopRule> stop_at_target_rel_ci(int64_t min_steps, double target_rel_ci);
 
-/// The standard set for a MeasureSettings: max steps, max seconds, target CI.
+/// The standard set for a MeasureSettings: target CI, max steps, max seconds (in that order).
 std::vector<std::unique_ptr<StopRule>> make_stop_rules(const MeasureSettings& settings);
 
 /// The first rule's reason, or nullopt.

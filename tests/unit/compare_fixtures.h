@@ -28,7 +28,7 @@ inline Result measured_result(const std::string& configuration, const std::vecto
   m.stop_reason = "max_steps";
   m.executor = "process";
   const Summary s = summarize(samples);
-  r.step = step_time_estimate(samples, false);
+  r.step = step_time_estimate(samples);
   r.spread = StepTimeSpread{s.mean, s.stdev, s.cv, s.p5, s.p95};
   r.samples_per_s = m.samples_per_s(32);
   r.data_wait_fraction = 0;

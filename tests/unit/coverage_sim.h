@@ -77,16 +77,12 @@ inline StepTimeEstimate measure_like_pperf(const std::vector<double>& steps, con
                                            size_t& used) {
   auto rules = make_stop_rules(settings);
   std::vector<double> so_far;
-  bool on_target = false;
   for (double x : steps) {
     so_far.push_back(x);
-    if (auto reason = first_stop_reason(rules, so_far, 0)) {
-      on_target = reason->rfind("target_rel_ci", 0) == 0;
-      break;
-    }
+    if (first_stop_reason(rules, so_far, 0)) break;
   }
   used = so_far.size();
-  return step_time_estimate(so_far, on_target);
+  return step_time_estimate(so_far);
 }
 
 /// Coverage of both intervals at a fixed n (settings == nullptr) or under the stop rules.
@@ -97,7 +93,7 @@ inline Cell simulate(const Generator& g, size_t n, int trials, uint64_t seed, co
   for (int t = 0; t < trials; ++t) {
     const std::vector<double> steps = g.draw(settings ? static_cast<size_t>(settings->max_steps) : n, rng);
     size_t used = steps.size();
-    const StepTimeEstimate e = settings ? measure_like_pperf(steps, *settings, used) : step_time_estimate(steps, false);
+    const StepTimeEstimate e = settings ? measure_like_pperf(steps, *settings, used) : step_time_estimate(steps);
     ++c.trials;
     c.steps += static_cast<double>(used) / trials;
     if (e.ci95_ms) ++c.median_intervals, c.median_hits += (*e.ci95_ms)[0] <= median && median <= (*e.ci95_ms)[1];
@@ -116,7 +112,7 @@ inline double improvement_coverage(const Generator& base, const Generator& cand,
   int hits = 0, intervals = 0;
   for (int t = 0; t < trials; ++t) {
     const std::vector<double> b = base.draw(n, rng), c = cand.draw(n, rng);
-    const StepTimeEstimate eb = step_time_estimate(b, false), ec = step_time_estimate(c, false);
+    const StepTimeEstimate eb = step_time_estimate(b), ec = step_time_estimate(c);
     Cost cb, cc;
     cb.usd_per_hour = cc.usd_per_hour = 3.6;
     cb.usd_per_step = eb.mean_ms / 1000;

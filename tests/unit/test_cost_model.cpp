@@ -67,8 +67,8 @@ TEST(CostModel, ImprovementIsOnMeansWithASeededBootstrapInterval) {
     samples.push_back(100 + (i % 4) * 2.0);       // mean 103
   }
   CostInput base_in = input({group("x", 1, 36.0)}, 0), in = input({group("x", 1, 36.0)}, 0);
-  base_in.step = step_time_estimate(base_samples, false);
-  in.step = step_time_estimate(samples, false);
+  base_in.step = step_time_estimate(base_samples);
+  in.step = step_time_estimate(samples);
   Cost base = price(base_in), cost = price(in);
   Comparison c = compare({cost, in.step, &samples}, {base, base_in.step, &base_samples}, false);
   EXPECT_NEAR(*c.improvement_pct, (1 - 103.0 / 208) * 100, 1e-9);

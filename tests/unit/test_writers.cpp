@@ -38,7 +38,7 @@ RunReport sample_report() {
   m.step_ms = {10, 12, 11, 10, 13, 11};
   m.data_wait_ms = {1, 1, 1, 1, 1, 1};
   base.samples_per_step = 10;
-  base.step = step_time_estimate(m.step_ms, false);
+  base.step = step_time_estimate(m.step_ms);
   const Summary s = summarize(m.step_ms);
   base.spread = StepTimeSpread{s.mean, s.stdev, s.cv, s.p5, s.p95};
   base.samples_per_s = m.samples_per_s(10);

@@ -79,6 +79,16 @@ Advice advise(const std::vector<std::pair<std::string, RunReport>>& runs, const 
       row.configuration = r.configuration;
       row.file = file;
       row.instances = instances_label(r);
+      if (r.decision && r.comparison.improvement_pct) {
+        const Decision& d = *r.decision;
+        const std::string verdict = d.verdict == CostVerdict::cheaper  ? "cheaper per step than its run's baseline"
+                                    : d.verdict == CostVerdict::dearer ? "dearer per step than its run's baseline"
+                                    : d.verdict == CostVerdict::equivalent
+                                        ? fmt::format("the same cost per step as its run's baseline within ±{:g} %", d.equivalence_pct)
+                                        : "not decided against its run's baseline";
+        row.decision = fmt::format("{} (improvement {:+.1f} %, {:.0f} % confidence)", verdict, *r.comparison.improvement_pct,
+                                   d.confidence * 100);
+      }
       row.steps = *steps;
       const double work_h = static_cast<double>(*steps) * r.step->mean_ms / 3.6e6;  // billed: the mean
       const bool spot_config = has_spot_group(r);
@@ -126,6 +136,7 @@ Advice advise(const std::vector<std::pair<std::string, RunReport>>& runs, const 
       else
         row.reason = fmt::format("{} more than #1 {} {} (+{:.1f} %); {}", money(row.usd - best.usd), best.configuration,
                                  best.market == "spot" ? "on Spot" : "On-Demand", (row.usd / best.usd - 1) * 100, risk);
+      if (!row.decision.empty()) row.reason = row.decision + "; " + row.reason;
       advice.rows.push_back(row);
     }
   }

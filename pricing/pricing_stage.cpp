@@ -1,5 +1,6 @@
 #include "pricing/pricing_stage.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "bench/core/mfu.h"
@@ -81,6 +82,27 @@ void estimate_spot_cost(Result& r, const ConfigurationPricing& configuration, co
   }
 }
 
+/// The verdict against the baseline: from the paired rounds when the two took turns, else once
+/// from the fixed-sample interval of the ratio of means (a given step time has none).
+Decision decide_against(const Result& r, const Result& base, const DecisionSettings& settings) {
+  const double price_ratio = r.cost->usd_per_hour / base.cost->usd_per_hour;
+  const auto took_turns = [&](const Result& x, const Result& other) {
+    if (!x.measurement || x.measurement->turns.schedule != Schedule::interleaved) return false;
+    const auto& with = x.measurement->turns.configurations;
+    return std::find(with.begin(), with.end(), other.configuration) != with.end();
+  };
+  if (took_turns(r, base) && took_turns(base, r)) {
+    const double seconds_per_round =
+        (r.measurement->elapsed_s + base.measurement->elapsed_s) / std::max<int64_t>(1, r.measurement->turns.rounds);
+    return decide_interleaved(base.measurement->round_means_ms(), r.measurement->round_means_ms(), price_ratio, settings,
+                              seconds_per_round);
+  }
+  std::optional<std::array<double, 2>> time_ratio;
+  const bool given = !r.measured && !base.measured;
+  if (given && r.comparison.speedup) time_ratio = std::array<double, 2>{1 / *r.comparison.speedup, 1 / *r.comparison.speedup};
+  if (const auto& speedup = r.comparison.speedup_ci95) time_ratio = std::array<double, 2>{1 / (*speedup)[1], 1 / (*speedup)[0]};
+  return decide_fixed(time_ratio, price_ratio, settings, given);
+}
 }  // namespace
 
 void price_results(std::vector<Result>& results, const PricingInputs& inputs) {
@@ -113,7 +135,21 @@ void price_results(std::vector<Result>& results, const PricingInputs& inputs) {
     }
     const auto samples = [](const Result& x) { return x.measurement ? &x.measurement->step_ms : nullptr; };
     r.comparison = compare({*r.cost, *r.step, samples(r)}, {*base->cost, *base->step, samples(*base)}, r.baseline);
+    if (!r.baseline && base->cost->usd_per_hour > 0) r.decision = decide_against(r, *base, inputs.decision);
   }
+}
+
+std::map<std::string, double> price_ratios(const PricingInputs& inputs, const std::string& baseline) {
+  std::map<std::string, double> ratios;
+  const auto base = inputs.configurations.find(baseline);
+  if (base == inputs.configurations.end()) return ratios;
+  const auto usd_per_hour = [&](const ConfigurationPricing& c) {
+    return group_usd_per_hour(price_groups(c.instances, inputs.table), inputs.discount_pct);
+  };
+  const double base_usd = usd_per_hour(base->second);
+  if (!(base_usd > 0)) return ratios;
+  for (const auto& [name, c] : inputs.configurations) ratios[name] = usd_per_hour(c) / base_usd;
+  return ratios;
 }
 
 void price_and_rate(std::vector<Result>& results, const PricingInputs& inputs, const nlohmann::json& host) {

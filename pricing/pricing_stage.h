@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "bench/core/result.h"
+#include "bench/stats/decision.h"
 #include "pricing/price_table.h"
 
 namespace pperf {
@@ -43,7 +44,12 @@ struct PricingInputs {
   std::optional<int64_t> steps_to_train;
   std::map<std::string, ConfigurationPricing> configurations;  // by configuration name
   uint64_t seed = 0;  // of the Spot model's Monte Carlo
+  DecisionSettings decision;
 };
+
+/// Each configuration's hourly price over the baseline configuration's (what the decision to
+/// stop measuring needs of prices, and all it gets); empty without a baseline.
+std::map<std::string, double> price_ratios(const PricingInputs& inputs, const std::string& baseline);
 
 /// The groups with their hourly prices (override, else the table's quote). Throws
 /// std::invalid_argument for a type or market the table does not price (config loading checks

@@ -58,7 +58,7 @@ nlohmann::json advice_json(const Advice& advice) {
                     {"market", r.market}, {"instances", r.instances}, {"steps", r.steps}, {"usd", r.usd},
                     {"hours", r.hours}, {"wall_hours", r.wall_hours},
                     {"p95_usd", r.p95_usd ? nlohmann::json(*r.p95_usd) : nlohmann::json(nullptr)},
-                    {"expected_interruptions", r.expected_interruptions}, {"reason", r.reason}});
+                    {"expected_interruptions", r.expected_interruptions}, {"decision", r.decision}, {"reason", r.reason}});
   return {{"market", advice.market}, {"rows", rows}, {"notes", advice.notes}};
 }
 

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include "bench/stats/intervals.h"
 
@@ -18,10 +19,7 @@ Figure number(std::optional<double> v, std::optional<std::array<double, 2>> ci =
 }
 Figure flag(bool b) { return text(b ? "true" : "false"); }
 
-bool inconclusive(const Result& r) {
-  const auto& ci = r.comparison.improvement_pct_ci95;
-  return ci && (*ci)[0] < 0 && (*ci)[1] > 0;
-}
+bool undecided(const Result& r) { return r.decision && r.decision->verdict == CostVerdict::undecided; }
 
 /// Priced for more dnn instances than processes measured (data-parallel ranks are one process).
 bool measured_as_fewer_processes(const Result& r) {
@@ -50,6 +48,9 @@ std::vector<Column> make_columns() {
                kMarkdown | kHtml, "", true});
   c.push_back({"configuration", "configuration", kText, [](R r) { return text(r.configuration); }, 0, kConsoleNever,
                kEveryFile, "", true, false, true});
+  c.push_back({"verdict", "verdict", kWord,
+               [](R r) { return r.decision ? text(to_string(r.decision->verdict)) : Figure{std::nullopt, std::nullopt, std::nullopt, r.baseline ? "baseline" : ""}; },
+               0, kConsoleNever, kEveryFile, "", true});
   c.push_back({"baseline", "baseline", kWord, [](R r) { return flag(r.baseline); }, kConsoleNever, kConsoleNever, kCsv, "", true});
   c.push_back({"measured", "measured", kWord, [](R r) { return flag(r.measured); }, kConsoleNever, kConsoleNever, kCsv, "", true});
   c.push_back({"status", "status", kWord, [](R r) { return text(to_string(r.status)); }, kConsoleNever, kConsoleNever, kCsv, "", true});
@@ -164,7 +165,7 @@ std::vector<std::string> notes_of(const Result& r) {
   if (r.measurement && r.measurement->interrupted) notes.push_back("interrupted");
   if (r.converged && !*r.converged) notes.push_back("unconverged");
   if (r.measurement && warming_up_trend(r.measurement->step_ms)) notes.push_back("warming up");
-  if (inconclusive(r)) notes.push_back("inconclusive");
+  if (undecided(r)) notes.push_back("undecided");
   if (r.status == ResultStatus::ok && measured_as_fewer_processes(r)) notes.push_back("1 process");
   return notes;
 }
@@ -172,12 +173,39 @@ std::vector<std::string> notes_of(const Result& r) {
 const std::vector<std::pair<std::string, std::string>>& note_meanings() {
   static const std::vector<std::pair<std::string, std::string>> meanings = {
       {"1 process", "priced for several dnn instances but measured as one process"},
-      {"inconclusive", "the improvement's 95 % CI includes 0"},
+      {"undecided", "not decided against the baseline at 95 % within the budget (the decision says what would decide it)"},
       {"interrupted", "stopped by Ctrl-C/SIGTERM before its stop rule fired"},
       {"partial", "a data source failed mid-run; the steps measured before are kept"},
       {"unconverged", "stopped on max_steps/max_seconds before the CI reached target_rel_ci"},
       {"warming up", "step times still fall over the measured steps (Mann-Kendall trend); raise warmup_steps"}};
   return meanings;
+}
+
+std::vector<std::string> decision_sentences(const std::vector<Result>& results) {
+  std::vector<std::string> out;
+  for (const auto& r : results) {
+    if (!r.decision || !r.comparison.improvement_pct) continue;
+    const auto base = std::find_if(results.begin(), results.end(), [&](const Result& b) {
+      return b.baseline && b.workload == r.workload && b.preset == r.preset && b.batch_size == r.batch_size;
+    });
+    const Decision& d = *r.decision;
+    static const std::map<CostVerdict, std::string> verdicts = {
+        {CostVerdict::cheaper, "cheaper per step"},
+        {CostVerdict::dearer, "dearer per step"},
+        {CostVerdict::equivalent, "the same cost per step"},
+        {CostVerdict::undecided, "undecided"}};
+    std::string bounds;
+    if (d.improvement_pct_bounds)
+      bounds = fmt::format(" ({:+.1f} to {:+.1f} %)", (*d.improvement_pct_bounds)[0], (*d.improvement_pct_bounds)[1]);
+    std::string speed;
+    if (const auto& s = r.comparison.speedup) speed = *s >= 1 ? fmt::format("; {:.2f}x faster", *s) : fmt::format("; {:.2f}x slower", 1 / *s);
+    std::string within = d.verdict == CostVerdict::equivalent ? fmt::format(" within ±{:g} %", d.equivalence_pct) : "";
+    out.push_back(fmt::format("{} vs {} ({}): {}{}, improvement {:+.1f} %{}{}. {:.0f} % {}, {} look{}: {}.", r.configuration,
+                              base == results.end() ? "baseline" : base->configuration, workload_label(r),
+                              verdicts.at(d.verdict), within, *r.comparison.improvement_pct, bounds, speed,
+                              d.confidence * 100, d.method, d.looks, d.looks == 1 ? "" : "s", d.reason));
+  }
+  return out;
 }
 
 std::string instances_label(const std::vector<PricedGroup>& groups) {

@@ -15,11 +15,6 @@ namespace pperf {
 
 namespace {
 
-bool inconclusive(const Result& r) {
-  const auto& ci = r.comparison.improvement_pct_ci95;
-  return ci && (*ci)[0] < 0 && (*ci)[1] > 0;
-}
-
 /// A console column: its header, drop priority and cells.
 struct ConsoleColumn {
   std::string header;
@@ -67,26 +62,6 @@ size_t table_width(const std::vector<ConsoleColumn>& columns) {
     total += w + 2;
   }
   return total >= 2 ? total - 2 : 0;
-}
-
-std::string summary_sentence(const Result& r, const Result& base) {
-  const double imp = *r.comparison.improvement_pct;
-  const auto& ci = r.comparison.improvement_pct_ci95;
-  std::string speed;
-  if (r.comparison.speedup) {
-    const double s = *r.comparison.speedup;
-    speed = s >= 1 ? fmt::format(", {:.2f}x faster", s) : fmt::format(", {:.2f}x slower", 1 / s);
-  }
-  if (ci && inconclusive(r))
-    return fmt::format("{} vs {}: inconclusive, {:+.1f} % cost per step (95 % CI {:+.1f} to {:+.1f}){}; "
-                       "measure longer to decide.",
-                       r.configuration, base.configuration, -imp, -(*ci)[1], -(*ci)[0], speed);
-  const std::string interval =
-      ci && r.measured ? (imp >= 0 ? fmt::format(" (95 % CI {:.1f}-{:.1f})", (*ci)[0], (*ci)[1])
-                     : fmt::format(" (95 % CI {:.1f}-{:.1f})", -(*ci)[1], -(*ci)[0]))
-         : "";
-  return fmt::format("{} is {:.1f} % {} per step than {}{}{}.", r.configuration, std::fabs(imp),
-                     imp >= 0 ? "cheaper" : "more expensive", base.configuration, interval, speed);
 }
 
 }  // namespace
@@ -179,7 +154,10 @@ std::string to_console(const RunReport& report, const ConsoleOptions& options) {
       for (size_t c = columns.size(); c-- > 0;)
         if (columns[c].priority == priority && table_width(columns) > options.width) columns.erase(columns.begin() + c);
   }
-  out += render(columns, results.size());
+  // The answer first: each configuration's verdict against its baseline.
+  std::string decisions;
+  for (const auto& d : decision_sentences(results)) decisions += d + "\n";
+  out = wrap(decisions, options.wide ? 0 : options.width) + out + render(columns, results.size());
   std::string prose;  // everything under the table, wrapped to the width
 
   // Why rows failed, in full (the notes column only says that they did).
@@ -221,8 +199,9 @@ std::string to_console(const RunReport& report, const ConsoleOptions& options) {
   }
 
   prose += "Cost, samples/s and improvement are priced on the mean step time (total time / steps, what is billed); "
-           "median ms is the typical step. Intervals: 95 % (t for the mean, order statistics for the median, "
-           "bootstrap for improvement), widened for step-to-step correlation.\n";
+           "median ms is the typical step. Intervals: 95 %, none below 60 steps (the mean's from batch means with a skew "
+           "correction, the median's from order statistics, improvement's combined from the two means'); verdicts: "
+           "docs/statistics.md.\n";
   // Legend of the notes that appear.
   std::set<std::string> seen;
   for (const auto& r : results)
@@ -231,14 +210,6 @@ std::string to_console(const RunReport& report, const ConsoleOptions& options) {
   for (const auto& [note, meaning] : legend)
     if (seen.count(note)) prose += fmt::format("{}: {}.\n", note, meaning);
 
-  // One sentence per non-baseline configuration.
-  for (const auto& r : results) {
-    if (r.baseline || !r.comparison.improvement_pct) continue;
-    const auto base = std::find_if(results.begin(), results.end(), [&](const Result& b) {
-      return b.baseline && b.workload == r.workload && b.preset == r.preset && b.batch_size == r.batch_size;
-    });
-    if (base != results.end()) prose += summary_sentence(r, *base) + "\n";
-  }
 
   std::vector<std::string> to_train;
   for (const auto& r : results)

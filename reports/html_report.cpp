@@ -387,11 +387,18 @@ std::string run_report_html(const RunReportPage& page) {
                      r.results.size(), ok, markup_escape(r.pricing_table),
                      markup_escape(r.pricing_published.empty() ? "unknown" : r.pricing_published),
                      markup_escape(r.pricing_retrieved), markup_escape(r.started_at));
+  const auto decisions = decision_sentences(r.results);
+  if (!decisions.empty()) {
+    out += "<section id=\"decisions\"><h2>Decisions</h2>\n";
+    for (const auto& d : decisions) out += "<p class=\"decision\">" + markup_escape(d) + "</p>\n";
+    out += "</section>\n";
+  }
   out += "<section id=\"provenance-section\"><h2>Provenance</h2>\n" + provenance(r, page.source) + "</section>\n";
   out += "<section id=\"results-section\"><h2>Results</h2>\n" + results_table(r) +
          "<p class=\"note\">Median step time with its distribution-free 95 % CI (the typical step); cost per step = "
          "price per hour × mean step time (total time ÷ steps, what is billed) with the mean's 95 % CI; improvement = "
-         "1 − cost ÷ the baseline's, 95 % CI by a seeded bootstrap (docs/statistics.md).</p></section>\n";
+         "1 − cost ÷ the baseline's, 95 % CI combined from the two means' intervals; verdicts from a confidence "
+         "sequence over paired rounds when the configurations took turns (docs/statistics.md).</p></section>\n";
   std::vector<std::string> order;
   const auto groups = ok_by_workload(r, order);
   for (const auto& g : order) {
@@ -430,6 +437,7 @@ std::string run_report_markdown(const RunReportPage& page) {
                      host_fact(r.host, {"blas", "library"}), host_fact(r.host, {"torch", "libtorch_version"}),
                      r.pricing_table, r.pricing_region, r.pricing_published.empty() ? "unknown" : r.pricing_published,
                      r.pricing_retrieved);
+  for (const auto& d : decision_sentences(r.results)) out += "**" + d + "**\n\n";
   const auto columns = columns_of(kMarkdown);
   const auto money = money_scale(r.results);
   std::string header = "|", rule = "|";

@@ -10,6 +10,7 @@
 #include "bench/core/results_json.h"
 #include "bench/env/process.h"
 #include "bench/measure/executor.h"
+#include "bench/measure/interleave.h"
 
 namespace pperf::cli {
 
@@ -19,6 +20,7 @@ int command_measure_item(const std::vector<std::string>& args, const std::vector
       "out", po::value<std::string>()->required(), "where to write the one-result results file")(
       "native", "running on the named instances themselves")(
       "progress", "draw a progress line on stderr (a terminal)")(
+      "turns", "take turns with the run's other configurations: orders on stdin, each round's step times on stdout")(
       "rank", po::value<int64_t>(), "data-parallel: this process's rank")(
       "world-size", po::value<int64_t>(), "data-parallel: ranks in the group")(
       "local-rank", po::value<int64_t>()->default_value(0), "data-parallel: rank on this host")(
@@ -34,6 +36,11 @@ int command_measure_item(const std::vector<std::string>& args, const std::vector
   executor.native = p.has("native");
   executor.terminal_progress = p.has("progress");
   executor.pperf_binary = self_executable();
+  TurnTaking turns;
+  if (p.has("turns")) {
+    turns = turns_over_stdio();
+    executor.turns = &turns;
+  }
   if (p.has("rank")) {
     RankContext rank;
     rank.rank = p.vars["rank"].as<int64_t>();

@@ -51,6 +51,7 @@ int command_run(const std::vector<std::string>& args, const std::vector<std::str
       "workload", po::value<std::string>(), "run only this workload of the config")(
       "native", "running on the named instances themselves: results say emulated: false")(
       "in-process", "measure every item in this process instead of a process per item (debugging)")(
+      "sequential", "measure each configuration to its end before the next, instead of in alternating rounds")(
       "spot-drill", "for each Spot configuration: SIGKILL its training mid-run, restart from the last checkpoint, "
                     "record the lost time measured beside the model's prediction")(
       "require-converged", "exit 1 when a result stopped on max_steps/max_seconds before its CI reached target_rel_ci");
@@ -86,6 +87,7 @@ int command_run(const std::vector<std::string>& args, const std::vector<std::str
   ExecutorOptions executor;
   executor.native = p.has("native");
   executor.in_process = p.has("in-process");
+  executor.sequential = p.has("sequential");
   executor.pperf_binary = self_executable();
   // Started by a launcher (torchrun, PyTorchJob, SageMaker, srun): every rank runs this same
   // config; rank 0 serves the group's store, measures and writes the outputs; the other ranks
@@ -119,18 +121,21 @@ int command_run(const std::vector<std::string>& args, const std::vector<std::str
   write_outputs(report, out);
   const std::atomic<bool>& stop_requested = install_stop_handlers(!out.quiet);
   const PricingInputs pricing = pricing_inputs(config);
-  size_t done = 0;
+  for (const auto& c : config.configurations)
+    if (c.baseline) executor.price_ratio = price_ratios(pricing, c.name);
+  executor.decision = pricing.decision;
+  size_t done = 0, started = 0;
   auto on_start = [&](const PlanItem& item) {
+    ++started;
     if (!out.quiet && !executor.terminal_progress)
       std::cerr << item_started_line(utc_timestamp(), item.workload->name, item.workload->preset, item.configuration->name,
-                                     done + 1, plan.items.size(), terminal_columns(STDERR_FILENO));
+                                     started, plan.items.size(), terminal_columns(STDERR_FILENO));
   };
   report.results = run_plan(config, plan, builtin_workloads(), executor, stop_requested, on_start,
                             [&](const std::vector<Result>& so_far) {
-    const Result& r = so_far.back();
-    ++done;
-    if (!out.quiet)
-      std::cerr << item_finished_line(utc_timestamp(), r, terminal_columns(STDERR_FILENO));
+    // Configurations that took turns finish together.
+    for (; done < so_far.size(); ++done)
+      if (!out.quiet) std::cerr << item_finished_line(utc_timestamp(), so_far[done], terminal_columns(STDERR_FILENO));
     RunReport partial = report;
     partial.results = so_far;
     price_and_rate(partial.results, pricing, report.host);

@@ -25,7 +25,7 @@ enum class Launcher { spawn_local, env, slurm };
 /// before the next, or in alternating rounds (bench/measure/interleave.h).
 enum class Schedule { sequential, interleaved };
 /// A configuration's cost per step against its baseline's, decided at a stated confidence.
-enum class Verdict { cheaper, dearer, equivalent, undecided };
+enum class CostVerdict { cheaper, dearer, equivalent, undecided };
 
 template <typename Enum>
 struct EnumNames;
@@ -47,7 +47,7 @@ struct EnumNames<Schedule> {
   static constexpr std::array<const char*, 2> names{"sequential", "interleaved"};
 };
 template <>
-struct EnumNames<Verdict> {
+struct EnumNames<CostVerdict> {
   static constexpr std::array<const char*, 4> names{"cheaper", "dearer", "equivalent", "undecided"};
 };
 

@@ -244,7 +244,7 @@ json to_json(const Decision& d) {
 
 Decision read_decision(const JsonView& v) {
   Decision d;
-  d.verdict = read_enum<Verdict>(v.at("verdict"));
+  d.verdict = read_enum<CostVerdict>(v.at("verdict"));
   d.confidence = v.at("confidence").as_number();
   d.equivalence_pct = v.at("equivalence_pct").as_number();
   d.looks = v.at("looks").as_non_negative_int();

@@ -95,7 +95,7 @@ struct Comparison {
 
 /// A configuration's cost per step against its workload's baseline, decided (bench/stats/decision.h).
 struct Decision {
-  Verdict verdict = Verdict::undecided;
+  CostVerdict verdict = CostVerdict::undecided;
   double confidence = 0.95;
   double equivalence_pct = 2;  // |improvement| within this is "equivalent"
   int64_t looks = 0;           // how often the rule looked (interleaved: once per round)

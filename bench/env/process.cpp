@@ -49,6 +49,11 @@ ChildProcess::ChildProcess(const SpawnOptions& options) {
   int out[2] = {-1, -1};
   if (options.capture_stdout && pipe2(out, O_CLOEXEC) != 0)
     throw std::runtime_error(std::string("cannot create a pipe: ") + std::strerror(errno));
+  int in[2] = {-1, -1};
+  if (options.pipe_stdin && pipe2(in, O_CLOEXEC) != 0) {
+    if (options.capture_stdout) close(out[0]), close(out[1]);
+    throw std::runtime_error(std::string("cannot create a pipe: ") + std::strerror(errno));
+  }
   const pid_t parent = getpid();
   const pid_t pid = fork();
   if (pid == 0) {
@@ -57,27 +62,51 @@ ChildProcess::ChildProcess(const SpawnOptions& options) {
       if (getppid() != parent) _exit(127);  // the parent died before prctl took effect
     }
     if (options.capture_stdout) dup2(out[1], STDOUT_FILENO);  // dup2 clears O_CLOEXEC on the copy
+    if (options.pipe_stdin) dup2(in[0], STDIN_FILENO);
     execve(args[0].c_str(), argv.data(), envp.data());
     _exit(127);
   }
   if (options.capture_stdout) close(out[1]);
+  if (options.pipe_stdin) close(in[0]);
   if (pid < 0) {
     if (options.capture_stdout) close(out[0]);
+    if (options.pipe_stdin) close(in[1]);
     throw std::runtime_error(std::string("cannot start ") + args[0] + ": " + std::strerror(errno));
   }
   pid_ = pid;
   stdout_fd_ = out[0];
+  stdin_fd_ = in[1];
+}
+
+bool ChildProcess::write_line(const std::string& line) {
+  if (stdin_fd_ < 0) return false;
+  const std::string text = line + "\n";
+  for (size_t done = 0; done < text.size();) {
+    // A gone reader: EPIPE where the caller ignores SIGPIPE (measure_interleaved does).
+    const ssize_t n = ::write(stdin_fd_, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    done += static_cast<size_t>(n);
+  }
+  return true;
+}
+
+void ChildProcess::close_stdin() {
+  if (stdin_fd_ >= 0) close(stdin_fd_);
+  stdin_fd_ = -1;
 }
 
 ChildProcess::ChildProcess(ChildProcess&& other) noexcept
     : pid_(std::exchange(other.pid_, -1)),
       stdout_fd_(std::exchange(other.stdout_fd_, -1)),
+      stdin_fd_(std::exchange(other.stdin_fd_, -1)),
       buffered_(std::move(other.buffered_)),
       status_(other.status_) {}
 
 ChildProcess::~ChildProcess() {
   if (pid_ > 0) stop(5);
   if (stdout_fd_ >= 0) close(stdout_fd_);
+  close_stdin();
 }
 
 std::optional<std::string> ChildProcess::read_line(double timeout_s) {

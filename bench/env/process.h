@@ -16,6 +16,7 @@ struct SpawnOptions {
   std::vector<std::pair<std::string, std::string>> set_env;  // added to (or replacing in) ours
   std::vector<std::string> unset_env;
   bool capture_stdout = false;  // read it with read_line()
+  bool pipe_stdin = false;      // write to it with write_line(); closed by close_stdin() or on destruction
   bool die_with_parent = true;
   int death_signal = SIGTERM;   // sent by the kernel when pperf dies
 };
@@ -35,6 +36,9 @@ class ChildProcess {
   std::optional<std::string> read_line(double timeout_s);
   /// Waits up to `timeout_s` (forever when < 0); the wait status once the child has ended.
   std::optional<int> wait(double timeout_s);
+  /// Writes `line` and '\n' to the child's stdin (pipe_stdin); false when the child is gone.
+  bool write_line(const std::string& line);
+  void close_stdin();
   void signal(int sig) const;
   /// SIGTERM, up to `grace_s` to exit, then SIGKILL; returns the wait status. Idempotent.
   int stop(double grace_s);
@@ -42,6 +46,7 @@ class ChildProcess {
  private:
   int pid_ = -1;
   int stdout_fd_ = -1;
+  int stdin_fd_ = -1;
   std::string buffered_;
   std::optional<int> status_;
 };

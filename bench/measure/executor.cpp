@@ -21,6 +21,7 @@
 #include "bench/env/process.h"
 #include "bench/measure/data_parallel.h"
 #include "bench/measure/data_sources.h"
+#include "bench/measure/interleave.h"
 #include "bench/measure/memory_probe.h"
 #include "bench/measure/peak_flops.h"
 #include "bench/measure/progress.h"
@@ -397,9 +398,14 @@ void measure_into(Result& r, const Config& config, const PlanItem& item, const W
   if (p.device->name() != "cpu") gpu_sampler.emplace(200, p.smi_id);
   const std::vector<int> data_pids = p.group ? p.group->pids() : std::vector<int>{};
   const CpuSample cpu_before = CpuSample::now(data_pids);
-  Measurement m = measure(p.trained(), *p.data, config.measure, stop_requested, steady_clock(),
-                          progress ? ProgressCallback(std::ref(*progress)) : ProgressCallback(), *p.device,
-                          rank ? &p.agreement : nullptr);
+  // Taking turns, the batches a paused configuration's loader prepared meanwhile (up to its
+  // prefetch queue) are consumed un-timed, and one more step settles its caches.
+  Measurement m = options.turns ? measure_in_turns(p.trained(), *p.data, config.measure,
+                                                   item.configuration->execution.data.prefetch_batches + 1, *options.turns,
+                                                   stop_requested, steady_clock(), *p.device)
+                                : measure(p.trained(), *p.data, config.measure, stop_requested, steady_clock(),
+                                          progress ? ProgressCallback(std::ref(*progress)) : ProgressCallback(), *p.device,
+                                          rank ? &p.agreement : nullptr);
   const CpuSample cpu_after = CpuSample::now(data_pids);
   if (gpu_sampler) r.execution->gpu = gpu_sampler->finish();
   progress.reset();
@@ -419,6 +425,8 @@ void measure_into(Result& r, const Config& config, const PlanItem& item, const W
   }
 }
 
+}  // namespace
+
 Result failed_result(Result r, const std::string& reason) {
   r.status = ResultStatus::failed;
   r.reason = reason;
@@ -429,7 +437,11 @@ Result failed_result(Result r, const std::string& reason) {
   r.measurement.reset();
   return r;
 }
-}  // namespace
+Result read_item_result(const std::string& path) {
+  RunReport report = read_results_file(path);
+  if (report.results.size() != 1) throw std::runtime_error("expected one result");
+  return std::move(report.results.front());
+}
 
 Result measure_item_here(const Config& config, const PlanItem& item, const WorkloadRegistry& registry,
                          const ExecutorOptions& options, const std::atomic<bool>& stop_requested) {
@@ -485,11 +497,6 @@ Result measure_in_children(const Config& config, const PlanItem& item, const Exe
   std::vector<std::pair<int64_t, std::string>> failures;
   std::optional<std::chrono::steady_clock::time_point> kill_at;
   bool ended_by_us = false;
-  auto read_back = [](const std::string& out) {
-    RunReport report = read_results_file(out);
-    if (report.results.size() != 1) throw std::runtime_error("expected one result");
-    return std::move(report.results.front());
-  };
   try {
     for (size_t i = 0; i < ranks.size(); ++i) {
       children[i].out = (fs::temp_directory_path() / fmt::format("pperf-item-{}-{}.json", getpid(), sequence++)).string();
@@ -519,7 +526,7 @@ Result measure_in_children(const Config& config, const PlanItem& item, const Exe
           why = describe_wait_status(*c.status) + " without a result";
         } else {
           try {
-            const Result r = read_back(c.out);
+            const Result r = read_item_result(c.out);
             if (r.status == ResultStatus::failed) why = r.reason;
           } catch (const std::exception& e) {
             why = std::string("unreadable result: ") + e.what();
@@ -562,7 +569,7 @@ Result measure_in_children(const Config& config, const PlanItem& item, const Exe
     result = failed_result(std::move(skeleton), "the measuring process " + describe_wait_status(status) + " without a result");
   } else {
     try {
-      result = read_back(out);
+      result = read_item_result(out);
     } catch (const std::exception& e) {
       result = failed_result(std::move(skeleton), std::string("unreadable result from the measuring process: ") + e.what());
     }
@@ -614,24 +621,44 @@ Result measure_item_in_child(const Config& config, const PlanItem& item, const E
   return measure_in_children(config, item, options, stop_requested, {std::nullopt});
 }
 
+namespace {
+/// Items that take turns: a workload's configurations, two or more, none data-parallel, in a
+/// run that neither asked for --sequential nor measures in this process or under a launcher.
+bool takes_turns(const std::vector<const PlanItem*>& group, const ExecutorOptions& options) {
+  if (group.size() < 2 || options.sequential || options.in_process || options.launcher) return false;
+  return std::none_of(group.begin(), group.end(),
+                      [](const PlanItem* item) { return item->configuration->execution.distributed.has_value(); });
+}
+}  // namespace
+
 std::vector<Result> run_plan(const Config& config, const Plan& plan, const WorkloadRegistry& registry,
                              const ExecutorOptions& options, const std::atomic<bool>& stop_requested,
                              const std::function<void(const PlanItem&)>& on_start,
                              const std::function<void(const std::vector<Result>&)>& on_result) {
   std::vector<Result> results;
-  for (const auto& item : plan.items) {
-    if (stop_requested) break;
-    on_start(item);
-    if (options.launcher && options.launcher->rank != 0 && !item.configuration->execution.distributed) {
-      // Under a launcher, an item without ranks is rank 0's alone.
-      Result r = item.result_skeleton();
-      r.status = ResultStatus::not_run;
-      r.reason = "measured by rank 0";
-      results.push_back(std::move(r));
+  for (size_t i = 0; i < plan.items.size() && !stop_requested;) {
+    // The items of one workload entry (same workload, preset and batch size) side by side.
+    std::vector<const PlanItem*> group;
+    for (size_t j = i; j < plan.items.size() && plan.items[j].workload_index == plan.items[i].workload_index; ++j)
+      group.push_back(&plan.items[j]);
+    if (takes_turns(group, options)) {
+      for (const PlanItem* item : group) on_start(*item);
+      for (Result& r : measure_interleaved(config, group, options, stop_requested)) results.push_back(std::move(r));
+      i += group.size();
     } else {
-      results.push_back(options.in_process && !item.configuration->execution.distributed
-                            ? measure_item_here(config, item, registry, options, stop_requested)
-                            : measure_item_in_child(config, item, options, stop_requested));
+      const PlanItem& item = plan.items[i++];
+      on_start(item);
+      if (options.launcher && options.launcher->rank != 0 && !item.configuration->execution.distributed) {
+        // Under a launcher, an item without ranks is rank 0's alone.
+        Result r = item.result_skeleton();
+        r.status = ResultStatus::not_run;
+        r.reason = "measured by rank 0";
+        results.push_back(std::move(r));
+      } else {
+        results.push_back(options.in_process && !item.configuration->execution.distributed
+                              ? measure_item_here(config, item, registry, options, stop_requested)
+                              : measure_item_in_child(config, item, options, stop_requested));
+      }
     }
     fill_scaling_efficiency(results);
     on_result(results);

@@ -12,6 +12,7 @@
 // SIGINT) and no further item starts; no child process outlives the call.
 #include <atomic>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -19,6 +20,8 @@
 #include "bench/config/plan.h"
 #include "bench/core/result.h"
 #include "bench/measure/distributed.h"
+#include "bench/measure/turns.h"
+#include "bench/stats/decision.h"
 
 namespace pperf {
 
@@ -32,7 +35,22 @@ struct ExecutorOptions {
   /// `pperf run` under a launcher (RANK/WORLD_SIZE/... or Slurm): this process's rank; each
   /// data-parallel item's measuring process joins the group at the launcher's address.
   std::optional<RankContext> launcher;
+  /// Measure each configuration to its end before the next (`pperf run --sequential`) instead
+  /// of in turns (bench/measure/interleave.h).
+  bool sequential = false;
+  /// Taking turns: each configuration's hourly price over its baseline's (by configuration
+  /// name; a number, never a price table), and how the decision to stop is made.
+  std::map<std::string, double> price_ratio;
+  DecisionSettings decision;
+  /// A measuring process taking turns (`measure-item --turns`): its side of the conversation.
+  TurnTaking* turns = nullptr;
 };
+
+/// The same Result marked failed with `reason`, its measured figures dropped.
+Result failed_result(Result r, const std::string& reason);
+
+/// The one Result of a measuring process's results file (throws when there is not exactly one).
+Result read_item_result(const std::string& path);
 
 /// Measures one item in this process.
 Result measure_item_here(const Config& config, const PlanItem& item, const WorkloadRegistry& registry,
@@ -43,7 +61,8 @@ Result measure_item_here(const Config& config, const PlanItem& item, const Workl
 Result measure_item_in_child(const Config& config, const PlanItem& item, const ExecutorOptions& options,
                              const std::atomic<bool>& stop_requested);
 
-/// Every item of `plan` in order; `on_start` is told when an item starts, `on_result` gets the
+/// Every item of `plan`: a workload's configurations in turns (interleave.h) unless
+/// options.sequential, a data-parallel or launcher run, or in_process; else in order. `on_start` is told when an item starts, `on_result` gets the
 /// results so far after each one (for progress and partial output).
 std::vector<Result> run_plan(const Config& config, const Plan& plan, const WorkloadRegistry& registry,
                              const ExecutorOptions& options, const std::atomic<bool>& stop_requested,

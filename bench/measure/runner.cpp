@@ -11,6 +11,44 @@ class SteadyClock : public Clock {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
   }
 };
+/// One un-timed step (warmup, or after a switch of turns); false when the data source ended.
+bool untimed_step(Workload& workload, DataSource& data, const Device& device, Measurement& m, bool first) {
+  auto batch = data.next();
+  if (!batch) return false;
+  const double loss = workload.train_step(device.place(std::move(*batch)));
+  device.synchronize();  // no un-timed work left queued to land in the next timed step
+  if (first) m.first_loss = loss;
+  return true;
+}
+
+/// One timed step appended to `m`: the wait for the batch + placing it + the step + waiting for
+/// the device. Returns the clock at its end; nullopt when the data source ended or failed (then
+/// m.stop_reason says which).
+std::optional<double> timed_step(Workload& workload, DataSource& data, const Device& device, const Clock& clock, Measurement& m) {
+  const double start = clock.now_ms();
+  std::optional<Batch> batch;
+  try {
+    batch = data.next();
+  } catch (const std::exception& e) {
+    if (m.step_ms.empty()) throw;
+    // Keep what was measured: the result is partial, and says why.
+    m.source_failed = true;
+    m.stop_reason = "data source failed after " + std::to_string(m.step_ms.size()) + " measured steps: " + e.what();
+    return std::nullopt;
+  }
+  const double got_batch = clock.now_ms();
+  if (!batch) {
+    m.stop_reason = "data source ended";
+    return std::nullopt;
+  }
+  m.last_loss = workload.train_step(device.place(std::move(*batch)));
+  device.synchronize();
+  const double end = clock.now_ms();
+  if (m.step_ms.empty() && m.warmup_steps == 0) m.first_loss = m.last_loss;
+  m.step_ms.push_back(end - start);
+  m.data_wait_ms.push_back(got_batch - start);
+  return end;
+}
 }  // namespace
 
 const Clock& steady_clock() {
@@ -38,14 +76,10 @@ Measurement measure(Workload& workload, DataSource& data, const MeasureSettings&
       m.stop_reason = "interrupted during warmup";
       return m;
     }
-    auto batch = data.next();
-    if (!batch) {
+    if (!untimed_step(workload, data, device, m, i == 0)) {
       m.stop_reason = "data source ended during warmup";
       return m;
     }
-    const double loss = workload.train_step(device.place(std::move(*batch)));
-    device.synchronize();  // no warmup work left queued to land in the first timed step
-    if (i == 0) m.first_loss = loss;
     ++m.warmup_steps;
     report(true, m.warmup_steps);
     if (agreement && decide(stop_requested ? 2 : 0) == 2) {
@@ -63,29 +97,9 @@ Measurement measure(Workload& workload, DataSource& data, const MeasureSettings&
       m.stop_reason = "interrupted";
       break;
     }
-    const double start = clock.now_ms();
-    std::optional<Batch> batch;
-    try {
-      batch = data.next();
-    } catch (const std::exception& e) {
-      if (m.step_ms.empty()) throw;
-      // Keep what was measured: the result is partial, and says why.
-      m.source_failed = true;
-      m.stop_reason = "data source failed after " + std::to_string(m.step_ms.size()) + " measured steps: " + e.what();
-      break;
-    }
-    const double got_batch = clock.now_ms();
-    if (!batch) {
-      m.stop_reason = "data source ended";
-      break;
-    }
-    m.last_loss = workload.train_step(device.place(std::move(*batch)));
-    device.synchronize();
-    const double end = clock.now_ms();
-    if (m.step_ms.empty() && m.warmup_steps == 0) m.first_loss = m.last_loss;
-    m.step_ms.push_back(end - start);
-    m.data_wait_ms.push_back(got_batch - start);
-    m.elapsed_s = (end - phase_start) / 1000;
+    const std::optional<double> end = timed_step(workload, data, device, clock, m);
+    if (!end) break;
+    m.elapsed_s = (*end - phase_start) / 1000;
     report(false, static_cast<int64_t>(m.step_ms.size()));
     auto reason = first_stop_reason(rules, m.step_ms, m.elapsed_s);
     if (agreement) {
@@ -105,6 +119,49 @@ Measurement measure(Workload& workload, DataSource& data, const MeasureSettings&
       m.stop_reason = *reason;
       break;
     }
+  }
+  return m;
+}
+
+Measurement measure_in_turns(Workload& workload, DataSource& data, const MeasureSettings& settings, int64_t untimed_steps,
+                             TurnTaking& turns, const std::atomic<bool>& stop_requested, const Clock& clock,
+                             const Device& device) {
+  Measurement m;
+  m.turns.schedule = Schedule::interleaved;
+  m.turns.untimed_steps = untimed_steps;
+  turns.ready();
+  bool warmed_up = false;
+  for (;;) {
+    std::string end_reason;
+    const std::optional<int64_t> steps = turns.next(end_reason);
+    if (!steps) {
+      m.stop_reason = end_reason;
+      m.interrupted = end_reason.rfind("interrupted", 0) == 0;
+      break;
+    }
+    m.turns.round_steps = *steps;
+    const int64_t untimed = warmed_up ? untimed_steps : settings.warmup_steps;
+    for (int64_t i = 0; i < untimed; ++i)
+      if (!untimed_step(workload, data, device, m, !warmed_up && i == 0)) {
+        m.stop_reason = warmed_up ? "data source ended" : "data source ended during warmup";
+        return m;
+      }
+    if (!warmed_up) m.warmup_steps = settings.warmup_steps;
+    warmed_up = true;
+    std::vector<double> round;
+    for (int64_t i = 0; i < *steps && !stop_requested; ++i) {
+      if (!timed_step(workload, data, device, clock, m)) return m;
+      // The measured phase's time is this configuration's own steps, not the others' turns.
+      m.elapsed_s += m.step_ms.back() / 1000;
+      round.push_back(m.step_ms.back());
+    }
+    if (stop_requested) {
+      m.interrupted = true;
+      m.stop_reason = "interrupted";
+      break;
+    }
+    ++m.turns.rounds;
+    turns.done(round);
   }
   return m;
 }

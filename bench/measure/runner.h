@@ -3,10 +3,13 @@
 // it to the workload, and times both from outside; the workload never sees a clock.
 #include <atomic>
 #include <functional>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "bench/core/measurement.h"
 #include "bench/measure/device.h"
+#include "bench/measure/turns.h"
 #include "bench/stats/stopping.h"
 #include "workloads/workload.h"
 
@@ -48,5 +51,13 @@ Measurement measure(Workload& workload, DataSource& data, const MeasureSettings&
                     const std::atomic<bool>& stop_requested, const Clock& clock = steady_clock(),
                     const ProgressCallback& on_progress = {}, const Device& device = cpu_device(),
                     const StepAgreement* agreement = nullptr);
+
+/// Measuring in turns (TurnTaking): warmup (before the first round), then per round `untimed_steps` un-timed steps (what a
+/// paused configuration's loader prepared meanwhile is consumed outside the clock) and the
+/// ordered timed steps, timed as measure() times them. Ends at the scheduler's word, when the
+/// data source ends or fails (what was measured is kept) or on `stop_requested`.
+Measurement measure_in_turns(Workload& workload, DataSource& data, const MeasureSettings& settings, int64_t untimed_steps,
+                             TurnTaking& turns, const std::atomic<bool>& stop_requested,
+                             const Clock& clock = steady_clock(), const Device& device = cpu_device());
 
 }  // namespace pperf

@@ -15,11 +15,11 @@ std::array<double, 2> improvement_bounds(std::array<double, 2> log_time_ratio, d
   return {(1 - price_ratio * std::exp(log_time_ratio[1])) * 100, (1 - price_ratio * std::exp(log_time_ratio[0])) * 100};
 }
 
-Verdict verdict_of(const std::array<double, 2>& improvement_pct, double equivalence_pct) {
-  if (improvement_pct[0] >= -equivalence_pct && improvement_pct[1] <= equivalence_pct) return Verdict::equivalent;
-  if (improvement_pct[0] > 0) return Verdict::cheaper;
-  if (improvement_pct[1] < 0) return Verdict::dearer;
-  return Verdict::undecided;
+CostVerdict verdict_of(const std::array<double, 2>& improvement_pct, double equivalence_pct) {
+  if (improvement_pct[0] >= -equivalence_pct && improvement_pct[1] <= equivalence_pct) return CostVerdict::equivalent;
+  if (improvement_pct[0] > 0) return CostVerdict::cheaper;
+  if (improvement_pct[1] < 0) return CostVerdict::dearer;
+  return CostVerdict::undecided;
 }
 
 double confidence_sequence_halfwidth(double sd, size_t rounds, const DecisionSettings& settings) {
@@ -37,15 +37,15 @@ double confidence_sequence_halfwidth(double sd, size_t rounds, const DecisionSet
 namespace {
 std::string percent(double x) { return fmt::format("{:+.1f} %", x); }
 
-std::string reason_of(Verdict v, const std::array<double, 2>& b, double eq) {
+std::string reason_of(CostVerdict v, const std::array<double, 2>& b, double eq) {
   switch (v) {
-    case Verdict::equivalent:
+    case CostVerdict::equivalent:
       return fmt::format("the improvement lies within ±{:g} % ({} to {})", eq, percent(b[0]), percent(b[1]));
-    case Verdict::cheaper:
+    case CostVerdict::cheaper:
       return fmt::format("cheaper per step by {} to {}", percent(b[0]), percent(b[1]));
-    case Verdict::dearer:
+    case CostVerdict::dearer:
       return fmt::format("dearer per step: improvement {} to {}", percent(b[0]), percent(b[1]));
-    case Verdict::undecided:
+    case CostVerdict::undecided:
       break;
   }
   return fmt::format("the improvement's interval {} to {} includes 0 and leaves ±{:g} %", percent(b[0]), percent(b[1]), eq);
@@ -77,7 +77,7 @@ Decision decide_interleaved(const std::vector<double>& baseline_round_ms, const 
   d.improvement_pct_bounds = bounds;
   d.verdict = verdict_of(bounds, settings.equivalence_pct);
   d.reason = reason_of(d.verdict, bounds, settings.equivalence_pct);
-  if (d.verdict == Verdict::undecided && seconds_per_round > 0 && half > 0) {
+  if (d.verdict == CostVerdict::undecided && seconds_per_round > 0 && half > 0) {
     // The half-width that would decide: down to the break-even point, or (when the estimate
     // sits inside the margin) down to the nearer edge of the margin. It shrinks about as
     // 1/sqrt(rounds).
@@ -97,11 +97,11 @@ Decision decide_interleaved(const std::vector<double>& baseline_round_ms, const 
 }
 
 Decision decide_fixed(const std::optional<std::array<double, 2>>& time_ratio_ci, double price_ratio,
-                      const DecisionSettings& settings) {
+                      const DecisionSettings& settings, bool given) {
   Decision d;
   d.confidence = settings.confidence;
   d.equivalence_pct = settings.equivalence_pct;
-  d.method = "fixed-sample interval";
+  d.method = given ? "given step times" : "fixed-sample interval";
   d.looks = 1;
   if (!time_ratio_ci || !((*time_ratio_ci)[0] > 0)) {
     d.reason = "no interval for the ratio of mean step times (a side has fewer steps than an interval needs)";
@@ -111,7 +111,8 @@ Decision decide_fixed(const std::optional<std::array<double, 2>>& time_ratio_ci,
   d.improvement_pct_bounds = bounds;
   d.verdict = verdict_of(bounds, settings.equivalence_pct);
   d.reason = reason_of(d.verdict, bounds, settings.equivalence_pct) +
-             "; measured one after the other: a drift of the host between the two is not cancelled";
+             (given ? "; step times given, not measured: the figures are taken as exact"
+                    : "; measured one after the other: a drift of the host between the two is not cancelled");
   return d;
 }
 

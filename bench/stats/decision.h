@@ -33,7 +33,7 @@ std::array<double, 2> improvement_bounds(std::array<double, 2> log_time_ratio, d
 
 /// The verdict an improvement interval (%) supports: equivalent when it lies within
 /// +-equivalence_pct, else cheaper when it is above 0, dearer when below, else undecided.
-Verdict verdict_of(const std::array<double, 2>& improvement_pct, double equivalence_pct);
+CostVerdict verdict_of(const std::array<double, 2>& improvement_pct, double equivalence_pct);
 
 /// Confidence-sequence half-width on the log ratio after `rounds` paired rounds whose
 /// linearised log-ratio terms have standard deviation `sd` (exposed for tests and the planner).
@@ -46,8 +46,9 @@ Decision decide_interleaved(const std::vector<double>& baseline_round_ms, const 
                             double price_ratio, const DecisionSettings& settings, double seconds_per_round = 0);
 
 /// Decides once from a fixed-sample interval of the ratio of mean step times (candidate /
-/// baseline; sequential measurement). nullopt interval: undecided, with `why`.
+/// baseline; sequential measurement), or from step times given rather than measured (`given`:
+/// the ratio is exact, lo = hi). nullopt interval: undecided, saying why.
 Decision decide_fixed(const std::optional<std::array<double, 2>>& time_ratio_ci, double price_ratio,
-                      const DecisionSettings& settings);
+                      const DecisionSettings& settings, bool given = false);
 
 }  // namespace pperf

@@ -120,15 +120,15 @@ std::optional<std::array<double, 2>> median_interval(std::vector<double> samples
   return std::array<double, 2>{lo_value, samples[hi - 1]};
 }
 
-StepIntervals step_intervals(const std::vector<double>& samples) {
+StepIntervals step_intervals(const std::vector<double>& samples, double level) {
   StepIntervals s;
   if (!valid_step_times(samples)) return s;
   s.lag1_r = lag1_autocorrelation_log(samples);
   if (!interval_possible(samples)) return s;
-  const BatchMeansInterval bm = batch_means_interval(samples, 0.95);
+  const BatchMeansInterval bm = batch_means_interval(samples, level);
   s.mean_ci = bm.ci;
   s.widening = bm.widening;
-  s.median_ci = median_interval(samples, 0.95, s.widening);
+  s.median_ci = median_interval(samples, level, s.widening);
   return s;
 }
 
@@ -137,9 +137,9 @@ StepTimeEstimate step_time_estimate(const std::vector<double>& samples) {
   return StepTimeEstimate{median(samples), ci.median_ci, mean(samples), ci.mean_ci, 0.95, ci.lag1_r};
 }
 
-RelativePrecision relative_precision(const std::vector<double>& samples) {
+RelativePrecision relative_precision(const std::vector<double>& samples, double level) {
   const double inf = std::numeric_limits<double>::infinity();
-  const StepIntervals ci = step_intervals(samples);
+  const StepIntervals ci = step_intervals(samples, level);
   auto relative = [](const std::optional<std::array<double, 2>>& c, double centre) {
     return (c->at(1) - c->at(0)) / 2 / centre;
   };

@@ -57,7 +57,7 @@ struct StepIntervals {
   double lag1_r = 0;    ///< lag-1 autocorrelation of log step times
   double widening = 1;  ///< the mean's standard error from batch means over the independent-steps one (>= 1)
 };
-StepIntervals step_intervals(const std::vector<double>& samples);
+StepIntervals step_intervals(const std::vector<double>& samples, double level = 0.95);
 
 /// The record's estimate from measured samples (median, mean, both intervals, r).
 /// Samples must be non-empty.
@@ -68,7 +68,7 @@ StepTimeEstimate step_time_estimate(const std::vector<double>& samples);
 struct RelativePrecision {
   double mean = 0, median = 0;
 };
-RelativePrecision relative_precision(const std::vector<double>& samples);
+RelativePrecision relative_precision(const std::vector<double>& samples, double level = 0.95);
 
 /// Mann-Kendall trend test: S = sum_{i<j} sign(x_j - x_i), z with continuity correction
 /// (no tie correction), two-sided p. Above kMannKendallMaxPoints samples it runs on the means of

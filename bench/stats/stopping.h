@@ -14,6 +14,7 @@ struct MeasureSettings {
   int64_t max_steps = 200;
   double max_seconds = 60;      // measured phase only
   double target_rel_ci = 0.02;  // stop once the 95 % CI half-widths of mean and median / estimate are below
+  double equivalence_pct = 2;   // configurations in turns: |improvement| within this is "equivalent"
 };
 
 class StopRule {
@@ -28,9 +29,11 @@ class StopRule {
 std::unique_ptr<StopRule> stop_at_max_steps(int64_t max_steps);
 std::unique_ptr<StopRule> stop_at_max_seconds(double max_seconds);
 /// Fires once at least max(min_steps, kMinCiSteps) are in and both the mean's and the median's
-/// 95 % CI half-width relative to its estimate are <= target (bench/stats/intervals.h); checked
-/// every n/50 steps.
-std::unique_ptr<StopRule> stop_at_target_rel_ci(int64_t min_steps, double target_rel_ci);
+/// 95 % CI half-width relative to its estimate are <= target (bench/stats/intervals.h) at two
+/// consecutive looks. It looks rarely, so stopping does not pick the runs whose spread happens to
+/// look small: first at the minimum, then where the last look's intervals say the target will be
+/// met, and at least 25 % later each time; and once more at max_steps (one look decides there).
+std::unique_ptr<StopRule> stop_at_target_rel_ci(int64_t min_steps, double target_rel_ci, int64_t max_steps = 0);
 
 /// The standard set for a MeasureSettings: target CI, max steps, max seconds (in that order).
 std::vector<std::unique_ptr<StopRule>> make_stop_rules(const MeasureSettings& settings);

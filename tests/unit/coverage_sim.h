@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "bench/core/result.h"
+#include "bench/stats/decision.h"
 #include "bench/stats/intervals.h"
 #include "bench/stats/stats.h"
 #include "bench/stats/stopping.h"
@@ -123,6 +124,82 @@ inline double improvement_coverage(const Generator& base, const Generator& cand,
     hits += (*cmp.improvement_pct_ci95)[0] <= truth && truth <= (*cmp.improvement_pct_ci95)[1];
   }
   return intervals ? double(hits) / intervals : 0;
+}
+
+/// How the host's speed moves while two configurations are measured: not at all, +3 % linearly
+/// over the run, a random walk ending ~3 % away (sd), or a 30 % slow-down (a CPU-bound neighbour)
+/// from a third of the way on.
+enum class Drift { none, linear_3pct, random_walk, neighbour_at_third };
+inline const char* name(Drift d) {
+  switch (d) {
+    case Drift::none: return "no drift";
+    case Drift::linear_3pct: return "+3 % linear";
+    case Drift::random_walk: return "random walk";
+    case Drift::neighbour_at_third: return "+30 % from 1/3";
+  }
+  return "?";
+}
+inline const std::vector<Drift> kDrifts = {Drift::none, Drift::linear_3pct, Drift::random_walk, Drift::neighbour_at_third};
+
+/// The host's speed factor at each of `steps` consecutive steps.
+inline std::vector<double> host_speed(Drift d, size_t steps, std::mt19937_64& rng) {
+  std::normal_distribution<double> z(0, 1);
+  std::vector<double> f(steps, 1);
+  double walk = 0;
+  for (size_t i = 0; i < steps; ++i) {
+    const double at = static_cast<double>(i) / static_cast<double>(steps);
+    if (d == Drift::linear_3pct) f[i] = 1 + 0.03 * at;
+    if (d == Drift::random_walk) f[i] = std::exp(walk += z(rng) * 0.03 / std::sqrt(static_cast<double>(steps)));
+    if (d == Drift::neighbour_at_third) f[i] = at > 1.0 / 3 ? 1.3 : 1;
+  }
+  return f;
+}
+
+struct DecisionCell {
+  int trials = 0, cheaper = 0, dearer = 0, equivalent = 0, undecided = 0;
+  double rounds = 0;  // mean rounds at the stop
+  double rate(int count) const { return trials ? double(count) / trials : 0; }
+};
+
+/// Two configurations measured the way `pperf run` takes turns (kRoundSteps-step rounds after
+/// `untimed` un-timed steps, A B / B A alternating, on one drifting host), looking after every
+/// round and stopping when decided or after `max_rounds`; candidate = base's shape x `speed`.
+inline DecisionCell simulate_decisions(const Generator& base, double speed, double price_ratio, Drift drift, int trials,
+                                       uint64_t seed, size_t round_steps = 10, size_t untimed = 3, size_t max_rounds = 60) {
+  std::mt19937_64 rng(seed);
+  DecisionCell cell;
+  Generator cand = base;
+  cand.scale *= speed;
+  const size_t per_side = max_rounds * (round_steps + untimed);
+  for (int t = 0; t < trials; ++t) {
+    const std::vector<double> a = base.draw(per_side, rng), b = cand.draw(per_side, rng);
+    const std::vector<double> host = host_speed(drift, 2 * per_side, rng);
+    std::vector<double> rounds_a, rounds_b;
+    size_t clock = 0, next_a = 0, next_b = 0;
+    Decision d;
+    for (size_t r = 0; r < max_rounds; ++r) {
+      for (int turn = 0; turn < 2; ++turn) {
+        const bool is_a = (r % 2 == 0) == (turn == 0);
+        const std::vector<double>& steps = is_a ? a : b;
+        size_t& next = is_a ? next_a : next_b;
+        next += untimed, clock += untimed;
+        double sum = 0;
+        for (size_t i = 0; i < round_steps; ++i) sum += steps[next++] * host[clock++];
+        (is_a ? rounds_a : rounds_b).push_back(sum / static_cast<double>(round_steps));
+      }
+      d = decide_interleaved(rounds_a, rounds_b, price_ratio, DecisionSettings{});
+      if (d.verdict != CostVerdict::undecided) break;
+    }
+    ++cell.trials;
+    cell.rounds += static_cast<double>(rounds_a.size()) / trials;
+    switch (d.verdict) {
+      case CostVerdict::cheaper: ++cell.cheaper; break;
+      case CostVerdict::dearer: ++cell.dearer; break;
+      case CostVerdict::equivalent: ++cell.equivalent; break;
+      case CostVerdict::undecided: ++cell.undecided; break;
+    }
+  }
+  return cell;
 }
 
 /// Exact coverage of the median's order-statistic interval at `level` for n (no widening).

@@ -16,67 +16,83 @@ constexpr int kTrials = 1000;
 double tolerance(double level, int trials) { return 0.02 + 2 * std::sqrt(level * (1 - level) / trials); }
 }  // namespace
 
-TEST(Coverage, MedianIntervalHasItsExactLevelForEveryShapeAndN) {
-  uint64_t seed = 1;
-  for (Shape s : kShapes)
-    for (size_t n : {6, 10, 40, 400}) {
-      const Generator g{s};
+// The shapes the audit found intervals failing under: rare slow steps, correlated steps, both.
+const std::vector<std::pair<const char*, Generator>> kAuditShapes = {
+    {"lognormal s=0.05", {Shape::lognormal_005}},        {"lognormal s=0.3", {Shape::lognormal_03}},
+    {"5% outliers at 3x", {Shape::outliers_5pct_3x}},    {"bimodal", {Shape::bimodal}},
+    {"AR(1) r=0.5", {Shape::lognormal_005, 100, 0.5}},   {"AR(1) r=0.5 + outliers", {Shape::outliers_5pct_3x, 100, 0.5}}};
+
+TEST(Coverage, MeanIntervalHoldsItsLevelFromTheFirstNItIsReportedAt) {
+  uint64_t seed = 100;
+  for (const auto& [label, g] : kAuditShapes)
+    for (size_t n : {kMinCiSteps, size_t{100}, size_t{200}}) {
       const Cell c = simulate(g, n, kTrials, seed++);
-      const double level = median_exact_level(n, 0.95);
-      EXPECT_NEAR(c.median_coverage(), level, tolerance(level, kTrials)) << name(s) << " n=" << n;
-      EXPECT_EQ(c.median_intervals, kTrials);
+      EXPECT_EQ(c.mean_intervals, kTrials) << label << " n=" << n;
+      EXPECT_GE(c.mean_coverage(), 0.93) << label << " n=" << n;
     }
 }
 
-TEST(Coverage, MeanIntervalCoversTheBill) {
-  uint64_t seed = 100;
-  struct Case { Shape shape; size_t n; };
-  // The cells the mean's interval reaches 95 % +- 2; docs/statistics.md has the rest (rare
-  // outliers need n ~ 200+ before the sample has seen enough of them; bimodal, n >= 20).
-  for (const Case& c : std::vector<Case>{{Shape::lognormal_005, 6}, {Shape::lognormal_005, 40}, {Shape::lognormal_005, 400},
-                                         {Shape::lognormal_03, 6}, {Shape::lognormal_03, 40}, {Shape::lognormal_03, 400},
-                                         {Shape::bimodal, 20}, {Shape::bimodal, 400}, {Shape::outliers_5pct_3x, 400}}) {
-    const Cell cell = simulate({c.shape}, c.n, kTrials, seed++);
-    EXPECT_NEAR(cell.mean_coverage(), 0.95, tolerance(0.95, kTrials)) << name(c.shape) << " n=" << c.n;
-  }
+TEST(Coverage, MedianIntervalHoldsItsLevelOnIndependentSteps) {
+  uint64_t seed = 1;
+  for (Shape s : kShapes)
+    for (size_t n : {kMinCiSteps, size_t{400}}) {
+      const Cell c = simulate({s}, n, kTrials, seed++);
+      EXPECT_GE(c.median_coverage(), median_exact_level(n, 0.95) - tolerance(0.95, kTrials)) << name(s) << " n=" << n;
+    }
+  // Correlated steps: widened by what the batch means show.
+  const Cell c = simulate({Shape::lognormal_005, 100, 0.5}, 200, kTrials, 300);
+  EXPECT_GE(c.median_coverage(), 0.93);
 }
 
-TEST(Coverage, BelowSixStepsThereIsNoInterval) {
-  const Cell c = simulate({Shape::lognormal_005}, 5, 10, 7);
+TEST(Coverage, BelowTheMinimumThereIsNoInterval) {
+  const Cell c = simulate({Shape::outliers_5pct_3x}, kMinCiSteps - 1, 10, 7);
   EXPECT_EQ(c.median_intervals, 0);
   EXPECT_EQ(c.mean_intervals, 0);
 }
 
-TEST(Coverage, StopRuleWithOptionalStoppingCorrection) {
+TEST(Coverage, StoppingOnTheTargetDoesNotCostCoverage) {
   uint64_t seed = 200;
-  for (Shape s : {Shape::lognormal_005, Shape::lognormal_03, Shape::bimodal})
-    for (int64_t max_steps : {40, 400}) {
+  for (const auto& [label, g] : kAuditShapes)
+    for (int64_t max_steps : {100, 400}) {
       MeasureSettings m;
       m.min_steps = 10;
       m.max_steps = max_steps;
       m.max_seconds = 1e9;
-      m.target_rel_ci = s == Shape::lognormal_005 ? 0.01 : 0.05;
-      const Cell c = simulate({s}, 0, kTrials, seed++, &m);
-      // Stopped on target: intervals at 97.5 % nominal, so they cover between 95 % and 97.5 %.
-      const double tol = tolerance(0.95, kTrials);
-      EXPECT_GE(c.mean_coverage(), 0.95 - tol) << name(s) << " max_steps=" << max_steps;
-      EXPECT_LE(c.mean_coverage(), kStoppedNominalLevel + tol) << name(s) << " max_steps=" << max_steps;
-      EXPECT_GE(c.median_coverage(), 0.95 - tol) << name(s) << " max_steps=" << max_steps;
-      EXPECT_LE(c.median_coverage(), 0.99 + tol) << name(s) << " max_steps=" << max_steps;
+      m.target_rel_ci = g.shape == Shape::lognormal_005 ? 0.01 : 0.05;
+      const Cell c = simulate(g, 0, kTrials, seed++, &m);
+      EXPECT_GE(c.mean_coverage(), 0.93) << label << " max_steps=" << max_steps;
     }
 }
 
-TEST(Coverage, CorrelatedStepsAreWidenedBackToCoverage) {
-  const Cell c = simulate({Shape::lognormal_005, 100, 0.5}, 200, kTrials, 300);
-  EXPECT_NEAR(c.mean_coverage(), 0.95, tolerance(0.95, kTrials));
-  EXPECT_GE(c.median_coverage(), 0.95 - tolerance(0.95, kTrials));
+TEST(Coverage, ImprovementIntervalCoversWhenTheTwoSidesDiffer) {
+  constexpr int kCompareTrials = 400;
+  uint64_t seed = 400;
+  for (Shape s : kShapes) {
+    const double cov = improvement_coverage({Shape::lognormal_005}, {s, 60}, 100, kCompareTrials, seed++);
+    EXPECT_GE(cov, 0.93) << name(s);
+  }
 }
 
-TEST(Coverage, ImprovementIntervalIsNearNinetyFivePercent) {
-  constexpr int kCompareTrials = 200;
-  uint64_t seed = 400;
-  for (Shape s : {Shape::lognormal_005, Shape::bimodal}) {
-    const double cov = improvement_coverage({Shape::lognormal_005}, {s, 60}, 40, kCompareTrials, seed++);
-    EXPECT_NEAR(cov, 0.95, tolerance(0.95, kCompareTrials)) << name(s);
-  }
+TEST(Decisions, IdenticalConfigurationsAreRarelyCalledCheaperOrDearerUnderDrift) {
+  // A/A: the same shape on both sides, equal prices; every look after every round counts.
+  constexpr int kDecisionTrials = 300;
+  uint64_t seed = 500;
+  for (const auto& [label, g] : kAuditShapes)
+    for (Drift d : kDrifts) {
+      const DecisionCell c = simulate_decisions(g, 1.0, 1.0, d, kDecisionTrials, seed++);
+      EXPECT_LE(c.rate(c.cheaper + c.dearer), 0.06) << label << ", " << name(d);
+    }
+}
+
+TEST(Decisions, AClearDifferenceIsDecidedTheRightWay) {
+  // 10 % faster at a 5 % higher price: 5.5 % cheaper per step.
+  const DecisionCell c = simulate_decisions({Shape::lognormal_005}, 0.9, 1.05, Drift::linear_3pct, 200, 600);
+  EXPECT_EQ(c.cheaper, c.trials);
+  EXPECT_LT(c.rounds, 12);
+  // The same speed at a 5 % higher price: dearer.
+  const DecisionCell dearer = simulate_decisions({Shape::lognormal_005}, 1.0, 1.05, Drift::random_walk, 200, 601);
+  EXPECT_EQ(dearer.dearer, dearer.trials);
+  // Identical and steady: equivalent within 2 %.
+  const DecisionCell same = simulate_decisions({Shape::lognormal_005}, 1.0, 1.0, Drift::none, 200, 602);
+  EXPECT_GE(same.rate(same.equivalent), 0.94);
 }

@@ -9,62 +9,64 @@
 using namespace pperf;
 
 namespace {
-const std::vector<double> kSix = {10, 12, 11, 10, 13, 11};
+/// 60 steps: a slow wave, a ripple and a slow step every 17th.
+std::vector<double> wave() {
+  std::vector<double> x;
+  for (int i = 0; i < 60; ++i) x.push_back(100 + 10 * std::sin(i / 8.0) + (i * 37 % 11) + (i % 17 == 3 ? 60 : 0));
+  return x;
 }
+}  // namespace
 
-TEST(Intervals, MeanIntervalIsStudentT) {
-  // scipy: mean -+ t.ppf(0.975, 5) * std(ddof=1) / sqrt(6)
-  const auto ci = mean_interval(kSix, 0.95);
+TEST(Intervals, MeanIntervalIsBatchMeansWithHallsCorrectionAndWidening) {
+  // An independent reference (numpy/scipy): 6 batch means, t(5), Hall's inverse with the batch
+  // means' skew, widened sqrt((1 + r')/(1 - r')) for their lag-1 r = 0.160 (factor 1.540).
+  const auto ci = mean_interval(wave(), 0.95);
   ASSERT_TRUE(ci);
-  EXPECT_NEAR((*ci)[0], 9.939828974494729, 1e-9);
-  EXPECT_NEAR((*ci)[1], 12.393504358838603, 1e-9);
-  const auto wide = mean_interval(kSix, 0.95, 2);
-  EXPECT_NEAR((*wide)[1] - (*wide)[0], 2 * ((*ci)[1] - (*ci)[0]), 1e-9);
+  // (Boost's and scipy's t quantiles agree to ~1e-10.)
+  EXPECT_NEAR((*ci)[0], 93.31245735132562, 1e-7);
+  EXPECT_NEAR((*ci)[1], 119.2842692210858, 1e-7);
+  const StepIntervals s = step_intervals(wave());
+  EXPECT_EQ(s.mean_ci, ci);
+  EXPECT_GT(s.widening, 1) << "correlated batches widen the median's interval too";
 }
 
-TEST(Intervals, NoIntervalBelowSixStepsOrForInvalidSteps) {
-  const std::vector<double> five(kSix.begin(), kSix.begin() + 5);
-  EXPECT_FALSE(mean_interval(five, 0.95));
-  EXPECT_FALSE(median_interval(five, 0.95));
-  std::vector<double> nan = kSix;
+TEST(Intervals, BatchMeansAreMeansOfNearEqualConsecutiveBlocks) {
+  EXPECT_EQ(batch_means({1, 2, 3, 4, 5, 6, 7}, 3), (std::vector<double>{1.5, 3.5, 6}));
+  EXPECT_EQ(batch_means({1, 2, 3, 4}, 4), (std::vector<double>{1, 2, 3, 4}));
+}
+
+TEST(Intervals, NoIntervalBelowTheMinimumForInvalidStepsOrWithoutSpread) {
+  const std::vector<double> x = wave();
+  const std::vector<double> short_of(x.begin(), x.begin() + (kMinCiSteps - 1));
+  EXPECT_FALSE(mean_interval(short_of, 0.95));
+  EXPECT_FALSE(median_interval(short_of, 0.95));
+  std::vector<double> nan = x;
   nan[2] = std::numeric_limits<double>::quiet_NaN();
   EXPECT_FALSE(mean_interval(nan, 0.95));
-  EXPECT_FALSE(median_interval(nan, 0.95)) << "no [nan, 107]: NaN never reaches a sort";
-  std::vector<double> zero = kSix;
+  EXPECT_FALSE(median_interval(nan, 0.95)) << "NaN never reaches a sort";
+  std::vector<double> zero = x;
   zero[0] = 0;
   EXPECT_FALSE(median_interval(zero, 0.95));
   EXPECT_FALSE(valid_step_times(zero));
-  EXPECT_TRUE(valid_step_times(kSix));
+  const std::vector<double> constant(200, 12.5);
+  EXPECT_FALSE(mean_interval(constant, 0.95)) << "a zero-width interval would claim certainty";
+  EXPECT_FALSE(median_interval(constant, 0.95));
+  const StepTimeEstimate e = step_time_estimate(constant);
+  EXPECT_DOUBLE_EQ(e.mean_ms, 12.5);
+  EXPECT_FALSE(e.mean_ci95_ms);
 }
 
 TEST(Intervals, MedianIntervalUsesBinomialRanksAndWidensOutward) {
   std::vector<double> v;
-  for (int i = 1; i <= 20; ++i) v.push_back(i);
-  // n = 20 at 95 %: ranks 6 and 15.
-  EXPECT_EQ(*median_interval(v, 0.95), (std::array<double, 2>{6, 15}));
-  // Widened 1.5x: the ranks move from 4.5 away from the centre 10.5 to 6.75 away.
-  EXPECT_EQ(*median_interval(v, 0.95, 1.5), (std::array<double, 2>{3, 18}));
+  for (int i = 1; i <= 60; ++i) v.push_back(i);
+  // n = 60 at 95 %: ranks 22 and 39 (scipy: the largest k with P(Binomial(60, 1/2) < k) <= 2.5 %).
+  EXPECT_EQ(*median_interval(v, 0.95), (std::array<double, 2>{22, 39}));
+  // Widened 1.5x: the ranks move from 8.5 away from the centre 30.5 to 12.75 away.
+  EXPECT_EQ(*median_interval(v, 0.95, 1.5), (std::array<double, 2>{17, 44}));
 }
 
-TEST(Intervals, LagOneAutocorrelationMatchesNumpyAndTheRunningSums) {
-  EXPECT_NEAR(lag1_autocorrelation_log(kSix), -0.4909001229835828, 1e-12);
-  std::mt19937_64 rng(5);
-  std::lognormal_distribution<double> d(4, 0.1);
-  std::vector<double> xs;
-  IncrementalPrecision inc;
-  for (int i = 0; i < 500; ++i) {
-    xs.push_back(d(rng) + (i % 7));  // some structure
-    inc.add(xs.back());
-    if (i >= 2) ASSERT_NEAR(inc.lag1_r(), lag1_autocorrelation_log(xs), 1e-9) << i;
-  }
-  // The running check agrees with the reported interval (n - 1 = 499 > 200: the expansion of t).
-  const auto ci = mean_interval(xs, 0.95, autocorrelation_widening(inc.lag1_r(), xs.size()));
-  EXPECT_NEAR(inc.mean_rel_halfwidth(0.95), ((*ci)[1] - (*ci)[0]) / 2 / inc.mean(), 1e-9);
-  const std::vector<double> first(xs.begin(), xs.begin() + 50);
-  IncrementalPrecision small;
-  for (double x : first) small.add(x);
-  const auto ci50 = mean_interval(first, 0.95, autocorrelation_widening(small.lag1_r(), first.size()));
-  EXPECT_NEAR(small.mean_rel_halfwidth(0.95), ((*ci50)[1] - (*ci50)[0]) / 2 / small.mean(), 1e-12);
+TEST(Intervals, LagOneAutocorrelationMatchesNumpy) {
+  EXPECT_NEAR(lag1_autocorrelation_log({10, 12, 11, 10, 13, 11}), -0.4909001229835828, 1e-12);
 }
 
 TEST(Intervals, WideningNeverNarrowsAndGrowsWithR) {
@@ -74,13 +76,14 @@ TEST(Intervals, WideningNeverNarrowsAndGrowsWithR) {
   EXPECT_LE(autocorrelation_widening(0.99, 1000), std::sqrt(1.9 / 0.1) + 1e-12);
 }
 
-TEST(Intervals, StoppedOnTargetReportsAtTheCorrectedLevel) {
-  const StepTimeEstimate stopped = step_time_estimate(kSix, true), fixed = step_time_estimate(kSix, false);
-  EXPECT_DOUBLE_EQ(stopped.ci_nominal_level, kStoppedNominalLevel);
-  EXPECT_DOUBLE_EQ(fixed.ci_nominal_level, 0.95);
-  EXPECT_GT((*stopped.mean_ci95_ms)[1], (*fixed.mean_ci95_ms)[1]);
-  EXPECT_DOUBLE_EQ(fixed.mean_ms, 67.0 / 6);
-  EXPECT_DOUBLE_EQ(fixed.median_ms, 11);
+TEST(Intervals, RelativePrecisionIsHalfTheIntervalOverTheEstimate) {
+  const std::vector<double> x = wave();
+  const RelativePrecision p = relative_precision(x);
+  const StepTimeEstimate e = step_time_estimate(x);
+  EXPECT_DOUBLE_EQ(p.mean, ((*e.mean_ci95_ms)[1] - (*e.mean_ci95_ms)[0]) / 2 / e.mean_ms);
+  EXPECT_DOUBLE_EQ(p.median, ((*e.ci95_ms)[1] - (*e.ci95_ms)[0]) / 2 / e.median_ms);
+  EXPECT_DOUBLE_EQ(e.ci_nominal_level, 0.95);
+  EXPECT_TRUE(std::isinf(relative_precision(std::vector<double>(10, 1.0)).mean));
 }
 
 TEST(Intervals, MannKendallSeesATrend) {

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "bench/stats/intervals.h"
 #include "bench/stats/stopping.h"
 
 using namespace pperf;
@@ -18,56 +19,76 @@ TEST(Stopping, MaxSecondsFiresOnElapsedTime) {
   EXPECT_TRUE(rule->check({1}, 2.5));
 }
 
-TEST(Stopping, TargetRelCiWaitsForMinStepsThenForPrecision) {
-  auto rule = stop_at_target_rel_ci(10, 0.05);
-  std::vector<double> steady(9, 100.0);
-  EXPECT_FALSE(rule->check(steady, 0)) << "fewer than min_steps";
-  steady.push_back(100.0);
-  EXPECT_TRUE(rule->check(steady, 0)) << "zero spread meets any target";
+namespace {
+/// Steady steps with a small ripple: spread enough for an interval, tight enough for a 5 % target.
+std::vector<double> steady(size_t n) {
+  std::vector<double> x;
+  for (size_t i = 0; i < n; ++i) x.push_back(100.0 + static_cast<double>(i % 3));
+  return x;
+}
+/// Feeds `steps` one at a time; the count at which `rule` first fires (0: never).
+size_t fires_at(StopRule& rule, const std::vector<double>& steps) {
+  for (size_t n = 1; n <= steps.size(); ++n)
+    if (rule.check(std::vector<double>(steps.begin(), steps.begin() + n), 0)) return n;
+  return 0;
+}
+}  // namespace
 
-  // Alternating 50/150: the median's CI spans 50..150, half-width 50 % of the median.
-  auto fresh = stop_at_target_rel_ci(10, 0.05);
-  std::vector<double> noisy;
-  for (int i = 0; i < 20; ++i) {
-    noisy.push_back(i % 2 ? 150.0 : 50.0);
-    EXPECT_FALSE(fresh->check(noisy, 0));
-  }
+TEST(Stopping, TargetRelCiLooksFromTheIntervalsMinimumAndConfirmsAQuarterLater) {
+  // The first look (at the minimum, whatever min_steps says) meets the target; the second, 25 %
+  // more steps on, confirms it.
+  auto rule = stop_at_target_rel_ci(2, 0.05);
+  EXPECT_EQ(fires_at(*rule, steady(200)), kMinCiSteps + kMinCiSteps / 4);
+  auto later = stop_at_target_rel_ci(100, 0.05);
+  EXPECT_EQ(fires_at(*later, steady(200)), 125u);
+  // On the last allowed step one look decides.
+  auto last = stop_at_target_rel_ci(100, 0.05, 100);
+  EXPECT_EQ(fires_at(*last, steady(200)), 100u);
 }
 
-TEST(Stopping, TargetRelCiNeedsSixStepsWhateverMinStepsSays) {
-  auto rule = stop_at_target_rel_ci(2, 0.5);
-  std::vector<double> steps;
-  for (int i = 0; i < 5; ++i) {
-    steps.push_back(100.0);
-    EXPECT_FALSE(rule->check(steps, 0)) << steps.size() << " steps";
-  }
-  steps.push_back(100.0);
-  EXPECT_TRUE(rule->check(steps, 0));
+TEST(Stopping, TargetRelCiNeedsPrecisionAndSpread) {
+  // Alternating 50/150: the median's CI spans 50..150, half-width 50 % of the median.
+  std::vector<double> noisy;
+  for (int i = 0; i < 200; ++i) noisy.push_back(i % 2 ? 150.0 : 50.0);
+  auto rule = stop_at_target_rel_ci(10, 0.05);
+  EXPECT_EQ(fires_at(*rule, noisy), 0u);
+  // Constant steps have no interval (a timer too coarse to tell them apart): never "converged".
+  auto constant = stop_at_target_rel_ci(10, 0.05);
+  EXPECT_EQ(fires_at(*constant, std::vector<double>(200, 100.0)), 0u);
 }
 
 TEST(Stopping, TargetRelCiNeverFiresOnNonPositiveOrNanSteps) {
-  auto zero = stop_at_target_rel_ci(6, 0.05);
   std::vector<double> zeros;
-  for (int i = 0; i < 30; ++i) {
-    zeros.push_back(i % 2 ? 0.0 : -1.0);  // median <= 0 used to make the relative width 0
-    EXPECT_FALSE(zero->check(zeros, 0));
-  }
-  auto nan = stop_at_target_rel_ci(6, 0.05);
-  std::vector<double> with_nan(10, 100.0);
+  for (int i = 0; i < 100; ++i) zeros.push_back(i % 2 ? 0.0 : -1.0);
+  auto zero = stop_at_target_rel_ci(6, 0.05);
+  EXPECT_EQ(fires_at(*zero, zeros), 0u);
+  std::vector<double> with_nan = steady(100);
   with_nan[3] = std::nan("");
-  for (size_t n = 1; n <= with_nan.size(); ++n)
-    EXPECT_FALSE(nan->check(std::vector<double>(with_nan.begin(), with_nan.begin() + n), 0));
+  auto nan = stop_at_target_rel_ci(6, 0.05);
+  EXPECT_EQ(fires_at(*nan, with_nan), 0u);
 }
 
 TEST(Stopping, TargetRelCiNeedsTheMeanPreciseTooNotOnlyTheMedian) {
   // A steady median with rare 10x steps: the median's CI is tight, the mean's (what is billed)
   // is not, so the rule goes on.
-  auto rule = stop_at_target_rel_ci(6, 0.02);
   std::vector<double> steps;
-  for (int i = 0; i < 60; ++i) {
-    steps.push_back(i % 10 == 5 ? 1000.0 : 100.0 + (i % 3));
-    EXPECT_FALSE(rule->check(steps, 0)) << steps.size();
+  uint32_t lcg = 7;
+  for (int i = 0; i < 300; ++i) {
+    lcg = lcg * 1664525u + 1013904223u;
+    steps.push_back((lcg >> 24) % 20 == 0 ? 1000.0 : 100.0 + (i % 3));  // 1 in 20 at random places
   }
+  auto rule = stop_at_target_rel_ci(6, 0.02);
+  EXPECT_EQ(fires_at(*rule, steps), 0u);
+}
+
+TEST(Stopping, AStopOnTheLastAllowedStepThatMeetsTheTargetIsConverged) {
+  MeasureSettings s;
+  s.min_steps = 10;
+  s.max_steps = static_cast<int64_t>(kMinCiSteps);
+  s.target_rel_ci = 0.05;
+  auto rules = make_stop_rules(s);
+  const std::vector<double> x = steady(kMinCiSteps);
+  EXPECT_EQ(first_stop_reason(rules, x, 0).value().rfind("target_rel_ci", 0), 0u);
 }
 
 TEST(Stopping, FirstRuleInOrderWins) {

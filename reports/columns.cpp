@@ -50,7 +50,8 @@ std::vector<Column> make_columns() {
                kEveryFile, "", true, false, true});
   c.push_back({"verdict", "verdict", kWord,
                [](R r) { return r.decision ? text(to_string(r.decision->verdict)) : Figure{std::nullopt, std::nullopt, std::nullopt, r.baseline ? "baseline" : ""}; },
-               0, kConsoleNever, kEveryFile, "", true});
+               // The decisions lead above the table; in a narrow terminal the column goes first.
+               2, kConsoleNever, kEveryFile, "", true});
   c.push_back({"baseline", "baseline", kWord, [](R r) { return flag(r.baseline); }, kConsoleNever, kConsoleNever, kCsv, "", true});
   c.push_back({"measured", "measured", kWord, [](R r) { return flag(r.measured); }, kConsoleNever, kConsoleNever, kCsv, "", true});
   c.push_back({"status", "status", kWord, [](R r) { return text(to_string(r.status)); }, kConsoleNever, kConsoleNever, kCsv, "", true});
@@ -198,7 +199,10 @@ std::vector<std::string> decision_sentences(const std::vector<Result>& results) 
     if (d.improvement_pct_bounds)
       bounds = fmt::format(" ({:+.1f} to {:+.1f} %)", (*d.improvement_pct_bounds)[0], (*d.improvement_pct_bounds)[1]);
     std::string speed;
-    if (const auto& s = r.comparison.speedup) speed = *s >= 1 ? fmt::format("; {:.2f}x faster", *s) : fmt::format("; {:.2f}x slower", 1 / *s);
+    if (const auto& s = r.comparison.speedup)
+      speed = std::abs(*s - 1) < 0.005 ? "; the same speed"
+              : *s >= 1               ? fmt::format("; {:.2f}x faster", *s)
+                                      : fmt::format("; {:.2f}x slower", 1 / *s);
     std::string within = d.verdict == CostVerdict::equivalent ? fmt::format(" within ±{:g} %", d.equivalence_pct) : "";
     out.push_back(fmt::format("{} vs {} ({}): {}{}, improvement {:+.1f} %{}{}. {:.0f} % {}, {} look{}: {}.", r.configuration,
                               base == results.end() ? "baseline" : base->configuration, workload_label(r),

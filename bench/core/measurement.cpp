@@ -7,12 +7,17 @@
 namespace pperf {
 
 nlohmann::json to_json(const Measurement& m) {
-  return {{"warmup_steps", m.warmup_steps}, {"stop_reason", m.stop_reason}, {"elapsed_s", m.elapsed_s},
-          {"interrupted", m.interrupted},   {"data_wait_ms", m.data_wait_ms}, {"first_loss", m.first_loss},
-          {"last_loss", m.last_loss},       {"executor", m.executor},
-          {"schedule", to_string(m.turns.schedule)}, {"round_steps", m.turns.round_steps},
-          {"untimed_steps_per_round", m.turns.untimed_steps}, {"rounds", m.turns.rounds},
-          {"turns_with", m.turns.configurations}};
+  nlohmann::json j = {{"warmup_steps", m.warmup_steps}, {"stop_reason", m.stop_reason}, {"elapsed_s", m.elapsed_s},
+                      {"interrupted", m.interrupted},   {"data_wait_ms", m.data_wait_ms}, {"first_loss", m.first_loss},
+                      {"last_loss", m.last_loss},       {"executor", m.executor},
+                      {"schedule", to_string(m.turns.schedule)}};
+  if (m.turns.schedule == Schedule::interleaved) {
+    j["round_steps"] = m.turns.round_steps;
+    j["untimed_steps_per_round"] = m.turns.untimed_steps;
+    j["rounds"] = m.turns.rounds;
+    j["turns_with"] = m.turns.configurations;
+  }
+  return j;
 }
 
 Measurement read_measurement(const JsonView& v) {
@@ -25,9 +30,9 @@ Measurement read_measurement(const JsonView& v) {
   m.first_loss = v.at("first_loss").as_number();
   m.last_loss = v.at("last_loss").as_number();
   m.executor = v.string_or("executor", "in_process");
-  // Files before interleaving (pperf <= 0.30) were all sequential.
-  if (v.has("schedule")) {
-    m.turns.schedule = read_enum<Schedule>(v.at("schedule"));
+  // Files from before interleaving have no schedule: they were all sequential.
+  if (v.has("schedule")) m.turns.schedule = read_enum<Schedule>(v.at("schedule"));
+  if (m.turns.schedule == Schedule::interleaved) {
     m.turns.round_steps = v.at("round_steps").as_non_negative_int();
     m.turns.untimed_steps = v.at("untimed_steps_per_round").as_non_negative_int();
     m.turns.rounds = v.at("rounds").as_non_negative_int();

@@ -53,35 +53,58 @@ TEST(Console, SaysWhatRanWhereAndWhatWasPriced) {
   EXPECT_NE(out.find("* baseline."), std::string::npos);
 }
 
-TEST(Console, FlagsInconclusiveUnconvergedPartialAndFewerProcesses) {
+namespace {
+Decision decision(CostVerdict verdict, std::array<double, 2> bounds, int64_t looks, const std::string& reason) {
+  Decision d;
+  d.verdict = verdict;
+  d.improvement_pct_bounds = bounds;
+  d.looks = looks;
+  d.method = "confidence sequence over paired rounds";
+  d.reason = reason;
+  return d;
+}
+}  // namespace
+
+TEST(Console, FlagsUndecidedUnconvergedPartialAndFewerProcesses) {
   RunReport report = golden_run();
   Result& spot = report.results[1];
   spot.comparison.improvement_pct = 2.0;
   spot.comparison.improvement_pct_ci95 = std::array<double, 2>{-3.0, 7.0};
+  spot.decision = decision(CostVerdict::undecided, {-4.0, 8.0}, 20, "about 80 rounds would likely decide it");
   spot.converged = false;
   spot.partial = true;
   spot.instances[0].count = 4;
   const std::string out = to_console(report);
-  EXPECT_NE(out.find("partial, unconverged, inconclusive, 1 process"), std::string::npos) << out;
-  EXPECT_NE(out.find("spot vs ondemand: inconclusive"), std::string::npos) << out;
-  EXPECT_NE(out.find("inconclusive: the improvement's 95 % CI includes 0."), std::string::npos);
+  EXPECT_NE(out.find("partial, unconverged, undecided, 1 process"), std::string::npos) << out;
+  EXPECT_EQ(out.find("spot vs ondemand (mnist_heavy/tiny batch 32): undecided, improvement +2.0 % (-4.0 to +8.0 %); the same speed. 95 % "
+                     "confidence sequence over paired rounds, 20 looks: about 80 rounds would likely decide it."),
+            0u)
+      << "the verdict comes first\n" << out;
+  EXPECT_NE(out.find("undecided: not decided against the baseline at 95 %"), std::string::npos);
   EXPECT_NE(out.find("1 process: priced for several dnn instances"), std::string::npos);
 }
 
-TEST(Console, OneSentencePerConfigurationAndNoBaselineSaysSo) {
+TEST(Console, OneDecisionPerConfigurationAndNoBaselineSaysSo) {
   RunReport report = golden_run();
   Result& spot = report.results[1];
   spot.comparison.improvement_pct = 9.2;
-  spot.comparison.improvement_pct_ci95 = std::array<double, 2>{6.0, 12.0};
   spot.comparison.speedup = 1.32;
+  spot.decision = decision(CostVerdict::cheaper, {6.0, 12.0}, 9, "cheaper per step by +6.0 % to +12.0 %");
   Result& service = report.results[2];
   service.comparison.improvement_pct = -41.7;
-  service.comparison.improvement_pct_ci95 = std::array<double, 2>{-47.3, -38.1};
   service.comparison.speedup = 0.5;
-  std::string out = to_console(report);
-  EXPECT_NE(out.find("spot is 9.2 % cheaper per step than ondemand (95 % CI 6.0-12.0), 1.32x faster."), std::string::npos) << out;
-  EXPECT_NE(out.find("service is 41.7 % more expensive per step than ondemand (95 % CI 38.1-47.3), 2.00x slower."),
+  service.decision = decision(CostVerdict::dearer, {-47.3, -38.1}, 8, "dearer per step");
+  std::string out = to_console(report, {0, true});
+  EXPECT_NE(out.find("spot vs ondemand (mnist_heavy/tiny batch 32): cheaper per step, improvement +9.2 % (+6.0 to +12.0 %); "
+                     "1.32x faster. 95 % confidence sequence over paired rounds, 9 looks"),
             std::string::npos) << out;
+  EXPECT_NE(out.find("service vs ondemand (mnist_heavy/tiny batch 32): dearer per step, improvement -41.7 % (-47.3 to -38.1 %); "
+                     "2.00x slower."),
+            std::string::npos) << out;
+  spot.decision->verdict = CostVerdict::equivalent;
+  spot.decision->improvement_pct_bounds = std::array<double, 2>{-1.5, 1.9};
+  EXPECT_NE(to_console(report, {0, true}).find("spot vs ondemand (mnist_heavy/tiny batch 32): the same cost per step within ±2 %"),
+            std::string::npos);
   report.results.erase(report.results.begin());  // --only without the baseline
   for (auto& r : report.results) r.comparison = {};
   out = to_console(report);

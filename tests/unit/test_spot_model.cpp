@@ -292,7 +292,10 @@ TEST(Advise, RanksByExpectedUsdWithSpotBesideOnDemand) {
   EXPECT_EQ(advice.rows[0].configuration, "spot");
   EXPECT_EQ(advice.rows[0].market, "spot");
   EXPECT_DOUBLE_EQ(advice.rows[0].usd, report.results[1].spot->expected_usd);
-  EXPECT_EQ(advice.rows[0].reason.rfind("cheapest: ", 0), 0u) << advice.rows[0].reason;
+  // Its reason leads with the run's verdict against the baseline, then why it ranks first.
+  EXPECT_EQ(advice.rows[0].decision, report.results[1].decision ? advice.rows[0].decision : "");
+  EXPECT_EQ(advice.rows[0].reason.rfind(advice.rows[0].decision.empty() ? "cheapest: " : advice.rows[0].decision + "; cheapest: ", 0), 0u)
+      << advice.rows[0].reason;
   const double work_h = 100000 * 0.5 / 3600;
   for (const auto& row : advice.rows)
     if (row.configuration == "spot" && row.market == "on_demand") EXPECT_DOUBLE_EQ(row.usd, work_h * 4 * 1.212);

@@ -1,6 +1,7 @@
-// The coverage table of docs/statistics.md: simulated coverage of every interval pperf prints,
-// over the audit's four step-time shapes, n = 6..400 and with the stop rules.
-//   build/pperf_coverage_table [trials]      (default 10000; ~minutes on 2 cores)
+// The coverage and decision tables of docs/statistics.md: simulated coverage of every interval
+// pperf prints and the error rates of its verdicts, over the audit's step-time shapes and host
+// drifts, at fixed n and under the real stop rules.
+//   build/pperf_coverage_table [trials]      (default 4000; minutes on 2 cores)
 #include <fmt/format.h>
 
 #include <cstdlib>
@@ -11,66 +12,75 @@ using namespace pperf;
 using namespace pperf::coverage;
 
 int main(int argc, char** argv) {
-  const int trials = argc > 1 ? std::atoi(argv[1]) : 10000;
-  fmt::print("Bill (mean) vs median, per shape:\n");
-  for (Shape s : kShapes) {
-    const Generator g{s};
-    fmt::print("  {}: median {:.2f} ms, mean {:.2f} ms: the bill is {:.1f} % above the median's price\n", name(s),
-               g.true_median(), g.true_mean(), (g.true_mean() / g.true_median() - 1) * 100);
-  }
-  fmt::print("\nBefore: how often the printed cost CI (the median's CI x price) contained the billed value, in %\n");
-  {
-    uint64_t before_seed = 1000;
-    fmt::print("| shape | n=3 | n=10 | n=40 | n=200 |\n|---|---|---|---|---|\n");
-    for (Shape s : kShapes) {
-      fmt::print("| {} |", name(s));
-      for (size_t n : {3, 10, 40, 200}) fmt::print(" {:.1f} |", simulate({s}, n, trials, before_seed++).before_coverage() * 100);
-      fmt::print("\n");
-    }
-  }
-  fmt::print("\nAfter: {} trials per cell; coverage of the median's CI / the mean's CI (cost's), in %\n", trials);
-  const std::vector<size_t> ns = {6, 10, 20, 40, 100, 200, 400};
-  fmt::print("(the median's interval is exact-binomial, so at least 95 %: at n =");
-  for (size_t n : ns) fmt::print(" {}: {:.1f} %", n, median_exact_level(n, 0.95) * 100);
-  fmt::print(")\n\n");
-  fmt::print("| shape |");
+  const int trials = argc > 1 ? std::atoi(argv[1]) : 4000;
+  const std::vector<std::pair<const char*, Generator>> shapes = {
+      {"lognormal s=0.05", {Shape::lognormal_005}},      {"lognormal s=0.3", {Shape::lognormal_03}},
+      {"5% outliers at 3x", {Shape::outliers_5pct_3x}},  {"bimodal 25% at 1.7x", {Shape::bimodal}},
+      {"AR(1) r=0.5", {Shape::lognormal_005, 100, 0.5}}, {"AR(1) r=0.5 + 5% outliers", {Shape::outliers_5pct_3x, 100, 0.5}},
+      {"AR(1) r=0.8", {Shape::lognormal_005, 100, 0.8}}};
+  uint64_t seed = 1;
+  const std::vector<size_t> ns = {kMinCiSteps, 100, 200, 400};
+  fmt::print("Fixed n, {} trials per cell: median's CI / mean's CI coverage, in %\n\n| shape |", trials);
   for (size_t n : ns) fmt::print(" n={} |", n);
   fmt::print("\n|---|");
   for (size_t i = 0; i < ns.size(); ++i) fmt::print("---|");
   fmt::print("\n");
-  uint64_t seed = 1;
-  for (Shape s : kShapes) {
-    fmt::print("| {} |", name(s));
+  for (const auto& [label, g] : shapes) {
+    fmt::print("| {} |", label);
     for (size_t n : ns) {
-      const Cell c = simulate({s}, n, trials, seed++);
+      const Cell c = simulate(g, n, trials, seed++);
       fmt::print(" {:.1f} / {:.1f} |", c.median_coverage() * 100, c.mean_coverage() * 100);
     }
     fmt::print("\n");
   }
-  fmt::print("\nWith lag-1 correlation 0.5 of log step times (lognormal s=0.05):\n");
-  for (size_t n : ns) {
-    const Cell c = simulate({Shape::lognormal_005, 100, 0.5}, n, trials, seed++);
-    fmt::print("n={}: {:.1f} / {:.1f}\n", n, c.median_coverage() * 100, c.mean_coverage() * 100);
-  }
-  fmt::print("\nWith the stop rules (min_steps 10, target_rel_ci, max_steps 40 and 400):\n");
+  fmt::print("\nWith the stop rule (min_steps 10, target_rel_ci as given, max_seconds out of the way), {} trials:\n\n", trials);
   fmt::print("| shape | target | max_steps | mean n | median CI | mean CI |\n|---|---|---|---|---|---|\n");
-  for (Shape s : kShapes) {
-    const double target = s == Shape::lognormal_005 ? 0.01 : 0.05;
-    for (int64_t max_steps : {40, 400}) {
+  for (const auto& [label, g] : shapes)
+    for (int64_t max_steps : {100, 400}) {
       MeasureSettings m;
       m.min_steps = 10;
       m.max_steps = max_steps;
       m.max_seconds = 1e9;
-      m.target_rel_ci = target;
-      const Cell c = simulate({s}, 0, trials, seed++, &m);
-      fmt::print("| {} | {:.0f} % | {} | {:.0f} | {:.1f} | {:.1f} |\n", name(s), target * 100, max_steps, c.steps,
+      m.target_rel_ci = g.shape == Shape::lognormal_005 ? 0.01 : 0.05;
+      const Cell c = simulate(g, 0, trials, seed++, &m);
+      fmt::print("| {} | {:.0f} % | {} | {:.0f} | {:.1f} | {:.1f} |\n", label, m.target_rel_ci * 100, max_steps, c.steps,
                  c.median_coverage() * 100, c.mean_coverage() * 100);
     }
+  const int cmp_trials = std::max(1, trials / 4);
+  fmt::print("\nimprovement_pct_ci95, baseline lognormal s=0.05 at 100 ms, candidate at 60 ms, {} trials:\n\n", cmp_trials);
+  fmt::print("| candidate | n = 60 | n = 200 |\n|---|---|---|\n");
+  for (const auto& [label, g] : shapes) {
+    Generator cand = g;
+    cand.scale = 60;
+    fmt::print("| {} | {:.1f} % | {:.1f} % |\n", label, improvement_coverage({Shape::lognormal_005}, cand, 60, cmp_trials, seed++) * 100,
+               improvement_coverage({Shape::lognormal_005}, cand, 200, cmp_trials, seed++) * 100);
   }
-  fmt::print("\nimprovement_pct_ci95 (bootstrap of the ratio of means), baseline lognormal s=0.05 at 100 ms:\n");
-  const int cmp_trials = std::max(1, trials / 10);
-  for (Shape s : kShapes)
-    for (size_t n : {10, 40, 200})
-      fmt::print("candidate {} at 60 ms, n={}: {:.1f} % ({} trials)\n", name(s), n,
-                 improvement_coverage({Shape::lognormal_005}, {s, 60}, n, cmp_trials, seed++) * 100, cmp_trials);
+  const int dec_trials = std::max(1, trials / 4);
+  fmt::print("\nDecisions in turns (10-step rounds, 3 un-timed steps per switch, A B / B A, a look after every round, "
+             "at most 60 rounds), {} trials per cell.\nA/A (identical configurations, equal prices): cheaper + dearer "
+             "(false decisions) / equivalent / undecided, in %, and mean rounds:\n\n| shape |",
+             dec_trials);
+  for (Drift d : kDrifts) fmt::print(" {} |", name(d));
+  fmt::print("\n|---|---|---|---|---|\n");
+  for (const auto& [label, g] : shapes) {
+    fmt::print("| {} |", label);
+    for (Drift d : kDrifts) {
+      const DecisionCell c = simulate_decisions(g, 1.0, 1.0, d, dec_trials, seed++);
+      fmt::print(" {:.1f} / {:.1f} / {:.1f}, {:.0f} |", c.rate(c.cheaper + c.dearer) * 100, c.rate(c.equivalent) * 100,
+                 c.rate(c.undecided) * 100, c.rounds);
+    }
+    fmt::print("\n");
+  }
+  fmt::print("\nPower: candidate 10 % / 3 % faster at a 5 % / equal higher price, +3 % linear drift: cheaper / dearer / "
+             "equivalent / undecided, in %, and mean rounds:\n\n| shape | 10 % faster, +5 % price (5.5 % cheaper) | 3 % "
+             "faster, same price |\n|---|---|---|\n");
+  for (const auto& [label, g] : shapes) {
+    const DecisionCell a = simulate_decisions(g, 0.9, 1.05, Drift::linear_3pct, dec_trials, seed++);
+    const DecisionCell b = simulate_decisions(g, 0.97, 1.0, Drift::linear_3pct, dec_trials, seed++);
+    auto cell = [](const DecisionCell& c) {
+      return fmt::format("{:.1f} / {:.1f} / {:.1f} / {:.1f}, {:.0f}", c.rate(c.cheaper) * 100, c.rate(c.dearer) * 100,
+                         c.rate(c.equivalent) * 100, c.rate(c.undecided) * 100, c.rounds);
+    };
+    fmt::print("| {} | {} | {} |\n", label, cell(a), cell(b));
+  }
 }

@@ -88,6 +88,10 @@ std::optional<std::string> end_of_turns(const std::vector<Turn>& turns, const Co
     if (static_cast<int64_t>(t.steps_ms.size()) >= m.max_steps) return fmt::format("max_steps ({})", m.max_steps);
     if (t.measured_s >= m.max_seconds) return fmt::format("max_seconds ({:g} s)", m.max_seconds);
   }
+  // min_steps is the user's floor: neither a decision nor the precision target ends the turns
+  // before every configuration has that many.
+  for (const Turn& t : turns)
+    if (t.active && static_cast<int64_t>(t.steps_ms.size()) < m.min_steps) return std::nullopt;
   const auto base = std::find_if(turns.begin(), turns.end(), [](const Turn& t) { return t.item->configuration->baseline; });
   if (base != turns.end() && base->active) {
     int decided = 0, candidates = 0;

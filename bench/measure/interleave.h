@@ -10,8 +10,9 @@
 // loader prepared while paused; the order alternates (A B, B A, ...), so a trend inside a round
 // favours neither. After every round the scheduler looks: with a baseline, it stops once every
 // configuration is decided against it (bench/stats/decision.h: valid however often it looks);
-// without one, once every configuration's intervals meet measure.target_rel_ci; in any case at
-// the first configuration to reach measure.max_steps or measure.max_seconds of its own steps.
+// without one, once every configuration's intervals meet measure.target_rel_ci (either only once
+// each has measure.min_steps); in any case at the first configuration to reach
+// measure.max_steps or measure.max_seconds of its own steps.
 // Torch-free: it talks to its measuring processes over pipes.
 #include <atomic>
 #include <vector>

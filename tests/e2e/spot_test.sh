@@ -37,7 +37,7 @@ check "advise ranks by expected USD, Spot beside On-Demand" json_check "$work/ad
 [r["rank"] for r in j["rows"]] == [1, 2, 3]
 [r["usd"] for r in j["rows"]] == sorted(r["usd"] for r in j["rows"])
 {(r["configuration"], r["market"]) for r in j["rows"]} == {("4x-g5.2xlarge-spot", "spot"), ("4x-g5.2xlarge-spot", "on_demand"), ("g5.12xlarge-od", "on_demand")}
-all(r["reason"] for r in j["rows"]) and j["rows"][0]["reason"].startswith("cheapest")
+all(r["reason"] for r in j["rows"]) and j["rows"][0]["reason"].startswith((j["rows"][0]["decision"] + "; " if j["rows"][0]["decision"] else "") + "cheapest")
 all((r["p95_usd"] is None) == (r["market"] == "on_demand") for r in j["rows"])'
 check "advise console and Markdown" bash -c "grep -q '^#1 ' '$work/adv' && grep -q '| rank | configuration |' '$work/adv.md'"
 check "advise --market spot --steps" expect_exit 0 "$work/o" "$pperf" advise "$work/cost_out.json" --market spot --steps 400000 --json "$work/adv2.json"

@@ -70,19 +70,55 @@ TEST(Runner, WarmupIsExcludedAndWaitIsMeasuredApart) {
   EXPECT_LT(m.last_loss, m.first_loss);
 }
 
-TEST(Runner, StopsAtTargetPrecisionOnceMinStepsAreIn) {
+TEST(Runner, StopsAtTargetPrecisionOnceMinStepsAreInAndConfirmed) {
   FakeClock clock;
   FakeSource source(clock, 0, 1000);
-  FakeWorkload workload(clock, {10});
+  FakeWorkload workload(clock, {10, 10.1, 9.9});
   MeasureSettings s;
   s.warmup_steps = 0;
-  s.min_steps = 7;
-  s.max_steps = 100;
+  s.min_steps = 70;
+  s.max_steps = 200;
   s.target_rel_ci = 0.01;
   std::atomic<bool> stop{false};
   Measurement m = measure(workload, source, s, stop, clock);
-  EXPECT_EQ(m.step_ms.size(), 7u);
+  // Met at the first look (70 steps), confirmed at the next, a quarter later.
+  EXPECT_EQ(m.step_ms.size(), 87u);
   EXPECT_EQ(m.stop_reason.rfind("target_rel_ci", 0), 0u) << m.stop_reason;
+}
+
+TEST(Runner, TakesTurnsRoundByRoundAtTheSchedulersWord) {
+  FakeClock clock;
+  FakeSource source(clock, 1, 1000);
+  FakeWorkload workload(clock, {10});
+  MeasureSettings s;
+  s.warmup_steps = 3;
+  std::atomic<bool> stop{false};
+  bool ready = false;
+  std::vector<std::vector<double>> rounds;
+  std::vector<int64_t> orders = {10, 10};
+  TurnTaking turns;
+  turns.ready = [&] { ready = true; };
+  turns.next = [&](std::string& why) -> std::optional<int64_t> {
+    EXPECT_TRUE(ready);
+    if (rounds.size() < orders.size()) return orders[rounds.size()];
+    why = "decided (after 2 rounds)";
+    return std::nullopt;
+  };
+  turns.done = [&](const std::vector<double>& round) { rounds.push_back(round); };
+  Measurement m = measure_in_turns(workload, source, s, 5, turns, stop, clock);
+  // Warmup before the first round, 5 un-timed steps before the second.
+  EXPECT_EQ(workload.steps, 3 + 10 + 5 + 10);
+  ASSERT_EQ(rounds.size(), 2u);
+  EXPECT_EQ(rounds[0], std::vector<double>(10, 11.0));
+  EXPECT_EQ(m.step_ms.size(), 20u);
+  EXPECT_DOUBLE_EQ(m.elapsed_s, 0.22) << "its own steps only, not the waits between turns";
+  EXPECT_EQ(m.stop_reason, "decided (after 2 rounds)");
+  EXPECT_FALSE(m.interrupted);
+  EXPECT_EQ(m.turns.schedule, Schedule::interleaved);
+  EXPECT_EQ(m.turns.round_steps, 10);
+  EXPECT_EQ(m.turns.untimed_steps, 5);
+  EXPECT_EQ(m.turns.rounds, 2);
+  EXPECT_EQ(m.round_means_ms(), (std::vector<double>{11.0, 11.0}));
 }
 
 TEST(Runner, NoisyStepsRunToMaxSeconds) {

@@ -79,12 +79,13 @@ std::optional<std::array<double, 2>> ratio_of_means_ci(const StepTimeEstimate& c
 }
 }  // namespace
 
-Comparison compare(const PricedStep& candidate, const PricedStep& baseline, bool is_baseline) {
+Comparison compare(const PricedStep& candidate, const PricedStep& baseline, bool is_baseline,
+                   const std::optional<std::array<double, 2>>& paired_time_ratio_ci) {
   Comparison c;
   if (candidate.step.mean_ms > 0) c.speedup = baseline.step.mean_ms / candidate.step.mean_ms;
-  const auto ratio = candidate.step.mean_ms > 0 && baseline.step.mean_ms > 0
-                         ? ratio_of_means_ci(candidate.step, baseline.step)
-                         : std::nullopt;
+  const auto ratio = paired_time_ratio_ci                                             ? paired_time_ratio_ci
+                     : candidate.step.mean_ms > 0 && baseline.step.mean_ms > 0 ? ratio_of_means_ci(candidate.step, baseline.step)
+                                                                                 : std::nullopt;
   if (ratio && !is_baseline) c.speedup_ci95 = std::array<double, 2>{1 / (*ratio)[1], 1 / (*ratio)[0]};
   if (is_baseline || baseline.cost.usd_per_step <= 0) return c;
   auto improvement = [](double usd, double baseline_usd) { return (1 - usd / baseline_usd) * 100; };

@@ -45,6 +45,9 @@ struct PricedStep {
 /// interleaved and share the host's drift). With Spot price ranges, the price ratio's ends widen it (the
 /// candidate's dearest over the baseline's cheapest, and the reverse). Null when neither side
 /// has samples and a CI, and no side is priced as a range.
-Comparison compare(const PricedStep& candidate, const PricedStep& baseline, bool is_baseline);
+/// `paired_time_ratio_ci`: when the two took turns, the CI of the time ratio from their paired
+/// rounds (bench/stats/decision.h), used instead of combining the two means' intervals.
+Comparison compare(const PricedStep& candidate, const PricedStep& baseline, bool is_baseline,
+                   const std::optional<std::array<double, 2>>& paired_time_ratio_ci = std::nullopt);
 
 }  // namespace pperf

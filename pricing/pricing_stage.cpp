@@ -82,15 +82,17 @@ void estimate_spot_cost(Result& r, const ConfigurationPricing& configuration, co
   }
 }
 
+/// `x` took turns with `other` (their rounds pair up).
+bool took_turns(const Result& x, const Result& other) {
+  if (!x.measurement || x.measurement->turns.schedule != Schedule::interleaved) return false;
+  const auto& with = x.measurement->turns.configurations;
+  return std::find(with.begin(), with.end(), other.configuration) != with.end();
+}
+
 /// The verdict against the baseline: from the paired rounds when the two took turns, else once
 /// from the fixed-sample interval of the ratio of means (a given step time has none).
 Decision decide_against(const Result& r, const Result& base, const DecisionSettings& settings) {
   const double price_ratio = r.cost->usd_per_hour / base.cost->usd_per_hour;
-  const auto took_turns = [&](const Result& x, const Result& other) {
-    if (!x.measurement || x.measurement->turns.schedule != Schedule::interleaved) return false;
-    const auto& with = x.measurement->turns.configurations;
-    return std::find(with.begin(), with.end(), other.configuration) != with.end();
-  };
   if (took_turns(r, base) && took_turns(base, r)) {
     const double seconds_per_round =
         (r.measurement->elapsed_s + base.measurement->elapsed_s) / std::max<int64_t>(1, r.measurement->turns.rounds);
@@ -134,7 +136,10 @@ void price_results(std::vector<Result>& results, const PricingInputs& inputs) {
       continue;
     }
     const auto samples = [](const Result& x) { return x.measurement ? &x.measurement->step_ms : nullptr; };
-    r.comparison = compare({*r.cost, *r.step, samples(r)}, {*base->cost, *base->step, samples(*base)}, r.baseline);
+    const bool paired = took_turns(r, *base) && took_turns(*base, r);
+    r.comparison = compare({*r.cost, *r.step, samples(r)}, {*base->cost, *base->step, samples(*base)}, r.baseline,
+                           paired ? paired_time_ratio_interval(base->measurement->round_means_ms(), r.measurement->round_means_ms())
+                                  : std::nullopt);
     if (!r.baseline && base->cost->usd_per_hour > 0) r.decision = decide_against(r, *base, inputs.decision);
   }
 }

@@ -139,7 +139,9 @@ void summarize_into(Result& r, Measurement m) {
   }
   const Summary s = summarize(m.step_ms);
   r.stop_reason = m.stop_reason_code();
-  r.converged = *r.stop_reason == "target_rel_ci";
+  // Converged: stopped because it had answered its question (the precision target, or in turns
+  // the decision against the baseline), not on the budget.
+  r.converged = *r.stop_reason == "target_rel_ci" || *r.stop_reason == "decided";
   r.step = step_time_estimate(m.step_ms);
   r.spread = StepTimeSpread{s.mean, s.stdev, s.cv, s.p5, s.p95};
   r.samples_per_s = m.samples_per_s(r.samples_per_step);

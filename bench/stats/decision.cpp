@@ -35,6 +35,25 @@ double confidence_sequence_halfwidth(double sd, size_t rounds, const DecisionSet
 }
 
 namespace {
+/// log(mean c / mean b) and its linearised per-round terms c_j / mc - b_j / mb (a drift both
+/// sides share within a round cancels), over the first t paired rounds.
+struct PairedRounds {
+  size_t t = 0;
+  double log_ratio = 0;
+  std::vector<double> psi;
+};
+PairedRounds paired(const std::vector<double>& baseline_round_ms, const std::vector<double>& candidate_round_ms) {
+  PairedRounds p;
+  p.t = std::min(baseline_round_ms.size(), candidate_round_ms.size());
+  if (p.t == 0) return p;
+  const std::vector<double> b(baseline_round_ms.begin(), baseline_round_ms.begin() + p.t),
+      c(candidate_round_ms.begin(), candidate_round_ms.begin() + p.t);
+  const double mb = mean(b), mc = mean(c);
+  p.log_ratio = std::log(mc / mb);
+  for (size_t j = 0; j < p.t; ++j) p.psi.push_back(c[j] / mc - b[j] / mb);
+  return p;
+}
+
 std::string percent(double x) { return fmt::format("{:+.1f} %", x); }
 
 std::string reason_of(CostVerdict v, const std::array<double, 2>& b, double eq) {
@@ -58,21 +77,15 @@ Decision decide_interleaved(const std::vector<double>& baseline_round_ms, const 
   d.confidence = settings.confidence;
   d.equivalence_pct = settings.equivalence_pct;
   d.method = "confidence sequence over paired rounds";
-  const size_t t = std::min(baseline_round_ms.size(), candidate_round_ms.size());
+  const PairedRounds p = paired(baseline_round_ms, candidate_round_ms);
+  const size_t t = p.t;
   d.looks = static_cast<int64_t>(t);
   if (t < settings.min_rounds) {
     d.reason = fmt::format("{} paired rounds: the first look is at {}", t, settings.min_rounds);
     return d;
   }
-  const std::vector<double> b(baseline_round_ms.begin(), baseline_round_ms.begin() + t),
-      c(candidate_round_ms.begin(), candidate_round_ms.begin() + t);
-  const double mb = mean(b), mc = mean(c);
-  // log(mean c / mean b) linearised: each round contributes c_j / mc - b_j / mb, so a drift
-  // both sides share within a round cancels.
-  std::vector<double> psi(t);
-  for (size_t j = 0; j < t; ++j) psi[j] = c[j] / mc - b[j] / mb;
-  const double log_ratio = std::log(mc / mb);
-  const double half = confidence_sequence_halfwidth(stdev(psi), t, settings);
+  const double log_ratio = p.log_ratio;
+  const double half = confidence_sequence_halfwidth(stdev(p.psi), t, settings);
   const auto bounds = improvement_bounds({log_ratio - half, log_ratio + half}, price_ratio);
   d.improvement_pct_bounds = bounds;
   d.verdict = verdict_of(bounds, settings.equivalence_pct);
@@ -94,6 +107,18 @@ Decision decide_interleaved(const std::vector<double>& baseline_round_ms, const 
     }
   }
   return d;
+}
+
+std::optional<std::array<double, 2>> paired_time_ratio_interval(const std::vector<double>& baseline_round_ms,
+                                                                const std::vector<double>& candidate_round_ms,
+                                                                double confidence) {
+  const PairedRounds p = paired(baseline_round_ms, candidate_round_ms);
+  if (p.t < 2) return std::nullopt;
+  const double sd = stdev(p.psi);
+  if (!(sd > 0)) return std::nullopt;
+  const double t = boost::math::quantile(boost::math::students_t(static_cast<double>(p.t) - 1), 0.5 + confidence / 2);
+  const double half = t * sd / std::sqrt(static_cast<double>(p.t));
+  return std::array<double, 2>{std::exp(p.log_ratio - half), std::exp(p.log_ratio + half)};
 }
 
 Decision decide_fixed(const std::optional<std::array<double, 2>>& time_ratio_ci, double price_ratio,

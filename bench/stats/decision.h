@@ -39,6 +39,13 @@ CostVerdict verdict_of(const std::array<double, 2>& improvement_pct, double equi
 /// linearised log-ratio terms have standard deviation `sd` (exposed for tests and the planner).
 double confidence_sequence_halfwidth(double sd, size_t rounds, const DecisionSettings& settings);
 
+/// The fixed-sample interval of mean(candidate) / mean(baseline) from paired round means (the
+/// same linearised terms as the decision, Student t over the rounds): drift shared within a round
+/// cancels. nullopt below 2 paired rounds or without spread.
+std::optional<std::array<double, 2>> paired_time_ratio_interval(const std::vector<double>& baseline_round_ms,
+                                                                const std::vector<double>& candidate_round_ms,
+                                                                double confidence = 0.95);
+
 /// Decides from paired round means (ms; baseline's and candidate's round j measured next to
 /// each other; extra rounds on either side are ignored). `seconds_per_round`: measured seconds
 /// the two spend per round, for the budget an undecided result would likely need (0: unknown).

@@ -32,6 +32,7 @@ namespace {
 constexpr double kInputBoundWait = 0.10;
 constexpr double kCommunicationBound = 0.30;
 constexpr double kBusy = 0.85;  // a CPU set this busy has no room left
+constexpr double kSharedPipeline = 0.15;  // of the trainer's CPUs taken by preprocessing
 
 std::string pct(double fraction) { return fmt::format("{:.0f} %", 100 * fraction); }
 }  // namespace
@@ -51,11 +52,20 @@ Bottleneck bottleneck_verdict(const BottleneckEvidence& e) {
     b.evidence = "data wait " + pct(e.data_wait_fraction) + gpu;
     if (!e.data_cpu_busy)
       b.evidence += ": faster or more data workers would help";
+    else if (*e.data_cpu_busy < kBusy && e.pipeline_on_trainer_cpus > 0)
+      b.evidence += fmt::format(", the data pipeline shares the trainer's CPUs (uses {} of them): preprocessing on "
+                                "other CPUs or instances would help",
+                                pct(e.pipeline_on_trainer_cpus));
     else if (*e.data_cpu_busy >= kBusy)
       b.evidence += ", data CPUs " + pct(*e.data_cpu_busy) + " busy: more data workers or a data group would help";
     else
       b.evidence += ", data CPUs only " + pct(*e.data_cpu_busy) +
                     " busy: the pipeline is not short of CPU (too few workers for its CPUs, or I/O)";
+  } else if (e.pipeline_on_trainer_cpus >= kSharedPipeline) {
+    b.verdict = "input-bound";
+    b.evidence = fmt::format("the data pipeline uses {} of the trainer's CPUs (trainer threads {}, data wait {}{}): "
+                             "preprocessing on other CPUs or instances would give them back",
+                             pct(e.pipeline_on_trainer_cpus), pct(e.trainer_cpu_busy), pct(e.data_wait_fraction), gpu);
   } else {
     b.verdict = "compute-bound";
     b.evidence = "data wait " + pct(e.data_wait_fraction) + gpu + ", trainer CPUs " + pct(e.trainer_cpu_busy) + " busy";

@@ -13,6 +13,9 @@ struct BottleneckEvidence {
   double data_wait_fraction = 0;          // of step time, waiting for the next batch
   double trainer_cpu_busy = 0;            // trainer threads' CPU time / (wall x its CPUs)
   std::optional<double> data_cpu_busy;    // loader threads' or data workers' CPU time / (wall x their CPUs)
+  /// The data pipeline's CPU time on the trainer's own CPUs / (wall x the trainer's CPUs): local
+  /// loader threads, a local Python worker, spawned workers whose CPU set overlaps the trainer's.
+  double pipeline_on_trainer_cpus = 0;
   std::optional<double> comm_fraction;    // data-parallel: gradient all-reduce in flight, of step time
   std::optional<double> gpu_busy;         // nvidia-smi utilization.gpu
 };
@@ -33,7 +36,9 @@ Bottleneck read_bottleneck(const JsonView& v);
 
 /// Data wait of 10 % or more is input-bound (unless the all-reduce takes longer still); an
 /// all-reduce in flight 30 % of the step or more, and longer than the data wait, is
-/// communication-bound; anything else is compute-bound.
+/// communication-bound; a data pipeline taking 15 % or more of the trainer's own CPUs is
+/// input-bound too (the batch is ready, but the trainer waited for its CPUs: seed 000's case);
+/// anything else is compute-bound.
 Bottleneck bottleneck_verdict(const BottleneckEvidence& e);
 
 /// "" or a warning when something other than this measurement used at least a quarter of the

@@ -106,14 +106,29 @@ Bottleneck bottleneck_of(const Result& r, const ExecutionSettings& exec, const s
   e.data_wait_fraction = r.data_wait_fraction.value_or(0);
   e.trainer_cpu_busy = (after.trainer_s - before.trainer_s) / (wall_s * static_cast<double>(set_size(cpus)));
   const DataSettings& d = exec.data;
+  const double trainer_capacity = wall_s * static_cast<double>(set_size(cpus));
   if (data_processes) {
     const bool spawned = d.spawn_local_processes > 0;
     const int64_t workers = spawned ? d.spawn_local_processes * d.spawn_local_workers : d.workers;
     const int64_t capacity = std::min(workers, set_size(spawned ? d.spawn_local_cpus : cpus));
-    e.data_cpu_busy = (after.data_processes_s - before.data_processes_s) / (wall_s * static_cast<double>(capacity));
+    const double data_s = after.data_processes_s - before.data_processes_s;
+    e.data_cpu_busy = data_s / (wall_s * static_cast<double>(capacity));
+    // The share of the workers' time spent on the trainer's CPUs: all of it for a local Python
+    // worker (pinned to them); for spawned workers, the overlap of the two CPU sets.
+    double on_trainer = 1;
+    if (spawned) {
+      const std::vector<int> data_set = d.spawn_local_cpus.empty() ? allowed_cpus() : d.spawn_local_cpus;
+      const std::vector<int> trainer_set = cpus.empty() ? allowed_cpus() : cpus;
+      std::vector<int> shared;
+      std::set_intersection(data_set.begin(), data_set.end(), trainer_set.begin(), trainer_set.end(), std::back_inserter(shared));
+      on_trainer = data_set.empty() ? 0 : static_cast<double>(shared.size()) / static_cast<double>(data_set.size());
+    }
+    e.pipeline_on_trainer_cpus = data_s * on_trainer / trainer_capacity;
   } else if (d.mode == DataMode::local) {
     const int64_t capacity = std::min(d.workers, set_size(cpus));
     e.data_cpu_busy = (after.loader_s - before.loader_s) / (wall_s * static_cast<double>(capacity));
+    // Loader threads live in the trainer's process, pinned to its CPUs.
+    e.pipeline_on_trainer_cpus = (after.loader_s - before.loader_s) / trainer_capacity;
   }
   if (r.distributed) e.comm_fraction = r.distributed->comm_fraction;
   if (r.execution && r.execution->gpu) e.gpu_busy = r.execution->gpu->mean_pct / 100;

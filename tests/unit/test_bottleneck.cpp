@@ -22,6 +22,28 @@ TEST(Bottleneck, InputBoundSaysWhetherTheDataSideIsShortOfCpu) {
   EXPECT_EQ(bottleneck_verdict(e).evidence, "data wait 41 %, GPU 35 % busy: faster or more data workers would help");
 }
 
+TEST(Bottleneck, APipelineOnTheTrainersCpusIsInputBoundEvenWithLittleWait) {
+  // configs/p3_vs_hetero_mnist_python.json's homogeneous side as measured: 8 % data wait, the
+  // trainer's threads 47 % busy, the Python pipeline on the same CPUs taking 45 % of them.
+  BottleneckEvidence e;
+  e.data_wait_fraction = 0.08;
+  e.trainer_cpu_busy = 0.47;
+  e.data_cpu_busy = 0.45;
+  e.pipeline_on_trainer_cpus = 0.45;
+  Bottleneck b = bottleneck_verdict(e);
+  EXPECT_EQ(b.verdict, "input-bound");
+  EXPECT_EQ(b.evidence, "the data pipeline uses 45 % of the trainer's CPUs (trainer threads 47 %, data wait 8 %): "
+                        "preprocessing on other CPUs or instances would give them back");
+  e.pipeline_on_trainer_cpus = 0.149;
+  EXPECT_EQ(bottleneck_verdict(e).verdict, "compute-bound") << "below 15 % of the trainer's CPUs";
+  // With the wait too, the evidence names the sharing instead of "not short of CPU".
+  e.data_wait_fraction = 0.13;
+  e.data_cpu_busy = 0.12;
+  e.pipeline_on_trainer_cpus = 0.12;
+  EXPECT_EQ(bottleneck_verdict(e).evidence, "data wait 13 %, the data pipeline shares the trainer's CPUs (uses 12 % of "
+                                            "them): preprocessing on other CPUs or instances would help");
+}
+
 TEST(Bottleneck, ComputeBoundBelowTenPercentWait) {
   BottleneckEvidence e;
   e.data_wait_fraction = 0.099;

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "bench/core/input_error.h"
+#include "bench/stats/decision.h"
 #include "pricing/spot_model.h"
 
 namespace pperf {
@@ -81,12 +82,8 @@ Advice advise(const std::vector<std::pair<std::string, RunReport>>& runs, const 
       row.instances = instances_label(r);
       if (r.decision && r.comparison.improvement_pct) {
         const Decision& d = *r.decision;
-        const std::string verdict = d.verdict == CostVerdict::cheaper  ? "cheaper per step than its run's baseline"
-                                    : d.verdict == CostVerdict::dearer ? "dearer per step than its run's baseline"
-                                    : d.verdict == CostVerdict::equivalent
-                                        ? fmt::format("the same cost per step as its run's baseline within ±{:g} %", d.equivalence_pct)
-                                        : "not decided against its run's baseline";
-        row.decision = fmt::format("{} (improvement {:+.1f} %, {:.0f} % confidence)", verdict, *r.comparison.improvement_pct,
+        row.decision = fmt::format("{} against its run's baseline (improvement {:+.1f} %, {:.0f} % confidence)",
+                                   verdict_phrase(d.verdict, d.equivalence_pct), *r.comparison.improvement_pct,
                                    d.confidence * 100);
       }
       row.steps = *steps;

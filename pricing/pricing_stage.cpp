@@ -82,20 +82,24 @@ void estimate_spot_cost(Result& r, const ConfigurationPricing& configuration, co
   }
 }
 
-/// `x` took turns with `other` (their rounds pair up).
-bool took_turns(const Result& x, const Result& other) {
-  if (!x.measurement || x.measurement->turns.schedule != Schedule::interleaved) return false;
-  const auto& with = x.measurement->turns.configurations;
-  return std::find(with.begin(), with.end(), other.configuration) != with.end();
+/// `a` and `b` took turns with each other (their rounds pair up).
+bool took_turns(const Result& a, const Result& b) {
+  const auto with = [](const Result& x, const Result& other) {
+    if (!x.measurement || x.measurement->turns.schedule != Schedule::interleaved) return false;
+    const auto& names = x.measurement->turns.configurations;
+    return std::find(names.begin(), names.end(), other.configuration) != names.end();
+  };
+  return with(a, b) && with(b, a);
 }
 
 /// The verdict against the baseline: from the paired rounds when the two took turns, else once
 /// from the fixed-sample interval of the ratio of means (a given step time has none).
-Decision decide_against(const Result& r, const Result& base, const DecisionSettings& settings) {
+Decision decide_against(const Result& r, const Result& base, bool paired, const DecisionSettings& settings) {
   const double price_ratio = r.cost->usd_per_hour / base.cost->usd_per_hour;
-  if (took_turns(r, base) && took_turns(base, r)) {
-    const double seconds_per_round =
-        (r.measurement->elapsed_s + base.measurement->elapsed_s) / std::max<int64_t>(1, r.measurement->turns.rounds);
+  if (paired) {
+    // One configuration's measured seconds per round, the two averaged.
+    const double seconds_per_round = (r.measurement->elapsed_s + base.measurement->elapsed_s) / 2 /
+                                     static_cast<double>(std::max<int64_t>(1, r.measurement->turns.rounds));
     return decide_interleaved(base.measurement->round_means_ms(), r.measurement->round_means_ms(), price_ratio, settings,
                               seconds_per_round);
   }
@@ -136,11 +140,11 @@ void price_results(std::vector<Result>& results, const PricingInputs& inputs) {
       continue;
     }
     const auto samples = [](const Result& x) { return x.measurement ? &x.measurement->step_ms : nullptr; };
-    const bool paired = took_turns(r, *base) && took_turns(*base, r);
+    const bool paired = took_turns(r, *base);
     r.comparison = compare({*r.cost, *r.step, samples(r)}, {*base->cost, *base->step, samples(*base)}, r.baseline,
                            paired ? paired_time_ratio_interval(base->measurement->round_means_ms(), r.measurement->round_means_ms())
                                   : std::nullopt);
-    if (!r.baseline && base->cost->usd_per_hour > 0) r.decision = decide_against(r, *base, inputs.decision);
+    if (!r.baseline && base->cost->usd_per_hour > 0) r.decision = decide_against(r, *base, paired, inputs.decision);
   }
 }
 

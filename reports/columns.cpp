@@ -5,8 +5,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
 
+#include "bench/stats/decision.h"
 #include "bench/stats/intervals.h"
 
 namespace pperf {
@@ -190,11 +190,6 @@ std::vector<std::string> decision_sentences(const std::vector<Result>& results) 
       return b.baseline && b.workload == r.workload && b.preset == r.preset && b.batch_size == r.batch_size;
     });
     const Decision& d = *r.decision;
-    static const std::map<CostVerdict, std::string> verdicts = {
-        {CostVerdict::cheaper, "cheaper per step"},
-        {CostVerdict::dearer, "dearer per step"},
-        {CostVerdict::equivalent, "the same cost per step"},
-        {CostVerdict::undecided, "undecided"}};
     std::string bounds;
     if (d.improvement_pct_bounds)
       bounds = fmt::format(" ({:+.1f} to {:+.1f} %)", (*d.improvement_pct_bounds)[0], (*d.improvement_pct_bounds)[1]);
@@ -203,10 +198,9 @@ std::vector<std::string> decision_sentences(const std::vector<Result>& results) 
       speed = std::abs(*s - 1) < 0.005 ? "; the same speed"
               : *s >= 1               ? fmt::format("; {:.2f}x faster", *s)
                                       : fmt::format("; {:.2f}x slower", 1 / *s);
-    std::string within = d.verdict == CostVerdict::equivalent ? fmt::format(" within ±{:g} %", d.equivalence_pct) : "";
-    out.push_back(fmt::format("{} vs {} ({}): {}{}, improvement {:+.1f} %{}{}. {:.0f} % {}, {} look{}: {}.", r.configuration,
+    out.push_back(fmt::format("{} vs {} ({}): {}, improvement {:+.1f} %{}{}. {:.0f} % {}, {} look{}: {}.", r.configuration,
                               base == results.end() ? "baseline" : base->configuration, workload_label(r),
-                              verdicts.at(d.verdict), within, *r.comparison.improvement_pct, bounds, speed,
+                              verdict_phrase(d.verdict, d.equivalence_pct), *r.comparison.improvement_pct, bounds, speed,
                               d.confidence * 100, d.method, d.looks, d.looks == 1 ? "" : "s", d.reason));
   }
   return out;

@@ -22,8 +22,8 @@ struct AdviceRow {
   std::optional<double> p95_usd;          // Spot: Monte Carlo p95
   double expected_interruptions = 0;      // the risk; 0 On-Demand
   std::string price_spread;     // Spot priced as a range: expected USD at its ends, zones named ("" otherwise)
-  /// The run's verdict against its baseline, per step ("cheaper per step than homogeneous
-  /// (improvement +38.2 %, decided at 95 %)"; "" for the baseline or without a decision).
+  /// The run's verdict against its baseline ("cheaper per step against its run's baseline
+  /// (improvement +38.2 %, 95 % confidence)"; "" for the baseline or without a decision).
   std::string decision;
   std::string reason;           // why this rank, one line (it starts with the decision)
 };

@@ -51,13 +51,18 @@ std::string Measurement::stop_reason_code() const {
   return "other";
 }
 
-std::vector<double> Measurement::round_means_ms() const {
+std::vector<double> round_means(const std::vector<double>& step_ms, int64_t round_steps) {
   std::vector<double> means;
-  if (turns.schedule != Schedule::interleaved || turns.round_steps <= 0) return means;
-  const size_t r = static_cast<size_t>(turns.round_steps);
+  if (round_steps <= 0) return means;
+  const size_t r = static_cast<size_t>(round_steps);
   for (size_t from = 0; from + r <= step_ms.size(); from += r)
     means.push_back(std::accumulate(step_ms.begin() + from, step_ms.begin() + from + r, 0.0) / static_cast<double>(r));
   return means;
+}
+
+std::vector<double> Measurement::round_means_ms() const {
+  if (turns.schedule != Schedule::interleaved) return {};
+  return round_means(step_ms, turns.round_steps);
 }
 
 double Measurement::data_wait_fraction() const {

@@ -44,6 +44,10 @@ struct Measurement {
   double samples_per_s(int64_t samples_per_step) const;
 };
 
+/// The mean of each whole round of `round_steps` consecutive steps, in order (a last, partial
+/// round is left out); empty when round_steps <= 0.
+std::vector<double> round_means(const std::vector<double>& step_ms, int64_t round_steps);
+
 class JsonView;
 /// A result's `measurement` object (docs/results.md) and back. The step times themselves are
 /// `step_time_ms.samples` (the Result's JSON writes and reads them): read_measurement leaves

@@ -117,11 +117,13 @@ Bottleneck bottleneck_of(const Result& r, const ExecutionSettings& exec, const s
     // worker (pinned to them); for spawned workers, the overlap of the two CPU sets.
     double on_trainer = 1;
     if (spawned) {
+      // (Config CPU lists are in the user's order, not sorted: count membership.)
       const std::vector<int> data_set = d.spawn_local_cpus.empty() ? allowed_cpus() : d.spawn_local_cpus;
       const std::vector<int> trainer_set = cpus.empty() ? allowed_cpus() : cpus;
-      std::vector<int> shared;
-      std::set_intersection(data_set.begin(), data_set.end(), trainer_set.begin(), trainer_set.end(), std::back_inserter(shared));
-      on_trainer = data_set.empty() ? 0 : static_cast<double>(shared.size()) / static_cast<double>(data_set.size());
+      const auto shared = std::count_if(data_set.begin(), data_set.end(), [&](int cpu) {
+        return std::find(trainer_set.begin(), trainer_set.end(), cpu) != trainer_set.end();
+      });
+      on_trainer = data_set.empty() ? 0 : static_cast<double>(shared) / static_cast<double>(data_set.size());
     }
     e.pipeline_on_trainer_cpus = data_s * on_trainer / trainer_capacity;
   } else if (d.mode == DataMode::local) {

@@ -7,6 +7,7 @@
 #include <csignal>
 #include <filesystem>
 #include <iostream>
+#include <numeric>
 #include <sstream>
 
 #include "bench/env/process.h"
@@ -28,9 +29,10 @@ struct Turn {
   std::unique_ptr<ChildProcess> child;
   bool active = true;         // still taking turns
   std::string failure;        // why it stopped taking turns early
-  std::vector<double> round_means_ms;
-  double measured_s = 0;
-  std::vector<double> steps_ms;
+  std::vector<double> steps_ms;  // every timed step of its whole rounds, in order
+
+  std::vector<double> round_means_ms() const { return round_means(steps_ms, kRoundSteps); }
+  double measured_s() const { return std::accumulate(steps_ms.begin(), steps_ms.end(), 0.0) / 1000; }
 };
 
 bool starts_with(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
@@ -73,10 +75,6 @@ bool take_round(Turn& t, const std::atomic<bool>& stop_requested) {
     return false;
   }
   t.steps_ms.insert(t.steps_ms.end(), round.begin(), round.end());
-  double sum = 0;
-  for (double x : round) sum += x;
-  t.round_means_ms.push_back(sum / static_cast<double>(round.size()));
-  t.measured_s += sum / 1000;
   return true;
 }
 
@@ -86,7 +84,7 @@ std::optional<std::string> end_of_turns(const std::vector<Turn>& turns, const Co
   for (const Turn& t : turns) {
     if (!t.active) continue;
     if (static_cast<int64_t>(t.steps_ms.size()) >= m.max_steps) return fmt::format("max_steps ({})", m.max_steps);
-    if (t.measured_s >= m.max_seconds) return fmt::format("max_seconds ({:g} s)", m.max_seconds);
+    if (t.measured_s() >= m.max_seconds) return fmt::format("max_seconds ({:g} s)", m.max_seconds);
   }
   // min_steps is the user's floor: neither a decision nor the precision target ends the turns
   // before every configuration has that many.
@@ -100,11 +98,12 @@ std::optional<std::string> end_of_turns(const std::vector<Turn>& turns, const Co
       ++candidates;
       const auto ratio = options.price_ratio.find(t.item->configuration->name);
       if (ratio == options.price_ratio.end()) return std::nullopt;  // unpriced: the budget decides
-      if (decide_interleaved(base->round_means_ms, t.round_means_ms, ratio->second, options.decision).verdict !=
+      if (decide_interleaved(base->round_means_ms(), t.round_means_ms(), ratio->second, options.decision).verdict !=
           CostVerdict::undecided)
         ++decided;
     }
-    if (candidates > 0 && decided == candidates) return fmt::format("decided (after {} rounds)", base->round_means_ms.size());
+    if (candidates > 0 && decided == candidates)
+      return fmt::format("decided (after {} rounds)", base->round_means_ms().size());
     return std::nullopt;
   }
   for (const Turn& t : turns) {

@@ -15,6 +15,16 @@ std::array<double, 2> improvement_bounds(std::array<double, 2> log_time_ratio, d
   return {(1 - price_ratio * std::exp(log_time_ratio[1])) * 100, (1 - price_ratio * std::exp(log_time_ratio[0])) * 100};
 }
 
+std::string verdict_phrase(CostVerdict verdict, double equivalence_pct) {
+  switch (verdict) {
+    case CostVerdict::cheaper: return "cheaper per step";
+    case CostVerdict::dearer: return "dearer per step";
+    case CostVerdict::equivalent: return fmt::format("the same cost per step within ±{:g} %", equivalence_pct);
+    case CostVerdict::undecided: break;
+  }
+  return "undecided";
+}
+
 CostVerdict verdict_of(const std::array<double, 2>& improvement_pct, double equivalence_pct) {
   if (improvement_pct[0] >= -equivalence_pct && improvement_pct[1] <= equivalence_pct) return CostVerdict::equivalent;
   if (improvement_pct[0] > 0) return CostVerdict::cheaper;
@@ -101,7 +111,7 @@ Decision decide_interleaved(const std::vector<double>& baseline_round_ms, const 
     if (log_ratio > lo_edge && log_ratio < hi_edge) needed = std::max(needed, std::min(log_ratio - lo_edge, hi_edge - log_ratio));
     if (needed > 0) {
       const double rounds = static_cast<double>(t) * (half / needed) * (half / needed);
-      d.seconds_to_decide = rounds * seconds_per_round / 2;
+      d.seconds_to_decide = rounds * seconds_per_round;
       d.reason += fmt::format("; about {:.0f} rounds ({:.0f} s of measuring per configuration) would likely decide it",
                               std::ceil(rounds), *d.seconds_to_decide);
     }

@@ -27,6 +27,10 @@ struct DecisionSettings {
   double planned_rounds = 30;
 };
 
+/// How people read a verdict against "the baseline" named by the caller: "cheaper per step",
+/// "dearer per step", "the same cost per step within ±2 %", "undecided".
+std::string verdict_phrase(CostVerdict verdict, double equivalence_pct);
+
 /// The interval of the improvement (%) from a log-ratio interval of candidate / baseline mean
 /// step times and the price ratio (candidate's $/h over the baseline's).
 std::array<double, 2> improvement_bounds(std::array<double, 2> log_time_ratio, double price_ratio);
@@ -48,7 +52,8 @@ std::optional<std::array<double, 2>> paired_time_ratio_interval(const std::vecto
 
 /// Decides from paired round means (ms; baseline's and candidate's round j measured next to
 /// each other; extra rounds on either side are ignored). `seconds_per_round`: measured seconds
-/// the two spend per round, for the budget an undecided result would likely need (0: unknown).
+/// one configuration spends per round, for the budget an undecided result would likely need
+/// (0: unknown).
 Decision decide_interleaved(const std::vector<double>& baseline_round_ms, const std::vector<double>& candidate_round_ms,
                             double price_ratio, const DecisionSettings& settings, double seconds_per_round = 0);
 

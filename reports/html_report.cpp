@@ -61,6 +61,7 @@ h3 { font-size: 14px; margin: 18px 0 6px; color: var(--muted); }
 dl.prov { display: grid; grid-template-columns: 150px 1fr 150px 1fr; gap: 2px 12px; margin: 0; font-size: 13px; }
 dl.prov dt { color: var(--muted); } dl.prov dd { margin: 0; overflow-wrap: anywhere; }
 table { border-collapse: collapse; width: 100%; font-size: 12px; }
+.wide-table { overflow-x: auto; }
 th { white-space: normal; }
 th, td { border-bottom: 1px solid var(--line); padding: 3px 6px; text-align: right; white-space: nowrap; vertical-align: top; }
 td small, th small { color: var(--muted); font-weight: 400; }
@@ -147,7 +148,8 @@ std::string table_cell(const std::string& s) {
 std::string results_table(const RunReport& r) {
   const auto columns = columns_of(kHtml);
   const auto money = money_scale(r.results);
-  std::string out = "<table id=\"results\">\n<thead><tr>";
+  // Every column of a wide run scrolls inside the page rather than spilling out of it.
+  std::string out = "<div class=\"wide-table\"><table id=\"results\">\n<thead><tr>";
   for (const Column* c : columns)
     out += fmt::format("<th{}>{}{}</th>", c->style.kind == Style::text ? " class=\"text\"" : "",
                        markup_escape(header_for_people(*c, r.pricing_currency, money.second)), c->ci_key.empty() ? "" : "<br><small>95% CI</small>");
@@ -170,7 +172,7 @@ std::string results_table(const RunReport& r) {
     }
     out += "</tr>\n";
   }
-  return out + "</tbody>\n</table>\n";
+  return out + "</tbody>\n</table></div>\n";
 }
 
 constexpr double kWidth = 940, kLabel = 190, kRight = 90, kRow = 30;

@@ -92,7 +92,36 @@ struct CpuSample {
     s.wall_ms = steady_clock().now_ms();
     return s;
   }
+  /// Adds what changed from `start` to `end` (the load average is taken from `end`).
+  void add_span(const CpuSample& start, const CpuSample& end) {
+    trainer_s += end.trainer_s - start.trainer_s;
+    loader_s += end.loader_s - start.loader_s;
+    data_processes_s += end.data_processes_s - start.data_processes_s;
+    host_busy_s += end.host_busy_s - start.host_busy_s;
+    wall_ms += end.wall_ms - start.wall_ms;
+    load_average = end.load_average;
+  }
 };
+
+/// Taking turns, the CPU figures span this configuration's own rounds only: the others' turns
+/// are neither its wall time nor a neighbour. `turns` is wrapped so each round is sampled; the
+/// spans add up in `own` (zeros but for the load average at the first round).
+TurnTaking sampled_turns(TurnTaking& turns, const std::vector<int>& data_pids, CpuSample& own_before, CpuSample& own) {
+  auto round_start = std::make_shared<CpuSample>();
+  TurnTaking sampled;
+  sampled.ready = turns.ready;
+  sampled.next = [&turns, &data_pids, &own_before, round_start, first = true](std::string& why) mutable {
+    std::optional<int64_t> steps = turns.next(why);
+    *round_start = CpuSample::now(data_pids);
+    if (first) own_before = CpuSample{0, 0, 0, 0, round_start->load_average, 0}, first = false;
+    return steps;
+  };
+  sampled.done = [&turns, &data_pids, &own, round_start](const std::vector<double>& round_ms) {
+    own.add_span(*round_start, CpuSample::now(data_pids));
+    turns.done(round_ms);
+  };
+  return sampled;
+}
 
 /// The verdict from two samples around the steps. Busy fractions are of the CPUs each side can
 /// use: the trainer's CPU set; the data side's preprocessing threads or processes, at most as
@@ -416,16 +445,19 @@ void measure_into(Result& r, const Config& config, const PlanItem& item, const W
   std::optional<GpuSampler> gpu_sampler;
   if (p.device->name() != "cpu") gpu_sampler.emplace(200, p.smi_id);
   const std::vector<int> data_pids = p.group ? p.group->pids() : std::vector<int>{};
-  const CpuSample cpu_before = CpuSample::now(data_pids);
-  // Taking turns, the batches a paused configuration's loader prepared meanwhile (up to its
-  // prefetch queue) are consumed un-timed, and one more step settles its caches.
-  Measurement m = options.turns ? measure_in_turns(p.trained(), *p.data, config.measure,
-                                                   item.configuration->execution.data.prefetch_batches + 1, *options.turns,
-                                                   stop_requested, steady_clock(), *p.device)
-                                : measure(p.trained(), *p.data, config.measure, stop_requested, steady_clock(),
-                                          progress ? ProgressCallback(std::ref(*progress)) : ProgressCallback(), *p.device,
-                                          rank ? &p.agreement : nullptr);
-  const CpuSample cpu_after = CpuSample::now(data_pids);
+  CpuSample cpu_before = CpuSample::now(data_pids), cpu_after;
+  Measurement m;
+  if (options.turns) {
+    // Taking turns, the batches a paused configuration's loader prepared meanwhile (up to its
+    // prefetch queue) are consumed un-timed, and one more step settles its caches.
+    TurnTaking sampled = sampled_turns(*options.turns, data_pids, cpu_before, cpu_after);
+    m = measure_in_turns(p.trained(), *p.data, config.measure, item.configuration->execution.data.prefetch_batches + 1,
+                         sampled, stop_requested, steady_clock(), *p.device);
+  } else {
+    m = measure(p.trained(), *p.data, config.measure, stop_requested, steady_clock(),
+                progress ? ProgressCallback(std::ref(*progress)) : ProgressCallback(), *p.device, rank ? &p.agreement : nullptr);
+    cpu_after = CpuSample::now(data_pids);
+  }
   if (gpu_sampler) r.execution->gpu = gpu_sampler->finish();
   progress.reset();
   if (rank) merge_ranks(r, m, *p.process_group, *p.parallel, *rank, p.cpus, *item.configuration->execution.distributed);

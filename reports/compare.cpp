@@ -8,9 +8,6 @@
 #include <stdexcept>
 #include <tuple>
 
-#include <boost/math/distributions/chi_squared.hpp>
-#include <boost/math/distributions/students_t.hpp>
-
 #include "bench/core/input_error.h"
 #include "bench/stats/intervals.h"
 #include "bench/stats/compare_stats.h"
@@ -60,7 +57,7 @@ PairFigures figures_of(const Result& r) {
   f.reason = r.reason;
   f.measured = r.measured;
   f.n = r.measurement ? r.measurement->step_ms.size() : 0;
-  if (r.step) f.median_ms = r.step->median_ms;
+  if (r.step) f.median_ms = r.step->median_ms, f.mean_ms = r.step->mean_ms;
   if (r.cost) f.usd_per_hour = r.cost->usd_per_hour, f.usd_per_step = r.cost->usd_per_step;
   return f;
 }
@@ -78,40 +75,45 @@ std::string host_fact(const json& host, const std::vector<std::string>& path) {
 
 std::string signed_pct(double v, int digits = 1) { return fmt::format("{:+.{}f} %", v, digits); }
 
-/// Gives the verdict and its reasons once the figures are in.
+/// How a tested pair was tested, for its reasons.
+std::string test_phrase(const PairComparison& p, const CompareOptions& o) {
+  const std::string q = fmt::format("q = {:.3g} {} alpha {:g}", *p.q_value, p.significant ? "<=" : ">", o.alpha);
+  if (p.compared_by == "runs")
+    return fmt::format("{}; the candidate run against {} baseline runs (prediction interval, t with {:g} dof)", q,
+                       p.baseline_runs, *p.dof);
+  return fmt::format("{}; Welch t on the log ratio of the two means ({:.0f} dof)", q, *p.dof);
+}
+
+/// Gives the verdict and its reasons once the figures are in (an undecided pair has them already).
 void judge(PairComparison& p, const CompareOptions& o) {
-  const bool by_samples = p.compared_by == "samples";
+  if (p.verdict == Verdict::undecided) return;
+  const bool tested = p.compared_by != "threshold";
   const double change = *p.change_pct;
   const std::optional<double> time_part = p.cost_time_part_pct;
   const bool slower = change > o.max_slowdown_pct;
   const bool costlier = time_part && *time_part > o.max_cost_increase_pct;
   const bool faster = change < -o.max_slowdown_pct;
   const bool cheaper = time_part && *time_part < -o.max_cost_increase_pct;
-  const bool evidence = by_samples ? p.significant : true;
-  std::string sig =
-      by_samples ? fmt::format("q = {:.3g} {} alpha {:g}", *p.q_value, p.significant ? "<=" : ">", o.alpha)
-                 : "compared by threshold alone (a side has no step-time samples)";
-  if (p.p_value_run_to_run)
-    sig += fmt::format("; U test p = {:.3g}, run-to-run test p = {:.3g} over {} baseline runs", *p.p_value_u_test,
-                       *p.p_value_run_to_run, p.baseline_runs);
+  const bool evidence = tested ? p.significant : true;
+  const std::string how =
+      tested ? test_phrase(p, o) : "compared by threshold alone (a side has no step-time samples)";
   if (evidence && (slower || costlier)) {
     p.verdict = Verdict::regressed;
-    if (slower) p.reasons.push_back(fmt::format("step time {} > {:g} % allowed", signed_pct(change), o.max_slowdown_pct));
+    if (slower) p.reasons.push_back(fmt::format("mean step time {} > {:g} % allowed", signed_pct(change), o.max_slowdown_pct));
     if (costlier)
       p.reasons.push_back(fmt::format("USD per step {} from step time > {:g} % allowed", signed_pct(*time_part),
                                       o.max_cost_increase_pct));
-    p.reasons.push_back(sig);
+    p.reasons.push_back(how);
   } else if (evidence && (faster || cheaper)) {
     p.verdict = Verdict::improved;
-    p.reasons.push_back(fmt::format("step time {}", signed_pct(change)));
-    p.reasons.push_back(sig);
+    p.reasons.push_back(fmt::format("mean step time {}", signed_pct(change)));
+    p.reasons.push_back(how);
   } else {
     p.verdict = Verdict::unchanged;
-    if (by_samples && !p.significant)
-      p.reasons.push_back(fmt::format("not significant after Benjamini–Hochberg ({})", sig));
+    if (tested && !p.significant)
+      p.reasons.push_back(fmt::format("not significant after Benjamini–Hochberg ({})", how));
     else
-      p.reasons.push_back(fmt::format("step time {} within {:g} %{}", signed_pct(change), o.max_slowdown_pct,
-                                      by_samples ? "" : " (" + sig + ")"));
+      p.reasons.push_back(fmt::format("mean step time {} within {:g} % ({})", signed_pct(change), o.max_slowdown_pct, how));
   }
   if (p.price_moved && p.cost_price_part_pct)
     p.reasons.push_back(fmt::format("price moved: USD/h {:.6g} -> {:.6g}, USD per step {} from price "
@@ -120,51 +122,35 @@ void judge(PairComparison& p, const CompareOptions& o) {
                                     signed_pct(*p.cost_price_part_pct)));
 }
 
-/// Run-to-run spread of a pooled baseline, on log median step times. Each pair with k >= 2
-/// runs gives a variance estimate s^2 / (median of chi^2(k-1) / (k-1)); the spread is the median
-/// of these over the pairs, so one disturbed night on a few pairs (a busy shared host) does not
-/// blind the test for all of them. Its t reference gets half the nominal degrees of freedom
-/// sum (k - 1): simulated under the null (8 pairs x 3 runs) that keeps P(p < 0.05) at 3.7 %
-/// where the full count gives 5.2 %.
-struct RunSpread {
-  double variance = 0;
-  size_t nominal_dof = 0, dof = 0;
-};
-
-RunSpread run_spread(const std::vector<std::vector<double>>& run_medians) {
-  std::vector<double> estimates;
-  size_t nominal = 0;
-  for (const auto& medians : run_medians) {
-    const size_t k = medians.size();
-    if (k < 2) continue;
-    double mean = 0;
-    for (double m : medians) mean += std::log(m);
-    mean /= static_cast<double>(k);
-    double ss = 0;
-    for (double m : medians) ss += (std::log(m) - mean) * (std::log(m) - mean);
-    const double d = static_cast<double>(k - 1);
-    const double chi2_median = boost::math::quantile(boost::math::chi_squared(d), 0.5);
-    estimates.push_back(ss / d / (chi2_median / d));
-    nominal += k - 1;
+/// Tests a pair whose two sides are ok and measured: against the baseline's runs when it pools
+/// several, else one run against the other. Undecided, saying why, when no test can be made.
+void test_pair(PairComparison& p, const Result& b, const Result& c, const std::vector<double>* baseline_run_means) {
+  std::optional<MeanChange> change;
+  if (baseline_run_means) {
+    p.compared_by = "runs";
+    p.baseline_runs = baseline_run_means->size();
+    change = run_to_run_change(*baseline_run_means, c.step->mean_ms);
+    if (!change)
+      p.reasons.push_back(fmt::format("undecided: {} baseline run(s) of this pair; a test against earlier runs needs "
+                                      "at least {} (their spread is what an ordinary run varies by)",
+                                      p.baseline_runs, kMinBaselineRuns));
+  } else {
+    p.compared_by = "samples";
+    change = welch_mean_change(b.measurement->step_ms, c.measurement->step_ms);
+    if (!change)
+      p.reasons.push_back(fmt::format("undecided: {} and {} measured steps; the mean's error needs at least {} a side, "
+                                      "with spread",
+                                      p.baseline->n, p.candidate->n, kMinCiSteps));
   }
-  if (estimates.empty()) return {};
-  return {median(estimates), nominal, std::max<size_t>(1, nominal / 2)};
-}
-
-/// Two-sided p-value of the candidate's median against a pair's baseline run medians, on logs:
-/// a prediction-interval t test with the pooled spread, t = (c - mean) / (s sqrt(1 + 1/k)).
-/// It carries the run-to-run drift (a machine that is slower tonight) the U test cannot see.
-double run_to_run_p_value(const std::vector<double>& baseline_medians, double candidate_median, const RunSpread& spread) {
-  const double k = static_cast<double>(baseline_medians.size());
-  double mean = 0;
-  for (double m : baseline_medians) mean += std::log(m);
-  mean /= k;
-  const double diff = std::log(candidate_median) - mean;
-  const double sd = std::sqrt(spread.variance);
-  if (sd == 0) return diff == 0 ? 1.0 : 0.0;
-  const double t = std::fabs(diff) / (sd * std::sqrt(1 + 1 / k));
-  const boost::math::students_t dist(static_cast<double>(spread.dof));
-  return std::min(1.0, 2 * boost::math::cdf(boost::math::complement(dist, t)));
+  if (!change) {
+    p.verdict = Verdict::undecided;
+    p.change_pct = (c.step->mean_ms / b.step->mean_ms - 1) * 100;
+    return;
+  }
+  p.change_pct = change->estimate * 100;
+  p.change_pct_ci95 = std::array<double, 2>{change->ci[0] * 100, change->ci[1] * 100};
+  p.p_value = change->p_value;
+  p.dof = change->dof;
 }
 
 json or_null(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
@@ -176,6 +162,7 @@ json figures_json(const std::optional<PairFigures>& f) {
           {"measured", f->measured},
           {"n", f->n},
           {"median_ms", or_null(f->median_ms)},
+          {"mean_ms", or_null(f->mean_ms)},
           {"usd_per_hour", or_null(f->usd_per_hour)},
           {"usd_per_step", or_null(f->usd_per_step)}};
 }
@@ -203,6 +190,7 @@ std::string to_string(Verdict v) {
     case Verdict::regressed: return "regressed";
     case Verdict::improved: return "improved";
     case Verdict::unchanged: return "unchanged";
+    case Verdict::undecided: return "undecided";
     case Verdict::added: return "new";
     case Verdict::missing: return "missing";
     case Verdict::failed: return "failed";
@@ -278,7 +266,6 @@ CompareReport compare_runs(CompareSide baseline, CompareSide candidate, const Co
   for (const auto& c : cand_results)
     if (!base_index.count(key_of(c))) matched.emplace_back(nullptr, &c);
 
-  const RunSpread spread = run_spread(baseline.run_medians);
   std::vector<size_t> tested;  // indices into report.pairs of pairs compared by samples
   std::vector<double> p_values;
   for (const auto& [b, c] : matched) {
@@ -308,29 +295,17 @@ CompareReport compare_runs(CompareSide baseline, CompareSide candidate, const Co
                           (b->reason.empty() ? "" : ": " + b->reason) + ")");
     } else {
       // Both ok: the figures.
-      const double tb = b->step->median_ms, tc = c->step->median_ms;
-      p.median_change_pct = (tc / tb - 1) * 100;
+      p.median_change_pct = (c->step->median_ms / b->step->median_ms - 1) * 100;
       if (has_samples(*b) && has_samples(*c)) {
-        p.compared_by = "samples";
-        const RelativeChange hl = hodges_lehmann_log_ratio(b->measurement->step_ms, c->measurement->step_ms, 0.95);
-        p.change_pct = hl.estimate * 100;
-        p.change_pct_ci95 = std::array<double, 2>{hl.ci[0] * 100, hl.ci[1] * 100};
-        p.p_value_u_test = mann_whitney_u(b->measurement->step_ms, c->measurement->step_ms).p_value;
-        p.p_value = p.p_value_u_test;
         const size_t bi = static_cast<size_t>(b - base_results.data());
-        if (bi < baseline.run_medians.size()) {
-          const auto& medians = baseline.run_medians[bi];
-          p.baseline_runs = medians.size();
-          if (medians.size() >= 2 && spread.nominal_dof >= kMinRunToRunDof) {
-            p.p_value_run_to_run = run_to_run_p_value(medians, tc, spread);
-            p.p_value = std::max(*p.p_value_u_test, *p.p_value_run_to_run);
-          }
+        test_pair(p, *b, *c, bi < baseline.run_means.size() ? &baseline.run_means[bi] : nullptr);
+        if (p.p_value) {
+          tested.push_back(report.pairs.size());
+          p_values.push_back(*p.p_value);
         }
-        tested.push_back(report.pairs.size());
-        p_values.push_back(*p.p_value);
       } else {
         p.compared_by = "threshold";
-        p.change_pct = p.median_change_pct;
+        p.change_pct = (c->step->mean_ms / b->step->mean_ms - 1) * 100;
       }
       if (b->cost && c->cost && b->cost->usd_per_step > 0 && b->cost->usd_per_hour > 0) {
         const double total = (c->cost->usd_per_step / b->cost->usd_per_step - 1) * 100;
@@ -352,7 +327,11 @@ CompareReport compare_runs(CompareSide baseline, CompareSide candidate, const Co
     p.significant = q[i] <= o.alpha;
   }
   report.tested_pairs = tested.size();
-  report.run_to_run_dof = spread.nominal_dof >= kMinRunToRunDof ? spread.dof : 0;
+  if (baseline.run_means.empty() && !tested.empty())
+    report.notes.push_back(fmt::format("one run a side: the test sees the noise within each run, not how much a "
+                                       "whole run varies on this host; test against at least {} earlier runs "
+                                       "(--against-history, or several baseline files) for a nightly alarm",
+                                       kMinBaselineRuns));
   for (auto& p : report.pairs)
     if (!p.compared_by.empty()) judge(p, o);
 
@@ -401,13 +380,14 @@ CompareSide pool_runs(const std::vector<CompareSide>& runs,
         none.measurement.reset();
       }
       out.report.results.push_back(std::move(none));
-      out.run_medians.emplace_back();
+      out.run_means.emplace_back();
       continue;
     }
     Result pooled = *ok.back();
-    std::vector<double> medians;
+    std::vector<double> means, medians;
     bool all_samples = true;
     for (const Result* r : ok) {
+      means.push_back(r->step->mean_ms);
       medians.push_back(r->step->median_ms);
       all_samples = all_samples && r->measurement && !r->measurement->step_ms.empty();
     }
@@ -424,8 +404,7 @@ CompareSide pool_runs(const std::vector<CompareSide>& runs,
       pooled.spread = StepTimeSpread{s.mean, s.stdev, s.cv, s.p5, s.p95};
       pooled.measurement = m;
     } else {
-      const double med = median(medians);
-      pooled.step = StepTimeEstimate{med, std::nullopt, med, std::nullopt};
+      pooled.step = StepTimeEstimate{median(medians), std::nullopt, mean(means), std::nullopt};
       pooled.measurement.reset();
       pooled.spread.reset();
     }
@@ -441,7 +420,7 @@ CompareSide pool_runs(const std::vector<CompareSide>& runs,
       }
     }
     out.report.results.push_back(std::move(pooled));
-    out.run_medians.push_back(std::move(medians));
+    out.run_means.push_back(std::move(means));
   }
   return out;
 }
@@ -463,8 +442,7 @@ json compare_to_json(const CompareReport& r) {
                      {"change_pct_ci95", ci ? json::array({(*ci)[0], (*ci)[1]}) : json(nullptr)},
                      {"median_change_pct", or_null(p.median_change_pct)},
                      {"p_value", or_null(p.p_value)},
-                     {"p_value_u_test", or_null(p.p_value_u_test)},
-                     {"p_value_run_to_run", or_null(p.p_value_run_to_run)},
+                     {"dof", or_null(p.dof)},
                      {"baseline_runs", p.baseline_runs},
                      {"q_value", or_null(p.q_value)},
                      {"significant", p.significant},
@@ -479,19 +457,18 @@ json compare_to_json(const CompareReport& r) {
     warnings.push_back({{"field", w.field}, {"baseline", w.baseline}, {"candidate", w.candidate},
                         {"message", w.message()}});
   json summary = {{"pairs", r.pairs.size()}, {"tested_pairs", r.tested_pairs}, {"exit_code", r.exit_code()},
-                  {"run_to_run_dof", r.run_to_run_dof}};
-  for (Verdict v : {Verdict::regressed, Verdict::improved, Verdict::unchanged, Verdict::added, Verdict::missing,
-                    Verdict::failed})
+                  {"min_baseline_runs", kMinBaselineRuns}};
+  for (Verdict v : {Verdict::regressed, Verdict::improved, Verdict::unchanged, Verdict::undecided, Verdict::added,
+                    Verdict::missing, Verdict::failed})
     summary[to_string(v)] = r.count(v);
   return {{"schema_version", kCompareSchemaVersion},
           {"kind", "pperf-compare"},
           {"options", {{"alpha", r.options.alpha},
                        {"max_slowdown_pct", r.options.max_slowdown_pct},
                        {"max_cost_increase_pct", r.options.max_cost_increase_pct}}},
-          {"methods", {{"change", "hodges_lehmann_log_ratio"},
-                       {"change_ci", "95 % distribution-free CI of the Hodges–Lehmann shift of log step times"},
-                       {"test", "mann_whitney_u_two_sided"},
-                       {"run_to_run_test", "prediction-interval t test of the candidate median against the pair's baseline run medians (log), spread: median over the pairs of their variance estimates; p_value = max of both"},
+          {"methods", {{"change", "relative change of the mean step time"},
+                       {"test_one_run", "Welch t on the log ratio of means, standard errors from batch means"},
+                       {"test_runs", "prediction interval of one more run from the baseline runs' log means, t with k - 1 dof"},
                        {"correction", "benjamini_hochberg"}}},
           {"currency", r.currency},
           {"baseline", side_json(r.baseline)},

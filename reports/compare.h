@@ -2,7 +2,7 @@
 // Comparing two runs (a baseline and a candidate): match results by (workload, preset,
 // batch_size, configuration), test each pair on its step-time samples, control the false
 // discovery rate across pairs, split the cost change into its time and price parts, and give
-// each pair a verdict. Pure functions over bench/core's record; writers for the comparison
+// each pair a verdict (docs/compare.md). Pure functions over bench/core's record; writers for the comparison
 // (console, Markdown, JUnit XML, JSON) are in reports/compare_writers.h.
 #include <nlohmann/json.hpp>
 
@@ -16,12 +16,7 @@
 
 namespace pperf {
 
-constexpr int kCompareSchemaVersion = 1;
-
-/// A pooled baseline adds a run-to-run test to the pairs it has >= 2 runs of once the pairs'
-/// run medians give at least this many (nominal) degrees of freedom sum (k - 1) for their spread
-/// (e.g. 3 pairs x 3 runs, or 6 pairs x 2); with less history the U test decides alone.
-constexpr size_t kMinRunToRunDof = 6;
+constexpr int kCompareSchemaVersion = 2;
 
 struct CompareOptions {
   double alpha = 0.05;                ///< false discovery rate across the pairs (BH q <= alpha)
@@ -29,8 +24,8 @@ struct CompareOptions {
   double max_cost_increase_pct = 5;   ///< the same for the time part of the USD-per-step change
 };
 
-enum class Verdict { regressed, improved, unchanged, added, missing, failed };
-/// "regressed", "improved", "unchanged", "new", "missing", "failed".
+enum class Verdict { regressed, improved, unchanged, undecided, added, missing, failed };
+/// "regressed", "improved", "unchanged", "undecided", "new", "missing", "failed".
 std::string to_string(Verdict verdict);
 /// True for the verdicts that make `pperf compare` exit 1.
 bool is_alarm(Verdict verdict);
@@ -48,14 +43,16 @@ struct CompareSide {
   std::vector<Run> runs;
   /// A free sentence shown under the heading, e.g. "last 5 of 9 runs in results/history.sqlite".
   std::string description;
-  /// For a pooled baseline: per result (parallel to report.results), the median step time of
-  /// each run pooled into it. Empty for a file. See kMinRunToRunDof.
-  std::vector<std::vector<double>> run_medians;
+  /// For a pooled baseline: per result (parallel to report.results), the mean step time of
+  /// each run pooled into it, oldest first: the clusters run_to_run_change tests against.
+  /// Empty for a single file.
+  std::vector<std::vector<double>> run_means;
 };
 
 /// A baseline pooled from several runs (oldest first) of one config: per pair, the samples of
-/// every run whose result is ok and `keep(result, run index)` says so, concatenated; median and
-/// its CI recomputed from the pool; priced at the newest run's USD/h. The header (host, config,
+/// every run whose result is ok and `keep(result, run index)` says so, concatenated; its figures
+/// recomputed from the pool (for display: the test uses each run's mean, run_means); priced at
+/// the newest run's USD/h. The header (host, config,
 /// pricing) is the newest run's. Pairs without samples pool the median of the runs' medians.
 CompareSide pool_runs(const std::vector<CompareSide>& runs,
                       const std::function<bool(const Result&, size_t run_index)>& keep = nullptr);
@@ -66,28 +63,28 @@ struct PairFigures {
   std::string reason;
   bool measured = false;
   size_t n = 0;  // samples
-  std::optional<double> median_ms, usd_per_hour, usd_per_step;
+  std::optional<double> median_ms, mean_ms, usd_per_hour, usd_per_step;
 };
 
 struct PairComparison {
   std::string workload, preset, configuration;
   int64_t batch_size = 0;
   Verdict verdict = Verdict::unchanged;
-  /// "samples" (rank test + Hodges–Lehmann), "threshold" (a side has no samples: medians and
-  /// thresholds alone), or "" when nothing could be compared (new, missing, failed).
+  /// "samples" (one run a side: welch_mean_change), "runs" (a pooled baseline: the candidate
+  /// against each baseline run's mean, run_to_run_change), "threshold" (a side has no samples:
+  /// means and thresholds alone), or "" when nothing could be compared (new, missing, failed).
   std::string compared_by;
   std::vector<std::string> reasons;  // why this verdict, one sentence each
   std::optional<PairFigures> baseline, candidate;
-  /// Relative change of the median step time, %: the Hodges–Lehmann estimate on log times
-  /// (samples) or the ratio of the two medians (threshold). Positive = slower.
+  /// Relative change of the mean step time (what the bill follows), %: the test's estimate
+  /// (samples, runs) or the ratio of the two means (threshold). Positive = slower.
   std::optional<double> change_pct;
-  std::optional<std::array<double, 2>> change_pct_ci95;  // samples only
+  std::optional<std::array<double, 2>> change_pct_ci95;  // tested pairs only
   std::optional<double> median_change_pct;                // plain ratio of the medians, - 1
-  /// p_value is the one Benjamini–Hochberg uses: the U test's, or with a pooled baseline (see
-  /// kMinRunToRunDof) the larger of the U test's and the run-to-run test's (both must reject).
-  std::optional<double> p_value, q_value;                 // samples only
-  std::optional<double> p_value_u_test, p_value_run_to_run;
-  size_t baseline_runs = 0;                               // runs pooled into the baseline figure
+  /// The test's two-sided p-value (Benjamini–Hochberg runs on these), q-value and the degrees
+  /// of freedom of its t. Absent when undecided.
+  std::optional<double> p_value, q_value, dof;
+  size_t baseline_runs = 0;                               // runs pooled into the baseline (0: one file)
   bool significant = false;                               // q <= alpha
   /// USD per step: total change and its split (time part at the baseline price, price part at
   /// the candidate's time: time + price = total), all in % of the baseline's USD per step.
@@ -111,7 +108,6 @@ struct CompareReport {
   std::vector<PairComparison> pairs;
   std::string currency = "USD";
   size_t tested_pairs = 0;  // pairs in the Benjamini–Hochberg family
-  size_t run_to_run_dof = 0;  // degrees of freedom of the run-to-run test's t (0: no such test)
   size_t count(Verdict verdict) const;
   /// 1 when a pair regressed, is missing or failed in the candidate; else 0.
   int exit_code() const;
@@ -121,7 +117,9 @@ struct CompareReport {
 /// config name and price table (name, retrieval date, currency) between two runs.
 std::vector<ProvenanceWarning> provenance_differences(const RunReport& baseline, const RunReport& candidate);
 
-/// Compares. Throws InputError (naming side.file and the JSON pointer) for a duplicate pair in
+/// Compares. A pair whose sides have samples is tested (one run a side: welch_mean_change; a
+/// pooled baseline: run_to_run_change) or, when the test cannot be made (too few steps or runs),
+/// `undecided` saying why. Throws InputError (naming side.file and the JSON pointer) for a duplicate pair in
 /// one side or a step-time sample that is not a finite number > 0; throws std::invalid_argument
 /// for options out of range (alpha in (0, 1), thresholds >= 0).
 CompareReport compare_runs(CompareSide baseline, CompareSide candidate, const CompareOptions& options);

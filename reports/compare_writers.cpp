@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "bench/stats/compare_stats.h"
 #include "reports/markup.h"
 
 namespace pperf {
@@ -18,9 +19,10 @@ int severity(Verdict v) {
     case Verdict::missing: return 2;
     case Verdict::improved: return 3;
     case Verdict::added: return 4;
-    case Verdict::unchanged: return 5;
+    case Verdict::undecided: return 5;
+    case Verdict::unchanged: return 6;
   }
-  return 6;
+  return 7;
 }
 
 std::string opt(const std::optional<double>& v, const char* format) {
@@ -39,9 +41,9 @@ std::string ci_text(const std::optional<std::array<double, 2>>& ci) {
   return ci ? fmt::format("[{:+.1f}, {:+.1f}]", (*ci)[0], (*ci)[1]) : "";
 }
 
-std::string median_text(const PairComparison& p) {
+std::string mean_text(const PairComparison& p) {
   auto side = [](const std::optional<PairFigures>& f) {
-    return f && f->median_ms ? fmt::format("{:.4g}", *f->median_ms) : std::string("-");
+    return f && f->mean_ms ? fmt::format("{:.4g}", *f->mean_ms) : std::string("-");
   };
   return side(p.baseline) + " -> " + side(p.candidate);
 }
@@ -67,19 +69,15 @@ std::string q_text(const PairComparison& p) {
 
 std::string method_sentence(const CompareReport& r) {
   return fmt::format(
-      "Change: Hodges–Lehmann estimate of the relative change of the median on log step times, with its 95 % "
-      "CI; p: two-sided Mann–Whitney U; q: Benjamini–Hochberg over the {} pair(s) with samples. A pair "
-      "regresses when q <= {:g} and its step time rises more than {:g} % or its USD per step rises more than "
-      "{:g} % through step time; a price change alone never regresses. Pairs without samples are compared by "
-      "the thresholds alone.",
-      r.tested_pairs, r.options.alpha, r.options.max_slowdown_pct, r.options.max_cost_increase_pct);
+      "Change: of the mean step time (what the bill follows), with its 95 % interval; against one run, Welch's t "
+      "on the log ratio of the means (standard errors from batch means); against several baseline runs, the "
+      "prediction interval of one more run (at least {} runs); q: Benjamini–Hochberg over the {} tested "
+      "pair(s). A pair regresses when q <= {:g} and its mean step time rises more than {:g} % or its USD per "
+      "step rises more than {:g} % through step time; a price change alone never regresses. Pairs without "
+      "samples are compared by the thresholds alone; pairs too short to test are undecided.",
+      kMinBaselineRuns, r.tested_pairs, r.options.alpha, r.options.max_slowdown_pct, r.options.max_cost_increase_pct);
 }
 
-std::string summary_sentence(const CompareReport& r) {
-  return fmt::format("{} pair(s): {} regressed, {} improved, {} unchanged, {} new, {} missing, {} failed", r.pairs.size(),
-                     r.count(Verdict::regressed), r.count(Verdict::improved), r.count(Verdict::unchanged),
-                     r.count(Verdict::added), r.count(Verdict::missing), r.count(Verdict::failed));
-}
 
 
 
@@ -91,11 +89,19 @@ std::string verdict_badge(Verdict v) {
     case Verdict::improved: return "🟢 improved";
     case Verdict::added: return "🆕 new";
     case Verdict::unchanged: return "⚪ unchanged";
+    case Verdict::undecided: return "🟡 undecided";
   }
   return "";
 }
 
 }  // namespace
+
+std::string compare_summary_sentence(const CompareReport& r) {
+  return fmt::format("{} pair(s): {} regressed, {} improved, {} unchanged, {} undecided, {} new, {} missing, {} failed",
+                     r.pairs.size(), r.count(Verdict::regressed), r.count(Verdict::improved),
+                     r.count(Verdict::unchanged), r.count(Verdict::undecided), r.count(Verdict::added),
+                     r.count(Verdict::missing), r.count(Verdict::failed));
+}
 
 std::vector<const PairComparison*> pairs_by_severity(const CompareReport& report) {
   std::vector<const PairComparison*> out;
@@ -112,16 +118,14 @@ std::string pair_workload_label(const PairComparison& p) {
 std::string pair_figures_line(const PairComparison& p, const std::string& currency) {
   std::vector<std::string> parts;
   if (p.change_pct) {
-    std::string s = fmt::format("step time {:+.2f} %", *p.change_pct);
+    std::string s = fmt::format("mean step time {:+.2f} %", *p.change_pct);
     if (p.change_pct_ci95) s += fmt::format(" [95 % CI {:+.2f}, {:+.2f}]", (*p.change_pct_ci95)[0], (*p.change_pct_ci95)[1]);
-    s += " (median " + median_text(p) + " ms";
+    s += " (mean " + mean_text(p) + " ms";
     if (p.baseline && p.candidate) s += fmt::format(", n {} vs {}", p.baseline->n, p.candidate->n);
     s += ")";
     parts.push_back(s);
   }
   if (p.p_value) parts.push_back(fmt::format("p = {:.3g}, q = {:.3g}", *p.p_value, *p.q_value));
-  if (p.p_value_run_to_run)
-    parts.push_back(fmt::format("run-to-run p = {:.3g} over {} baseline runs", *p.p_value_run_to_run, p.baseline_runs));
   if (p.compared_by == "threshold") parts.push_back("by threshold alone (no samples)");
   if (p.cost_change_pct)
     parts.push_back(fmt::format("{} per 100 steps {} ({:+.2f} %: time {:+.2f} %, price {:+.2f} %)", currency,
@@ -137,11 +141,11 @@ std::string compare_console(const CompareReport& r) {
   out += "  candidate: " + side_line(r.candidate) + "\n";
   for (const auto& w : r.warnings) out += "warning: " + w.message() + "\n";
   for (const auto& n : r.notes) out += "note: " + n + "\n";
-  const std::vector<std::string> header = {"verdict", "workload", "configuration", "median ms", "change %",
+  const std::vector<std::string> header = {"verdict", "workload", "configuration", "mean ms", "change %",
                                            "95% CI %", "q", r.currency + "/100 steps", "cost change % (time, price)"};
   std::vector<std::vector<std::string>> rows;
   for (const auto& p : r.pairs)
-    rows.push_back({to_string(p.verdict), pair_workload_label(p), p.configuration, median_text(p),
+    rows.push_back({to_string(p.verdict), pair_workload_label(p), p.configuration, mean_text(p),
                     opt(p.change_pct, "{:+.1f}"), ci_text(p.change_pct_ci95), q_text(p), money_text(p),
                     cost_change_text(p)});
   std::vector<size_t> width(header.size());
@@ -157,12 +161,13 @@ std::string compare_console(const CompareReport& r) {
   out += line(header);
   for (const auto& row : rows) out += line(row);
   for (const auto* p : pairs_by_severity(r)) {
-    if (!is_alarm(p->verdict) && p->verdict != Verdict::added && !p->price_moved) continue;
+    if (!is_alarm(p->verdict) && p->verdict != Verdict::added && p->verdict != Verdict::undecided && !p->price_moved)
+      continue;
     out += fmt::format("{} {} {}: ", to_string(p->verdict), pair_workload_label(*p), p->configuration);
     for (size_t i = 0; i < p->reasons.size(); ++i) out += (i ? "; " : "") + p->reasons[i];
     out += "\n";
   }
-  out += summary_sentence(r) + ".\n";
+  out += compare_summary_sentence(r) + ".\n";
   return out;
 }
 
@@ -170,7 +175,7 @@ std::string compare_markdown(const CompareReport& r) {
   std::string out = fmt::format("## pperf compare: {}\n\n", markdown_escape(r.candidate.report.config_name));
   const size_t alarms = r.count(Verdict::regressed) + r.count(Verdict::missing) + r.count(Verdict::failed);
   out += fmt::format("**{}** — {}.\n\n", alarms ? "🔴 " + std::to_string(alarms) + " alarm(s)" : std::string("🟢 no regression"),
-                     summary_sentence(r));
+                     compare_summary_sentence(r));
   out += "| | source | config | git | started |\n|---|---|---|---|---|\n";
   for (const auto* s : {&r.baseline, &r.candidate})
     out += fmt::format("| {} | `{}`{} | {} | `{}` | {} |\n", s == &r.baseline ? "baseline" : "candidate", s->file,
@@ -183,18 +188,18 @@ std::string compare_markdown(const CompareReport& r) {
     out += "\n";
   }
   for (const auto& n : r.notes) out += "> " + markdown_escape(n) + "\n\n";
-  out += fmt::format("| verdict | workload | configuration | median ms | change % | 95 % CI % | q | {}/100 steps | cost change % (time, price) |\n",
+  out += fmt::format("| verdict | workload | configuration | mean ms | change % | 95 % CI % | q | {}/100 steps | cost change % (time, price) |\n",
                      markdown_escape(r.currency));
   out += "|---|---|---|---:|---:|---:|---:|---:|---|\n";
   for (const auto* p : pairs_by_severity(r))
     out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", verdict_badge(p->verdict),
-                       markdown_escape(pair_workload_label(*p)), markdown_escape(p->configuration), median_text(*p),
+                       markdown_escape(pair_workload_label(*p)), markdown_escape(p->configuration), mean_text(*p),
                        opt(p->change_pct, "{:+.1f}"), ci_text(p->change_pct_ci95), q_text(*p), money_text(*p),
                        cost_change_text(*p));
   out += "\n";
   bool any_detail = false;
   for (const auto* p : pairs_by_severity(r)) {
-    if (!is_alarm(p->verdict) && !p->price_moved) continue;
+    if (!is_alarm(p->verdict) && p->verdict != Verdict::undecided && !p->price_moved) continue;
     if (!any_detail) out += "**Details**\n\n", any_detail = true;
     out += fmt::format("- **{} {} {}**: ", to_string(p->verdict), markdown_escape(pair_workload_label(*p)), markdown_escape(p->configuration));
     for (size_t i = 0; i < p->reasons.size(); ++i) out += (i ? "; " : "") + markdown_escape(p->reasons[i]);
@@ -220,7 +225,7 @@ std::string compare_junit(const CompareReport& r) {
     out += fmt::format("      <property name=\"warning\" value=\"{}\"/>\n", markup_escape(w.message()));
   out += "    </properties>\n";
   for (const auto& p : r.pairs) {
-    const double seconds = p.candidate && p.candidate->median_ms ? *p.candidate->median_ms / 1000 : 0;
+    const double seconds = p.candidate && p.candidate->mean_ms ? *p.candidate->mean_ms / 1000 : 0;
     out += fmt::format("    <testcase classname=\"pperf.{}\" name=\"{}\" time=\"{:.6f}\">\n",
                        markup_escape(pair_workload_label(p)), markup_escape(p.configuration), seconds);
     std::string reasons;

@@ -14,11 +14,14 @@ std::string compare_console(const CompareReport& report);
 std::string compare_markdown(const CompareReport& report);
 std::string compare_junit(const CompareReport& report);
 
-/// Pairs in the order reports list them: regressed, failed, missing, improved, new, unchanged
+/// "N pair(s): a regressed, b improved, ..." with every verdict's count.
+std::string compare_summary_sentence(const CompareReport& report);
+
+/// Pairs in the order reports list them: regressed, failed, missing, improved, new, undecided, unchanged
 /// (stable within a verdict).
 std::vector<const PairComparison*> pairs_by_severity(const CompareReport& report);
 
-/// One line with a pair's figures: "step time +12.3 % [95 % CI +10.1, +14.0], q = 0.001; ...".
+/// One line with a pair's figures: "mean step time +12.3 % [95 % CI +10.1, +14.0], q = 0.001; ...".
 std::string pair_figures_line(const PairComparison& pair, const std::string& currency);
 
 /// "workload/preset/batch" (the pair's name without its configuration).

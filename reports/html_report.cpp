@@ -73,6 +73,7 @@ td.failed { color: var(--bad); text-align: left; white-space: normal; }
 .warning { background: #fff7e6; border-left: 4px solid var(--warn); padding: 6px 10px; margin: 8px 0; }
 .verdict-regressed, .verdict-failed, .verdict-missing { color: var(--bad); font-weight: 600; }
 .verdict-improved { color: var(--good); font-weight: 600; }
+.verdict-undecided { color: var(--warn); font-weight: 600; }
 svg { display: block; margin: 4px 0 10px; font: 11px system-ui, "DejaVu Sans", sans-serif; }
 svg .axis { stroke: #9aa3b2; stroke-width: 1; } svg .grid { stroke: #eceff4; stroke-width: 1; }
 svg text { fill: var(--ink); } svg text.muted { fill: var(--muted); }
@@ -482,11 +483,9 @@ std::string compare_report_html(const CompareReport& r) {
   std::string out = page_start("pperf compare: " + r.candidate.report.config_name);
   const size_t alarms = r.count(Verdict::regressed) + r.count(Verdict::missing) + r.count(Verdict::failed);
   out += "<h1>pperf compare: " + markup_escape(r.candidate.report.config_name) + "</h1>\n";
-  out += fmt::format("<p class=\"subtitle\"><span class=\"{}\">{}</span> — {} pair(s): {} regressed, {} improved, {} unchanged, "
-                     "{} new, {} missing, {} failed.</p>\n",
+  out += fmt::format("<p class=\"subtitle\"><span class=\"{}\">{}</span> — {}.</p>\n",
                      alarms ? "verdict-regressed" : "verdict-improved", alarms ? fmt::format("{} alarm(s)", alarms) : "no regression",
-                     r.pairs.size(), r.count(Verdict::regressed), r.count(Verdict::improved), r.count(Verdict::unchanged),
-                     r.count(Verdict::added), r.count(Verdict::missing), r.count(Verdict::failed));
+                     markup_escape(compare_summary_sentence(r)));
   out += "<dl class=\"prov\" id=\"provenance\">\n";
   for (const auto* s : {&r.baseline, &r.candidate}) {
     const std::string which = s == &r.baseline ? "baseline" : "candidate";
@@ -497,12 +496,12 @@ std::string compare_report_html(const CompareReport& r) {
   out += "</dl>\n";
   for (const auto& w : r.warnings) out += "<p class=\"warning\">Not like for like: " + markup_escape(w.message()) + "</p>\n";
   for (const auto& n : r.notes) out += "<p class=\"note\">" + markup_escape(n) + "</p>\n";
-  out += "<h2>Pairs</h2>\n<table id=\"pairs\"><thead><tr><th>verdict</th><th>workload</th><th>configuration</th><th>median ms</th>"
+  out += "<h2>Pairs</h2>\n<table id=\"pairs\"><thead><tr><th>verdict</th><th>workload</th><th>configuration</th><th>mean ms</th>"
          "<th>change %</th><th>95% CI</th><th>q</th><th>" + markup_escape(r.currency) + "/100 steps</th><th>cost change % (time, price)</th></tr></thead><tbody>\n";
   for (const auto* p : pairs_by_severity(r)) {
     auto fig = [](const std::optional<PairFigures>& f, bool money) {
       if (!f) return std::string("-");
-      const auto& v = money ? f->usd_per_step : f->median_ms;
+      const auto& v = money ? f->usd_per_step : f->mean_ms;
       return v ? sig(*v * (money ? 100 : 1)) : std::string("-");
     };
     out += fmt::format("<tr><td class=\"verdict-{0}\">{0}</td><td>{1}</td><td>{2}</td><td>{3} → {4}</td><td>{5}</td><td>{6}</td><td>{7}</td>"
@@ -531,13 +530,13 @@ std::string compare_report_html(const CompareReport& r) {
     const auto marks = ticks(lo - pad, hi + pad);
     const Scale x{lo - pad, hi + pad, kLabel + 60, kWidth - kRight};
     const double height = 12 + kRow * static_cast<double>(rows.size()) + 36, axis_y = 12 + kRow * static_cast<double>(rows.size());
-    out += "<h2>Step-time change with its 95 % CI</h2>\n";
+    out += "<h2>Mean step-time change with its 95 % interval</h2>\n";
     out += fmt::format("<svg class=\"chart\" data-chart=\"change\" width=\"{}\" height=\"{}\" viewBox=\"0 0 {} {}\" role=\"img\" "
                        "aria-label=\"step-time change per pair\">\n", kWidth, px(height), kWidth, px(height));
     out += fmt::format("<rect class=\"threshold\" x=\"{}\" y=\"4\" width=\"{}\" height=\"{}\"><title>slower than the {:g} % threshold</title></rect>\n",
                        px(x(r.options.max_slowdown_pct)), px(std::max(0.0, x.b - x(r.options.max_slowdown_pct))), px(axis_y - 4),
                        r.options.max_slowdown_pct);
-    out += x_axis(x, axis_y, marks, "step-time change, % (Hodges–Lehmann, 95 % CI; shaded: over the slowdown threshold)", 4);
+    out += x_axis(x, axis_y, marks, "mean step-time change, % (95 % interval; shaded: over the slowdown threshold)", 4);
     out += fmt::format("<line class=\"zero\" x1=\"{0}\" y1=\"4\" x2=\"{0}\" y2=\"{1}\"/>\n", px(x(0)), px(axis_y));
     for (size_t i = 0; i < rows.size(); ++i) {
       const auto& p = *rows[i];
@@ -554,7 +553,7 @@ std::string compare_report_html(const CompareReport& r) {
   }
   bool details = false;
   for (const auto* p : pairs_by_severity(r)) {
-    if (!is_alarm(p->verdict) && !p->price_moved) continue;
+    if (!is_alarm(p->verdict) && p->verdict != Verdict::undecided && !p->price_moved) continue;
     if (!details) out += "<h2>Details</h2>\n<ul>\n", details = true;
     std::string reasons;
     for (const auto& s : p->reasons) reasons += (reasons.empty() ? "" : "; ") + s;

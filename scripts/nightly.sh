@@ -14,8 +14,8 @@
 #   --db FILE          history database (default $PPERF_HISTORY, else results/history.sqlite); keep it
 #                      between runs (CI cache or artifact)
 #   --out-dir DIR      where the files go (default results/nightly)
-#   --history-runs N   compare against the last N runs (default 5): fewer pool what there is (the
-#                      previous run on the second night); the first night is recorded, not compared
+#   --history-runs N   compare against the last N runs (default 5); with fewer than 3 runs of a pair
+#                      it is undecided (exit 0: the first nights record, they do not alarm)
 #   --pperf BIN        the pperf to use (default: pperf on PATH, else this checkout's build/pperf)
 #   -- ...             passed to `pperf compare` (e.g. --max-slowdown-pct 10 --strict)
 set -uo pipefail

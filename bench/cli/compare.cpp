@@ -109,7 +109,7 @@ std::optional<CompareSide> history_side(const History& history, const CompareSid
   });
   for (const auto& r : candidate.report.results) cut_pairs += cutoffs.count(pair_key(r).label());
   pooled.file = history.path();
-  pooled.description = fmt::format("last {} of {} complete run(s) of '{}' on host {}, samples pooled: run(s) {}{}",
+  pooled.description = fmt::format("last {} of {} complete run(s) of '{}' on host {}, each run one cluster: run(s) {}{}",
                                     usable.size(), total, candidate.report.config_name, fingerprint, ids,
                                     cut_pairs ? fmt::format("; {} pair(s) only from their last change point on", cut_pairs) : "");
   return pooled;
@@ -162,7 +162,7 @@ int command_compare(const std::vector<std::string>& args) {
       "html", po::value<std::string>(), "write a self-contained HTML page of the comparison")(
       "strict", "any apples-and-oranges difference (host, libtorch, BLAS, config, price table) is exit 2")(
       "against-history", po::value<int64_t>(), "baseline: the last N complete runs of the candidate's config and host "
-                                                 "in the history, samples pooled (give only CANDIDATE.json)")(
+                                                 "in the history, each run one cluster; pairs with fewer than 3 are undecided (give only CANDIDATE.json)")(
       "db", po::value<std::string>(), "history database (default $PPERF_HISTORY, else results/history.sqlite)")(
       "min-history", po::value<int64_t>()->default_value(1), "with --against-history: fewer runs than this is not enough history")(
       "require-history", "with --against-history: not enough history is exit 2 (default: a note, exit 0)");

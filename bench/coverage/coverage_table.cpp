@@ -1,6 +1,7 @@
 // The coverage and decision tables of docs/statistics.md: simulated coverage of every interval
 // pperf prints and the error rates of its verdicts, over the audit's step-time shapes and host
-// drifts, at fixed n and under the real stop rules.
+// drifts, at fixed n and under the real stop rules; and `pperf compare`'s error rates
+// (docs/compare.md).
 //   build/pperf_coverage_table [trials]      (default 4000; minutes on 2 cores)
 #include <fmt/format.h>
 
@@ -83,4 +84,18 @@ int main(int argc, char** argv) {
     };
     fmt::print("| {} | {} | {} |\n", label, cell(a), cell(b));
   }
+
+  fmt::print("\n`pperf compare`, {} trials per cell: share of comparisons with p < 0.05, in %. A/A: the same "
+             "configuration; +10 %: the candidate 10 % slower. Run-to-run: each run's level drawn with that sd of log.\n\n"
+             "| shape | steps a run | run-to-run | 1 run vs 1: A/A | +10 % | vs 3 runs: A/A | +10 % | vs 5 runs: A/A | +10 % |\n"
+             "|---|---|---|---|---|---|---|---|---|\n", trials);
+  for (const auto& [label, g] : shapes)
+    for (size_t n : {kMinCiSteps, size_t{200}})
+      for (double run_sd : {0.0, 0.03}) {
+        fmt::print("| {} | {} | {:g} % |", label, n, run_sd * 100);
+        for (size_t runs : {1, 3, 5})
+          for (double speed : {1.0, 1.10})
+            fmt::print(" {:.1f} |", compare_rejection_rate(g, n, runs, speed, run_sd, trials, seed++) * 100);
+        fmt::print("\n");
+      }
 }

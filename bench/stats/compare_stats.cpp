@@ -2,14 +2,16 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <numeric>
-#include <random>
 #include <stdexcept>
 #include <string>
 #include <utility>
 
 #include <boost/math/distributions/normal.hpp>
+#include <boost/math/distributions/students_t.hpp>
+
+#include "bench/stats/intervals.h"
+#include "bench/stats/stats.h"
 
 namespace pperf {
 namespace {
@@ -35,50 +37,6 @@ std::vector<int64_t> u_null_counts(size_t na, size_t nb) {
   }
   c.resize(m * n + 1);
   return c;
-}
-
-// Order-preserving map of doubles onto uint64 (for finite values and +-0).
-uint64_t ordered_key(double v) {
-  uint64_t bits;
-  std::memcpy(&bits, &v, sizeof bits);
-  return (bits >> 63) ? ~bits : (bits | (uint64_t{1} << 63));
-}
-
-double from_ordered_key(uint64_t key) {
-  const uint64_t bits = (key >> 63) ? (key & ~(uint64_t{1} << 63)) : ~key;
-  double v;
-  std::memcpy(&v, &bits, sizeof v);
-  return v;
-}
-
-// #{(i, j): y_j - x_i <= v} for sorted x, y. For growing x_i the qualifying j form a growing prefix.
-uint64_t count_le(const std::vector<double>& x, const std::vector<double>& y, double v) {
-  uint64_t count = 0;
-  size_t j = 0;
-  for (double xi : x) {
-    while (j < y.size() && y[j] - xi <= v) ++j;
-    count += j;
-  }
-  return count;
-}
-
-std::vector<double> sorted_logs(const std::vector<double>& values) {
-  std::vector<double> out;
-  out.reserve(values.size());
-  for (double v : values) {
-    require(v > 0 && std::isfinite(v), "hodges_lehmann_log_ratio needs finite values > 0");
-    out.push_back(std::log(v));
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
-// Quantile q in [0, 1] of sorted values, linear interpolation between order statistics.
-double sorted_quantile(const std::vector<double>& s, double q) {
-  const double h = q * static_cast<double>(s.size() - 1);
-  const size_t lo = static_cast<size_t>(std::floor(h));
-  const size_t hi = std::min(lo + 1, s.size() - 1);
-  return s[lo] + (h - static_cast<double>(lo)) * (s[hi] - s[lo]);
 }
 
 }  // namespace
@@ -129,47 +87,6 @@ MannWhitney mann_whitney_u(const std::vector<double>& a, const std::vector<doubl
   return r;
 }
 
-double kth_pairwise_difference(const std::vector<double>& x, const std::vector<double>& y,
-                               uint64_t k) {
-  require(!x.empty() && !y.empty(), "kth_pairwise_difference needs non-empty inputs");
-  require(std::is_sorted(x.begin(), x.end()) && std::is_sorted(y.begin(), y.end()),
-          "kth_pairwise_difference needs sorted inputs");
-  require(k >= 1 && k <= uint64_t{x.size()} * y.size(), "kth_pairwise_difference: k out of range");
-  // Smallest v (in double order) with count_le(v) >= k; it is always one of the differences.
-  uint64_t lo = ordered_key(y.front() - x.back()), hi = ordered_key(y.back() - x.front());
-  while (lo < hi) {
-    const uint64_t mid = lo + (hi - lo) / 2;
-    if (count_le(x, y, from_ordered_key(mid)) >= k)
-      hi = mid;
-    else
-      lo = mid + 1;
-  }
-  return from_ordered_key(lo) + 0.0;  // + 0.0 turns -0 into 0
-}
-
-RelativeChange hodges_lehmann_log_ratio(const std::vector<double>& baseline,
-                                        const std::vector<double>& candidate,
-                                        double confidence) {
-  require(!baseline.empty() && !candidate.empty(),
-          "hodges_lehmann_log_ratio needs two non-empty samples");
-  require(confidence > 0 && confidence < 1, "confidence must be in (0, 1)");
-  const std::vector<double> lb = sorted_logs(baseline), lc = sorted_logs(candidate);
-  const uint64_t N = uint64_t{lb.size()} * lc.size();
-  auto kth = [&](uint64_t k) { return kth_pairwise_difference(lb, lc, k); };
-
-  const double shift = N % 2 ? kth((N + 1) / 2) : 0.5 * (kth(N / 2) + kth(N / 2 + 1));
-  const double z = boost::math::quantile(boost::math::normal(), 0.5 + confidence / 2);
-  const double nd = static_cast<double>(N);
-  const double k_real =
-      nd / 2 - z * std::sqrt(nd * static_cast<double>(lb.size() + lc.size() + 1) / 12);
-  const uint64_t K = k_real < 1 ? 1 : std::min<uint64_t>(N, std::llround(k_real));
-
-  RelativeChange r;
-  r.estimate = std::expm1(shift);
-  r.ci = {std::expm1(kth(K)), std::expm1(kth(N + 1 - K))};
-  return r;
-}
-
 std::vector<double> benjamini_hochberg(const std::vector<double>& p_values) {
   const size_t m = p_values.size();
   for (double p : p_values) require(p >= 0 && p <= 1, "p-values must be in [0, 1]");
@@ -187,24 +104,54 @@ std::vector<double> benjamini_hochberg(const std::vector<double>& p_values) {
   return q;
 }
 
-std::array<double, 2> bootstrap_ratio_ci(
-    const std::vector<double>& a, const std::vector<double>& b,
-    const std::function<double(const std::vector<double>&)>& statistic, int resamples,
-    uint64_t seed, double confidence) {
-  require(!a.empty() && !b.empty(), "bootstrap_ratio_ci needs two non-empty samples");
-  require(resamples >= 1, "bootstrap_ratio_ci needs resamples >= 1");
-  require(confidence > 0 && confidence < 1, "confidence must be in (0, 1)");
-  std::mt19937_64 rng(seed);
-  std::vector<double> ra(a.size()), rb(b.size()), ratios;
-  ratios.reserve(static_cast<size_t>(resamples));
-  for (int r = 0; r < resamples; ++r) {
-    for (double& v : ra) v = a[rng() % a.size()];
-    for (double& v : rb) v = b[rng() % b.size()];
-    ratios.push_back(statistic(rb) / statistic(ra));
+namespace {
+double two_sided_t_p(double t, double dof) {
+  return std::min(1.0, 2 * boost::math::cdf(boost::math::complement(boost::math::students_t(dof), std::fabs(t))));
+}
+
+double t_quantile(double confidence, double dof) {
+  return boost::math::quantile(boost::math::students_t(dof), 0.5 + confidence / 2);
+}
+
+MeanChange log_change(double log_ratio, double se, double dof, double confidence) {
+  MeanChange c;
+  c.estimate = std::expm1(log_ratio);
+  c.dof = dof;
+  if (se > 0) {
+    const double half = t_quantile(confidence, dof) * se;
+    c.ci = {std::expm1(log_ratio - half), std::expm1(log_ratio + half)};
+    c.p_value = two_sided_t_p(log_ratio / se, dof);
+  } else {
+    c.ci = {c.estimate, c.estimate};
+    c.p_value = log_ratio == 0 ? 1 : 0;
   }
-  std::sort(ratios.begin(), ratios.end());
-  return {sorted_quantile(ratios, (1 - confidence) / 2),
-          sorted_quantile(ratios, (1 + confidence) / 2)};
+  return c;
+}
+}  // namespace
+
+std::optional<MeanChange> welch_mean_change(const std::vector<double>& baseline, const std::vector<double>& candidate,
+                                            double confidence) {
+  require(confidence > 0 && confidence < 1, "confidence must be in (0, 1)");
+  const auto b = mean_with_error(baseline), c = mean_with_error(candidate);
+  if (!b || !c) return std::nullopt;
+  const double vb = std::pow(b->se / b->mean, 2), vc = std::pow(c->se / c->mean, 2);
+  const double dof = (vb + vc) * (vb + vc) / (vb * vb / b->dof + vc * vc / c->dof);
+  return log_change(std::log(c->mean / b->mean), std::sqrt(vb + vc), dof, confidence);
+}
+
+std::optional<MeanChange> run_to_run_change(const std::vector<double>& baseline_run_means, double candidate_mean,
+                                            double confidence) {
+  require(confidence > 0 && confidence < 1, "confidence must be in (0, 1)");
+  require(candidate_mean > 0 && std::isfinite(candidate_mean), "a run's mean must be finite and > 0");
+  const size_t k = baseline_run_means.size();
+  if (k < kMinBaselineRuns) return std::nullopt;
+  std::vector<double> logs;
+  for (double m : baseline_run_means) {
+    require(m > 0 && std::isfinite(m), "a run's mean must be finite and > 0");
+    logs.push_back(std::log(m));
+  }
+  const double kk = static_cast<double>(k);
+  return log_change(std::log(candidate_mean) - mean(logs), stdev(logs) * std::sqrt(1 + 1 / kk), kk - 1, confidence);
 }
 
 }  // namespace pperf

@@ -1,11 +1,12 @@
 #pragma once
-// Statistics for comparing two sets of samples (a baseline and a candidate): rank test,
-// Hodges–Lehmann relative change, Benjamini–Hochberg correction, bootstrap ratio CI.
+// Statistics for comparing a candidate run with a baseline: the change of the mean step time
+// (what the bill follows) within one run each, or against several baseline runs taken as
+// clusters; Benjamini–Hochberg across pairs; the rank test history's change points use.
 // Free functions, no state, no torch. Violated preconditions throw std::invalid_argument.
 #include <array>
 #include <cstddef>
 #include <cstdint>
-#include <functional>
+#include <optional>
 #include <vector>
 
 namespace pperf {
@@ -29,45 +30,41 @@ constexpr size_t kMannWhitneyExactMaxTotal = 50;
 /// method='exact' resp. 'asymptotic'.
 MannWhitney mann_whitney_u(const std::vector<double>& a, const std::vector<double>& b);
 
-/// k-th smallest (1-based, 1 <= k <= n_x n_y) of the n_x n_y differences y_j - x_i, each
-/// evaluated as the double y_j - x_i, so the result equals sorting all of them and indexing.
-/// Preconditions: x and y non-empty, sorted ascending, finite.
-/// Method: binary search over the 64-bit ordered encoding of doubles (<= 64 steps), counting
-/// #{y_j - x_i <= v} with a two-pointer sweep: O((n_x + n_y) * 64) time, O(1) extra memory.
-double kth_pairwise_difference(const std::vector<double>& x, const std::vector<double>& y,
-                               uint64_t k);
-
-struct RelativeChange {
-  double estimate = 0;             ///< candidate / baseline - 1, e.g. 0.10 = 10 % larger.
-  std::array<double, 2> ci{0, 0};  ///< Confidence interval of `estimate`, ci[0] <= ci[1].
+/// The relative change of the mean step time, candidate over baseline, with its test.
+struct MeanChange {
+  double estimate = 0;             ///< candidate / baseline - 1, e.g. 0.10 = 10 % slower.
+  std::array<double, 2> ci{0, 0};  ///< its interval at the confidence asked, ci[0] <= ci[1]
+  double p_value = 1;              ///< two-sided, of "no change"
+  double dof = 0;                  ///< of the t reference
 };
 
-/// Hodges–Lehmann estimate of the relative change of `candidate` vs `baseline`, on log values.
-/// Preconditions: both non-empty, all values > 0 and finite, confidence in (0, 1).
-/// shift = median of the N = n_b n_c differences d = log(c_j) - log(b_i) (mean of the two
-/// middle ones when N is even); CI = [d_(K), d_(N+1-K)] with d_(k) the k-th smallest and
-/// K = round(N/2 - z sqrt(N (n_b + n_c + 1) / 12)), z the (1 + confidence)/2 normal quantile
-/// (normal approximation of the null U distribution; rounding = continuity correction),
-/// K clamped to [1, N]. Returned as estimate = exp(shift) - 1, ci = {exp(lo) - 1, exp(hi) - 1}.
-/// Uses kth_pairwise_difference: pairs are never materialised (fast for 10^4 x 10^4).
-RelativeChange hodges_lehmann_log_ratio(const std::vector<double>& baseline,
-                                        const std::vector<double>& candidate,
-                                        double confidence = 0.95);
+/// One run against one run: Welch's t on the log ratio of the two means, each mean's standard
+/// error from its batch means (mean_with_error: serial correlation and slow steps stay inside
+/// batches), se(log mean) = se / mean, Welch–Satterthwaite degrees of freedom. It sees the
+/// noise within each run, not the run-to-run variation of a shared host (docs/compare.md has
+/// what that costs). nullopt when either side has no mean interval (fewer than kMinCiSteps
+/// samples, invalid samples or no spread): then nothing can be decided.
+/// Precondition: confidence in (0, 1).
+std::optional<MeanChange> welch_mean_change(const std::vector<double>& baseline, const std::vector<double>& candidate,
+                                            double confidence = 0.95);
+
+/// Fewest baseline runs for a test against earlier runs: with two, the run-to-run spread has one
+/// degree of freedom and the prediction interval is too wide to ever decide.
+constexpr size_t kMinBaselineRuns = 3;
+
+/// A candidate run's mean against k baseline runs' means (ms), each run one cluster: on logs,
+/// the prediction interval for one more run, t = (log c - m) / (s sqrt(1 + 1/k)) with m and s
+/// the mean and standard deviation of the k log run means, k - 1 degrees of freedom. The spread
+/// between runs (a slower night on a shared host) is in s, so an ordinary night is not an alarm.
+/// estimate = exp(log c - m) - 1 (the change against the runs' geometric mean); ci its
+/// prediction interval. nullopt below kMinBaselineRuns. s = 0 (identical runs) gives p = 1 for
+/// an identical candidate, else 0. Preconditions: every mean finite and > 0, confidence in (0, 1).
+std::optional<MeanChange> run_to_run_change(const std::vector<double>& baseline_run_means, double candidate_mean,
+                                            double confidence = 0.95);
 
 /// Benjamini–Hochberg adjusted p-values (q-values), in input order: with p sorted ascending,
 /// q_(i) = min over j >= i of min(1, p_(j) m / j). So p <= q <= 1 and q is monotone in p.
 /// Preconditions: every p in [0, 1]. Empty input gives empty output.
 std::vector<double> benjamini_hochberg(const std::vector<double>& p_values);
-
-/// Percentile bootstrap confidence interval of statistic(b) / statistic(a).
-/// Each of `resamples` replicates draws n_a values of `a`, then n_b values of `b`, with
-/// replacement, from one std::mt19937_64(seed) (index = draw % n, so the same seed gives the
-/// same CI on every platform); CI = {(1 - confidence)/2, (1 + confidence)/2} quantiles of the
-/// replicate ratios, linearly interpolated between order statistics.
-/// Preconditions: a, b non-empty, resamples >= 1, confidence in (0, 1), statistic != 0 on a's resamples.
-std::array<double, 2> bootstrap_ratio_ci(
-    const std::vector<double>& a, const std::vector<double>& b,
-    const std::function<double(const std::vector<double>&)>& statistic, int resamples,
-    uint64_t seed, double confidence = 0.95);
 
 }  // namespace pperf

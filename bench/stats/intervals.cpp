@@ -72,16 +72,30 @@ struct BatchMeansInterval {
   std::array<double, 2> ci{0, 0};
   double widening = 1;
 };
-BatchMeansInterval batch_means_interval(const std::vector<double>& samples, double level) {
+/// The batch means' figures both the mean's interval and mean_with_error use.
+struct BatchFigures {
+  std::vector<double> means;
+  MeanWithError error;
+};
+BatchFigures batch_figures(const std::vector<double>& samples) {
   const size_t k = batch_count(samples.size());
-  const std::vector<double> b = batch_means(samples, k);
-  const double m = mean(b), s = stdev(b), kk = static_cast<double>(k);
+  BatchFigures f{batch_means(samples, k), {}};
+  const double kk = static_cast<double>(k);
+  f.error.mean = mean(f.means);
+  f.error.se = stdev(f.means) / std::sqrt(kk) * autocorrelation_widening(lag1_autocorrelation_log(f.means), k);
+  f.error.dof = kk - 1;
+  return f;
+}
+
+BatchMeansInterval batch_means_interval(const std::vector<double>& samples, double level) {
+  const BatchFigures f = batch_figures(samples);
+  const std::vector<double>& b = f.means;
+  const double m = f.error.mean, se = f.error.se, kk = static_cast<double>(b.size());
   double m3 = 0;
   for (double x : b) m3 += (x - m) * (x - m) * (x - m);
-  const double s_pop = s * std::sqrt((kk - 1) / kk);
+  const double s_pop = stdev(b) * std::sqrt((kk - 1) / kk);
   const double skew = s_pop > 0 ? m3 / kk / (s_pop * s_pop * s_pop) : 0;
-  const double se = s / std::sqrt(kk) * autocorrelation_widening(lag1_autocorrelation_log(b), k);
-  const double t = t_quantile(level, kk - 1);
+  const double t = t_quantile(level, f.error.dof);
   // Hall (1992): T -> T + a T^2 + a^2 T^3 / 3 + a / 2 with a = skew / (3 sqrt(k)) is monotone,
   // so its inverse maps t's quantiles to the skew-corrected ones; a right skew (slow steps)
   // stretches the upper end.
@@ -104,6 +118,11 @@ std::vector<double> batch_means(const std::vector<double>& samples, size_t k) {
     out[j] /= static_cast<double>(to - from);
   }
   return out;
+}
+
+std::optional<MeanWithError> mean_with_error(const std::vector<double>& samples) {
+  if (!interval_possible(samples)) return std::nullopt;
+  return batch_figures(samples).error;
 }
 
 std::optional<std::array<double, 2>> mean_interval(const std::vector<double>& samples, double level) {

@@ -41,6 +41,14 @@ double autocorrelation_widening(double r, size_t n);
 /// Means of k consecutive, near-equal blocks of `samples` (k <= samples.size()).
 std::vector<double> batch_means(const std::vector<double>& samples, size_t k);
 
+/// The mean of the samples, its standard error from the batch means (widened as above) and that
+/// error's degrees of freedom (batches - 1): what the mean's interval and `pperf compare`'s test
+/// of two runs both stand on. nullopt where there is no interval.
+struct MeanWithError {
+  double mean = 0, se = 0, dof = 0;
+};
+std::optional<MeanWithError> mean_with_error(const std::vector<double>& samples);
+
 /// The mean's interval at `level` (batch means, Hall's skew correction, widened; see above).
 /// nullopt below kMinCiSteps, for invalid samples or for samples without spread.
 std::optional<std::array<double, 2>> mean_interval(const std::vector<double>& samples, double level);

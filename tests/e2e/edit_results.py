@@ -54,6 +54,7 @@ def resample(r, seed):
     drawn = [rng.choice(st["samples"]) for _ in st["samples"]]
     slow(r, statistics.median(drawn) / st["median"])  # median, CI, spread and cost follow
     st["samples"] = drawn
+    st["mean"] = statistics.mean(drawn)
 
 
 def synth(r, median, n, cv, seed):
@@ -62,6 +63,7 @@ def synth(r, median, n, cv, seed):
     drawn = [median * rng.lognormvariate(0, cv) for _ in range(n)]
     slow(r, statistics.median(drawn) / st["median"])
     st["samples"] = drawn
+    st["mean"] = statistics.mean(drawn)
     st["n"] = n
     r["measurement"]["data_wait_ms"] = [0.0] * n
 

@@ -100,7 +100,11 @@ for i in $(seq 1 15); do
 done
 cdb="$work/changes.sqlite"
 "$pperf" history record --db "$cdb" $(for i in $(seq 1 10); do echo "$work/night$i.json"; done) >/dev/null
-check "the night of the change: regressed" expect_exit 1 "$work/o" "$pperf" compare --against-history 5 --db "$cdb" "$work/night11.json"
+check "the night of the change: regressed" expect_exit 1 "$work/o" "$pperf" compare --against-history 5 --db "$cdb" "$work/night11.json" --out "$work/night11c.json"
+check "... against 5 runs as clusters" json_check "$work/night11c.json" '
+all(p["verdict"] == "regressed" and p["compared_by"] == "runs" and p["baseline_runs"] == 5 and p["dof"] == 4 for p in j["pairs"])
+all(10 < p["change_pct"] < 14 and p["change_pct_ci95"][0] > 5 for p in j["pairs"])'
+
 "$pperf" history record --db "$cdb" "$work/night11.json" "$work/night12.json" "$work/night13.json" >/dev/null
 check "history changes" expect_exit 0 "$work/ch.out" "$pperf" history changes --db "$cdb"
 check "... names the run where each series changes" bash -c "[ \$(grep -c 'from run 11 (git night11bbbbb, 2027-01-11T02:00:00Z)' '$work/ch.out') -eq 6 ] && grep -q '^6 change point(s) detected in 6 series' '$work/ch.out'"
@@ -121,8 +125,10 @@ mdb="$work/marked.sqlite"
 check "without a mark, night 12 pools both levels (runs 7-11)" json_check "$work/unmarked.json" 'all(p["baseline_runs"] == 5 for p in j["pairs"])'
 
 check "history mark" bash -c "'$pperf' history mark 11 --db '$mdb' --note 'new BLAS' | grep -q '^marked a change at run 11 (2027-01-11T02:00:00Z, git night11bbbbb) for every pair'"
-check "with the mark: unchanged" expect_exit 0 "$work/o" "$pperf" compare --against-history 5 --db "$mdb" "$work/night12.json" --out "$work/marked.json"
-check "... baseline is run 11 alone" json_check "$work/marked.json" 'all(p["baseline_runs"] == 1 for p in j["pairs"])'
+check "with the mark: undecided, exit 0" expect_exit 0 "$work/o" "$pperf" compare --against-history 5 --db "$mdb" "$work/night12.json" --out "$work/marked.json"
+check "... baseline is run 11 alone, too little to test against" json_check "$work/marked.json" '
+all(p["baseline_runs"] == 1 and p["verdict"] == "undecided" and p["p_value"] is None for p in j["pairs"])
+j["summary"]["undecided"] == 3 and j["summary"]["min_baseline_runs"] == 3'
 check "history changes lists the mark" bash -c "'$pperf' history changes --db '$mdb' | grep -q 'every pair .*marked by hand at run 11 .*: new BLAS'"
 check "mark an unknown pair" one_line_error "^pperf history mark: --pair: run 11 has no pair 'mnist_heavy/tiny/32 ondemnd' \(did you mean 'mnist_heavy/tiny/32 ondemand'\?\)" \
   "$pperf" history mark 11 --db "$mdb" --pair "mnist_heavy/tiny/32 ondemnd"
@@ -130,6 +136,6 @@ check "mark an unknown pair" one_line_error "^pperf history mark: --pair: run 11
 check "results files match schemas/results.schema.json" /usr/bin/python3 tests/e2e/validate_schema.py schemas/results.schema.json \
   "$work/r1.json" "$work/shown.json" "$work/c.json" "$work/c2.json"
 check "compare outputs match schemas/compare.schema.json" /usr/bin/python3 tests/e2e/validate_schema.py schemas/compare.schema.json \
-  "$work/first.json" "$work/own.json"
+  "$work/first.json" "$work/own.json" "$work/night11c.json" "$work/after.json" "$work/marked.json"
 
 finish

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# scripts/nightly.sh over three nights: the first is recorded and not compared (exit 0), the
-# second compares against the previous run (exit 0), the third carries a 10 % slowdown (exit 1,
-# failures in junit.xml, regressions first in summary.md). Real `pperf run`s of the tiny config;
+# scripts/nightly.sh over four nights: the first is recorded and not compared (exit 0), the
+# second and third have too few earlier runs to test against (undecided, exit 0), the fourth
+# carries a 10 % slowdown (exit 1, failures in junit.xml, regressions first in summary.md). Real `pperf run`s of the tiny config;
 # a wrapper then sets each night's step times (100 samples around a chosen level) so the
 # verdicts do not depend on this host's drift, and records the run as `run --history` would.
 # usage: tests/e2e/nightly_test.sh PATH/TO/pperf
@@ -47,19 +47,21 @@ assert t.tag == 'testsuites' and t.get('tests') == '0' and not t.findall('.//tes
 
 night 2 10
 check "night 2: exit 0" test "$(cat "$work/exit2")" = 0
-check "night 2: compared with night 1" json_check "$work/out2/compare-tiny-run.json" '
-[r["id"] for r in j["baseline"]["runs"]] == [1] and j["summary"]["pairs"] == 3 and j["summary"]["regressed"] == 0'
+check "night 2: one earlier run is too few to test against" json_check "$work/out2/compare-tiny-run.json" '
+[r["id"] for r in j["baseline"]["runs"]] == [1] and j["summary"]["pairs"] == 3 and j["summary"]["undecided"] == 3'
 check "night 2: report has trends" bash -c "grep -q 'id=\"trends\"' '$work/out2/report.html' && grep -q 'data-runs=\"2\"' '$work/out2/report.html'"
+night 3 10
+check "night 3: exit 0, undecided against 2 runs" bash -c "[ \$(cat '$work/exit3') = 0 ] && grep -q '🟡 undecided' '$work/out3/summary.md'"
 
-night 3 11
-check "night 3 (+10 %): exit 1" test "$(cat "$work/exit3")" = 1
-check "night 3: against nights 1 and 2" json_check "$work/out3/compare-tiny-run.json" '
-[r["id"] for r in j["baseline"]["runs"]] == [1, 2] and j["summary"]["regressed"] == 3'
-check "night 3: junit failures" /usr/bin/python3 -c "
-import xml.etree.ElementTree as ET; t = ET.parse('$work/out3/junit.xml').getroot()
+night 4 11
+check "night 4 (+10 %): exit 1" test "$(cat "$work/exit4")" = 1
+check "night 4: against nights 1 to 3" json_check "$work/out4/compare-tiny-run.json" '
+[r["id"] for r in j["baseline"]["runs"]] == [1, 2, 3] and j["summary"]["regressed"] == 3'
+check "night 4: junit failures" /usr/bin/python3 -c "
+import xml.etree.ElementTree as ET; t = ET.parse('$work/out4/junit.xml').getroot()
 assert t.get('tests') == '3' and t.get('failures') == '3' and len(t.findall('.//failure')) == 3"
-check "night 3: summary starts with the regressions" bash -c "grep -m1 '^| ' '$work/out3/summary.md' >/dev/null && grep '^| 🔴 regressed' '$work/out3/summary.md' | wc -l | grep -q '^3$'"
-check "three runs recorded" test "$(sqlite3 "$work/h.sqlite" 'SELECT count(*) FROM runs')" = 3
+check "night 4: summary starts with the regressions" bash -c "grep -m1 '^| ' '$work/out4/summary.md' >/dev/null && grep '^| 🔴 regressed' '$work/out4/summary.md' | wc -l | grep -q '^3$'"
+check "four runs recorded" test "$(sqlite3 "$work/h.sqlite" 'SELECT count(*) FROM runs')" = 4
 
 # A config that does not exist: exit 2.
 check "bad config: exit 2" bash -c "scripts/nightly.sh --pperf '$pperf' --db '$work/h.sqlite' --out-dir '$work/bad' '$work/none.json' >/dev/null 2>&1; [ \$? -eq 2 ]"

@@ -97,8 +97,9 @@ check "run says where" bash -c "grep -q '^report: $work/run.html$' '$work/run.ou
 check "run --history --html: trends" expect_exit 0 "$work/o" "$pperf" run --config tests/data/tiny_run.json --out "$work/run2.json" \
   --history "$work/runs.sqlite" --html "$work/run2.html"
 check "... with this run in them" bash -c "grep -q 'id=\"trends\"' '$work/run2.html' && grep -q 'this run among them' '$work/run2.html'"
-edit "$golden" "$work/g_slow.json" 'slow(j["results"][0], 1.5)'
-check "compare --html --markdown" expect_exit 1 "$work/o" "$pperf" compare "$golden" "$work/g_slow.json" --html "$work/c.html" --markdown "$work/c.md"
+edit "$golden" "$work/g100.json" 'for k, r in enumerate(j["results"]): synth(r, 10 * (1 + k), 100, 0.03, k)'
+edit "$work/g100.json" "$work/g_slow.json" 'slow(j["results"][0], 1.5)'
+check "compare --html --markdown" expect_exit 1 "$work/o" "$pperf" compare "$work/g100.json" "$work/g_slow.json" --html "$work/c.html" --markdown "$work/c.md"
 check "render compare" render "$work/c.html" "$work/c.png" 1100 900
 check "compare PNG: 1100x900, not blank" png_check "$work/c.png" 1100 900
 check "compare DOM: the change chart and verdicts" /usr/bin/python3 - "$work/c.png" <<'PY'

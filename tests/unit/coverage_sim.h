@@ -4,11 +4,13 @@
 // and counts how often each interval contains the true value. Shared by the unit test (few
 // trials) and bench/coverage_table (the full table).
 #include <cmath>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "bench/core/result.h"
+#include "bench/stats/compare_stats.h"
 #include "bench/stats/decision.h"
 #include "bench/stats/intervals.h"
 #include "bench/stats/stats.h"
@@ -200,6 +202,37 @@ inline DecisionCell simulate_decisions(const Generator& base, double speed, doub
     }
   }
   return cell;
+}
+
+/// `pperf compare`'s error rates: the share of comparisons whose test says p < 0.05, the
+/// candidate's steps `speed` times the baseline's. Each run sits at its own host level
+/// exp(run_sd z) (whole runs on a shared host differ by a few percent). `baseline_runs` = 1:
+/// one run a side (welch_mean_change on the steps); more: the candidate against that many
+/// baseline runs' means (run_to_run_change).
+inline double compare_rejection_rate(const Generator& g, size_t n, size_t baseline_runs, double speed, double run_sd,
+                                     int trials, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> z(0, 1);
+  auto run = [&](double factor) {
+    std::vector<double> steps = g.draw(n, rng);
+    const double level = factor * std::exp(run_sd * z(rng));
+    for (double& x : steps) x *= level;
+    return steps;
+  };
+  int rejected = 0;
+  for (int t = 0; t < trials; ++t) {
+    std::optional<MeanChange> c;
+    if (baseline_runs == 1) {
+      const std::vector<double> base = run(1);
+      c = welch_mean_change(base, run(speed));
+    } else {
+      std::vector<double> means;
+      for (size_t k = 0; k < baseline_runs; ++k) means.push_back(mean(run(1)));
+      c = run_to_run_change(means, mean(run(speed)));
+    }
+    rejected += c && c->p_value < 0.05;
+  }
+  return static_cast<double>(rejected) / trials;
 }
 
 /// Exact coverage of the median's order-statistic interval at `level` for n (no widening).

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "bench/core/input_error.h"
+#include "bench/stats/compare_stats.h"
 #include "compare_fixtures.h"
 #include "reports/compare.h"
 #include "reports/compare_writers.h"
@@ -29,7 +30,7 @@ const PairComparison& only_pair(const CompareReport& r) {
 }  // namespace
 
 TEST(Compare, SameDistributionIsUnchanged) {
-  const auto b = lognormal_samples(40, 10, 0.05, 1), c = lognormal_samples(40, 10, 0.05, 2);
+  const auto b = lognormal_samples(80, 10, 0.05, 1), c = lognormal_samples(80, 10, 0.05, 2);
   const auto r = compare_reports(run_report({measured_result("a", b)}), run_report({measured_result("a", c)}));
   const auto& p = only_pair(r);
   EXPECT_EQ(p.verdict, Verdict::unchanged);
@@ -42,8 +43,8 @@ TEST(Compare, SameDistributionIsUnchanged) {
 }
 
 TEST(Compare, TenPercentSlowdownRegressesWithItsFigures) {
-  const auto b = lognormal_samples(40, 10, 0.05, 1);
-  const auto c = scaled(lognormal_samples(40, 10, 0.05, 2), 1.10);
+  const auto b = lognormal_samples(200, 10, 0.05, 1);
+  const auto c = scaled(lognormal_samples(200, 10, 0.05, 2), 1.10);
   const auto r = compare_reports(run_report({measured_result("a", b)}), run_report({measured_result("a", c)}));
   const auto& p = only_pair(r);
   EXPECT_EQ(p.verdict, Verdict::regressed);
@@ -79,18 +80,37 @@ TEST(Compare, SignificantButUnderThresholdIsUnchanged) {
 }
 
 TEST(Compare, OverThresholdButNotSignificantIsUnchanged) {
-  // Three very noisy samples each: a 20 % median shift, far from significant.
-  const auto r = compare_reports(run_report({measured_result("a", {10, 30, 5})}),
-                                 run_report({measured_result("a", {12, 36, 6})}));
+  // Very noisy steps (cv 50 %): a 10 % slowdown (+15.5 % measured) that 80 steps a side cannot
+  // tell from noise (p = 0.106).
+  const auto r = compare_reports(run_report({measured_result("a", lognormal_samples(80, 10, 0.5, 3))}),
+                                 run_report({measured_result("a", scaled(lognormal_samples(80, 10, 0.5, 13), 1.1))}));
   const auto& p = only_pair(r);
-  EXPECT_GT(*p.median_change_pct, 10);
+  EXPECT_GT(*p.change_pct, 5);
   EXPECT_FALSE(p.significant);
   EXPECT_EQ(p.verdict, Verdict::unchanged);
 }
 
+TEST(Compare, TooFewStepsIsUndecidedNotAnAlarm) {
+  // Three steps a side, 20 % slower: no interval of the mean below kMinCiSteps, so no test.
+  const auto r = compare_reports(run_report({measured_result("a", {10, 30, 5})}),
+                                 run_report({measured_result("a", {12, 36, 6})}));
+  const auto& p = only_pair(r);
+  EXPECT_EQ(p.verdict, Verdict::undecided);
+  EXPECT_EQ(p.compared_by, "samples");
+  EXPECT_NEAR(*p.change_pct, 20, 1e-9);
+  EXPECT_FALSE(p.p_value);
+  EXPECT_FALSE(p.change_pct_ci95);
+  EXPECT_EQ(r.tested_pairs, 0u);
+  EXPECT_EQ(r.exit_code(), 0);
+  ASSERT_EQ(p.reasons.size(), 1u);
+  EXPECT_EQ(p.reasons[0], "undecided: 3 and 3 measured steps; the mean's error needs at least 60 a side, with spread");
+  EXPECT_NE(compare_console(r).find("undecided mnist_heavy/tiny/32 a: undecided: 3 and 3"), std::string::npos)
+      << compare_console(r);
+}
+
 TEST(Compare, CostThresholdCanBeTighterThanTime) {
-  const auto b = lognormal_samples(40, 10, 0.01, 1);
-  const auto c = scaled(lognormal_samples(40, 10, 0.01, 2), 1.04);
+  const auto b = lognormal_samples(200, 10, 0.01, 1);
+  const auto c = scaled(lognormal_samples(200, 10, 0.01, 2), 1.04);
   CompareOptions o;
   o.max_slowdown_pct = 10;
   o.max_cost_increase_pct = 2;
@@ -103,7 +123,7 @@ TEST(Compare, CostThresholdCanBeTighterThanTime) {
 }
 
 TEST(Compare, NewPriceTableIsNotAPerformanceRegression) {
-  const auto b = lognormal_samples(40, 10, 0.05, 1), c = lognormal_samples(40, 10, 0.05, 2);
+  const auto b = lognormal_samples(80, 10, 0.05, 1), c = lognormal_samples(80, 10, 0.05, 2);
   RunReport cand = run_report({measured_result("a", c, 3.06 * 1.25)});
   cand.pricing_retrieved = "2027-01-01";
   const auto r = compare_reports(run_report({measured_result("a", b)}), cand);
@@ -140,7 +160,7 @@ TEST(Compare, WithoutSamplesByThresholdAlone) {
 }
 
 TEST(Compare, NewMissingFailedAndTheirExitCodes) {
-  const auto s = lognormal_samples(20, 10, 0.05, 1);
+  const auto s = lognormal_samples(80, 10, 0.05, 1);
   Result failed = measured_result("c", s);
   failed.status = ResultStatus::failed;
   failed.reason = "out of memory";
@@ -179,7 +199,7 @@ TEST(Compare, ManyPairsControlFalseDiscoveries) {
   std::vector<Result> base, same, slower;
   for (int i = 0; i < 40; ++i) {
     const std::string name = "c" + std::to_string(i);
-    const auto b = lognormal_samples(25, 10 + i, 0.04, 100 + i), c = lognormal_samples(25, 10 + i, 0.04, 200 + i);
+    const auto b = lognormal_samples(80, 10 + i, 0.04, 100 + i), c = lognormal_samples(80, 10 + i, 0.04, 200 + i);
     base.push_back(measured_result(name, b));
     same.push_back(measured_result(name, c));
     slower.push_back(measured_result(name, scaled(c, 1.10)));
@@ -187,7 +207,7 @@ TEST(Compare, ManyPairsControlFalseDiscoveries) {
   const auto r0 = compare_reports(run_report(base), run_report(same));
   EXPECT_EQ(r0.count(Verdict::regressed), 0u);
   EXPECT_EQ(r0.tested_pairs, 40u);
-  for (const auto& p : r0.pairs) EXPECT_GE(*p.q_value, *p.p_value);
+  for (const auto& p : r0.pairs) EXPECT_GE(*p.q_value, *p.p_value * (1 - 1e-12));  // p m / m may round down
   const auto r1 = compare_reports(run_report(base), run_report(slower));
   EXPECT_EQ(r1.count(Verdict::regressed), 40u);
 }
@@ -230,13 +250,13 @@ TEST(Compare, ProvenanceDifferencesAreListed) {
   EXPECT_EQ(provenance_differences(b, c)[1].message(), "host.logical_cpus differs: '2' (baseline) vs '4' (candidate)");
 }
 
-TEST(Compare, PooledBaselineAddsTheRunToRunTest) {
-  // Three baseline runs whose levels drift by a few percent, as whole runs on a shared host do,
-  // and a candidate run drifting the same way: the U test alone calls it significant, the
-  // run-to-run test (spread pooled over the pairs) does not.
+TEST(Compare, PooledBaselineTestsTheCandidateAgainstEachRun) {
+  // Five baseline runs whose levels drift by a few percent, as whole runs on a shared host do,
+  // and a candidate run drifting the same way (+5.5 %): one run against one run calls it
+  // significant; against the runs as clusters it is an ordinary night.
   std::vector<CompareSide> runs;
-  const double levels[] = {1.00, 1.04, 0.97};
-  for (int k = 0; k < 3; ++k) {
+  const double levels[] = {1.00, 1.04, 0.97, 1.02, 0.99};
+  for (int k = 0; k < 5; ++k) {
     std::vector<Result> results;
     for (int i = 0; i < 4; ++i)
       results.push_back(measured_result("c" + std::to_string(i),
@@ -245,9 +265,9 @@ TEST(Compare, PooledBaselineAddsTheRunToRunTest) {
   }
   CompareSide pooled = pool_runs(runs);
   ASSERT_EQ(pooled.report.results.size(), 4u);
-  EXPECT_EQ(pooled.report.results[0].measurement->step_ms.size(), 450u);
-  EXPECT_EQ(pooled.run_medians[0].size(), 3u);
-  EXPECT_DOUBLE_EQ(pooled.report.results[0].step->median_ms, median(pooled.report.results[0].measurement->step_ms));
+  EXPECT_EQ(pooled.report.results[0].measurement->step_ms.size(), 750u);
+  ASSERT_EQ(pooled.run_means[0].size(), 5u);
+  for (int k = 0; k < 5; ++k) EXPECT_DOUBLE_EQ(pooled.run_means[0][k], runs[k].report.results[0].step->mean_ms);
   EXPECT_DOUBLE_EQ(pooled.report.results[0].step->mean_ms, mean(pooled.report.results[0].measurement->step_ms));
   EXPECT_NEAR(pooled.report.results[0].cost->usd_per_step, 3.06 * pooled.report.results[0].step->mean_ms / 3.6e6, 1e-15);
   std::vector<Result> drifted, slower;
@@ -257,31 +277,46 @@ TEST(Compare, PooledBaselineAddsTheRunToRunTest) {
     slower.push_back(measured_result("c" + std::to_string(i), scaled(s, 1.10)));
   }
   const auto r = compare_runs(pooled, side(run_report(drifted), "cand.json"), {});
-  EXPECT_EQ(r.run_to_run_dof, 4u);  // half the nominal 4 pairs x 2
   EXPECT_EQ(r.count(Verdict::regressed), 0u);
-  for (const auto& p : r.pairs) {
-    EXPECT_LT(*p.p_value_u_test, 0.05);  // alone, the U test would have called these
-    EXPECT_EQ(*p.p_value, std::max(*p.p_value_u_test, *p.p_value_run_to_run));
-    EXPECT_EQ(p.baseline_runs, 3u);
+  for (size_t i = 0; i < r.pairs.size(); ++i) {
+    const auto& p = r.pairs[i];
+    EXPECT_EQ(p.compared_by, "runs");
+    EXPECT_EQ(p.baseline_runs, 5u);
+    EXPECT_EQ(*p.dof, 4);
+    const auto expected = run_to_run_change(pooled.run_means[i], drifted[i].step->mean_ms);
+    EXPECT_DOUBLE_EQ(*p.p_value, expected->p_value);
+    EXPECT_DOUBLE_EQ(*p.change_pct, expected->estimate * 100);
+    // One run against one run would have alarmed.
+    const auto one = compare_reports(runs[4].report, run_report({drifted[i]}));
+    EXPECT_LT(*one.pairs[0].p_value, 0.05) << i;
   }
+  EXPECT_TRUE(r.notes.empty());  // the one-run note is for single files only
   // A real slowdown on top of the drift is still caught.
   EXPECT_EQ(compare_runs(pooled, side(run_report(slower), "cand.json"), {}).count(Verdict::regressed), 4u);
-  // One disturbed night on one pair (+60 %) does not blind the test for the others: the spread
-  // is a median over the pairs (a pooled variance would have grown about tenfold).
+  // One disturbed night on one pair (+60 %) widens that pair's test only.
   std::vector<CompareSide> disturbed = runs;
   for (auto& s : disturbed[1].report.results[0].measurement->step_ms) s *= 1.6;
-  disturbed[1].report.results[0].step->median_ms *= 1.6;
+  disturbed[1].report.results[0].step->mean_ms *= 1.6;
   const auto d = compare_runs(pool_runs(disturbed), side(run_report(slower), "cand.json"), {});
   const auto undisturbed = compare_runs(pooled, side(run_report(slower), "cand.json"), {});
-  for (size_t i = 1; i < 4; ++i)  // the other pairs' run-to-run p-values barely move
-    EXPECT_NEAR(*d.pairs[i].p_value_run_to_run, *undisturbed.pairs[i].p_value_run_to_run,
-                0.5 * *undisturbed.pairs[i].p_value_run_to_run) << i;
-  // Two files: no run-to-run test.
-  EXPECT_EQ(compare_reports(runs[0].report, run_report(drifted)).run_to_run_dof, 0u);
+  EXPECT_GT(*d.pairs[0].p_value, *undisturbed.pairs[0].p_value);
+  for (size_t i = 1; i < 4; ++i) EXPECT_DOUBLE_EQ(*d.pairs[i].p_value, *undisturbed.pairs[i].p_value) << i;
+  // Two runs are not enough to know what a run varies by: undecided, exit 0.
+  const auto two = compare_runs(pool_runs({runs[0], runs[1]}), side(run_report(slower), "cand.json"), {});
+  EXPECT_EQ(two.count(Verdict::undecided), 4u);
+  EXPECT_EQ(two.exit_code(), 0);
+  EXPECT_EQ(two.pairs[0].reasons[0],
+            "undecided: 2 baseline run(s) of this pair; a test against earlier runs needs at least 3 (their spread is "
+            "what an ordinary run varies by)");
+  // Two files: one run a side, and a note saying what that cannot see.
+  const auto files = compare_reports(runs[0].report, run_report(drifted));
+  EXPECT_EQ(files.pairs[0].compared_by, "samples");
+  ASSERT_EQ(files.notes.size(), 1u);
+  EXPECT_NE(files.notes[0].find("not how much a whole run varies"), std::string::npos);
 }
 
 TEST(CompareWriters, MarkdownListsRegressionsFirst) {
-  const auto s = lognormal_samples(30, 10, 0.03, 1), t = lognormal_samples(30, 10, 0.03, 2);
+  const auto s = lognormal_samples(80, 10, 0.03, 1), t = lognormal_samples(80, 10, 0.03, 2);
   const auto r = compare_reports(run_report({measured_result("fast", s), measured_result("slow|pipe", s)}),
                                  run_report({measured_result("fast", t), measured_result("slow|pipe", scaled(t, 1.2))}));
   const std::string md = compare_markdown(r);
@@ -302,7 +337,7 @@ TEST(CompareWriters, MarkdownListsRegressionsFirst) {
 }
 
 TEST(CompareWriters, JunitHasOneTestcasePerPairAndFailuresWithFigures) {
-  const auto s = lognormal_samples(30, 10, 0.03, 1), t = lognormal_samples(30, 10, 0.03, 2);
+  const auto s = lognormal_samples(80, 10, 0.03, 1), t = lognormal_samples(80, 10, 0.03, 2);
   const auto r = compare_reports(run_report({measured_result("fast", s), measured_result("slow<&>", s)}),
                                  run_report({measured_result("fast", t), measured_result("slow<&>", scaled(t, 1.2))}));
   const std::string xml = compare_junit(r);
@@ -317,22 +352,26 @@ TEST(CompareWriters, JunitHasOneTestcasePerPairAndFailuresWithFigures) {
   EXPECT_NE(xml.find("name=\"slow&lt;&amp;&gt;\""), std::string::npos);
   const auto failure = xml.find("<failure ");
   const std::string message = xml.substr(failure, xml.find('>', failure) - failure);
-  EXPECT_NE(message.find("regressed: step time +"), std::string::npos) << message;
+  EXPECT_NE(message.find("regressed: mean step time +"), std::string::npos) << message;
   EXPECT_NE(message.find("95 % CI"), std::string::npos) << message;
   EXPECT_NE(message.find("q = "), std::string::npos) << message;
 }
 
 TEST(CompareWriters, JsonCarriesTheFigures) {
-  const auto s = lognormal_samples(30, 10, 0.03, 1), t = lognormal_samples(30, 10, 0.03, 2);
+  const auto s = lognormal_samples(80, 10, 0.03, 1), t = lognormal_samples(80, 10, 0.03, 2);
   const auto r = compare_reports(run_report({measured_result("a", s)}), run_report({measured_result("a", scaled(t, 1.2))}));
   const auto j = compare_to_json(r);
-  EXPECT_EQ(j["schema_version"], 1);
+  EXPECT_EQ(j["schema_version"], 2);
   EXPECT_EQ(j["summary"]["regressed"], 1);
   EXPECT_EQ(j["summary"]["exit_code"], 1);
   const auto& p = j["pairs"][0];
   EXPECT_EQ(p["verdict"], "regressed");
   EXPECT_EQ(p["compared_by"], "samples");
-  EXPECT_EQ(p["baseline"]["n"], 30);
+  EXPECT_EQ(p["baseline"]["n"], 80);
+  EXPECT_DOUBLE_EQ(p["baseline"]["mean_ms"].get<double>(), mean(s));
+  EXPECT_DOUBLE_EQ(p["dof"].get<double>(), *r.pairs[0].dof);
+  EXPECT_EQ(j["summary"]["undecided"], 0);
+  EXPECT_EQ(j["summary"]["min_baseline_runs"], kMinBaselineRuns);
   EXPECT_DOUBLE_EQ(p["change_pct"].get<double>(), *r.pairs[0].change_pct);
   EXPECT_EQ(p["change_pct_ci95"].size(), 2u);
   EXPECT_TRUE(p["q_value"].is_number());

@@ -9,6 +9,9 @@
 #include <stdexcept>
 #include <vector>
 
+#include "bench/stats/intervals.h"
+#include "coverage_sim.h"
+
 namespace pperf {
 namespace {
 
@@ -24,12 +27,6 @@ std::vector<double> lognormal(std::mt19937_64& rng, size_t n, double mu, double 
   return v;
 }
 
-double sample_median(const std::vector<double>& v) {
-  std::vector<double> s = v;
-  std::sort(s.begin(), s.end());
-  const size_t n = s.size();
-  return n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
-}
 
 // ---- Mann–Whitney U. Reference values: scipy 1.10.1 scipy.stats.mannwhitneyu(a, b,
 // alternative='two-sided', method=...) with the method named in each comment.
@@ -117,117 +114,6 @@ TEST(MannWhitney, RejectsEmpty) {
   EXPECT_THROW(mann_whitney_u({1.0}, {}), std::invalid_argument);
 }
 
-// ---- k-th pairwise difference and Hodges–Lehmann.
-
-TEST(KthPairwiseDifference, MatchesBruteForce) {
-  std::mt19937_64 rng(12345);
-  const std::vector<std::pair<size_t, size_t>> sizes{{1, 1}, {1, 7}, {5, 3}, {17, 23}, {40, 40}};
-  for (bool ties : {false, true}) {
-    for (auto [nx, ny] : sizes) {
-      std::vector<double> x(nx), y(ny);
-      auto draw = [&] { return ties ? double(rng() % 5) - 2 : 10 * std_normal(rng); };
-      for (double& v : x) v = draw();
-      for (double& v : y) v = draw();
-      std::sort(x.begin(), x.end());
-      std::sort(y.begin(), y.end());
-      std::vector<double> all;
-      for (double xi : x)
-        for (double yj : y) all.push_back(yj - xi);
-      std::sort(all.begin(), all.end());
-      for (uint64_t k = 1; k <= all.size(); ++k)
-        ASSERT_EQ(kth_pairwise_difference(x, y, k), all[k - 1])
-            << "ties=" << ties << " nx=" << nx << " ny=" << ny << " k=" << k;
-    }
-  }
-  EXPECT_THROW(kth_pairwise_difference({2, 1}, {1}, 1), std::invalid_argument);
-  EXPECT_THROW(kth_pairwise_difference({1, 2}, {1}, 3), std::invalid_argument);
-}
-
-TEST(HodgesLehmann, TinyByHand) {
-  // log baseline {0, 1, 3}, log candidate {2, 5}: differences {-1, 1, 2, 2, 4, 5}, median 2.
-  // N = 6: K = round(3 - 1.96 * sqrt(6 * 6 / 12)) = round(-0.39) -> clamped to 1: CI [-1, 5].
-  const RelativeChange r =
-      hodges_lehmann_log_ratio({1, std::exp(1.0), std::exp(3.0)}, {std::exp(2.0), std::exp(5.0)});
-  EXPECT_NEAR(std::log1p(r.estimate), 2.0, 1e-12);
-  EXPECT_NEAR(std::log1p(r.ci[0]), -1.0, 1e-12);
-  EXPECT_NEAR(std::log1p(r.ci[1]), 5.0, 1e-12);
-  // Odd N: baseline {2}, candidate {1, 3, 8}: ratios {0.5, 1.5, 4}, median ratio 1.5.
-  EXPECT_NEAR(hodges_lehmann_log_ratio({2}, {1, 3, 8}).estimate, 0.5, 1e-12);
-}
-
-TEST(HodgesLehmann, ConfidenceRanks) {
-  // log baseline i, log candidate 10 j + 0.5 (i, j = 0..9): the 100 differences are
-  // d_(k) = k - 9.5. Median (d_50 + d_51) / 2 = 41. sqrt(100 * 21 / 12) = 13.229:
-  // 95 %: K = round(50 - 1.960 * 13.229) = 24 -> [d_24, d_77] = [14.5, 67.5];
-  // 90 %: K = round(50 - 1.645 * 13.229) = 28 -> [d_28, d_73] = [18.5, 63.5].
-  std::vector<double> b, c;
-  for (int i = 0; i < 10; ++i) b.push_back(std::exp(double(i))), c.push_back(std::exp(10.0 * i + 0.5));
-  const RelativeChange r95 = hodges_lehmann_log_ratio(b, c);
-  EXPECT_NEAR(std::log1p(r95.estimate), 41.0, 1e-9);
-  EXPECT_NEAR(std::log1p(r95.ci[0]), 14.5, 1e-9);
-  EXPECT_NEAR(std::log1p(r95.ci[1]), 67.5, 1e-9);
-  const RelativeChange r90 = hodges_lehmann_log_ratio(b, c, 0.90);
-  EXPECT_NEAR(std::log1p(r90.ci[0]), 18.5, 1e-9);
-  EXPECT_NEAR(std::log1p(r90.ci[1]), 63.5, 1e-9);
-}
-
-TEST(HodgesLehmann, EstimateIsBruteForceMedianAndInsideCi) {
-  std::mt19937_64 rng(7);
-  for (size_t n : {3, 8, 15}) {
-    const std::vector<double> b = lognormal(rng, n, 0, 0.3), c = lognormal(rng, n + 2, 0.1, 0.3);
-    std::vector<double> d;
-    for (double bi : b)
-      for (double cj : c) d.push_back(std::log(cj) - std::log(bi));
-    std::sort(d.begin(), d.end());
-    const size_t N = d.size();
-    const double median = N % 2 ? d[N / 2] : 0.5 * (d[N / 2 - 1] + d[N / 2]);
-    const RelativeChange r = hodges_lehmann_log_ratio(b, c);
-    EXPECT_NEAR(r.estimate, std::expm1(median), 1e-12);
-    EXPECT_LE(r.ci[0], r.estimate);
-    EXPECT_GE(r.ci[1], r.estimate);
-    EXPECT_LT(r.ci[0], r.ci[1]);
-  }
-}
-
-TEST(HodgesLehmann, CoverageBySimulation) {
-  // 400 trials, lognormal n = 30 each, true ratio 1.10: the 95 % CI covers 0.10 in 92-98 %.
-  std::mt19937_64 rng(2024);
-  const double truth = 0.10;
-  int covered = 0;
-  const int trials = 400;
-  for (int t = 0; t < trials; ++t) {
-    const std::vector<double> b = lognormal(rng, 30, 0, 0.25);
-    const std::vector<double> c = lognormal(rng, 30, std::log(1.10), 0.25);
-    const RelativeChange r = hodges_lehmann_log_ratio(b, c);
-    covered += r.ci[0] <= truth && truth <= r.ci[1];
-  }
-  const double coverage = double(covered) / trials;
-  EXPECT_GE(coverage, 0.92);
-  EXPECT_LE(coverage, 0.98);
-}
-
-TEST(HodgesLehmann, LargeSamplesWithoutMaterialisingPairs) {
-  // 10^4 x 10^4 = 10^8 pairs; true ratio 1.2. The estimate's standard error is about 0.0035,
-  // so the 95 % CI is about 0.0136 wide; the truth is checked against the 99.9 % CI.
-  std::mt19937_64 rng(99);
-  const std::vector<double> b = lognormal(rng, 10000, 0, 0.2);
-  const std::vector<double> c = lognormal(rng, 10000, std::log(1.2), 0.2);
-  const RelativeChange r = hodges_lehmann_log_ratio(b, c);
-  EXPECT_NEAR(r.estimate, 0.2, 0.012);
-  EXPECT_LT(r.ci[0], r.estimate);
-  EXPECT_GT(r.ci[1], r.estimate);
-  EXPECT_NEAR(r.ci[1] - r.ci[0], 0.0136, 0.002);
-  const RelativeChange wide = hodges_lehmann_log_ratio(b, c, 0.999);
-  EXPECT_LE(wide.ci[0], 0.2);
-  EXPECT_GE(wide.ci[1], 0.2);
-}
-
-TEST(HodgesLehmann, RejectsBadInput) {
-  EXPECT_THROW(hodges_lehmann_log_ratio({}, {1.0}), std::invalid_argument);
-  EXPECT_THROW(hodges_lehmann_log_ratio({1.0, 0.0}, {1.0}), std::invalid_argument);
-  EXPECT_THROW(hodges_lehmann_log_ratio({1.0}, {1.0}, 1.0), std::invalid_argument);
-}
-
 // ---- Benjamini–Hochberg.
 
 TEST(BenjaminiHochberg, HandExample) {
@@ -253,65 +139,122 @@ TEST(BenjaminiHochberg, MonotoneAndCapped) {
   EXPECT_THROW(benjamini_hochberg({1.5}), std::invalid_argument);
 }
 
-// ---- Bootstrap.
+// ---- The change of the mean: one run against one run.
 
-TEST(Bootstrap, SameSeedSameCi) {
-  std::mt19937_64 rng(5);
-  const std::vector<double> a = lognormal(rng, 50, 0, 0.3), b = lognormal(rng, 60, 0.1, 0.3);
-  const auto ci1 = bootstrap_ratio_ci(a, b, &sample_median, 2000, 42);
-  const auto ci2 = bootstrap_ratio_ci(a, b, &sample_median, 2000, 42);
-  const auto ci3 = bootstrap_ratio_ci(a, b, &sample_median, 2000, 43);
-  EXPECT_EQ(ci1, ci2);
-  EXPECT_NE(ci1, ci3);
-  EXPECT_LT(ci1[0], ci1[1]);
+// Ten equal steps per batch, batches alternating lo, hi: 60 steps make 6 batches whose means
+// are the values themselves, and the alternation's negative autocorrelation leaves the
+// standard error unwidened, so every figure follows by hand.
+std::vector<double> alternating_batches(double lo, double hi) {
+  std::vector<double> v;
+  for (int batch = 0; batch < 6; ++batch) v.insert(v.end(), 10, batch % 2 ? hi : lo);
+  return v;
 }
 
-TEST(Bootstrap, FollowsDocumentedScheme) {
-  // Independent re-implementation of the documented contract: one mt19937_64(seed); per
-  // replicate n_a draws for a, then n_b for b, index = draw % n; linear-interpolated quantiles.
-  const std::vector<double> a{1.0, 2.0, 4.0, 8.0}, b{3.0, 5.0, 7.0};
-  const int resamples = 101;  // quantile positions 0.025 * 100 = 2.5 and 97.5: interpolated
-  std::mt19937_64 rng(77);
-  std::vector<double> ratios;
-  for (int r = 0; r < resamples; ++r) {
-    std::vector<double> ra, rb;
-    for (size_t i = 0; i < a.size(); ++i) ra.push_back(a[rng() % a.size()]);
-    for (size_t i = 0; i < b.size(); ++i) rb.push_back(b[rng() % b.size()]);
-    ratios.push_back(sample_median(rb) / sample_median(ra));
+TEST(WelchMeanChange, ExactFiguresByHand) {
+  // Baseline batches 9, 11 (mean 10, se sqrt(0.2)); candidate the same x 1.2. Relative se
+  // 0.02 sqrt(5) a side, so se(log ratio) = sqrt(0.004) and Welch's dof = 10; t = ln 1.2 / se.
+  // p: two-sided t(10) at 2.8827569, by numerical integration of its density (1e-9);
+  // interval: exp(ln 1.2 -+ 2.228138852 se) - 1 (t(10)'s 97.5 % quantile).
+  const auto c = welch_mean_change(alternating_batches(9, 11), alternating_batches(10.8, 13.2));
+  ASSERT_TRUE(c);
+  EXPECT_NEAR(c->estimate, 0.2, 1e-12);
+  EXPECT_NEAR(c->dof, 10, 1e-9);
+  EXPECT_NEAR(c->p_value, 0.0163083026, 1e-8);
+  EXPECT_NEAR(c->ci[0], 0.0422706834, 1e-9);
+  EXPECT_NEAR(c->ci[1], 0.3815988716, 1e-9);
+  // Swapping the sides mirrors the log ratio.
+  const auto back = welch_mean_change(alternating_batches(10.8, 13.2), alternating_batches(9, 11));
+  EXPECT_NEAR(back->estimate, 1 / 1.2 - 1, 1e-12);
+  EXPECT_NEAR(back->p_value, c->p_value, 1e-12);
+  EXPECT_NEAR(std::log1p(back->ci[1]), -std::log1p(c->ci[0]), 1e-12);
+}
+
+TEST(WelchMeanChange, UnequalErrorsWeighTheWelchDof) {
+  // Candidate batches 8, 12 (twice the baseline's spread): v_c = 4 v_b, so
+  // dof = (5 v)^2 / (v^2 / 5 + 16 v^2 / 5) = 125 / 17.
+  const auto c = welch_mean_change(alternating_batches(9, 11), alternating_batches(8, 12));
+  ASSERT_TRUE(c);
+  EXPECT_NEAR(c->estimate, 0, 1e-12);
+  EXPECT_NEAR(c->dof, 125.0 / 17, 1e-9);
+  EXPECT_NEAR(c->p_value, 1, 1e-12);
+  EXPECT_NEAR(std::log1p(c->ci[0]), -std::log1p(c->ci[1]), 1e-12);
+}
+
+TEST(WelchMeanChange, NothingToDecideWithoutAnInterval) {
+  std::mt19937_64 rng(3);
+  const auto enough = lognormal(rng, kMinCiSteps, 0, 0.05), short_run = lognormal(rng, kMinCiSteps - 1, 0, 0.05);
+  EXPECT_TRUE(welch_mean_change(enough, enough));
+  EXPECT_FALSE(welch_mean_change(enough, short_run));
+  EXPECT_FALSE(welch_mean_change(short_run, enough));
+  EXPECT_FALSE(welch_mean_change(enough, std::vector<double>(100, 5.0)));  // no spread
+  EXPECT_THROW(welch_mean_change(enough, enough, 1.0), std::invalid_argument);
+}
+
+// ---- The change of the mean: one run against earlier runs.
+
+TEST(RunToRunChange, ExactFiguresByHand) {
+  // Log run means ln 10 + {-a, 0, a}: m = ln 10, s = a, prediction se = a sqrt(4/3). A candidate
+  // exactly t(2)'s 97.5 % quantile ((2u - 1) / sqrt(2u (1 - u)) at u = 0.975) prediction errors above sits on the boundary:
+  // p = 0.05 and the interval's lower end is 0.
+  const double a = 0.03, se = a * std::sqrt(4.0 / 3), t975 = 4.302652729749462;
+  const double candidate = 10 * std::exp(t975 * se);
+  const auto c = run_to_run_change({10 * std::exp(-a), 10.0, 10 * std::exp(a)}, candidate);
+  ASSERT_TRUE(c);
+  EXPECT_NEAR(c->estimate, std::expm1(t975 * se), 1e-12);
+  EXPECT_NEAR(c->p_value, 0.05, 1e-9);
+  EXPECT_NEAR(c->dof, 2, 0);
+  EXPECT_NEAR(c->ci[0], 0, 1e-9);
+  EXPECT_NEAR(c->ci[1], std::expm1(2 * t975 * se), 1e-9);
+  // The run order does not matter; a candidate at the runs' geometric mean is no change.
+  const auto centre = run_to_run_change({10 * std::exp(a), 10 * std::exp(-a), 10.0}, 10.0);
+  EXPECT_NEAR(centre->estimate, 0, 1e-12);
+  EXPECT_NEAR(centre->p_value, 1, 1e-12);
+}
+
+TEST(RunToRunChange, NeedsThreeRunsAndValidMeans) {
+  EXPECT_FALSE(run_to_run_change({10, 11}, 10.5));
+  EXPECT_TRUE(run_to_run_change({10, 11, 10.5}, 10.5));
+  // Identical runs: no spread to scale by; only an identical candidate is "no change".
+  EXPECT_EQ(run_to_run_change({10, 10, 10}, 10)->p_value, 1);
+  EXPECT_EQ(run_to_run_change({10, 10, 10}, 10.01)->p_value, 0);
+  EXPECT_THROW(run_to_run_change({10, 0, 10}, 10), std::invalid_argument);
+  EXPECT_THROW(run_to_run_change({10, 10, 10}, std::nan("")), std::invalid_argument);
+}
+
+// ---- Error rates by simulation: what compare's verdicts rest on (docs/compare.md has the
+// full table, bench/coverage/coverage_table.cpp).
+
+using coverage::compare_rejection_rate;
+using coverage::Generator;
+using coverage::Shape;
+
+TEST(CompareErrorRates, OneRunASideHoldsItsLevelUnderOutliersAndCorrelation) {
+  // 400 A/A pairs per cell; at a true 5 % the rate's sd is 1.1 %, so 8 % is > 2.5 sd out.
+  const std::vector<Generator> shapes = {{Shape::lognormal_005}, {Shape::outliers_5pct_3x}, {Shape::lognormal_005, 100, 0.5},
+                                         {Shape::bimodal}};
+  uint64_t seed = 1;
+  for (const Generator& g : shapes)
+    for (size_t n : {kMinCiSteps, size_t{200}})
+      EXPECT_LE(compare_rejection_rate(g, n, 1, 1.0, 0, 400, seed++), 0.08) << coverage::name(g.shape) << " rho " << g.rho
+                                                                            << ", n " << n;
+}
+
+TEST(CompareErrorRates, OneRunASideFindsATenPercentSlowdown) {
+  EXPECT_GE(compare_rejection_rate({Shape::lognormal_005}, 200, 1, 1.10, 0, 200, 7), 0.95);
+  EXPECT_GE(compare_rejection_rate({Shape::lognormal_005, 100, 0.5}, 200, 1, 1.10, 0, 200, 8), 0.95);
+}
+
+TEST(CompareErrorRates, RunsVaryMoreThanOneRunShowsSoHistoryIsTheNightlyBaseline) {
+  // Whole runs 3 % apart (sd of a run's log level): one run a side mistakes that for a change
+  // most of the time; the candidate against 3 or 5 earlier runs as clusters holds 5 %.
+  const Generator g{Shape::lognormal_005};
+  EXPECT_GE(compare_rejection_rate(g, 200, 1, 1.0, 0.03, 300, 11), 0.5);
+  for (size_t k : {size_t{3}, size_t{5}}) {
+    const double rate = compare_rejection_rate(g, 200, k, 1.0, 0.03, 1000, 12 + k);
+    EXPECT_LE(rate, 0.07) << k << " runs";
+    EXPECT_GE(rate, 0.03) << k << " runs";  // a test that never fires is no test either
   }
-  std::sort(ratios.begin(), ratios.end());
-  const double lo = ratios[2] + 0.5 * (ratios[3] - ratios[2]);
-  const double hi = ratios[97] + 0.5 * (ratios[98] - ratios[97]);
-  const auto ci = bootstrap_ratio_ci(a, b, &sample_median, resamples, 77);
-  EXPECT_DOUBLE_EQ(ci[0], lo);
-  EXPECT_DOUBLE_EQ(ci[1], hi);
-}
-
-TEST(Bootstrap, ConstantSamplesGiveExactRatio) {
-  const auto ci = bootstrap_ratio_ci({2, 2, 2}, {3, 3}, &sample_median, 100, 1);
-  EXPECT_EQ(ci[0], 1.5);
-  EXPECT_EQ(ci[1], 1.5);
-}
-
-TEST(Bootstrap, ContainsTrueRatioInClearCase) {
-  // b is a scaled by 1.5 (200 lognormal samples, 5 % spread): the ratio is 1.5 by construction.
-  std::mt19937_64 rng(11);
-  const std::vector<double> a = lognormal(rng, 200, std::log(100.0), 0.05);
-  std::vector<double> b;
-  for (double x : a) b.push_back(1.5 * x);
-  const auto ci = bootstrap_ratio_ci(a, b, &sample_median, 2000, 7);
-  EXPECT_LE(ci[0], 1.5);
-  EXPECT_GE(ci[1], 1.5);
-  EXPECT_GT(ci[0], 1.4);
-  EXPECT_LT(ci[1], 1.6);
-  const auto mean = [](const std::vector<double>& v) {
-    double s = 0;
-    for (double x : v) s += x;
-    return s / v.size();
-  };
-  const auto ci_mean = bootstrap_ratio_ci(a, b, mean, 2000, 7);
-  EXPECT_LE(ci_mean[0], 1.5);
-  EXPECT_GE(ci_mean[1], 1.5);
+  EXPECT_GE(compare_rejection_rate(g, 200, 5, 1.15, 0.03, 300, 20), 0.8);  // a 15 % slowdown against 5 runs
 }
 
 }  // namespace

@@ -10,9 +10,9 @@
 # 3. Resampled pairs: K (default 40) pairs built from the real runs by drawing, with
 #    replacement, a baseline and a candidate from the samples of one run (no drift between the
 #    two sides by construction): the false-positive rate of the statistics alone.
-# 4. Pooled baselines (what `--against-history 3` does): each run as the candidate against
-#    every set of 3 other runs, pooled (R x C(R-1, 3) comparisons, 20 for R = 5); the run-to-run
-#    test then sees the machine's drift.
+# 4. Against 3 earlier runs (what `--against-history 3` does): each run as the candidate against
+#    every set of 3 other runs, each a cluster (R x C(R-1, 3) comparisons, 20 for R = 5): their
+#    spread is the machine's run-to-run drift.
 # 5. Power: the same comparisons with a 10 % slowdown injected into every candidate sample.
 # Prints one line per figure. Takes about R x 15 s.
 set -euo pipefail
@@ -54,16 +54,17 @@ work, runs, k = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 
 def with_samples(r, samples):
     st = r["step_time_ms"]
-    old = st["median"]
+    old = st["mean"]
     st["samples"] = samples
     st["n"] = len(samples)
     st["median"] = statistics.median(samples)
-    f = st["median"] / old
-    st["ci95"] = [v * f for v in st["ci95"]]
+    st["mean"] = statistics.mean(samples)
+    f = st["mean"] / old  # cost is priced on the mean
     if r.get("cost"):
         c = r["cost"]
         c["usd_per_step"] *= f
-        c["usd_per_step_ci95"] = [v * f for v in c["usd_per_step_ci95"]]
+        if c.get("usd_per_step_ci95"):
+            c["usd_per_step_ci95"] = [v * f for v in c["usd_per_step_ci95"]]
 
 def save(doc, path):
     with open(path, "w") as out:
@@ -131,6 +132,6 @@ echo "config: $config, $runs runs, $(uname -n), load average $(cut -d' ' -f1-3 /
 echo "real run pairs:      $real_fp_files of $real_files file pairs had a false regression ($(pct $real_fp_files $real_files)); $real_fp of $real_cmp pair comparisons ($(pct $real_fp $real_cmp))"
 echo "real run pairs +10%: $real_detected of $real_cmp pair comparisons called regressed ($(pct $real_detected $real_cmp))"
 echo "resampled pairs:     $res_fp_files of $res_files file pairs had a false regression ($(pct $res_fp_files $res_files)); $res_fp of $res_cmp pair comparisons ($(pct $res_fp $res_cmp))"
-echo "pooled 3-run baselines: $pool_fp_files of $pool_files comparisons had a false regression ($(pct $pool_fp_files $pool_files)); $pool_fp of $pool_cmp pair comparisons ($(pct $pool_fp $pool_cmp))"
-echo "pooled 3-run baselines +10%: $pool_detected of $pool_cmp pair comparisons called regressed ($(pct $pool_detected $pool_cmp))"
+echo "vs 3 earlier runs:   $pool_fp_files of $pool_files comparisons had a false regression ($(pct $pool_fp_files $pool_files)); $pool_fp of $pool_cmp pair comparisons ($(pct $pool_fp $pool_cmp))"
+echo "vs 3 earlier runs +10%: $pool_detected of $pool_cmp pair comparisons called regressed ($(pct $pool_detected $pool_cmp))"
 echo "resampled pairs +10%: $res_detected of $res_cmp pair comparisons called regressed ($(pct $res_detected $res_cmp))"

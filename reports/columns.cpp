@@ -163,7 +163,7 @@ std::vector<std::string> notes_of(const Result& r) {
   std::vector<std::string> notes;
   if (r.status != ResultStatus::ok) notes.push_back(to_string(r.status));
   if (r.partial) notes.push_back("partial");
-  if (r.measurement && r.measurement->interrupted) notes.push_back("interrupted");
+  if (r.measurement && r.measurement->interrupted()) notes.push_back("interrupted");
   if (r.converged && !*r.converged) notes.push_back("unconverged");
   if (r.measurement && warming_up_trend(r.measurement->step_ms)) notes.push_back("warming up");
   if (undecided(r)) notes.push_back("undecided");

@@ -230,7 +230,7 @@ int finish(RunReport& report, const Config& config, const Outputs& outputs, bool
   }
   if (const Result* r = require_converged ? first_unconverged(report) : nullptr)
     std::cerr << fmt::format("pperf: --require-converged: {}/{} on {} did not converge ({})\n", r->workload, r->preset,
-                             r->configuration, r->measurement ? r->measurement->stop_reason : "no measurement");
+                             r->configuration, r->measurement ? r->measurement->stop.text : "no measurement");
   return exit_code_for(report, require_converged);
 }
 

@@ -15,6 +15,33 @@
 
 namespace pperf {
 
+std::optional<DeviceChoice> DeviceChoice::parse(const std::string& text) {
+  if (text == "cpu") return DeviceChoice{};
+  if (text == "cuda") return DeviceChoice{Kind::every_gpu};
+  const bool cuda_n = text.rfind("cuda:", 0) == 0 && text.size() > 5 && text.size() < 9 &&
+                      text.find_first_not_of("0123456789", 5) == std::string::npos;
+  if (!cuda_n) return std::nullopt;
+  return DeviceChoice{Kind::gpu, std::stoll(text.substr(5))};
+}
+
+std::string DeviceChoice::name() const {
+  switch (kind) {
+    case Kind::cpu: return "cpu";
+    case Kind::every_gpu: return "cuda";
+    case Kind::gpu: return "cuda:" + std::to_string(index);
+  }
+  return "cpu";
+}
+
+std::string DeviceChoice::torch_device(int64_t ordinal) const {
+  switch (kind) {
+    case Kind::cpu: return "cpu";
+    case Kind::every_gpu: return "cuda:" + std::to_string(ordinal);
+    case Kind::gpu: return name();
+  }
+  return "cpu";
+}
+
 namespace {
 
 Market read_market(const JsonView& v) { return *parse_market(v.as_choice({"on_demand", "spot"})); }
@@ -243,11 +270,10 @@ ExecutionSettings parse_execution(const JsonView& v) {
   v.expect_object({"threads", "interop_threads", "cpus", "device", "data", "distributed"});
   ExecutionSettings e;
   if (auto d = v.find("device")) {
-    e.device = d->as_string();
-    const bool cuda_n = e.device.rfind("cuda:", 0) == 0 && e.device.size() > 5 && e.device.size() < 9 &&
-                        e.device.find_first_not_of("0123456789", 5) == std::string::npos;
-    if (e.device != "cpu" && e.device != "cuda" && !cuda_n)
-      d->fail("expected \"cpu\", \"cuda\" (every visible GPU) or \"cuda:N\", got '" + e.device + "'");
+    const std::string text = d->as_string();
+    const std::optional<DeviceChoice> device = DeviceChoice::parse(text);
+    if (!device) d->fail("expected \"cpu\", \"cuda\" (every visible GPU) or \"cuda:N\", got '" + text + "'");
+    e.device = *device;
   }
   e.threads = v.positive_int_or("threads", e.threads);
   e.interop_threads = v.positive_int_or("interop_threads", e.interop_threads);
@@ -317,7 +343,7 @@ Configuration parse_configuration(const JsonView& v, const PricingSettings& pric
   if (auto e = v.find("execution")) c.execution = parse_execution(*e);
   for (const auto& g : c.instances)
     if (const InstanceSpec* spec = table.find(g.type); spec && g.role == "dnn") c.priced_gpus += g.count * spec->accelerators;
-  if (c.execution.device == "cuda" && !c.execution.distributed) c.execution.distributed = rank_per_gpu(v, c, table);
+  if (c.execution.device.kind == DeviceChoice::Kind::every_gpu && !c.execution.distributed) c.execution.distributed = rank_per_gpu(v, c, table);
   // As for ranks given by hand (parse_execution): each rank reads its slice with loader threads.
   if (c.execution.distributed && (c.execution.data.mode != DataMode::local || c.execution.data.worker != DataWorker::pperf))
     v.at("execution").at("device").fail("\"cuda\" runs one data-parallel rank per priced GPU (" +

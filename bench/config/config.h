@@ -46,11 +46,25 @@ struct DistributedSettings {
   int64_t bucket_mib = 25;       // gradient bucket size bound (DDP's bucket_cap_mb)
 };
 
+/// Where a configuration trains, parsed once from `execution.device`: the CPU, every visible
+/// GPU (one rank each), or GPU N.
+struct DeviceChoice {
+  enum class Kind { cpu, every_gpu, gpu };
+  Kind kind = Kind::cpu;
+  int64_t index = 0;  // Kind::gpu only
+  /// "cpu", "cuda" or "cuda:N": nullopt for anything else.
+  static std::optional<DeviceChoice> parse(const std::string& text);
+  /// As configs spell it.
+  std::string name() const;
+  /// The torch device one rank opens: "cpu", or "cuda:N" (every_gpu: GPU `ordinal`).
+  std::string torch_device(int64_t ordinal = 0) const;
+};
+
 struct ExecutionSettings {
   int64_t threads = 1;          // libtorch intra-op threads of the trainer
   int64_t interop_threads = 1;  // libtorch inter-op threads
   std::vector<int> cpus;        // CPUs the trainer (and local loader threads) run on; empty: any
-  std::string device = "cpu";   // "cpu", "cuda" (every visible GPU, one rank each) or "cuda:N"
+  DeviceChoice device;
   DataSettings data;
   std::optional<DistributedSettings> distributed;
 };

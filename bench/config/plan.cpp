@@ -59,14 +59,14 @@ HostCapacity HostCapacity::here() {
 }
 
 namespace {
-void check_device(const std::string& device, const std::string& pointer, const HostCapacity& host,
+void check_device(const DeviceChoice& device, const std::string& pointer, const HostCapacity& host,
                   std::vector<Obstacle>& problems) {
-  if (device == "cpu") return;
+  if (device.kind == DeviceChoice::Kind::cpu) return;
   if (host.cuda_devices == 0) {
-    problems.push_back({pointer, "device '" + device + "': " + host.no_cuda_reason});
-  } else if (device != "cuda" && std::stoll(device.substr(5)) >= host.cuda_devices) {
-    problems.push_back({pointer, "device '" + device + "': this host has " + std::to_string(host.cuda_devices) + " GPU" +
-                                     (host.cuda_devices == 1 ? "" : "s")});
+    problems.push_back({pointer, "device '" + device.name() + "': " + host.no_cuda_reason});
+  } else if (device.kind == DeviceChoice::Kind::gpu && device.index >= host.cuda_devices) {
+    problems.push_back({pointer, "device '" + device.name() + "': this host has " + std::to_string(host.cuda_devices) +
+                                     " GPU" + (host.cuda_devices == 1 ? "" : "s")});
   }
 }
 
@@ -75,17 +75,18 @@ void check_device(const std::string& device, const std::string& pointer, const H
 void check_ranks(const Configuration& c, const HostCapacity& host, std::vector<Obstacle>& problems) {
   const std::optional<DistributedSettings>& d = c.execution.distributed;
   const std::string device_pointer = c.pointer + "/execution/device";
+  const bool rank_per_gpu = c.execution.device.kind == DeviceChoice::Kind::every_gpu;
   if (d && host.launcher_world_size && *host.launcher_world_size != d->world_size)
-    problems.push_back({c.pointer + "/execution" + (c.execution.device == "cuda" ? "/device" : "/distributed/world_size"),
+    problems.push_back({c.pointer + "/execution" + (rank_per_gpu ? "/device" : "/distributed/world_size"),
                         "the configuration runs " + std::to_string(d->world_size) + " ranks" +
-                            (c.execution.device == "cuda" ? " (one per priced GPU)" : "") + ", the launcher started " +
+                            (rank_per_gpu ? " (one per priced GPU)" : "") + ", the launcher started " +
                             std::to_string(*host.launcher_world_size)});
-  if (c.execution.device == "cuda" && host.cuda_devices > 0 && d && !host.launcher_world_size &&
+  if (rank_per_gpu && host.cuda_devices > 0 && d && !host.launcher_world_size &&
       d->world_size > host.cuda_devices)
     problems.push_back({device_pointer, "one rank per GPU: " + std::to_string(d->world_size) + " ranks, this host has " +
                                             std::to_string(host.cuda_devices) +
                                             " GPUs (start them with a launcher across the instances: docs/gpu.md)"});
-  if (host.native && c.priced_gpus > 0 && c.execution.device == "cpu")
+  if (host.native && c.priced_gpus > 0 && c.execution.device.kind == DeviceChoice::Kind::cpu)
     problems.push_back({device_pointer, "--native: the priced trainer instances have " + std::to_string(c.priced_gpus) +
                                             " GPU(s), but this configuration trains on the CPU, which would price "
                                             "their GPUs for a CPU's step time; set \"device\": \"cuda\""});

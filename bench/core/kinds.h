@@ -26,6 +26,19 @@ enum class Launcher { spawn_local, env, slurm };
 enum class Schedule { sequential, interleaved };
 /// A configuration's cost per step against its baseline's, decided at a stated confidence.
 enum class CostVerdict { cheaper, dearer, equivalent, undecided };
+/// Why measuring stopped: decided against the baseline (configurations in turns), the
+/// precision target met, the step or time budget spent, interrupted, the data source ended or
+/// failed; `other` only in files from before the codes (and a rank that rank 0 stopped).
+enum class StopReason {
+  decided,
+  target_rel_ci,
+  max_steps,
+  max_seconds,
+  interrupted,
+  data_source_ended,
+  data_source_failed,
+  other
+};
 
 template <typename Enum>
 struct EnumNames;
@@ -49,6 +62,11 @@ struct EnumNames<Schedule> {
 template <>
 struct EnumNames<CostVerdict> {
   static constexpr std::array<const char*, 4> names{"cheaper", "dearer", "equivalent", "undecided"};
+};
+template <>
+struct EnumNames<StopReason> {
+  static constexpr std::array<const char*, 8> names{"decided",     "target_rel_ci",     "max_steps",          "max_seconds",
+                                                    "interrupted", "data_source_ended", "data_source_failed", "other"};
 };
 
 template <typename Enum, typename = decltype(EnumNames<Enum>::names)>

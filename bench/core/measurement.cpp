@@ -7,8 +7,8 @@
 namespace pperf {
 
 nlohmann::json to_json(const Measurement& m) {
-  nlohmann::json j = {{"warmup_steps", m.warmup_steps}, {"stop_reason", m.stop_reason}, {"elapsed_s", m.elapsed_s},
-                      {"interrupted", m.interrupted},   {"data_wait_ms", m.data_wait_ms}, {"first_loss", m.first_loss},
+  nlohmann::json j = {{"warmup_steps", m.warmup_steps}, {"stop_reason", m.stop.text}, {"elapsed_s", m.elapsed_s},
+                      {"interrupted", m.interrupted()},   {"data_wait_ms", m.data_wait_ms}, {"first_loss", m.first_loss},
                       {"last_loss", m.last_loss},       {"executor", m.executor},
                       {"schedule", to_string(m.turns.schedule)}};
   if (m.turns.schedule == Schedule::interleaved) {
@@ -24,9 +24,9 @@ Measurement read_measurement(const JsonView& v) {
   Measurement m;
   m.data_wait_ms = v.at("data_wait_ms").as_numbers();
   m.warmup_steps = v.at("warmup_steps").as_non_negative_int();
-  m.stop_reason = v.at("stop_reason").as_string();
+  m.stop.text = v.at("stop_reason").as_string();
   m.elapsed_s = v.at("elapsed_s").as_number();
-  m.interrupted = v.at("interrupted").as_bool();
+  if (v.at("interrupted").as_bool()) m.stop.code = StopReason::interrupted;
   m.first_loss = v.at("first_loss").as_number();
   m.last_loss = v.at("last_loss").as_number();
   m.executor = v.string_or("executor", "in_process");
@@ -39,16 +39,6 @@ Measurement read_measurement(const JsonView& v) {
     m.turns.configurations = v.at("turns_with").as_strings();
   }
   return m;
-}
-
-std::string Measurement::stop_reason_code() const {
-  const auto starts = [&](const char* prefix) { return stop_reason.rfind(prefix, 0) == 0; };
-  if (source_failed || starts("data source failed")) return "data_source_failed";
-  if (interrupted || starts("interrupted")) return "interrupted";
-  for (const char* code : {"decided", "target_rel_ci", "max_steps", "max_seconds"})
-    if (starts(code)) return code;
-  if (starts("data source ended")) return "data_source_ended";
-  return "other";
 }
 
 std::vector<double> round_means(const std::vector<double>& step_ms, int64_t round_steps) {

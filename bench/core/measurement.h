@@ -20,22 +20,27 @@ struct Turns {
   std::vector<std::string> configurations;
 };
 
+/// Why measuring stopped: the code programs act on, and the sentence people read
+/// ("max_steps (200)", "data source failed after 12 measured steps: connection reset").
+struct StopCause {
+  StopReason code = StopReason::other;
+  std::string text;
+};
+
 struct Measurement {
   std::vector<double> step_ms;       // measured steps only (warmup excluded): wait + compute
   std::vector<double> data_wait_ms;  // of each measured step, the time spent waiting for its batch
   int64_t warmup_steps = 0;
   double elapsed_s = 0;              // wall time of the measured phase
-  std::string stop_reason;
-  bool interrupted = false;
-  bool source_failed = false;  // the data source failed after some steps were measured
+  StopCause stop;
   double first_loss = 0, last_loss = 0;  // sanity: the model is really training
   /// How it was obtained: "process" (a child process of its own) or "in_process".
   std::string executor = "in_process";
   Turns turns;
 
-  /// stop_reason as a code: "decided", "target_rel_ci", "max_steps", "max_seconds", "interrupted",
-  /// "data_source_ended" or "data_source_failed" ("other" for a text none of these start).
-  std::string stop_reason_code() const;
+  bool interrupted() const { return stop.code == StopReason::interrupted; }
+  /// The data source failed after some steps were measured: the result is partial.
+  bool source_failed() const { return stop.code == StopReason::data_source_failed; }
   /// Interleaved: the mean step time of each whole round (ms), in order; empty when sequential.
   std::vector<double> round_means_ms() const;
   /// Fraction of the measured time spent waiting for input: near 1 = input-bound.
@@ -50,8 +55,8 @@ std::vector<double> round_means(const std::vector<double>& step_ms, int64_t roun
 
 class JsonView;
 /// A result's `measurement` object (docs/results.md) and back. The step times themselves are
-/// `step_time_ms.samples` (the Result's JSON writes and reads them): read_measurement leaves
-/// step_ms empty.
+/// `step_time_ms.samples` and the stop code the result's `stop_reason` (the Result's JSON writes
+/// and reads them): read_measurement leaves step_ms empty and the code interrupted or other.
 nlohmann::json to_json(const Measurement& m);
 Measurement read_measurement(const JsonView& v);
 

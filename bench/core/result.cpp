@@ -273,7 +273,7 @@ json to_json(const Result& r) {
   j["data_wait_fraction"] = value_or_null(r.data_wait_fraction);
   j["converged"] = value_or_null(r.converged);
   j["partial"] = r.partial;
-  j["stop_reason"] = value_or_null(r.stop_reason);
+  j["stop_reason"] = r.measurement ? json(to_string(r.measurement->stop.code)) : json(nullptr);
   j["mfu"] = value_or_null(r.mfu);
   if (r.bottleneck) j["bottleneck"] = to_json(*r.bottleneck);
   j["cost"] = r.cost ? to_json(*r.cost) : json(nullptr);
@@ -323,7 +323,7 @@ Result read_result(const JsonView& v) {
   r.data_wait_fraction = v.find_number("data_wait_fraction");
   if (auto c = v.find_value("converged")) r.converged = c->as_bool();
   if (auto p = v.find_value("partial")) r.partial = p->as_bool();
-  if (auto s = v.find_value("stop_reason")) r.stop_reason = s->as_string();
+  if (auto s = v.find_value("stop_reason"); s && r.measurement) r.measurement->stop.code = read_enum<StopReason>(*s);
   r.mfu = v.find_number("mfu");
   if (auto b = v.find_value("bottleneck")) r.bottleneck = read_bottleneck(*b);
   if (auto c = v.find_value("cost")) {

@@ -163,8 +163,6 @@ struct Result {
   std::optional<double> data_wait_fraction;
   /// Measured: stopped on the precision target (true), or on max_steps / max_seconds first.
   std::optional<bool> converged;
-  /// Measured: why measuring stopped, Measurement::stop_reason_code() (its stop_reason has the detail).
-  std::optional<std::string> stop_reason;
   /// Model FLOPs utilization (0..1) against host.peak_gflops: bench/core/mfu.h.
   std::optional<double> mfu;
   /// Measured results: where the time went and the verdict (bench/core/bottleneck.h).

@@ -110,8 +110,8 @@ TurnTaking sampled_turns(TurnTaking& turns, const std::vector<int>& data_pids, C
   auto round_start = std::make_shared<CpuSample>();
   TurnTaking sampled;
   sampled.ready = turns.ready;
-  sampled.next = [&turns, &data_pids, &own_before, round_start, first = true](std::string& why) mutable {
-    std::optional<int64_t> steps = turns.next(why);
+  sampled.next = [&turns, &data_pids, &own_before, round_start, first = true](StopCause& end) mutable {
+    std::optional<int64_t> steps = turns.next(end);
     *round_start = CpuSample::now(data_pids);
     if (first) own_before = CpuSample{0, 0, 0, 0, round_start->load_average, 0}, first = false;
     return steps;
@@ -176,18 +176,17 @@ Bottleneck bottleneck_of(const Result& r, const ExecutionSettings& exec, const s
 /// Fills the measure stage's figures from the samples: estimate, spread, throughput.
 void summarize_into(Result& r, Measurement m) {
   r.measured = true;
-  r.partial = m.source_failed;
-  if (m.source_failed) r.events.push_back(m.stop_reason);
+  r.partial = m.source_failed();
+  if (m.source_failed()) r.events.push_back(m.stop.text);
   if (m.step_ms.empty()) {
-    r.status = m.interrupted ? ResultStatus::not_run : ResultStatus::failed;
-    r.reason = m.stop_reason;
+    r.status = m.interrupted() ? ResultStatus::not_run : ResultStatus::failed;
+    r.reason = m.stop.text;
     return;
   }
   const Summary s = summarize(m.step_ms);
-  r.stop_reason = m.stop_reason_code();
   // Converged: stopped because it had answered its question (the precision target, or in turns
   // the decision against the baseline), not on the budget.
-  r.converged = *r.stop_reason == "target_rel_ci" || *r.stop_reason == "decided";
+  r.converged = m.stop.code == StopReason::target_rel_ci || m.stop.code == StopReason::decided;
   r.step = step_time_estimate(m.step_ms);
   r.spread = StepTimeSpread{s.mean, s.stdev, s.cv, s.p5, s.p95};
   r.samples_per_s = m.samples_per_s(r.samples_per_step);
@@ -198,7 +197,7 @@ void summarize_into(Result& r, Measurement m) {
     r.events.push_back(fmt::format("still warming up: step times fall over the measured steps (Mann-Kendall z = {:.2f}, "
                                    "p = {:.2g}); raise warmup_steps",
                                    mk->z, mk->p_value));
-  if (m.interrupted) r.events.push_back(fmt::format("interrupted after {} measured steps", m.step_ms.size()));
+  if (m.interrupted()) r.events.push_back(fmt::format("interrupted after {} measured steps", m.step_ms.size()));
   r.measurement = std::move(m);
 }
 
@@ -210,7 +209,7 @@ std::vector<int> cpus_of_rank(const ExecutionSettings& exec, const RankContext& 
   if (rank.launcher == Launcher::spawn_local && d.spawn_local && d.cpus_per_rank > 0)
     return rank_cpus(rank.rank, d.cpus_per_rank, HostCapacity::here().logical_cpus);
   // One rank per GPU: unless told otherwise, a rank runs on the CPUs of its GPU's NUMA node.
-  if (exec.device == "cuda" && exec.cpus.empty())
+  if (exec.device.kind == DeviceChoice::Kind::every_gpu && exec.cpus.empty())
     if (const auto node = gpu_numa_cpus(static_cast<int>(rank.local_rank), std::getenv("CUDA_VISIBLE_DEVICES"),
                                         std::getenv("CUDA_DEVICE_ORDER"))) {
       const std::vector<int> allowed = allowed_cpus();
@@ -353,11 +352,10 @@ void prepare_item(PreparedItem& p, Result& r, const Config& config, const PlanIt
   WorkloadSpec& spec = p.spec;
   // "cuda": one rank per priced GPU, each on its own GPU of this host (without ranks: the one
   // priced GPU, cuda:0). With no GPU at all, open_device says why.
-  spec.device = exec.device;
-  if (exec.device == "cuda") {
-    const int64_t gpus = torch_cuda_devices();
-    spec.device = "cuda:" + std::to_string(gpus > 0 ? cuda_ordinal_of_rank(rank ? rank->local_rank : 0, gpus) : 0);
-  }
+  int64_t ordinal = 0;
+  if (exec.device.kind == DeviceChoice::Kind::every_gpu)
+    if (const int64_t gpus = torch_cuda_devices(); gpus > 0) ordinal = cuda_ordinal_of_rank(rank ? rank->local_rank : 0, gpus);
+  spec.device = exec.device.torch_device(ordinal);
   p.device = open_device(spec.device);  // also the thread's current device
   const WorkloadDescriptor* descriptor = registry.find(spec.name);
   if (!descriptor) throw std::runtime_error("workload '" + spec.name + "' is not compiled into this pperf");
@@ -693,8 +691,7 @@ std::vector<Result> run_plan(const Config& config, const Plan& plan, const Workl
     for (size_t j = i; j < plan.items.size() && plan.items[j].workload_index == plan.items[i].workload_index; ++j)
       group.push_back(&plan.items[j]);
     if (takes_turns(group, options)) {
-      for (const PlanItem* item : group) on_start(*item);
-      for (Result& r : measure_interleaved(config, group, options, stop_requested)) results.push_back(std::move(r));
+      for (Result& r : measure_interleaved(config, group, options, stop_requested, on_start)) results.push_back(std::move(r));
       i += group.size();
     } else {
       const PlanItem& item = plan.items[i++];

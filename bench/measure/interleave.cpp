@@ -79,12 +79,14 @@ bool take_round(Turn& t, const std::atomic<bool>& stop_requested) {
 }
 
 /// Why the turns end after this round, or nullopt to go on.
-std::optional<std::string> end_of_turns(const std::vector<Turn>& turns, const Config& config, const ExecutorOptions& options) {
+std::optional<StopCause> end_of_turns(const std::vector<Turn>& turns, const Config& config, const ExecutorOptions& options) {
   const MeasureSettings& m = config.measure;
   for (const Turn& t : turns) {
     if (!t.active) continue;
-    if (static_cast<int64_t>(t.steps_ms.size()) >= m.max_steps) return fmt::format("max_steps ({})", m.max_steps);
-    if (t.measured_s() >= m.max_seconds) return fmt::format("max_seconds ({:g} s)", m.max_seconds);
+    if (static_cast<int64_t>(t.steps_ms.size()) >= m.max_steps)
+      return StopCause{StopReason::max_steps, fmt::format("max_steps ({})", m.max_steps)};
+    if (t.measured_s() >= m.max_seconds)
+      return StopCause{StopReason::max_seconds, fmt::format("max_seconds ({:g} s)", m.max_seconds)};
   }
   // min_steps is the user's floor: neither a decision nor the precision target ends the turns
   // before every configuration has that many.
@@ -103,7 +105,7 @@ std::optional<std::string> end_of_turns(const std::vector<Turn>& turns, const Co
         ++decided;
     }
     if (candidates > 0 && decided == candidates)
-      return fmt::format("decided (after {} rounds)", base->round_means_ms().size());
+      return StopCause{StopReason::decided, fmt::format("decided (after {} rounds)", base->round_means_ms().size())};
     return std::nullopt;
   }
   for (const Turn& t : turns) {
@@ -111,12 +113,14 @@ std::optional<std::string> end_of_turns(const std::vector<Turn>& turns, const Co
     const RelativePrecision p = relative_precision(t.steps_ms);
     if (!(p.mean <= m.target_rel_ci && p.median <= m.target_rel_ci)) return std::nullopt;
   }
-  return fmt::format("target_rel_ci (every configuration's intervals within ±{:.2f} %)", m.target_rel_ci * 100);
+  return StopCause{StopReason::target_rel_ci,
+                   fmt::format("target_rel_ci (every configuration's intervals within ±{:.2f} %)", m.target_rel_ci * 100)};
 }
 }  // namespace
 
 std::vector<Result> measure_interleaved(const Config& config, const std::vector<const PlanItem*>& items,
-                                        const ExecutorOptions& options, const std::atomic<bool>& stop_requested) {
+                                        const ExecutorOptions& options, const std::atomic<bool>& stop_requested,
+                                        const std::function<void(const PlanItem&)>& on_start) {
   namespace fs = std::filesystem;
   static int sequence = 0;
   // A measuring process that died leaves its stdin pipe without a reader: writing to it must
@@ -149,7 +153,8 @@ std::vector<Result> measure_interleaved(const Config& config, const std::vector<
     std::string why;
     if (t.active && !await_line(t, kReady, stop_requested, why)) t.active = false, t.failure = why;
   }
-  std::string reason = "interrupted";
+  for (const Turn& t : turns) on_start(*t.item);
+  StopCause end{StopReason::interrupted, "interrupted"};
   for (size_t round = 0; !stop_requested; ++round) {
     // A B, B A, A B, ...: each position in a round is every configuration's in turn.
     std::vector<Turn*> order;
@@ -159,11 +164,11 @@ std::vector<Result> measure_interleaved(const Config& config, const std::vector<
       if (t->active && !stop_requested) take_round(*t, stop_requested);
     if (stop_requested) break;
     if (std::none_of(turns.begin(), turns.end(), [](const Turn& t) { return t.active; })) {
-      reason = "every configuration stopped";
+      end = {StopReason::other, "every configuration stopped"};
       break;
     }
-    if (auto end = end_of_turns(turns, config, options)) {
-      reason = *end;
+    if (auto cause = end_of_turns(turns, config, options)) {
+      end = *cause;
       break;
     }
   }
@@ -171,7 +176,7 @@ std::vector<Result> measure_interleaved(const Config& config, const std::vector<
   for (Turn& t : turns) {
     Result r = t.item->result_skeleton();
     if (t.child) {
-      t.child->write_line(fmt::format("{} {}", kEnd, reason));
+      t.child->write_line(fmt::format("{} {} {}", kEnd, to_string(end.code), end.text));
       t.child->close_stdin();
       if (stop_requested) t.child->signal(SIGINT);
       // It summarizes, measures its checkpoint, stops its data workers and writes its result.
@@ -200,10 +205,10 @@ std::vector<Result> measure_interleaved(const Config& config, const std::vector<
 TurnTaking turns_over_stdio() {
   TurnTaking t;
   t.ready = [] { std::cout << kReady << std::endl; };
-  t.next = [](std::string& end_reason) -> std::optional<int64_t> {
+  t.next = [](StopCause& end) -> std::optional<int64_t> {
     std::string line;
     if (!std::getline(std::cin, line)) {
-      end_reason = "interrupted (the scheduler went away)";
+      end = {StopReason::interrupted, "interrupted (the scheduler went away)"};
       return std::nullopt;
     }
     if (starts_with(line, std::string(kRound) + " ")) {
@@ -212,8 +217,17 @@ TurnTaking turns_over_stdio() {
       } catch (const std::exception&) {
       }
     }
-    end_reason = starts_with(line, std::string(kEnd) + " ") ? line.substr(std::string(kEnd).size() + 1)
-                                                             : "interrupted (unreadable order: '" + line + "')";
+    // "end CODE TEXT"
+    std::istringstream order(line);
+    std::string word, code;
+    order >> word >> code;
+    const std::optional<StopReason> reason = parse_enum<StopReason>(code);
+    if (word == kEnd && reason) {
+      std::getline(order >> std::ws, end.text);
+      end.code = *reason;
+    } else {
+      end = {StopReason::interrupted, "interrupted (unreadable order: '" + line + "')"};
+    }
     return std::nullopt;
   };
   t.done = [](const std::vector<double>& round_ms) {

@@ -15,6 +15,7 @@
 // measure.max_steps or measure.max_seconds of its own steps.
 // Torch-free: it talks to its measuring processes over pipes.
 #include <atomic>
+#include <functional>
 #include <vector>
 
 #include "bench/measure/executor.h"
@@ -27,9 +28,11 @@ constexpr int64_t kRoundSteps = 10;
 
 /// One Result per item, in the order given; guarantees of measure_item_in_child (never throws
 /// for an item; stop_requested ends every item after its current step; no child outlives the
-/// call). Items must be of one workload, none data-parallel.
+/// call). Items must be of one workload, none data-parallel. `on_start` is told of each item once
+/// every measuring process is set up and the first round begins.
 std::vector<Result> measure_interleaved(const Config& config, const std::vector<const PlanItem*>& items,
-                                        const ExecutorOptions& options, const std::atomic<bool>& stop_requested);
+                                        const ExecutorOptions& options, const std::atomic<bool>& stop_requested,
+                                        const std::function<void(const PlanItem&)>& on_start);
 
 /// The protocol a measuring process speaks on its stdin/stdout (measure-item --turns).
 TurnTaking turns_over_stdio();

@@ -23,7 +23,7 @@ bool untimed_step(Workload& workload, DataSource& data, const Device& device, Me
 
 /// One timed step appended to `m`: the wait for the batch + placing it + the step + waiting for
 /// the device. Returns the clock at its end; nullopt when the data source ended or failed (then
-/// m.stop_reason says which).
+/// m.stop says which).
 std::optional<double> timed_step(Workload& workload, DataSource& data, const Device& device, const Clock& clock, Measurement& m) {
   const double start = clock.now_ms();
   std::optional<Batch> batch;
@@ -32,13 +32,13 @@ std::optional<double> timed_step(Workload& workload, DataSource& data, const Dev
   } catch (const std::exception& e) {
     if (m.step_ms.empty()) throw;
     // Keep what was measured: the result is partial, and says why.
-    m.source_failed = true;
-    m.stop_reason = "data source failed after " + std::to_string(m.step_ms.size()) + " measured steps: " + e.what();
+    m.stop = {StopReason::data_source_failed,
+              "data source failed after " + std::to_string(m.step_ms.size()) + " measured steps: " + e.what()};
     return std::nullopt;
   }
   const double got_batch = clock.now_ms();
   if (!batch) {
-    m.stop_reason = "data source ended";
+    m.stop = {StopReason::data_source_ended, "data source ended"};
     return std::nullopt;
   }
   m.last_loss = workload.train_step(device.place(std::move(*batch)));
@@ -72,19 +72,17 @@ Measurement measure(Workload& workload, DataSource& data, const MeasureSettings&
   };
   for (int64_t i = 0; i < settings.warmup_steps; ++i) {
     if (!agreement && stop_requested) {
-      m.interrupted = true;
-      m.stop_reason = "interrupted during warmup";
+      m.stop = {StopReason::interrupted, "interrupted during warmup"};
       return m;
     }
     if (!untimed_step(workload, data, device, m, i == 0)) {
-      m.stop_reason = "data source ended during warmup";
+      m.stop = {StopReason::data_source_ended, "data source ended during warmup"};
       return m;
     }
     ++m.warmup_steps;
     report(true, m.warmup_steps);
     if (agreement && decide(stop_requested ? 2 : 0) == 2) {
-      m.interrupted = true;
-      m.stop_reason = "interrupted during warmup";
+      m.stop = {StopReason::interrupted, "interrupted during warmup"};
       return m;
     }
   }
@@ -93,30 +91,28 @@ Measurement measure(Workload& workload, DataSource& data, const MeasureSettings&
   const double phase_start = clock.now_ms();
   for (;;) {
     if (!agreement && stop_requested) {
-      m.interrupted = true;
-      m.stop_reason = "interrupted";
+      m.stop = {StopReason::interrupted, "interrupted"};
       break;
     }
     const std::optional<double> end = timed_step(workload, data, device, clock, m);
     if (!end) break;
     m.elapsed_s = (*end - phase_start) / 1000;
     report(false, static_cast<int64_t>(m.step_ms.size()));
-    auto reason = first_stop_reason(rules, m.step_ms, m.elapsed_s);
+    auto cause = first_stop(rules, m.step_ms, m.elapsed_s);
     if (agreement) {
-      const int code = decide(stop_requested ? 2 : (reason && agreement->rank0 ? 1 : 0));
+      const int code = decide(stop_requested ? 2 : (cause && agreement->rank0 ? 1 : 0));
       if (code == 2) {
-        m.interrupted = true;
-        m.stop_reason = "interrupted";
+        m.stop = {StopReason::interrupted, "interrupted"};
         break;
       }
       if (code == 1) {
-        m.stop_reason = reason && agreement->rank0 ? *reason : "rank 0 stopped";
+        m.stop = cause && agreement->rank0 ? *cause : StopCause{StopReason::other, "rank 0 stopped"};
         break;
       }
       continue;
     }
-    if (reason) {
-      m.stop_reason = *reason;
+    if (cause) {
+      m.stop = *cause;
       break;
     }
   }
@@ -132,18 +128,13 @@ Measurement measure_in_turns(Workload& workload, DataSource& data, const Measure
   turns.ready();
   bool warmed_up = false;
   for (;;) {
-    std::string end_reason;
-    const std::optional<int64_t> steps = turns.next(end_reason);
-    if (!steps) {
-      m.stop_reason = end_reason;
-      m.interrupted = end_reason.rfind("interrupted", 0) == 0;
-      break;
-    }
+    const std::optional<int64_t> steps = turns.next(m.stop);
+    if (!steps) break;
     m.turns.round_steps = *steps;
     const int64_t untimed = warmed_up ? untimed_steps : settings.warmup_steps;
     for (int64_t i = 0; i < untimed; ++i)
       if (!untimed_step(workload, data, device, m, !warmed_up && i == 0)) {
-        m.stop_reason = warmed_up ? "data source ended" : "data source ended during warmup";
+        m.stop = {StopReason::data_source_ended, warmed_up ? "data source ended" : "data source ended during warmup"};
         return m;
       }
     if (!warmed_up) m.warmup_steps = settings.warmup_steps;
@@ -156,8 +147,7 @@ Measurement measure_in_turns(Workload& workload, DataSource& data, const Measure
       round.push_back(m.step_ms.back());
     }
     if (stop_requested) {
-      m.interrupted = true;
-      m.stop_reason = "interrupted";
+      m.stop = {StopReason::interrupted, "interrupted"};
       break;
     }
     ++m.turns.rounds;

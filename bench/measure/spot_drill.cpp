@@ -90,7 +90,7 @@ void drill_train(const PlanItem& item, const WorkloadRegistry& registry, const s
                  int64_t every, bool resume) {
   const ExecutionSettings& exec = item.configuration->execution;
   WorkloadSpec spec = *item.workload;
-  spec.device = exec.device == "cuda" ? "cuda:0" : exec.device;
+  spec.device = exec.device.torch_device(0);
   const std::unique_ptr<Device> device = open_device(spec.device);
   const WorkloadDescriptor* descriptor = registry.find(spec.name);
   if (!descriptor) throw std::runtime_error("workload '" + spec.name + "' is not compiled into this pperf");

@@ -8,14 +8,16 @@
 #include <string>
 #include <vector>
 
+#include "bench/core/measurement.h"
+
 namespace pperf {
 
 /// The runner tells `ready` once it can measure, then asks `next` for each round: the timed
-/// steps to run, or nullopt for the end (with the reason in `end_reason`). After each round it
+/// steps to run, or nullopt for the end (with its cause in `end`). After each round it
 /// hands `done` the round's step times (ms).
 struct TurnTaking {
   std::function<void()> ready;
-  std::function<std::optional<int64_t>(std::string& end_reason)> next;
+  std::function<std::optional<int64_t>(StopCause& end)> next;
   std::function<void(const std::vector<double>& round_ms)> done;
 };
 

@@ -57,7 +57,7 @@ void run(benchmark::State& state, bool median_checks) {
     OffsetClock clock;
     ReadySource source(clock);
     const Measurement m = measure(workload, source, settings, stop, clock);
-    if (static_cast<int64_t>(m.step_ms.size()) != n) state.SkipWithError(("stopped early: " + m.stop_reason).c_str());
+    if (static_cast<int64_t>(m.step_ms.size()) != n) state.SkipWithError(("stopped early: " + m.stop.text).c_str());
   }
   state.counters["per_step"] =
       benchmark::Counter(static_cast<double>(n), benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);

@@ -13,8 +13,8 @@ namespace {
 class MaxSteps : public StopRule {
  public:
   explicit MaxSteps(int64_t n) : n_(n) {}
-  std::optional<std::string> check(const std::vector<double>& step_ms, double) override {
-    if (static_cast<int64_t>(step_ms.size()) >= n_) return fmt::format("max_steps ({})", n_);
+  std::optional<StopCause> check(const std::vector<double>& step_ms, double) override {
+    if (static_cast<int64_t>(step_ms.size()) >= n_) return StopCause{StopReason::max_steps, fmt::format("max_steps ({})", n_)};
     return std::nullopt;
   }
 
@@ -25,8 +25,8 @@ class MaxSteps : public StopRule {
 class MaxSeconds : public StopRule {
  public:
   explicit MaxSeconds(double s) : s_(s) {}
-  std::optional<std::string> check(const std::vector<double>&, double elapsed_s) override {
-    if (elapsed_s >= s_) return fmt::format("max_seconds ({:g} s)", s_);
+  std::optional<StopCause> check(const std::vector<double>&, double elapsed_s) override {
+    if (elapsed_s >= s_) return StopCause{StopReason::max_seconds, fmt::format("max_seconds ({:g} s)", s_)};
     return std::nullopt;
   }
 
@@ -38,7 +38,7 @@ class TargetRelCi : public StopRule {
  public:
   TargetRelCi(int64_t min_steps, double target, int64_t max_steps)
       : min_steps_(min_steps), target_(target), max_steps_(static_cast<size_t>(std::max<int64_t>(0, max_steps))) {}
-  std::optional<std::string> check(const std::vector<double>& step_ms, double) override {
+  std::optional<StopCause> check(const std::vector<double>& step_ms, double) override {
     const size_t n = step_ms.size();
     if (static_cast<int64_t>(n) < min_steps_ || n < kMinCiSteps || (n < next_check_ && n != max_steps_)) return std::nullopt;
     // Looking after every step would stop on the runs whose spread happens to look small, and
@@ -57,8 +57,8 @@ class TargetRelCi : public StopRule {
       met_before_ = met;
       return std::nullopt;
     }
-    return fmt::format("target_rel_ci (mean ±{:.2f} %, median ±{:.2f} % <= {:.2f} %)", p.mean * 100, p.median * 100,
-                       target_ * 100);
+    return StopCause{StopReason::target_rel_ci, fmt::format("target_rel_ci (mean ±{:.2f} %, median ±{:.2f} % <= {:.2f} %)",
+                                                            p.mean * 100, p.median * 100, target_ * 100)};
   }
 
  private:
@@ -85,8 +85,8 @@ std::vector<std::unique_ptr<StopRule>> make_stop_rules(const MeasureSettings& s)
   return rules;
 }
 
-std::optional<std::string> first_stop_reason(std::vector<std::unique_ptr<StopRule>>& rules,
-                                             const std::vector<double>& step_ms, double elapsed_s) {
+std::optional<StopCause> first_stop(std::vector<std::unique_ptr<StopRule>>& rules, const std::vector<double>& step_ms,
+                                    double elapsed_s) {
   for (const auto& rule : rules)
     if (auto reason = rule->check(step_ms, elapsed_s)) return reason;
   return std::nullopt;

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "bench/core/measurement.h"
+
 namespace pperf {
 
 struct MeasureSettings {
@@ -21,9 +23,9 @@ class StopRule {
  public:
   virtual ~StopRule() = default;
   /// Called after every measured step with every measured step time so far (ms; the same
-  /// vector, one sample longer each call) and the measured phase's elapsed seconds. Returns the
-  /// stop reason when the phase should end, nullopt to go on. A rule may keep running state.
-  virtual std::optional<std::string> check(const std::vector<double>& step_ms, double elapsed_s) = 0;
+  /// vector, one sample longer each call) and the measured phase's elapsed seconds. Returns why
+  /// the phase should end, nullopt to go on. A rule may keep running state.
+  virtual std::optional<StopCause> check(const std::vector<double>& step_ms, double elapsed_s) = 0;
 };
 
 std::unique_ptr<StopRule> stop_at_max_steps(int64_t max_steps);
@@ -38,8 +40,8 @@ std::unique_ptr<StopRule> stop_at_target_rel_ci(int64_t min_steps, double target
 /// The standard set for a MeasureSettings: target CI, max steps, max seconds (in that order).
 std::vector<std::unique_ptr<StopRule>> make_stop_rules(const MeasureSettings& settings);
 
-/// The first rule's reason, or nullopt.
-std::optional<std::string> first_stop_reason(std::vector<std::unique_ptr<StopRule>>& rules,
-                                             const std::vector<double>& step_ms, double elapsed_s);
+/// The first rule's cause, or nullopt.
+std::optional<StopCause> first_stop(std::vector<std::unique_ptr<StopRule>>& rules, const std::vector<double>& step_ms,
+                                    double elapsed_s);
 
 }  // namespace pperf

@@ -124,7 +124,7 @@ c['measure'] = {'warmup_steps': 0, 'min_steps': 100000, 'max_steps': 100000, 'ma
 json.dump(c, open('$work/long.json', 'w'))"
 "$pperf" run --config "$work/long.json" --out "$work/int.json" >"$work/int.log" 2>&1 &
 pid=$!
-# Interrupt once the first item has measured for a while (start-up is slow on a loaded host).
+# Interrupt once the first item has measured for a while ("started" is said once it measures).
 for _ in $(seq 600); do grep -q "started (item 1 of" "$work/int.log" && break; sleep 0.1; done
 sleep 4
 kill -INT "$pid"
@@ -195,7 +195,7 @@ check "dead endpoint: connection refused" bash -c "'$pperf' run --config '$work/
 "$pperf" run --config "$work/long_service.json" --out "$work/partial.json" >"$work/partial.log" 2>&1 &
 rpid=$!
 for _ in $(seq 100); do pgrep -f -- "data-worker --config $work/long_service.json" >/dev/null && break; sleep 0.1; done
-sleep 3
+sleep 6  # its measuring process sets up after the worker starts (slow on a loaded host)
 pkill -KILL -f -- "data-worker --config $work/long_service.json"
 wait "$rpid"
 check "partial run exits 1" test $? -eq 1

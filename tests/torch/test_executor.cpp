@@ -111,7 +111,7 @@ TEST(Executor, StopRequestReachesTheChild) {
   const Result r = measure_item_in_child(config, make_plan(config, {}, HostCapacity{2}).items.at(0), options, stop);
   stopper.join();
   ASSERT_EQ(r.status, ResultStatus::ok) << r.reason;
-  EXPECT_TRUE(r.measurement->interrupted);
+  EXPECT_TRUE(r.measurement->interrupted());
   EXPECT_GT(r.measurement->step_ms.size(), 0u);
 }
 

@@ -66,7 +66,8 @@ TEST(Runner, WarmupIsExcludedAndWaitIsMeasuredApart) {
   EXPECT_DOUBLE_EQ(m.data_wait_fraction(), 2.0 / 12.0);
   EXPECT_DOUBLE_EQ(m.samples_per_s(8), 8 / 0.012);
   EXPECT_DOUBLE_EQ(m.elapsed_s, 0.24);
-  EXPECT_EQ(m.stop_reason, "max_steps (20)");
+  EXPECT_EQ(m.stop.code, StopReason::max_steps);
+  EXPECT_EQ(m.stop.text, "max_steps (20)");
   EXPECT_LT(m.last_loss, m.first_loss);
 }
 
@@ -83,7 +84,7 @@ TEST(Runner, StopsAtTargetPrecisionOnceMinStepsAreInAndConfirmed) {
   Measurement m = measure(workload, source, s, stop, clock);
   // Met at the first look (70 steps), confirmed at the next, a quarter later.
   EXPECT_EQ(m.step_ms.size(), 87u);
-  EXPECT_EQ(m.stop_reason.rfind("target_rel_ci", 0), 0u) << m.stop_reason;
+  EXPECT_EQ(m.stop.code, StopReason::target_rel_ci) << m.stop.text;
 }
 
 TEST(Runner, TakesTurnsRoundByRoundAtTheSchedulersWord) {
@@ -98,10 +99,10 @@ TEST(Runner, TakesTurnsRoundByRoundAtTheSchedulersWord) {
   std::vector<int64_t> orders = {10, 10};
   TurnTaking turns;
   turns.ready = [&] { ready = true; };
-  turns.next = [&](std::string& why) -> std::optional<int64_t> {
+  turns.next = [&](StopCause& end) -> std::optional<int64_t> {
     EXPECT_TRUE(ready);
     if (rounds.size() < orders.size()) return orders[rounds.size()];
-    why = "decided (after 2 rounds)";
+    end = {StopReason::decided, "decided (after 2 rounds)"};
     return std::nullopt;
   };
   turns.done = [&](const std::vector<double>& round) { rounds.push_back(round); };
@@ -112,8 +113,9 @@ TEST(Runner, TakesTurnsRoundByRoundAtTheSchedulersWord) {
   EXPECT_EQ(rounds[0], std::vector<double>(10, 11.0));
   EXPECT_EQ(m.step_ms.size(), 20u);
   EXPECT_DOUBLE_EQ(m.elapsed_s, 0.22) << "its own steps only, not the waits between turns";
-  EXPECT_EQ(m.stop_reason, "decided (after 2 rounds)");
-  EXPECT_FALSE(m.interrupted);
+  EXPECT_EQ(m.stop.code, StopReason::decided);
+  EXPECT_EQ(m.stop.text, "decided (after 2 rounds)");
+  EXPECT_FALSE(m.interrupted());
   EXPECT_EQ(m.turns.schedule, Schedule::interleaved);
   EXPECT_EQ(m.turns.round_steps, 10);
   EXPECT_EQ(m.turns.untimed_steps, 5);
@@ -133,7 +135,8 @@ TEST(Runner, NoisyStepsRunToMaxSeconds) {
   s.target_rel_ci = 0.01;
   std::atomic<bool> stop{false};
   Measurement m = measure(workload, source, s, stop, clock);
-  EXPECT_EQ(m.stop_reason, "max_seconds (2 s)");
+  EXPECT_EQ(m.stop.code, StopReason::max_seconds);
+  EXPECT_EQ(m.stop.text, "max_seconds (2 s)");
   EXPECT_EQ(m.step_ms.size(), 20u);  // 20 x 100 ms on average = 2 s
 }
 
@@ -146,12 +149,13 @@ TEST(Runner, EndOfDataAndInterruptionAreReported) {
   std::atomic<bool> stop{false};
   Measurement m = measure(workload, source, s, stop, clock);
   EXPECT_EQ(m.step_ms.size(), 4u);
-  EXPECT_EQ(m.stop_reason, "data source ended");
+  EXPECT_EQ(m.stop.code, StopReason::data_source_ended);
+  EXPECT_EQ(m.stop.text, "data source ended");
 
   FakeSource endless(clock, 0, 1000);
   stop = true;
   Measurement interrupted = measure(workload, endless, s, stop, clock);
-  EXPECT_TRUE(interrupted.interrupted);
+  EXPECT_TRUE(interrupted.interrupted());
   EXPECT_TRUE(interrupted.step_ms.empty());
 }
 
@@ -270,7 +274,8 @@ TEST(Runner, RanksStopOnTheStepTheGroupAgreesOn) {
   };
   Measurement m = measure(workload, source, s, stop, clock, {}, cpu_device(), &group);
   EXPECT_EQ(m.step_ms.size(), 8u);
-  EXPECT_EQ(m.stop_reason, "rank 0 stopped");
+  EXPECT_EQ(m.stop.code, StopReason::other);
+  EXPECT_EQ(m.stop.text, "rank 0 stopped");
   EXPECT_EQ(proposals, std::vector<int>(10, 0)) << "a rank that is not rank 0 proposes no stop of its own";
 
   group.rank0 = true;
@@ -280,6 +285,6 @@ TEST(Runner, RanksStopOnTheStepTheGroupAgreesOn) {
     return proposals.size() == 4 ? 2 : code;  // a peer was interrupted on the 2nd measured step
   };
   Measurement interrupted = measure(workload, source, s, stop, clock, {}, cpu_device(), &group);
-  EXPECT_TRUE(interrupted.interrupted);
+  EXPECT_TRUE(interrupted.interrupted());
   EXPECT_EQ(interrupted.step_ms.size(), 2u);
 }

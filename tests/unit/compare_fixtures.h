@@ -25,7 +25,7 @@ inline Result measured_result(const std::string& configuration, const std::vecto
   Measurement m;
   m.step_ms = samples;
   m.data_wait_ms.assign(samples.size(), 0.0);
-  m.stop_reason = "max_steps";
+  m.stop = {StopReason::max_steps, "max_steps (" + std::to_string(samples.size()) + ")"};
   m.executor = "process";
   const Summary s = summarize(samples);
   r.step = step_time_estimate(samples);

@@ -82,7 +82,7 @@ inline StepTimeEstimate measure_like_pperf(const std::vector<double>& steps, con
   std::vector<double> so_far;
   for (double x : steps) {
     so_far.push_back(x);
-    if (first_stop_reason(rules, so_far, 0)) break;
+    if (first_stop(rules, so_far, 0)) break;
   }
   used = so_far.size();
   return step_time_estimate(so_far);

@@ -113,7 +113,7 @@ TEST(Golden, ConsoleAtFixedWidthsNarrowAndWide) {
 
 TEST(Console, ItemLogLinesFitTheTerminal) {
   Result r = sample_run().results[0];
-  r.measurement->stop_reason = "target_rel_ci (mean ±0.9 %, median ±0.8 %) <= 1.0 %";
+  r.measurement->stop = {StopReason::target_rel_ci, "target_rel_ci (mean ±0.9 %, median ±0.8 %) <= 1.0 %"};
   for (const size_t width : {80, 100}) {
     const std::string done = item_finished_line("2026-11-23T22:48:36Z", r, width);
     EXPECT_LE(widest_line(done), width) << done;

@@ -97,7 +97,8 @@ TEST(Plan, AGpuDeviceIsValidEverywhereButRunnableOnlyWithGpus) {
   j["configurations"][0]["execution"]["device"] = "cuda";
   j["configurations"][1]["execution"]["device"] = "cuda:3";
   const Config c = load(j, dir);
-  EXPECT_EQ(c.configurations[0].execution.device, "cuda");
+  EXPECT_EQ(c.configurations[0].execution.device.kind, DeviceChoice::Kind::every_gpu);
+  EXPECT_EQ(c.configurations[0].execution.device.name(), "cuda");
   HostCapacity cpu_only{128};
   cpu_only.no_cuda_reason = "this pperf is built against a CPU-only libtorch";
   const PlanItem on_cpu_host = make_plan(c, {}, cpu_only).items[0];

@@ -10,7 +10,8 @@ using namespace pperf;
 TEST(Stopping, MaxStepsFiresAtTheCount) {
   auto rule = stop_at_max_steps(3);
   EXPECT_FALSE(rule->check({1, 1}, 0));
-  EXPECT_EQ(rule->check({1, 1, 1}, 0).value(), "max_steps (3)");
+  EXPECT_EQ(rule->check({1, 1, 1}, 0).value().text, "max_steps (3)");
+  EXPECT_EQ(rule->check({1, 1, 1}, 0).value().code, StopReason::max_steps);
 }
 
 TEST(Stopping, MaxSecondsFiresOnElapsedTime) {
@@ -88,7 +89,8 @@ TEST(Stopping, AStopOnTheLastAllowedStepThatMeetsTheTargetIsConverged) {
   s.target_rel_ci = 0.05;
   auto rules = make_stop_rules(s);
   const std::vector<double> x = steady(kMinCiSteps);
-  EXPECT_EQ(first_stop_reason(rules, x, 0).value().rfind("target_rel_ci", 0), 0u);
+  EXPECT_EQ(first_stop(rules, x, 0).value().code, StopReason::target_rel_ci);
+  EXPECT_EQ(first_stop(rules, x, 0).value().text.rfind("target_rel_ci (mean ±", 0), 0u);
 }
 
 TEST(Stopping, FirstRuleInOrderWins) {
@@ -99,7 +101,9 @@ TEST(Stopping, FirstRuleInOrderWins) {
   s.target_rel_ci = 1e-9;
   auto rules = make_stop_rules(s);
   std::vector<double> noisy = {1, 2, 3, 4, 5};
-  EXPECT_EQ(first_stop_reason(rules, noisy, 0.1).value(), "max_steps (5)");
-  EXPECT_EQ(first_stop_reason(rules, {1, 2}, 1.5).value(), "max_seconds (1 s)");
-  EXPECT_FALSE(first_stop_reason(rules, {1, 2}, 0.5));
+  EXPECT_EQ(first_stop(rules, noisy, 0.1).value().code, StopReason::max_steps);
+  EXPECT_EQ(first_stop(rules, noisy, 0.1).value().text, "max_steps (5)");
+  EXPECT_EQ(first_stop(rules, {1, 2}, 1.5).value().code, StopReason::max_seconds);
+  EXPECT_EQ(first_stop(rules, {1, 2}, 1.5).value().text, "max_seconds (1 s)");
+  EXPECT_FALSE(first_stop(rules, {1, 2}, 0.5));
 }

@@ -70,8 +70,12 @@ REPORT="$BUILD/mutation-report.tsv"
 printf 'id\tfile\tresult\tbefore\twhat\n' >"$REPORT"
 total=0 killed=0 killed_before=0 stillborn=0 id=0
 survivors=() survivors_before=()
-while IFS=$'\t' read -r file original replacement what; do
-  [[ -z "$file" || "$file" == \#* ]] && continue
+while IFS= read -r line; do
+  [[ -z "$line" || "$line" == \#* ]] && continue
+  # Split on single tabs by hand: read would merge the two tabs around an empty replacement.
+  file="${line%%$'\t'*}" rest="${line#*$'\t'}"
+  original="${rest%%$'\t'*}" rest="${rest#*$'\t'}"
+  replacement="${rest%%$'\t'*}" what="${rest#*$'\t'}"
   id=$((id + 1))
   [[ -n "$ONLY" && "$ONLY" != *",$id,"* ]] && continue
   cp "$SRC/$file" "$WORK/original"

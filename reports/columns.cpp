@@ -92,6 +92,9 @@ std::vector<Column> make_columns() {
                kEveryFile | kGbench});
   c.push_back({"mfu", "MFU %", Style{Style::fixed, 1, 100, 1.0}, [](R r) { return number(r.mfu); }, 3, kConsoleNever,
                kEveryFile | kGbench});
+  c.push_back({"peak_memory_bytes", "peak mem GiB", fixed(2, 1.0 / (1LL << 30)),
+               [](R r) { return r.memory && r.memory->peak_bytes() > 0 ? number(static_cast<double>(r.memory->peak_bytes())) : Figure{}; },
+               kConsoleWideOnly, kConsoleNever, kEveryFile | kGbench});
   // What to know about the row.
   c.push_back({"notes", "notes", kText, [](R r) { return text(fmt::to_string(fmt::join(notes_of(r), ", "))); }, 0,
                kConsoleNever, kEveryFile, "", true});

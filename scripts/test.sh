@@ -9,8 +9,16 @@
 # Arguments go to both ctest runs (e.g. -R distributed).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-build="$(PPERF_TORCH=debian "$root/scripts/setup.sh")"
 "$root/scripts/setup-test-tools.sh"
+# A compiler cache outside the tree: CI builds four trees from a clean clone each time, and most
+# translation units have not changed since the last run. Keyed on paths relative to the clone.
+if command -v ccache >/dev/null; then
+  export CMAKE_CXX_COMPILER_LAUNCHER=ccache CMAKE_C_COMPILER_LAUNCHER=ccache
+  export CCACHE_DIR="${CCACHE_DIR:-/var/cache/pperf/ccache}" CCACHE_BASEDIR="$root" CCACHE_NOHASHDIR=1
+  export CCACHE_SLOPPINESS=pch_defines,time_macros,include_file_mtime,include_file_ctime
+  export CCACHE_MAXSIZE="${CCACHE_MAXSIZE:-15G}"
+fi
+build="$(PPERF_TORCH=debian "$root/scripts/setup.sh")"
 ninja -C "$build" -j"$(nproc)" >&2
 asan="${PPERF_ASAN_BUILD_DIR:-$root/build-asan}"
 if [ ! -f "$asan/build.ninja" ]; then

@@ -21,6 +21,8 @@
 #include "bench/history/history.h"
 #include "bench/env/host_info.h"
 #include "bench/measure/distributed.h"
+#include "bench/measure/memory_bound.h"
+#include "bench/env/process.h"
 #include "bench/measure/torch_info.h"
 #include "pricing/pricing_stage.h"
 #include "reports/console.h"
@@ -294,6 +296,32 @@ const std::atomic<bool>& install_stop_handlers(bool announce) {
   std::signal(SIGINT, on_stop_signal);
   std::signal(SIGTERM, on_stop_signal);
   return g_stop_requested;
+}
+
+void add_memory_option(po::options_description& options) {
+  options.add_options()("max-memory", po::value<double>(),
+                        "GiB each item's processes may hold together (default: measure.max_memory_gib, else 80 % of "
+                        "the memory available at the start); an item over it fails, one predicted over it is refused");
+}
+
+int64_t max_memory_bytes(const Parsed& parsed, const Config& config) {
+  std::optional<double> gib = config.measure.max_memory_gib;
+  if (parsed.has("max-memory")) {
+    gib = parsed.vars["max-memory"].as<double>();
+    if (!(*gib > 0)) throw InputError("--max-memory", "", "must be a number of GiB > 0");
+  }
+  return gib ? static_cast<int64_t>(*gib * (1LL << 30)) : default_memory_limit_bytes();
+}
+
+std::vector<MemoryEstimate> check_memory(const Config& config, const Plan& plan, int64_t limit_bytes) {
+  std::vector<MemoryEstimate> estimates = estimate_plan_memory(config, plan, self_executable(), limit_bytes);
+  for (size_t i = 0; i < estimates.size(); ++i)
+    if (!estimates[i].fits())
+      throw InputError(config.path, fmt::format("/workloads/{}/batch_size", plan.items[i].workload_index),
+                       fmt::format("does not fit in memory (configuration '{}'): one training step {}; the limit is "
+                                   "{:.1f} GiB: lower batch_size or raise --max-memory",
+                                   plan.items[i].configuration->name, estimates[i].describe(), limit_bytes / double(1LL << 30)));
+  return estimates;
 }
 
 }  // namespace pperf::cli

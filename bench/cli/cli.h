@@ -12,6 +12,7 @@
 
 #include "bench/config/config.h"
 #include "bench/config/plan.h"
+#include "bench/measure/memory_probe.h"
 #include "bench/core/result.h"
 #include "reports/writer.h"
 
@@ -100,6 +101,16 @@ void write_trend_reports(const RunReport& report, const Outputs& outputs, const 
 /// `--history [FILE]`: record the finished run in the SQLite history (default FILE:
 /// $PPERF_HISTORY, else results/history.sqlite). PPERF_HISTORY set also turns recording on.
 void add_history_option(po::options_description& options);
+
+/// `--max-memory GIB`: what each item's processes may hold together.
+void add_memory_option(po::options_description& options);
+/// Bytes: --max-memory, else the config's measure.max_memory_gib, else 80 % of the memory
+/// available now. InputError for a flag that is not a number > 0.
+int64_t max_memory_bytes(const Parsed& parsed, const Config& config);
+/// Probes every measured item's memory (fresh processes, bench/measure/memory_probe.h) and
+/// refuses, before anything runs, the first that cannot fit under `limit_bytes`: InputError
+/// naming the config, the workload's batch_size and the figures. Returns the estimates.
+std::vector<MemoryEstimate> check_memory(const Config& config, const Plan& plan, int64_t limit_bytes);
 /// `--history FILE` written with a space: boost takes only `--history=FILE` for an option whose
 /// value is optional, so the next argument is joined to it when it is not itself a flag.
 std::vector<std::string> join_optional_value(const std::vector<std::string>& args, const std::string& flag);
@@ -135,5 +146,6 @@ int command_spot_drill_worker(const std::vector<std::string>& args);
 void write_run_files(const RunReport& run, const std::string& source, const std::string& run_text,
                      const std::string& history_db, const std::vector<OutputFile>& files);
 int command_measure_item(const std::vector<std::string>& args, const std::vector<std::string>& argv);
+int command_probe_memory(const std::vector<std::string>& args);
 
 }  // namespace pperf::cli

@@ -58,6 +58,7 @@ const Command kCommands[] = {
      [](const Args& a, const Args&) { return pperf::cli::command_prices(a); }},
     {"spot-drill-worker", nullptr, [](const Args& a, const Args&) { return pperf::cli::command_spot_drill_worker(a); }},
     {"measure-item", nullptr, pperf::cli::command_measure_item},
+    {"probe-memory", nullptr, [](const Args& a, const Args&) { return pperf::cli::command_probe_memory(a); }},
 };
 
 std::string usage() {

@@ -11,6 +11,8 @@
 #include "bench/env/process.h"
 #include "bench/measure/executor.h"
 #include "bench/measure/interleave.h"
+#include "bench/measure/memory_probe.h"
+#include "bench/measure/torch_info.h"
 
 namespace pperf::cli {
 
@@ -71,6 +73,27 @@ int command_measure_item(const std::vector<std::string>& args, const std::vector
   report.results.push_back(std::move(r));
   report.status = overall_status(report.results, stop_requested);
   write_file_atomically(p.string("out"), results_file_text(report));
+  return kExitOk;
+}
+
+// `pperf probe-memory` (internal): two training steps of the item at --batch in this fresh
+// process, then "peak_rss_bytes N" on stdout. `pperf run` and `validate` start it
+// (bench/measure/memory_probe.h).
+int command_probe_memory(const std::vector<std::string>& args) {
+  auto options = item_options("probe-memory");
+  options.add_options()("batch", po::value<int64_t>()->required(), "the batch size to probe");
+  Parsed p = parse("probe-memory", options, args);
+  if (p.help) return std::cout << options, kExitOk;
+  const Config config = load_config(p.string("config"), builtin_workloads());
+  const PlanItem item = item_from(p, config);
+  const int64_t batch = p.vars["batch"].as<int64_t>();
+  if (batch < 1) throw InputError("--batch", "", "must be at least 1");
+  const WorkloadDescriptor* descriptor = builtin_workloads().find(item.workload->name);
+  if (!descriptor) throw InputError(config.path, "/workloads", "workload '" + item.workload->name + "' is not compiled into this pperf");
+  const ExecutionSettings& exec = item.configuration->execution;
+  pin_process_to_cpus(exec.cpus);  // the threads the item will have (each keeps buffers of its own)
+  apply_threads(exec.threads, exec.interop_threads);
+  std::cout << "peak_rss_bytes " << probe_peak_rss_bytes(*descriptor, *item.workload, batch) << std::endl;
   return kExitOk;
 }
 

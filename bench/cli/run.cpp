@@ -47,11 +47,13 @@ int command_run(const std::vector<std::string>& args, const std::vector<std::str
   auto options = config_options("run");
   add_output_options(options);
   add_history_option(options);
+  add_memory_option(options);
   options.add_options()("only", po::value<std::string>(), "comma-separated configuration names to run")(
       "workload", po::value<std::string>(), "run only this workload of the config")(
       "native", "running on the named instances themselves: results say emulated: false")(
       "in-process", "measure every item in this process instead of a process per item (debugging)")(
       "sequential", "measure each configuration to its end before the next, instead of in alternating rounds")(
+
       "spot-drill", "for each Spot configuration: SIGKILL its training mid-run, restart from the last checkpoint, "
                     "record the lost time measured beside the model's prediction")(
       "require-converged", "exit 1 when a result stopped on max_steps/max_seconds before its CI reached target_rel_ci");
@@ -88,11 +90,16 @@ int command_run(const std::vector<std::string>& args, const std::vector<std::str
   executor.native = p.has("native");
   executor.in_process = p.has("in-process");
   executor.sequential = p.has("sequential");
+  executor.max_memory_bytes = max_memory_bytes(p, config);
   executor.pperf_binary = self_executable();
   // Started by a launcher (torchrun, PyTorchJob, SageMaker, srun): every rank runs this same
   // config; rank 0 serves the group's store, measures and writes the outputs; the other ranks
   // write nothing and exit with rank 0's code.
   executor.launcher = launcher_from_env();
+  // A batch that cannot fit is refused before anything runs (the bound would end it; this says
+  // so before the wait). Items measured in this process are not bound, nor probed.
+  if (!executor.in_process && (!executor.launcher || executor.launcher->rank == 0))
+    check_memory(config, plan, executor.max_memory_bytes);
   std::unique_ptr<RunStore> launcher_store;
   if (executor.launcher) {
     double timeout_s = 300;

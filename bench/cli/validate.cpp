@@ -10,6 +10,7 @@ namespace pperf::cli {
 
 int command_validate(const std::vector<std::string>& args) {
   auto options = config_options("validate");
+  add_memory_option(options);
   Parsed p = parse("validate", options, args);
   if (p.help) return std::cout << options, kExitOk;
   const Config config = load_config(p.string("config"), builtin_workloads());
@@ -28,6 +29,13 @@ int command_validate(const std::vector<std::string>& args) {
     }
   if (lines.empty()) {
     std::cout << "runnable here: yes\n";
+    // Each item's probed need (a refusal, exit 2, when one cannot fit: `pperf run` would refuse it).
+    const int64_t limit = max_memory_bytes(p, config);
+    const std::vector<MemoryEstimate> memory = check_memory(config, plan, limit);
+    std::cout << fmt::format("memory (each item may hold {:.1f} GiB):\n", limit / double(1LL << 30));
+    for (size_t i = 0; i < memory.size(); ++i)
+      std::cout << fmt::format("  {} x {} (batch {}): {}\n", plan.items[i].workload->name, plan.items[i].configuration->name,
+                               plan.items[i].workload->batch_size, memory[i].describe());
   } else {
     std::cout << "runnable here: no (`pperf run` would refuse it on this host; fine on the host it was written for)\n";
     for (const auto& l : lines) std::cout << l << "\n";

@@ -70,7 +70,7 @@ PricingSettings parse_pricing(const JsonView& v) {
 }
 
 MeasureSettings parse_measure(const JsonView& v) {
-  v.expect_object({"warmup_steps", "min_steps", "max_steps", "max_seconds", "target_rel_ci", "equivalence_pct"});
+  v.expect_object({"warmup_steps", "min_steps", "max_steps", "max_seconds", "target_rel_ci", "equivalence_pct", "max_memory_gib"});
   MeasureSettings m;
   if (auto w = v.find("warmup_steps")) m.warmup_steps = w->as_non_negative_int();
   m.min_steps = v.positive_int_or("min_steps", m.min_steps);
@@ -78,6 +78,7 @@ MeasureSettings parse_measure(const JsonView& v) {
   if (auto s = v.find("max_seconds")) m.max_seconds = s->as_positive_number();
   if (auto t = v.find("target_rel_ci")) m.target_rel_ci = t->as_positive_number();
   if (auto e = v.find("equivalence_pct")) m.equivalence_pct = e->as_positive_number();
+  if (auto g = v.find("max_memory_gib")) m.max_memory_gib = g->as_positive_number();
   if (m.min_steps > m.max_steps)
     v.at("min_steps").fail("min_steps (" + std::to_string(m.min_steps) + ") exceeds max_steps (" +
                            std::to_string(m.max_steps) + ")");

@@ -1,7 +1,10 @@
 #include "bench/core/data_dir.h"
 
+#include "bench/core/atomic_file.h"
+
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <stdexcept>
 #include <vector>
 
@@ -21,6 +24,33 @@ std::string data_dir() {
     looked += (looked.empty() ? "" : ", ") + c.string();
   }
   throw std::runtime_error("pperf's data (pricing/tables) not found in " + looked);
+}
+
+std::string cache_dir() {
+  if (const char* dir = std::getenv("PPERF_CACHE_DIR"); dir && *dir) return dir;
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) return std::string(xdg) + "/pperf";
+  const char* home = std::getenv("HOME");
+  return std::string(home && *home ? home : "/tmp") + "/.cache/pperf";
+}
+
+nlohmann::json read_json_cache(const std::string& path) {
+  try {
+    std::ifstream in(path);
+    if (in) {
+      nlohmann::json cache = nlohmann::json::parse(in);
+      if (cache.is_object()) return cache;
+    }
+  } catch (const std::exception&) {
+  }
+  return nlohmann::json::object();
+}
+
+void write_json_cache(const std::string& path, const nlohmann::json& cache) {
+  try {
+    std::filesystem::create_directories(std::filesystem::path(path).parent_path());
+    write_file_atomically(path, cache.dump(2) + "\n");
+  } catch (const std::exception&) {
+  }
 }
 
 }  // namespace pperf

@@ -200,6 +200,40 @@ DevicePeak read_device_peak(const JsonView& v) {
   return p;
 }
 
+int64_t MemoryReport::peak_bytes() const {
+  int64_t sum = 0;
+  for (const ProcessMemory& p : processes) sum += p.peak_rss_bytes;
+  return sum > 0 ? sum : group_peak_bytes.value_or(0);
+}
+
+json to_json(const MemoryReport& m) {
+  json processes = json::array(), devices = json::array();
+  for (const ProcessMemory& p : m.processes)
+    processes.push_back({{"process", p.process}, {"pid", p.pid}, {"peak_rss_bytes", p.peak_rss_bytes}});
+  for (const DeviceMemory& d : m.devices)
+    devices.push_back({{"device", d.device},
+                       {"peak_allocated_bytes", d.peak_allocated_bytes},
+                       {"peak_reserved_bytes", d.peak_reserved_bytes}});
+  return {{"limit_bytes", value_or_null(m.limit_bytes)},
+          {"bound", m.bound},
+          {"group_peak_bytes", value_or_null(m.group_peak_bytes)},
+          {"processes", processes},
+          {"devices", devices}};
+}
+
+MemoryReport read_memory(const JsonView& v) {
+  MemoryReport m;
+  if (v.find_value("limit_bytes")) m.limit_bytes = v.at("limit_bytes").as_non_negative_int();
+  m.bound = v.at("bound").as_string();
+  if (v.find_value("group_peak_bytes")) m.group_peak_bytes = v.at("group_peak_bytes").as_non_negative_int();
+  for (const JsonView& p : v.at("processes").items())
+    m.processes.push_back({p.at("process").as_string(), p.at("pid").as_non_negative_int(), p.at("peak_rss_bytes").as_non_negative_int()});
+  for (const JsonView& d : v.at("devices").items())
+    m.devices.push_back({d.at("device").as_string(), d.at("peak_allocated_bytes").as_non_negative_int(),
+                         d.at("peak_reserved_bytes").as_non_negative_int()});
+  return m;
+}
+
 json to_json(const ExecutionReport& e) {
   json j = {{"threads", {{"requested", e.threads_requested}, {"effective", e.threads_effective}}},
             {"interop_threads", {{"requested", e.interop_threads_requested}, {"effective", e.interop_threads_effective}}},
@@ -288,6 +322,7 @@ json to_json(const Result& r) {
   if (r.model) j["model"] = to_json(*r.model);
   if (r.data) j["data"] = to_json(*r.data);
   if (r.execution) j["execution"] = to_json(*r.execution);
+  if (r.memory) j["memory"] = to_json(*r.memory);
   if (r.measurement) j["measurement"] = to_json(*r.measurement);
   j["events"] = r.events;
   if (r.distributed) j["distributed"] = to_json(*r.distributed);
@@ -344,6 +379,7 @@ Result read_result(const JsonView& v) {
   if (auto m = v.find_value("model")) r.model = read_model_info(*m);
   if (auto d = v.find_value("data")) r.data = read_data_info(*d);
   if (auto e = v.find_value("execution")) r.execution = read_execution(*e);
+  if (auto m = v.find_value("memory")) r.memory = read_memory(*m);
   if (auto events = v.find_value("events")) r.events = events->as_strings();
   if (auto d = v.find_value("distributed")) r.distributed = read_distributed(*d);
   if (auto c = v.find_value("checkpoint")) r.checkpoint = read_checkpoint_cost(*c);

@@ -146,6 +146,33 @@ struct ExecutionReport {
   std::optional<DevicePeak> device_peak;    // on a GPU: its measured peak, per GPU
 };
 
+/// One process's peak resident memory while its item ran (VmHWM, from its start or the item's).
+struct ProcessMemory {
+  std::string process;  // "trainer", "data worker 2"
+  int64_t pid = 0;
+  int64_t peak_rss_bytes = 0;
+};
+
+/// A GPU's peak memory while the item ran, by torch's caching allocator's own counters.
+struct DeviceMemory {
+  std::string device;  // "cuda:0"
+  int64_t peak_allocated_bytes = 0, peak_reserved_bytes = 0;
+};
+
+/// What an item's processes held at their peak, and the bound they ran under
+/// (bench/env/memory_cgroup.h).
+struct MemoryReport {
+  std::optional<int64_t> limit_bytes;  // null: the item ran unbounded (measured in pperf's own process)
+  std::string bound = "none";          // "cgroup v1", "cgroup v2", "polled" (no cgroup here), "none"
+  /// The cgroup's own peak: every process of the item together, the page cache charged to them included.
+  std::optional<int64_t> group_peak_bytes;
+  std::vector<ProcessMemory> processes;  // the measuring process first, then its data workers
+  std::vector<DeviceMemory> devices;     // on a GPU: the measuring process's device
+  /// The item's peak: the sum of its processes' peaks (each may peak at a different moment,
+  /// so this bounds their peak together from above), or the group's when no process reported.
+  int64_t peak_bytes() const;
+};
+
 struct Result {
   std::string workload, preset;
   int64_t batch_size = 0;
@@ -176,6 +203,8 @@ struct Result {
   std::optional<ModelInfo> model;
   std::optional<DataInfo> data;
   std::optional<ExecutionReport> execution;
+  /// Measured items: peak memory and the bound it ran under.
+  std::optional<MemoryReport> memory;
   std::vector<std::string> events;
   /// Data-parallel items only (bench/core/distributed.h).
   std::optional<DistributedReport> distributed;
@@ -218,6 +247,8 @@ nlohmann::json to_json(const GpuUtilization& g);
 GpuUtilization read_gpu_utilization(const JsonView& v);
 nlohmann::json to_json(const DevicePeak& p);
 DevicePeak read_device_peak(const JsonView& v);
+nlohmann::json to_json(const MemoryReport& m);
+MemoryReport read_memory(const JsonView& v);
 nlohmann::json to_json(const ExecutionReport& e);
 ExecutionReport read_execution(const JsonView& v);
 nlohmann::json to_json(const Result& r);

@@ -77,7 +77,18 @@ int64_t kib_field(const std::string& file, const std::string& name) {
 }
 }  // namespace
 
-int64_t peak_rss_bytes() { return kib_field("/proc/self/status", "VmHWM"); }
+namespace {
+std::string status_file(int pid) { return pid == 0 ? "/proc/self/status" : "/proc/" + std::to_string(pid) + "/status"; }
+}  // namespace
+
+int64_t peak_rss_bytes(int pid) { return kib_field(status_file(pid), "VmHWM"); }
+int64_t rss_bytes(int pid) { return kib_field(status_file(pid), "VmRSS"); }
+bool reset_peak_rss() {
+  std::ofstream clear("/proc/self/clear_refs");
+  clear << "5";  // 5: reset the peak resident set size (Documentation/filesystems/proc.rst)
+  clear.flush();
+  return static_cast<bool>(clear);
+}
 int64_t available_memory_bytes() { return kib_field("/proc/meminfo", "MemAvailable"); }
 
 std::string utc_timestamp() {

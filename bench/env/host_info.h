@@ -19,8 +19,13 @@ std::string hostname();
 /// alternatives), e.g. {"library": "openblas-pthread", "path": "/usr/lib/.../libblas.so.3"}.
 nlohmann::json loaded_blas();
 
-/// This process's peak resident memory so far (VmHWM), bytes; 0 if unknown.
-int64_t peak_rss_bytes();
+/// A process's peak resident memory so far (VmHWM), bytes; 0 if unknown or gone. pid 0: this one.
+int64_t peak_rss_bytes(int pid = 0);
+/// A process's resident memory now (VmRSS), bytes; 0 if unknown or gone. pid 0: this one.
+int64_t rss_bytes(int pid = 0);
+/// Starts this process's peak resident memory afresh from what it holds now (clear_refs), so
+/// peak_rss_bytes() covers only what follows. False where the kernel does not allow it.
+bool reset_peak_rss();
 /// Memory the kernel says is available for new allocations (MemAvailable), bytes; 0 if unknown.
 int64_t available_memory_bytes();
 

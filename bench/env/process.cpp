@@ -40,6 +40,7 @@ ChildProcess::ChildProcess(const SpawnOptions& options) {
   }
   for (const auto& [k, v] : options.set_env) env.push_back(k + "=" + v);
   std::vector<std::string> args = options.argv;
+  const std::string join_cgroup = options.join_cgroup;
   std::vector<char*> argv, envp;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
@@ -60,6 +61,11 @@ ChildProcess::ChildProcess(const SpawnOptions& options) {
     if (options.die_with_parent) {
       prctl(PR_SET_PDEATHSIG, options.death_signal);
       if (getppid() != parent) _exit(127);  // the parent died before prctl took effect
+    }
+    if (!join_cgroup.empty()) {
+      const int fd = open(join_cgroup.c_str(), O_WRONLY | O_CLOEXEC);
+      if (fd < 0 || write(fd, "0", 1) != 1) _exit(125);
+      close(fd);
     }
     if (options.capture_stdout) dup2(out[1], STDOUT_FILENO);  // dup2 clears O_CLOEXEC on the copy
     if (options.pipe_stdin) dup2(in[0], STDIN_FILENO);

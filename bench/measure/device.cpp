@@ -1,6 +1,9 @@
 #include "bench/measure/device.h"
 
 #include <torch/cuda.h>
+#if PPERF_WITH_CUDA
+#include <c10/cuda/CUDACachingAllocator.h>
+#endif
 
 #include "workloads/common/torch_compat.h"
 
@@ -34,6 +37,15 @@ class CudaDevice : public Device {
   }
   void synchronize() const override { torch::cuda::synchronize(device_.index()); }
   std::string name() const override { return device_.str(); }
+  std::optional<DeviceMemory> memory_peaks() const override {
+#if PPERF_WITH_CUDA
+    // Index 0 of each statistic is the aggregate over pool kinds (StatType::AGGREGATE).
+    const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(device_.index());
+    return DeviceMemory{device_.str(), stats.allocated_bytes[0].peak, stats.reserved_bytes[0].peak};
+#else
+    return std::nullopt;
+#endif
+  }
 
  private:
   torch::Device device_;

@@ -3,8 +3,10 @@
 // kernels are still queued when train_step returns; a clock read then would time the launch,
 // not the work. The runner owns the clock, so it also owns the synchronisation.
 #include <memory>
+#include <optional>
 #include <string>
 
+#include "bench/core/result.h"
 #include "workloads/workload.h"
 
 namespace pperf {
@@ -23,6 +25,9 @@ class Device {
   virtual void synchronize() const = 0;
   /// "cpu", "cuda:0", ...
   virtual std::string name() const = 0;
+  /// Peak memory allocated and reserved on the device since it was opened, by its allocator's
+  /// own counters; nullopt on the host CPU (its memory is the process's resident memory).
+  virtual std::optional<DeviceMemory> memory_peaks() const { return std::nullopt; }
 };
 
 /// The host CPU: batches stay where they are; nothing to wait for.

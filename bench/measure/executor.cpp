@@ -22,7 +22,7 @@
 #include "bench/measure/data_parallel.h"
 #include "bench/measure/data_sources.h"
 #include "bench/measure/interleave.h"
-#include "bench/measure/memory_probe.h"
+#include "bench/measure/memory_bound.h"
 #include "bench/measure/peak_flops.h"
 #include "bench/measure/progress.h"
 #include "bench/measure/runner.h"
@@ -369,12 +369,8 @@ void prepare_item(PreparedItem& p, Result& r, const Config& config, const PlanIt
   r.execution->data_cpus = exec.data.spawn_local_cpus;
   r.execution->device = p.device->name();
 
-  // A batch that cannot fit is refused before it climbs through the host's memory. (After the
-  // thread settings: the probe's steps would fix the inter-op thread count.)
-  // (Host memory only: on a GPU the batch lives in device memory the probe cannot see.)
-  if (const MemoryEstimate memory = spec.device == "cpu" ? estimate_step_memory(*descriptor, spec) : MemoryEstimate{};
-      !memory.fits())
-    throw std::runtime_error("refused before measuring: one training step " + memory.describe() + "; lower batch_size");
+  // The item's peak starts here (several items may share a process measured --in-process).
+  reset_peak_rss();
 
   // One pipeline serves both the loader and the data facts: never a second one built for
   // data_info() alone (some load a whole data set).
@@ -432,6 +428,20 @@ void add_figures(Result& r, PreparedItem& p, const PlanItem& item, const Executo
   }
 }
 
+/// What the item's processes held at their peak, read once its steps are done (before the
+/// checkpoint's cost is measured: that is not training).
+MemoryReport peak_memory(const PreparedItem& p) {
+  MemoryReport m;
+  m.processes.push_back({"trainer", getpid(), peak_rss_bytes()});
+  if (p.group) {
+    const std::vector<int> pids = p.group->pids();
+    for (size_t i = 0; i < pids.size(); ++i)
+      m.processes.push_back({fmt::format("data worker {}", i + 1), pids[i], peak_rss_bytes(pids[i])});
+  }
+  if (auto device = p.device->memory_peaks()) m.devices.push_back(*device);
+  return m;
+}
+
 /// One item here: set up, measure, summarize, add the figures.
 void measure_into(Result& r, const Config& config, const PlanItem& item, const WorkloadRegistry& registry,
                   const ExecutorOptions& options, const std::atomic<bool>& stop_requested) {
@@ -465,6 +475,7 @@ void measure_into(Result& r, const Config& config, const PlanItem& item, const W
   r.model = p.workload->model_info();
   r.events.insert(r.events.end(), r.model->events.begin(), r.model->events.end());
   summarize_into(r, std::move(m));
+  r.memory = peak_memory(p);
   add_figures(r, p, item, options, cpu_before, cpu_after, stop_requested);
   // Spawned workers are stopped here, not by the destructor, so that one its own watchdog had
   // to end is recorded with the result.
@@ -541,6 +552,8 @@ Result measure_in_children(const Config& config, const PlanItem& item, const Exe
     std::unique_ptr<ChildProcess> child;
     std::optional<int> status;
   };
+  // Declared before the children: it outlives them, so its clean-up finds them ended.
+  ItemMemoryBound memory(options.max_memory_bytes);
   std::vector<Rank> children(ranks.size());
   // Ranks that failed, in the order seen: (rank, why).
   std::vector<std::pair<int64_t, std::string>> failures;
@@ -557,7 +570,9 @@ Result measure_in_children(const Config& config, const PlanItem& item, const Exe
         spawn.argv.erase(std::remove(spawn.argv.begin(), spawn.argv.end(), "--progress"), spawn.argv.end());
       // If pperf dies, the measuring process dies at once (and its data workers with it).
       spawn.death_signal = SIGKILL;
+      memory.prepare(spawn);
       children[i].child = std::make_unique<ChildProcess>(spawn);
+      memory.watch(*children[i].child);
     }
     bool forwarded = false;
     for (size_t running = children.size(); running > 0;) {
@@ -605,7 +620,9 @@ Result measure_in_children(const Config& config, const PlanItem& item, const Exe
   const std::string out = children.front().out;
   const int status = children.front().status.value_or(0);
   Result result;
-  if (!failures.empty()) {
+  if (memory.over_limit()) {
+    result = failed_result(std::move(skeleton), memory.failure_reason());
+  } else if (!failures.empty()) {
     // The cause, rather than a peer that lost it: a rank whose failure is not a lost connection.
     auto lost_peer = [](const std::string& why) {
       return why.find("Gloo") != std::string::npos || why.find("gloo") != std::string::npos ||
@@ -624,6 +641,7 @@ Result measure_in_children(const Config& config, const PlanItem& item, const Exe
     }
   }
   for (const auto& c : children) fs::remove(c.out, ec);
+  memory.record(result);
   return result;
 }
 

@@ -42,6 +42,9 @@ struct ExecutorOptions {
   /// name; a number, never a price table), and how the decision to stop is made.
   std::map<std::string, double> price_ratio;
   DecisionSettings decision;
+  /// The memory bound of each item's measuring processes and their data workers, bytes
+  /// (memory_bound.h); 0: unbounded. Items measured in this process are never bound.
+  int64_t max_memory_bytes = 0;
   /// A measuring process taking turns (`measure-item --turns`): its side of the conversation.
   TurnTaking* turns = nullptr;
 };

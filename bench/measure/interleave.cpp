@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "bench/env/process.h"
+#include "bench/measure/memory_bound.h"
 #include "bench/stats/intervals.h"
 #include "bench/stats/stats.h"
 
@@ -26,6 +27,7 @@ constexpr const char* kEnd = "end";
 struct Turn {
   const PlanItem* item;
   std::string out;
+  std::unique_ptr<ItemMemoryBound> memory;  // before the child: outlives it
   std::unique_ptr<ChildProcess> child;
   bool active = true;         // still taking turns
   std::string failure;        // why it stopped taking turns early
@@ -130,7 +132,7 @@ std::vector<Result> measure_interleaved(const Config& config, const std::vector<
   std::vector<std::string> names;
   for (const PlanItem* item : items) {
     Turn t{item, (fs::temp_directory_path() / fmt::format("pperf-turn-{}-{}.json", getpid(), sequence++)).string(),
-           nullptr};
+           std::make_unique<ItemMemoryBound>(options.max_memory_bytes), nullptr};
     ExecutorOptions child_options = options;
     child_options.terminal_progress = false;  // several processes cannot share one progress line
     SpawnOptions spawn;
@@ -139,8 +141,10 @@ std::vector<Result> measure_interleaved(const Config& config, const std::vector<
     spawn.capture_stdout = true;
     spawn.pipe_stdin = true;
     spawn.death_signal = SIGKILL;  // if pperf dies, so do they (and their data workers)
+    t.memory->prepare(spawn);
     try {
       t.child = std::make_unique<ChildProcess>(spawn);
+      t.memory->watch(*t.child);
     } catch (const std::exception& e) {
       t.active = false;
       t.failure = std::string("cannot start the measuring process: ") + e.what();
@@ -183,7 +187,9 @@ std::vector<Result> measure_interleaved(const Config& config, const std::vector<
       const std::optional<int> status = t.child->wait(120);
       if (!status) t.child->stop(5);
       std::error_code ec;
-      if (fs::exists(t.out, ec)) {
+      if (t.memory->over_limit()) {
+        r = failed_result(std::move(r), t.memory->failure_reason());
+      } else if (fs::exists(t.out, ec)) {
         try {
           r = read_item_result(t.out);
           if (r.measurement) r.measurement->turns.configurations = names;
@@ -197,6 +203,7 @@ std::vector<Result> measure_interleaved(const Config& config, const std::vector<
     } else {
       r = failed_result(std::move(r), t.failure);
     }
+    t.memory->record(r);
     results.push_back(std::move(r));
   }
   return results;

@@ -2,34 +2,130 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <tuple>
+#include <cstdio>
+
+#include "bench/core/data_dir.h"
 #include "bench/env/host_info.h"
+#include "bench/env/process.h"
+#include "bench/measure/executor.h"
+#include "bench/measure/memory_bound.h"
 #include "workloads/workload.h"
 
 namespace pperf {
 
+namespace {
+constexpr double kGiB = 1024.0 * 1024 * 1024;
+constexpr double kProbeTimeoutS = 1800;  // two steps at a quarter of the batch
+}  // namespace
+
 std::string MemoryEstimate::describe() const {
-  constexpr double kGiB = 1024.0 * 1024 * 1024, kMiB = 1024.0 * 1024;
-  return fmt::format("needs about {:.1f} GiB at batch {} ({:.1f} MiB per sample, measured at batches 2 and 4); "
-                     "{:.1f} GiB available",
-                     predicted_peak_bytes / kGiB, batch_size, bytes_per_sample / kMiB, available_bytes / kGiB);
+  if (!probe_over_limit.empty()) return probe_over_limit;
+  if (!not_probed.empty()) return "not probed: " + not_probed;
+  std::string measured;
+  for (const auto& [batch, peak] : probes)
+    measured += fmt::format("{}{:.2f} GiB at batch {}", measured.empty() ? "" : ", ", peak / kGiB, batch);
+  return fmt::format("needs about {:.2f} GiB at batch {} ({}, each in a fresh process{})", predicted_peak_bytes / kGiB,
+                     batch_size, measured, cached ? ", cached" : "");
 }
 
-MemoryEstimate estimate_step_memory(const WorkloadDescriptor& descriptor, const WorkloadSpec& spec) {
+std::vector<int64_t> probe_batches(int64_t batch_size) {
+  if (batch_size <= 8) return {batch_size};
+  const int64_t low = std::max<int64_t>(1, batch_size / 8), high = std::max<int64_t>(low + 4, batch_size / 4);
+  return {low, std::min(high, batch_size)};
+}
+
+int64_t probe_peak_rss_bytes(const WorkloadDescriptor& descriptor, WorkloadSpec spec, int64_t batch) {
+  spec.batch_size = batch;
+  std::shared_ptr<InputPipeline> pipeline = descriptor.make_pipeline(spec);
+  std::unique_ptr<Workload> workload = descriptor.make_workload(spec);
+  // Two steps: the optimizer's state exists from the first update on, beside the second
+  // step's activations.
+  for (int64_t index = 0; index < 2; ++index) workload->train_step(pipeline->make_batch(index));
+  return peak_rss_bytes();
+}
+
+MemoryEstimate estimate_item_memory(const Config& config, const PlanItem& item, const std::string& pperf_binary,
+                                    int64_t limit_bytes) {
   MemoryEstimate e;
-  e.batch_size = spec.batch_size;
-  e.available_bytes = available_memory_bytes();
-  if (spec.batch_size <= 4) return e;
-  auto peak_after_step = [&](int64_t batch) {
-    WorkloadSpec small = spec;
-    small.batch_size = batch;
-    std::unique_ptr<Workload> workload = descriptor.make_workload(small);
-    workload->train_step(descriptor.make_pipeline(small)->make_batch(0));
-    return peak_rss_bytes();
-  };
-  const int64_t at2 = peak_after_step(2), at4 = peak_after_step(4);
-  e.bytes_per_sample = std::max<int64_t>(0, (at4 - at2) / 2);
-  e.predicted_peak_bytes = at4 + e.bytes_per_sample * (spec.batch_size - 4);
+  e.batch_size = item.workload->batch_size;
+  e.limit_bytes = limit_bytes;
+  if (item.configuration->execution.device.kind != DeviceChoice::Kind::cpu) {
+    e.not_probed = "it trains on a GPU, whose memory the host probe does not see";
+    return e;
+  }
+  if (item.configuration->execution.distributed) {
+    e.not_probed = "data-parallel ranks are bound as one group, not probed one by one";
+    return e;
+  }
+  const std::string cache_path = cache_dir() + "/memory_probes.json";
+  nlohmann::json cache = read_json_cache(cache_path);
+  std::error_code ec;
+  const auto binary_time = std::filesystem::last_write_time(pperf_binary, ec).time_since_epoch().count();
+  const ExecutionSettings& exec = item.configuration->execution;
+  e.cached = true;
+  for (int64_t batch : probe_batches(e.batch_size)) {
+    const std::string key = fmt::format("{} {}@{} {}/{} batch {} threads {}/{} {}", hostname(), pperf_binary, binary_time,
+                                        item.workload->name, item.workload->preset, batch, exec.threads,
+                                        exec.interop_threads, item.workload->params.dump());
+    if (cache.contains(key) && cache[key].is_number_integer()) {
+      e.probes.emplace_back(batch, cache[key].get<int64_t>());
+      continue;
+    }
+    e.cached = false;
+    ItemMemoryBound bound(limit_bytes);
+    SpawnOptions spawn;
+    spawn.argv = item_argv(pperf_binary, "probe-memory", config, item);
+    spawn.argv.insert(spawn.argv.end(), {"--batch", std::to_string(batch)});
+    spawn.capture_stdout = true;
+    spawn.death_signal = SIGKILL;
+    bound.prepare(spawn);
+    ChildProcess probe(spawn);
+    bound.watch(probe);
+    std::optional<std::string> line;
+    while ((line = probe.read_line(kProbeTimeoutS)) && line->rfind("peak_rss_bytes ", 0) != 0) {
+    }
+    const int status = probe.stop(5);
+    int64_t peak = 0;
+    if (bound.over_limit()) {
+      e.probe_over_limit = fmt::format("two steps at batch {} alone went {}", batch, bound.failure_reason());
+      return e;
+    }
+    if (!line || std::sscanf(line->c_str(), "peak_rss_bytes %ld", &peak) != 1) {
+      e.not_probed = fmt::format("the probe at batch {} {} without a figure", batch, describe_wait_status(status));
+      return e;
+    }
+    e.probes.emplace_back(batch, peak);
+    cache[key] = peak;
+    write_json_cache(cache_path, cache);
+  }
+  if (e.probes.size() == 1) {
+    e.predicted_peak_bytes = e.probes.front().second;
+  } else {
+    const auto [b1, p1] = e.probes[0];
+    const auto [b2, p2] = e.probes[1];
+    const double per_sample = std::max(0.0, static_cast<double>(p2 - p1) / static_cast<double>(b2 - b1));
+    e.predicted_peak_bytes = p2 + static_cast<int64_t>(per_sample * static_cast<double>(e.batch_size - b2));
+  }
   return e;
+}
+
+std::vector<MemoryEstimate> estimate_plan_memory(const Config& config, const Plan& plan, const std::string& pperf_binary,
+                                                 int64_t limit_bytes) {
+  std::vector<MemoryEstimate> out;
+  std::map<std::tuple<int64_t, int64_t, int64_t, DeviceChoice::Kind, bool>, MemoryEstimate> probed;
+  for (const PlanItem& item : plan.items) {
+    const ExecutionSettings& exec = item.configuration->execution;
+    const auto key = std::make_tuple(item.workload_index, exec.threads, exec.interop_threads, exec.device.kind,
+                                     exec.distributed.has_value());
+    auto it = probed.find(key);
+    if (it == probed.end()) it = probed.emplace(key, estimate_item_memory(config, item, pperf_binary, limit_bytes)).first;
+    out.push_back(it->second);
+  }
+  return out;
 }
 
 }  // namespace pperf

@@ -9,7 +9,7 @@
 #include <fstream>
 #include <thread>
 
-#include "bench/core/atomic_file.h"
+#include "bench/core/data_dir.h"
 #include "bench/measure/device.h"
 
 namespace pperf {
@@ -67,32 +67,15 @@ nlohmann::json measure_peak_gflops(const std::string& device_name, double second
 
 nlohmann::json cached_peak_gflops(const std::string& fingerprint, const std::string& cache_path,
                                   const std::string& device) {
-  nlohmann::json cache = nlohmann::json::object();
-  try {
-    std::ifstream in(cache_path);
-    if (in) cache = nlohmann::json::parse(in);
-    if (!cache.is_object()) cache = nlohmann::json::object();
-  } catch (const std::exception&) {
-    cache = nlohmann::json::object();
-  }
+  nlohmann::json cache = read_json_cache(cache_path);
   if (cache.contains(fingerprint) && cache[fingerprint].is_object() && cache[fingerprint].value("fp32", 0.0) > 0)
     return cache[fingerprint];
   nlohmann::json peak = measure_peak_gflops(device);
   cache[fingerprint] = peak;
-  try {
-    std::filesystem::create_directories(std::filesystem::path(cache_path).parent_path());
-    write_file_atomically(cache_path, cache.dump(2) + "\n");
-  } catch (const std::exception&) {
-    // An unwritable cache costs a re-measure next time, nothing else.
-  }
+  write_json_cache(cache_path, cache);
   return peak;
 }
 
-std::string default_peak_cache_path() {
-  if (const char* dir = std::getenv("PPERF_CACHE_DIR"); dir && *dir) return std::string(dir) + "/peak_gflops.json";
-  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) return std::string(xdg) + "/pperf/peak_gflops.json";
-  const char* home = std::getenv("HOME");
-  return std::string(home && *home ? home : "/tmp") + "/.cache/pperf/peak_gflops.json";
-}
+std::string default_peak_cache_path() { return cache_dir() + "/peak_gflops.json"; }
 
 }  // namespace pperf

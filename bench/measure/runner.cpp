@@ -2,6 +2,8 @@
 
 #include <chrono>
 
+#include "bench/env/memory_cgroup.h"
+
 namespace pperf {
 
 namespace {
@@ -13,6 +15,7 @@ class SteadyClock : public Clock {
 };
 /// One un-timed step (warmup, or after a switch of turns); false when the data source ended.
 bool untimed_step(Workload& workload, DataSource& data, const Device& device, Measurement& m, bool first) {
+  if (StepBeacon* beacon = StepBeacon::from_environment(); beacon && m.step_ms.empty()) beacon->mark(true, m.warmup_steps + 1);
   auto batch = data.next();
   if (!batch) return false;
   const double loss = workload.train_step(device.place(std::move(*batch)));
@@ -25,6 +28,8 @@ bool untimed_step(Workload& workload, DataSource& data, const Device& device, Me
 /// the device. Returns the clock at its end; nullopt when the data source ended or failed (then
 /// m.stop says which).
 std::optional<double> timed_step(Workload& workload, DataSource& data, const Device& device, const Clock& clock, Measurement& m) {
+  // Which step is running, for a parent that sees this process killed (memory_bound.h).
+  if (StepBeacon* beacon = StepBeacon::from_environment()) beacon->mark(false, static_cast<int64_t>(m.step_ms.size()) + 1);
   const double start = clock.now_ms();
   std::optional<Batch> batch;
   try {

@@ -39,7 +39,6 @@
 #include "bench/env/cpu_usage.h"
 #include "bench/env/host_info.h"
 #include "bench/history/history.h"
-#include "bench/measure/memory_probe.h"
 #include "bench/measure/peak_flops.h"
 #include "bench/measure/torch_info.h"
 #include "workloads/workload.h"
@@ -163,13 +162,6 @@ static int profile(int argc, char** argv) {
   host["torch"] = torch_facts();
   const nlohmann::json peak = cached_peak_gflops(host_fingerprint(host), default_peak_cache_path());
 
-  // As the executor does: a batch that cannot fit is refused before it climbs through memory.
-  const MemoryEstimate memory = estimate_step_memory(*descriptor, spec);
-  if (!memory.fits()) {
-    std::cerr << "pperf_profile: refused: one training step " << memory.describe() << "; lower BATCH_SIZE\n";
-    return 1;
-  }
-  if (o.batch_size > 4) std::cerr << "pperf_profile: memory probe: one training step " << memory.describe() << "\n";
   std::unique_ptr<Workload> workload = descriptor->make_workload(spec);
   const std::shared_ptr<InputPipeline> pipeline = descriptor->make_pipeline(spec);
   std::vector<Batch> batches;
@@ -265,7 +257,7 @@ static int profile(int argc, char** argv) {
              "logical CPUs{}\n",
              own_s / profiled_s, 100 * others_s / (profiled_s * logical_cpus), logical_cpus,
              others_s / (profiled_s * logical_cpus) >= 0.25 ? " (a busy host: step times include contention)" : "");
-  fmt::print("peak resident memory of this process: {:.1f} GiB (memory probe included)\n",
+  fmt::print("peak resident memory of this process: {:.1f} GiB\n",
              peak_rss_bytes() / (1024.0 * 1024 * 1024));
   fmt::print("profiled op time (self time summed over threads): {:.0f} ms per step ({:.1f} % of the step's wall time); "
              "host code between ops {:.0f} ms per step\n",

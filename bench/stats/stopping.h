@@ -17,6 +17,9 @@ struct MeasureSettings {
   double max_seconds = 60;      // measured phase only
   double target_rel_ci = 0.02;  // stop once the 95 % CI half-widths of mean and median / estimate are below
   double equivalence_pct = 2;   // configurations in turns: |improvement| within this is "equivalent"
+  /// The memory bound of each item's processes, GiB (bench/measure/memory_bound.h); unset: a
+  /// share of the memory available when the run starts.
+  std::optional<double> max_memory_gib;
 };
 
 class StopRule {

@@ -19,12 +19,15 @@ using namespace pperf;
 namespace {
 const std::string kGolden = std::string(PPERF_SOURCE_DIR) + "/tests/data/golden/";
 
-/// The tiny run's three measured results, one of them unconverged and partial, and a failed one
+/// The tiny run's three measured results, one with its memory, one unconverged and partial, and a failed one
 /// whose name and reason need quoting in CSV, Markdown and HTML.
 RunReport sample_run() {
   RunReport run = read_results_file(std::string(PPERF_SOURCE_DIR) + "/tests/data/results/run_tiny.json");
   run.results[1].converged = false;
   run.results[1].partial = true;
+  // A trainer and a data worker: the peak column shows their sum, 0.30 GiB.
+  run.results[0].memory = MemoryReport{int64_t{2} << 30, "cgroup v1", int64_t{250} << 20,
+                                       {{"trainer", 101, int64_t{200} << 20}, {"data worker 1", 102, int64_t{107} << 20}}, {}};
   Result failed = run.results[2];
   failed.configuration = "odd | \"name\" <b>";
   failed.baseline = false;

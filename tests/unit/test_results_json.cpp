@@ -172,7 +172,7 @@ TEST(ResultsJson, DistributedRoundTripsAndScalingEfficiencyIsFilled) {
 TEST(ResultsJson, EveryRecordMemberHasAKey) {
   using pperf::testing::member_count;
   EXPECT_EQ(member_count<RunReport>(), 21u);  // unknown_fields: written back as they were read
-  EXPECT_EQ(member_count<Result>(), 31u);     // unknown_fields, as above
+  EXPECT_EQ(member_count<Result>(), 32u);     // unknown_fields, as above
   EXPECT_EQ(member_count<PricedGroup>(), 9u);
   EXPECT_EQ(member_count<Cost>(), 7u);
   EXPECT_EQ(member_count<ToTrain>(), 3u);
@@ -182,6 +182,9 @@ TEST(ResultsJson, EveryRecordMemberHasAKey) {
   EXPECT_EQ(member_count<GpuUtilization>(), 5u);
   EXPECT_EQ(member_count<DevicePeak>(), 8u);
   EXPECT_EQ(member_count<ExecutionReport>(), 13u);
+  EXPECT_EQ(member_count<MemoryReport>(), 5u);
+  EXPECT_EQ(member_count<ProcessMemory>(), 3u);
+  EXPECT_EQ(member_count<DeviceMemory>(), 3u);
   EXPECT_EQ(member_count<Bottleneck>(), 7u);
   EXPECT_EQ(member_count<ModelInfo>(), 4u);     // events: moved into the result's events
   EXPECT_EQ(member_count<DataInfo>(), 3u);

@@ -455,16 +455,29 @@ void measure_into(Result& r, const Config& config, const PlanItem& item, const W
   const std::vector<int> data_pids = p.group ? p.group->pids() : std::vector<int>{};
   CpuSample cpu_before = CpuSample::now(data_pids), cpu_after;
   Measurement m;
-  if (options.turns) {
-    // Taking turns, the batches a paused configuration's loader prepared meanwhile (up to its
-    // prefetch queue) are consumed un-timed, and one more step settles its caches.
-    TurnTaking sampled = sampled_turns(*options.turns, data_pids, cpu_before, cpu_after);
-    m = measure_in_turns(p.trained(), *p.data, config.measure, item.configuration->execution.data.prefetch_batches + 1,
-                         sampled, stop_requested, steady_clock(), *p.device);
-  } else {
-    m = measure(p.trained(), *p.data, config.measure, stop_requested, steady_clock(),
-                progress ? ProgressCallback(std::ref(*progress)) : ProgressCallback(), *p.device, rank ? &p.agreement : nullptr);
-    cpu_after = CpuSample::now(data_pids);
+  try {
+    if (options.turns) {
+      // Taking turns, the batches a paused configuration's loader prepared meanwhile (up to its
+      // prefetch queue) are consumed un-timed, and one more step settles its caches.
+      TurnTaking sampled = sampled_turns(*options.turns, data_pids, cpu_before, cpu_after);
+      m = measure_in_turns(p.trained(), *p.data, config.measure, item.configuration->execution.data.prefetch_batches + 1,
+                           sampled, stop_requested, steady_clock(), *p.device);
+    } else {
+      m = measure(p.trained(), *p.data, config.measure, stop_requested, steady_clock(),
+                  progress ? ProgressCallback(std::ref(*progress)) : ProgressCallback(), *p.device, rank ? &p.agreement : nullptr);
+      cpu_after = CpuSample::now(data_pids);
+    }
+  } catch (const c10::OutOfMemoryError& e) {
+    // The device's own out-of-memory: the same kind of failure as the host bound's, with the
+    // device's figures kept in the (failed) result.
+    r.memory = peak_memory(p);
+    const std::string what = e.what_without_backtrace();
+    std::string figures;
+    if (!r.memory->devices.empty())
+      figures = fmt::format(" (peak allocated {:.2f} GiB, reserved {:.2f} GiB)",
+                            r.memory->devices.front().peak_allocated_bytes / double(1LL << 30),
+                            r.memory->devices.front().peak_reserved_bytes / double(1LL << 30));
+    throw std::runtime_error(fmt::format("out of memory on {}{}: {}", p.device->name(), figures, what.substr(0, what.find('\n'))));
   }
   if (gpu_sampler) r.execution->gpu = gpu_sampler->finish();
   progress.reset();

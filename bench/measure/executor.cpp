@@ -371,8 +371,10 @@ void prepare_item(PreparedItem& p, Result& r, const Config& config, const PlanIt
 
   // A batch that cannot fit is refused before it climbs through the host's memory. (After the
   // thread settings: the probe's steps would fix the inter-op thread count.)
-  // (Host memory only: on a GPU the batch lives in device memory the probe cannot see.)
-  if (const MemoryEstimate memory = spec.device == "cpu" ? estimate_step_memory(*descriptor, spec) : MemoryEstimate{};
+  // (Host memory only: on a GPU the batch lives in device memory the probe cannot see; nor a
+  // python_step's, which lives in its Python worker, and whose batch size is the step's own.)
+  const bool probed = spec.device == "cpu" && spec.name != "python_step";
+  if (const MemoryEstimate memory = probed ? estimate_step_memory(*descriptor, spec) : MemoryEstimate{};
       !memory.fits())
     throw std::runtime_error("refused before measuring: one training step " + memory.describe() + "; lower batch_size");
 

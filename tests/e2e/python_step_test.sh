@@ -3,7 +3,7 @@
 # median within 5 % of it; the step's own prints do not disturb the protocol), one that raises
 # at step k (failed, naming the exception), one that hangs (killed at params.step_timeout_s,
 # failed, no process left), a module that does not import (exit 2, one line), a step whose
-# batch_size differs from the config's (failed, naming both).
+# batch_size differs from the config's (failed, naming both), a worker that dies mid-step.
 set -uo pipefail
 pperf="$1"
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -51,6 +51,10 @@ check "hanging step: says why"              "field '$work/hang_out.json' 'r[\"re
 check "hanging step: ended in time"         "[ $elapsed -lt 30 ]"
 check "hanging worker: not running"         "[ -s '$work/hang.pid' ] && ! kill -0 \$(cat '$work/hang.pid') 2>/dev/null"
 unset PPERF_TEST_PIDFILE
+
+config dies "test_steps:dies" '{"at": 3}'
+"$pperf" run --config "$work/dies.json" --out "$work/dies_out.json" > "$work/dies.log" 2>&1
+check "worker that dies: failed, says how"  "field '$work/dies_out.json' 'r[\"reason\"]' | grep -q 'test_steps:dies step 3: the Python step worker exited with code 3'"
 
 config broken "broken_step:make" '{}'
 "$pperf" run --config "$work/broken.json" --out "$work/broken_out.json" > "$work/broken.log" 2>&1; code=$?

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <csignal>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -87,6 +88,9 @@ class PythonStepWorkload : public Workload {
       : step_(step_param(spec)),
         timeout_s_(spec.number_param("step_timeout_s")),
         worker_(worker_spawn(spec, false)) {
+    // A worker that died between steps must be an error of the next request (EPIPE), not a
+    // SIGPIPE that kills the measuring process with it.
+    std::signal(SIGPIPE, SIG_IGN);
     // Building the object may compile, load data or reach a device: the start timeout is generous.
     const std::optional<std::string> line = worker_.read_line(spec.number_param("start_timeout_s"));
     if (!line || line->rfind("ready ", 0) != 0) {

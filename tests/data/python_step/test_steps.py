@@ -46,3 +46,20 @@ def make(**kwargs):
 
 def null(**kwargs):
     return Sleep(seconds=0, chatty=False, **kwargs)
+
+
+class Dies(Sleep):
+    """Its process ends in the middle of step `at` (as an out-of-memory kill would end it)."""
+
+    def __init__(self, at=2):
+        super().__init__(seconds=0, chatty=False)
+        self.at = at
+
+    def train_step(self, batch_index):
+        if self.state >= self.at:
+            os._exit(3)
+        return super().train_step(batch_index)
+
+
+def dies(**kwargs):
+    return Dies(**kwargs)

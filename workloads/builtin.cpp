@@ -1,5 +1,6 @@
 #include "workloads/bert_classification/bert_classification.h"
 #include "workloads/mnist_heavy/mnist_heavy.h"
+#include "workloads/python_step/python_step.h"
 #include "workloads/resnet50_augment/resnet50_augment.h"
 #include "workloads/torchscript/torchscript.h"
 #include "workloads/vit_synthetic/vit_synthetic.h"
@@ -43,6 +44,7 @@ const WorkloadRegistry& builtin_workloads() {
     r.add(vit_synthetic_descriptor());
     r.add(bert_classification_descriptor());
     r.add(torchscript_descriptor());
+    r.add(python_step_descriptor());
     return r;
   }();
   return registry;

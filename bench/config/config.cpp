@@ -104,6 +104,8 @@ void check_param_type(const JsonView& v, const ParamSpec& spec) {
     v.as_bool();
   } else if (spec.type == "integer_list") {
     for (const auto& item : v.items()) item.as_int();
+  } else if (spec.type == "object") {
+    if (!v.raw().is_object()) v.fail("must be an object, got " + v.raw().dump());
   }
 }
 
@@ -152,7 +154,9 @@ WorkloadSpec parse_workload(const JsonView& v, const WorkloadRegistry& registry,
       }
     }
   }
-  return make_workload_spec(*descriptor, preset, batch_size, overrides, seed);
+  WorkloadSpec complete = make_workload_spec(*descriptor, preset, batch_size, overrides, seed);
+  complete.config_dir = std::filesystem::path(v.file()).parent_path().lexically_normal().string();
+  return complete;
 }
 
 /// A CPU list. Whether those CPUs exist here is the plan's question, not validity's: a config

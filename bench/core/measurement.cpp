@@ -11,6 +11,7 @@ nlohmann::json to_json(const Measurement& m) {
                       {"interrupted", m.interrupted()},   {"data_wait_ms", m.data_wait_ms}, {"first_loss", m.first_loss},
                       {"last_loss", m.last_loss},       {"executor", m.executor},
                       {"schedule", to_string(m.turns.schedule)}};
+  if (m.warmup_s) j["warmup_s"] = *m.warmup_s;
   if (m.turns.schedule == Schedule::interleaved) {
     j["round_steps"] = m.turns.round_steps;
     j["untimed_steps_per_round"] = m.turns.untimed_steps;
@@ -24,6 +25,7 @@ Measurement read_measurement(const JsonView& v) {
   Measurement m;
   m.data_wait_ms = v.at("data_wait_ms").as_numbers();
   m.warmup_steps = v.at("warmup_steps").as_non_negative_int();
+  if (auto w = v.find("warmup_s")) m.warmup_s = w->as_number();
   m.stop.text = v.at("stop_reason").as_string();
   m.elapsed_s = v.at("elapsed_s").as_number();
   if (v.at("interrupted").as_bool()) m.stop.code = StopReason::interrupted;

@@ -5,6 +5,7 @@
 
 #include "bench/core/kinds.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,9 @@ struct Measurement {
   std::vector<double> step_ms;       // measured steps only (warmup excluded): wait + compute
   std::vector<double> data_wait_ms;  // of each measured step, the time spent waiting for its batch
   int64_t warmup_steps = 0;
+  /// Wall time of the warmup steps (s): what compilation or tracing costs before the measured
+  /// phase (billed, but not a step time). Unset in files from before it was recorded.
+  std::optional<double> warmup_s;
   double elapsed_s = 0;              // wall time of the measured phase
   StopCause stop;
   double first_loss = 0, last_loss = 0;  // sanity: the model is really training

@@ -31,7 +31,7 @@ std::vector<std::string> capability_names(const WorkloadCapabilities& c) {
 }
 
 const std::vector<std::string>& param_types() {
-  static const std::vector<std::string> types = {"string", "path", "number", "integer", "bool", "integer_list"};
+  static const std::vector<std::string> types = {"string", "path", "number", "integer", "bool", "integer_list", "object"};
   return types;
 }
 
@@ -40,6 +40,7 @@ bool param_value_has_type(const nlohmann::json& value, const std::string& type) 
   if (type == "number") return value.is_number();
   if (type == "integer") return value.is_number_integer();
   if (type == "bool") return value.is_boolean();
+  if (type == "object") return value.is_object();
   if (type == "integer_list")
     return value.is_array() && std::all_of(value.begin(), value.end(), [](const auto& v) { return v.is_number_integer(); });
   return false;

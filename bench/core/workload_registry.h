@@ -51,6 +51,9 @@ struct WorkloadSpec {
   /// Where the model trains: "cpu" or "cuda:N". Set by the executor from the configuration's
   /// execution.device (one rank per GPU), never by the config's workload entry.
   std::string device = "cpu";
+  /// The directory of the config file that asked for it ("" when none): where a workload looks
+  /// for files the user names beside the config (python_step's module).
+  std::string config_dir;
 
   const nlohmann::json& param(const std::string& key) const;
   std::string string_param(const std::string& key) const;

@@ -57,6 +57,10 @@ MemoryEstimate estimate_item_memory(const Config& config, const PlanItem& item, 
     e.not_probed = "it trains on a GPU, whose memory the host probe does not see";
     return e;
   }
+  if (item.workload->name == "python_step") {
+    e.not_probed = "the step's memory is its Python worker's (the bound holds the worker too)";
+    return e;
+  }
   if (item.configuration->execution.distributed) {
     e.not_probed = "data-parallel ranks are bound as one group, not probed one by one";
     return e;

@@ -75,23 +75,30 @@ Measurement measure(Workload& workload, DataSource& data, const MeasureSettings&
     p.step_ms = warmup ? nullptr : &m.step_ms;
     on_progress(p);
   };
+  const double warmup_start = clock.now_ms();
+  // Set however warmup ends: a phase cut short still says what its steps cost.
+  auto record_warmup = [&] { m.warmup_s = (clock.now_ms() - warmup_start) / 1000; };
   for (int64_t i = 0; i < settings.warmup_steps; ++i) {
     if (!agreement && stop_requested) {
       m.stop = {StopReason::interrupted, "interrupted during warmup"};
+      record_warmup();
       return m;
     }
     if (!untimed_step(workload, data, device, m, i == 0)) {
       m.stop = {StopReason::data_source_ended, "data source ended during warmup"};
+      record_warmup();
       return m;
     }
     ++m.warmup_steps;
     report(true, m.warmup_steps);
     if (agreement && decide(stop_requested ? 2 : 0) == 2) {
       m.stop = {StopReason::interrupted, "interrupted during warmup"};
+      record_warmup();
       return m;
     }
   }
 
+  record_warmup();
   auto rules = make_stop_rules(settings);
   const double phase_start = clock.now_ms();
   for (;;) {
@@ -137,12 +144,13 @@ Measurement measure_in_turns(Workload& workload, DataSource& data, const Measure
     if (!steps) break;
     m.turns.round_steps = *steps;
     const int64_t untimed = warmed_up ? untimed_steps : settings.warmup_steps;
+    const double untimed_start = clock.now_ms();
     for (int64_t i = 0; i < untimed; ++i)
       if (!untimed_step(workload, data, device, m, !warmed_up && i == 0)) {
         m.stop = {StopReason::data_source_ended, warmed_up ? "data source ended" : "data source ended during warmup"};
         return m;
       }
-    if (!warmed_up) m.warmup_steps = settings.warmup_steps;
+    if (!warmed_up) m.warmup_steps = settings.warmup_steps, m.warmup_s = (clock.now_ms() - untimed_start) / 1000;
     warmed_up = true;
     std::vector<double> round;
     for (int64_t i = 0; i < *steps && !stop_requested; ++i) {

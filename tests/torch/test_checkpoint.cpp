@@ -66,11 +66,13 @@ TEST(CheckpointCost, MeasuresSaveAndRestoreAndRemovesTheFile) {
 TEST(WorkloadCapabilities, EveryBuiltinDeclaresWhatItsHooksDo) {
   for (const WorkloadDescriptor& d : builtin_workloads().all()) {
     SCOPED_TRACE(d.name);
-    const nlohmann::json params =
-        d.name == "torchscript"
-            ? nlohmann::json{{"path", std::string(PPERF_SOURCE_DIR) + "/tests/data/tiny_mlp.pt"}, {"input_shape", {64}}, {"classes", 10}}
-            : nlohmann::json::object();
-    const WorkloadSpec spec = make_workload_spec(d, d.find_preset("tiny") ? "tiny" : "", 4, params, 1);
+    nlohmann::json params = nlohmann::json::object();
+    if (d.name == "torchscript")
+      params = {{"path", std::string(PPERF_SOURCE_DIR) + "/tests/data/tiny_mlp.pt"}, {"input_shape", {64}}, {"classes", 10}};
+    // A Python step with save_state/load_state (Debian's python3: no framework needed).
+    if (d.name == "python_step") params = {{"step", "test_steps:null"}, {"python", "/usr/bin/python3"}};
+    WorkloadSpec spec = make_workload_spec(d, d.find_preset("tiny") ? "tiny" : "", 4, params, 1);
+    spec.config_dir = std::string(PPERF_SOURCE_DIR) + "/tests/data/python_step";
     auto workload = d.make_workload(spec);
     EXPECT_EQ(d.capabilities.data_parallel, !workload->parameters().empty());
     torch::serialize::OutputArchive archive;

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "bench/core/input_error.h"
+#include "bench/core/json_view.h"
 #include "bench/core/results_json.h"
 #include "member_count.h"
 #include "test_helpers.h"
@@ -188,7 +189,7 @@ TEST(ResultsJson, EveryRecordMemberHasAKey) {
   EXPECT_EQ(member_count<Bottleneck>(), 7u);
   EXPECT_EQ(member_count<ModelInfo>(), 4u);     // events: moved into the result's events
   EXPECT_EQ(member_count<DataInfo>(), 3u);
-  EXPECT_EQ(member_count<Measurement>(), 9u);
+  EXPECT_EQ(member_count<Measurement>(), 10u);
   EXPECT_EQ(member_count<StopCause>(), 2u);  // code: the result's `stop_reason`; text: measurement.stop_reason
   EXPECT_EQ(member_count<Turns>(), 5u);
   EXPECT_EQ(member_count<Decision>(), 8u);
@@ -208,4 +209,20 @@ TEST(ResultsJson, TheReaderReadsEveryKeyTheWriterWrites) {
     EXPECT_EQ(report.unknown_fields, json::object()) << path;
     for (const auto& r : report.results) EXPECT_EQ(r.unknown_fields, json::object()) << path << " " << r.configuration;
   }
+}
+
+// warmup_s (a compiled step's compilation) is written when measured and read back; files from
+// before it have none, and are written back without it (byte-identical round trip).
+TEST(ResultsJson, WarmupSecondsRoundTripWhenRecorded) {
+  Measurement m;
+  m.warmup_steps = 2;
+  m.warmup_s = 12.5;
+  const json written = to_json(m);
+  ASSERT_TRUE(written.contains("warmup_s"));
+  EXPECT_EQ(read_measurement(JsonView(written, "m.json")).warmup_s, std::optional<double>(12.5));
+  json old = written;
+  old.erase("warmup_s");
+  const Measurement before = read_measurement(JsonView(old, "m.json"));
+  EXPECT_FALSE(before.warmup_s);
+  EXPECT_FALSE(to_json(before).contains("warmup_s"));
 }

@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <chrono>
 #include <cstring>
@@ -109,6 +110,17 @@ std::optional<OwnGroup> own_memory_group(std::string& why_not) {
   why_not = "no memory cgroup controller is mounted for this process";
   return std::nullopt;
 }
+/// Groups a pperf killed outright (SIGKILL: no destructor ran) left behind: empty once the
+/// kernel ended their processes with it, removed by the next pperf that makes one.
+void remove_orphaned_groups(const std::string& parent) {
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(parent, ec)) {
+    const std::string name = entry.path().filename().string();
+    int pid = 0;
+    if (std::sscanf(name.c_str(), "pperf-%d-", &pid) != 1 || pid <= 0 || pid == getpid()) continue;
+    if (!fs::exists("/proc/" + std::to_string(pid), ec)) ::rmdir(entry.path().c_str());  // fails while not empty: kept
+  }
+}
 }  // namespace
 
 std::optional<MemoryCgroup> MemoryCgroup::create(int64_t limit_bytes, std::string& why_not) {
@@ -118,6 +130,7 @@ std::optional<MemoryCgroup> MemoryCgroup::create(int64_t limit_bytes, std::strin
   }
   const std::optional<OwnGroup> own = own_memory_group(why_not);
   if (!own) return std::nullopt;
+  remove_orphaned_groups(own->dir);
   static std::atomic<int> sequence{0};
   const std::string dir = own->dir + "/pperf-" + std::to_string(getpid()) + "-" + std::to_string(sequence++);
   std::error_code ec;

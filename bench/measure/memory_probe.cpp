@@ -92,6 +92,7 @@ MemoryEstimate estimate_item_memory(const Config& config, const PlanItem& item, 
     std::optional<std::string> line;
     while ((line = probe.read_line(kProbeTimeoutS)) && line->rfind("peak_rss_bytes ", 0) != 0) {
     }
+    const bool timed_out = !line && !probe.wait(0);
     const int status = probe.stop(5);
     int64_t peak = 0;
     if (bound.over_limit()) {
@@ -99,7 +100,8 @@ MemoryEstimate estimate_item_memory(const Config& config, const PlanItem& item, 
       return e;
     }
     if (!line || std::sscanf(line->c_str(), "peak_rss_bytes %ld", &peak) != 1) {
-      e.not_probed = fmt::format("the probe at batch {} {} without a figure", batch, describe_wait_status(status));
+      e.not_probed = timed_out ? fmt::format("the probe at batch {} did not finish within {:.0f} s", batch, kProbeTimeoutS)
+                               : fmt::format("the probe at batch {} {} without a figure", batch, describe_wait_status(status));
       return e;
     }
     e.probes.emplace_back(batch, peak);

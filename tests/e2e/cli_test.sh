@@ -214,13 +214,14 @@ check "terminal progress line" bash -c "grep -q \$'\\r' '$work/tty.log' && grep 
 check "terminal table fits 100 columns" bash -c "sed -n '/^configuration/,/^Measured/p' '$work/tty.log' | tr -d '\\r' | awk 'length > 100 { bad = 1 } END { exit bad }'"
 check "no progress lines without a terminal" bash -c "'$pperf' run --config tests/data/tiny_run.json --only ondemand --out '$work/notty.json' 2>&1 >/dev/null | grep -q 'started (item 1 of 1)'"
 
-# --- a batch that cannot fit is refused before it is allocated, with the estimate -----------
+# --- a batch that cannot fit is refused before anything runs, with the estimate and the limit ---
 printf '{"name": "huge", "pricing": {"table": "aws-ec2-us-east-1"},
-  "workloads": [{"name": "resnet50_augment", "preset": "cifar", "batch_size": 2000000, "params": {"images": 16}}],
+  "workloads": [{"name": "resnet50_augment", "preset": "cifar", "batch_size": 2000, "params": {"images": 16}}],
   "configurations": [{"name": "a", "baseline": true, "instances": [{"type": "p3.2xlarge"}]}]}' >"$work/huge.json"
-check "oversized batch refused" expect_exit 1 "$work/o" "$pperf" run --config "$work/huge.json" --out "$work/huge.out.json"
-check "oversized batch: the estimate" json_check "$work/huge.out.json" '
-"refused before measuring: one training step needs about" in j["results"][0]["reason"] and "GiB available" in j["results"][0]["reason"]'
+check "oversized batch refused before anything runs" one_line_error \
+  "^$work/huge.json: /workloads/0/batch_size: does not fit in memory \(configuration 'a'\): one training step .*the limit is 1.0 GiB: lower batch_size or raise --max-memory$" \
+  "$pperf" run --config "$work/huge.json" --out "$work/huge.out.json" --max-memory 1
+check "oversized batch: nothing written" [ ! -e "$work/huge.out.json" ]
 
 # --- every result failed: the run says failed, exit 1 ------------------------------------
 printf '{"name": "allfail", "pricing": {"table": "aws-ec2-us-east-1"}, "measure": {"warmup_steps": 0, "min_steps": 1, "max_steps": 1},

@@ -18,7 +18,6 @@
 #include "bench/measure/distributed.h"
 #include "bench/measure/executor.h"
 #include "bench/measure/spot_drill.h"
-#include "workloads/python_step/python_step.h"
 #include "bench/measure/peak_flops.h"
 #include "pricing/pricing_stage.h"
 #include "reports/console.h"
@@ -88,15 +87,14 @@ int command_run(const std::vector<std::string>& args, const std::vector<std::str
                        item.configuration->pointer + "/execution/data/" + (data.dataset_is_dataloader ? "dataloader" : "dataset"),
                        why);
   }
-  // A Python step whose module does not import (or has no such factory) is refused the same
-  // way, once per workload entry, before anything is measured.
-  std::set<int64_t> checked_steps;
+  // A workload's own preflight (python_step: its module imports), once per workload entry,
+  // before anything is measured.
+  std::set<int64_t> checked;
   for (const auto& item : plan.items) {
-    if (item.workload->name != "python_step" || !checked_steps.insert(item.workload_index).second) continue;
-    const std::string pointer = fmt::format("/workloads/{}/params/step", item.workload_index);
-    std::string why;
+    const WorkloadDescriptor* descriptor = builtin_workloads().find(item.workload->name);
+    if (!descriptor || !descriptor->preflight || !checked.insert(item.workload_index).second) continue;
     try {
-      why = check_python_step(*item.workload);
+      descriptor->preflight(*item.workload);
     } catch (const InputError& e) {
       // The param's own complaint ("'python9' is not on PATH"), re-anchored in the config file.
       const std::string prefix = e.where() + ": " + e.pointer() + ": ";
@@ -104,9 +102,8 @@ int command_run(const std::vector<std::string>& args, const std::vector<std::str
       throw InputError(config.path, fmt::format("/workloads/{}/{}", item.workload_index, e.pointer()),
                        what.rfind(prefix, 0) == 0 ? what.substr(prefix.size()) : what);
     } catch (const std::exception& e) {
-      why = e.what();
+      throw InputError(config.path, fmt::format("/workloads/{}", item.workload_index), e.what());
     }
-    if (!why.empty()) throw InputError(config.path, pointer, why);
   }
   ExecutorOptions executor;
   executor.native = p.has("native");

@@ -476,7 +476,7 @@ void check_capabilities(const Config& config, const WorkloadRegistry& registry, 
       const Configuration& c = config.configurations[i];
       const JsonView item = configurations.items()[i];
       const std::string lacks = "workload '" + w.name + "' lacks the capability ";
-      if (c.execution.distributed && !can.data_parallel)
+      if (c.execution.distributed && !can.data_parallel && !can.steps_as_own_ranks)
         deepest(item, {"execution", "distributed"}).fail(lacks + "data_parallel (it exposes no parameters to all-reduce): it cannot train as several ranks");
       if (c.execution.data.mode == DataMode::service && !can.data_workers)
         deepest(item, {"execution", "data", "mode"}).fail(lacks + "data_workers (no input pipeline a data worker can run): use data.mode \"local\"");

@@ -26,6 +26,22 @@ std::string data_dir() {
   throw std::runtime_error("pperf's data (pricing/tables) not found in " + looked);
 }
 
+std::string find_shipped_script(const std::string& pperf_binary, const std::string& name) {
+  namespace fs = std::filesystem;
+  std::vector<fs::path> candidates = {fs::path(pperf_binary).parent_path() / name};
+  try {
+    candidates.push_back(fs::path(data_dir()) / "python" / name);
+  } catch (const std::exception&) {
+  }
+  std::string looked;
+  for (const auto& c : candidates) {
+    std::error_code ec;
+    if (fs::is_regular_file(c, ec)) return c.string();
+    looked += (looked.empty() ? "" : ", ") + c.string();
+  }
+  throw std::runtime_error(name + " not found (looked at " + looked + ")");
+}
+
 std::string cache_dir() {
   if (const char* dir = std::getenv("PPERF_CACHE_DIR"); dir && *dir) return dir;
   if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) return std::string(xdg) + "/pperf";

@@ -12,6 +12,11 @@ namespace pperf {
 /// Throws std::runtime_error naming every place looked at when none does.
 std::string data_dir();
 
+/// A script pperf ships (e.g. "pperf-step-worker.py"): next to `pperf_binary` (a build or an
+/// installed bin/), else in `<data dir>/python`. Throws std::runtime_error naming the places
+/// looked at.
+std::string find_shipped_script(const std::string& pperf_binary, const std::string& name);
+
 /// Where pperf keeps what it measured once per host and may measure again (peak GEMM rate,
 /// memory probes): $PPERF_CACHE_DIR, else $XDG_CACHE_HOME/pperf, else ~/.cache/pperf.
 std::string cache_dir();

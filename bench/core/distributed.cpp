@@ -58,7 +58,11 @@ void fill_scaling_efficiency(std::vector<Result>& results) {
 }
 
 std::string describe(const DistributedReport& d) {
-  std::string text = fmt::format("{} rank{} ({}, {}): gradient all-reduce {:.3g} ms median per step ({:.3g} MB), "
+  std::string text =
+      d.backend == kStepOwnBackend
+          ? fmt::format("{} rank{} ({}): data-parallel is the step's own, its communication inside the step time",
+                        d.world_size, d.world_size == 1 ? "" : "s", to_string(d.launcher))
+          : fmt::format("{} rank{} ({}, {}): gradient all-reduce {:.3g} ms median per step ({:.3g} MB), "
                                  "{:.0f} % of the step",
                                  d.world_size, d.world_size == 1 ? "" : "s", d.backend, to_string(d.launcher),
                                  d.allreduce_median_ms, d.bytes_per_step / 1e6, d.comm_fraction * 100);

@@ -24,9 +24,13 @@ struct RankReport {
   double data_wait_fraction = 0;
 };
 
+/// DistributedReport::backend of ranks whose step forms its own group (python_step): their
+/// communication is inside the step time, unseen by pperf (all-reduce figures are 0).
+inline constexpr const char* kStepOwnBackend = "step";
+
 struct DistributedReport {
   int64_t world_size = 1;
-  std::string backend;   // "gloo" | "nccl"
+  std::string backend;   // "gloo" | "nccl" | kStepOwnBackend
   Launcher launcher = Launcher::spawn_local;
   std::vector<RankReport> ranks;
   /// Per step, the time at least one gradient bucket's all-reduce was in flight (the union of

@@ -27,6 +27,7 @@ std::vector<std::string> capability_names(const WorkloadCapabilities& c) {
   if (c.checkpoint) out.push_back("checkpoint");
   if (c.data_workers) out.push_back("data_workers");
   if (c.model_flops) out.push_back("model_flops");
+  if (c.steps_as_own_ranks) out.push_back("steps_as_own_ranks");
   return out;
 }
 

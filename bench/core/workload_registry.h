@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -54,6 +55,11 @@ struct WorkloadSpec {
   /// The directory of the config file that asked for it ("" when none): where a workload looks
   /// for files the user names beside the config (python_step's module).
   std::string config_dir;
+  /// A rank of a data-parallel item whose workload forms its own group (steps_as_own_ranks):
+  /// the launcher variables its step is started with (RANK, WORLD_SIZE, LOCAL_RANK,
+  /// MASTER_ADDR, MASTER_PORT), MASTER_PORT a port of the step's own, not pperf's store.
+  /// Empty otherwise. Set by the executor, like `device`.
+  std::map<std::string, std::string> rank_env;
 
   const nlohmann::json& param(const std::string& key) const;
   std::string string_param(const std::string& key) const;
@@ -111,10 +117,14 @@ struct WorkloadCapabilities {
   bool checkpoint = false;     // save_state/load_state: Spot checkpoint cost, --spot-drill
   bool data_workers = false;   // make_pipeline + batch_layout: data.mode "service" (pperf or Python workers)
   bool model_flops = false;    // ModelInfo::flops_per_sample > 0: MFU
+  /// The step runs in a process of its own (python_step's worker): as ranks it does its own
+  /// data-parallel with the launcher variables of WorkloadSpec::rank_env (execution.distributed
+  /// without data_parallel); its memory is that process's, so the in-process probe does not apply.
+  bool steps_as_own_ranks = false;
 };
 
 /// The names of the capabilities `c` has, in declaration order ("data_parallel", "checkpoint",
-/// "data_workers", "model_flops").
+/// "data_workers", "model_flops", "steps_as_own_ranks").
 std::vector<std::string> capability_names(const WorkloadCapabilities& c);
 
 struct WorkloadDescriptor {
@@ -130,6 +140,10 @@ struct WorkloadDescriptor {
   /// What the model takes per sample (checked against what a data worker declares); empty
   /// function: the workload does not declare it and no check is made.
   std::function<std::vector<TensorDecl>(const WorkloadSpec&)> batch_layout;
+  /// What only trying can tell, checked before anything runs (python_step: its module imports
+  /// and has the factory). Throws InputError naming the param at fault (re-anchored in the
+  /// config file by the caller). Empty function: nothing to check.
+  std::function<void(const WorkloadSpec&)> preflight;
 
   const PresetSpec* find_preset(const std::string& preset) const;
   std::vector<std::string> preset_names() const;

@@ -197,14 +197,20 @@ std::vector<int> MemoryCgroup::pids() const {
   return out;
 }
 
-int64_t tree_rss_bytes(int pid) {
-  int64_t total = rss_bytes(pid);
+std::vector<int> child_pids(int pid) {
+  std::vector<int> out;
   // Every thread's children: a process's children may hang off any of its threads.
   std::error_code ec;
   for (const auto& task : fs::directory_iterator("/proc/" + std::to_string(pid) + "/task", ec)) {
     std::ifstream children(task.path() / "children");
-    for (int child = 0; children >> child;) total += tree_rss_bytes(child);
+    for (int child = 0; children >> child;) out.push_back(child);
   }
+  return out;
+}
+
+int64_t tree_rss_bytes(int pid) {
+  int64_t total = rss_bytes(pid);
+  for (int child : child_pids(pid)) total += tree_rss_bytes(child);
   return total;
 }
 

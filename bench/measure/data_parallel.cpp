@@ -400,6 +400,29 @@ std::vector<RankSamples> gather_on_rank0(ProcessGroupHandle& group, const RankSa
   return all;
 }
 
+int shared_free_port(ProcessGroupHandle& group, const std::string& key) {
+  if (group.context.rank == 0) {
+    // The kernel's pick of a free port, released at once for the step's group to bind: the
+    // same race any launcher that picks MASTER_PORT has, and the step's rendezvous names it.
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    socklen_t length = sizeof address;
+    const bool picked = fd >= 0 && ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0 &&
+                        ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) == 0;
+    if (fd >= 0) ::close(fd);
+    if (!picked) throw std::runtime_error("no free TCP port for the step's own group on rank 0's host");
+    const int port = ntohs(address.sin_port);
+    group.store->set(key, bytes_of(std::to_string(port)));
+    return port;
+  }
+  try {
+    return std::stoi(text_of(group.store->get(key)));
+  } catch (const std::exception&) {
+    throw std::runtime_error(fmt::format("rank 0 shared no port for the step's own group within {} s", group.settings.timeout_s));
+  }
+}
+
 std::string parameters_sha256(const std::vector<torch::Tensor>& parameters) {
   std::string bytes;
   for (const auto& p : parameters) {

@@ -87,6 +87,11 @@ struct RankSamples {
 /// is named after the group's timeout instead of hanging a collective.
 std::vector<RankSamples> gather_on_rank0(ProcessGroupHandle& group, const RankSamples& mine);
 
+/// A TCP port free on rank 0's host, the same number on every rank (rank 0 picks it, the others
+/// read it under `key` from the group's store): where a step that forms its own group
+/// (python_step's DDP) meets. Throws std::runtime_error when none comes within the timeout.
+int shared_free_port(ProcessGroupHandle& group, const std::string& key);
+
 /// SHA-256 of the parameters' bytes, in order.
 std::string parameters_sha256(const std::vector<torch::Tensor>& parameters);
 

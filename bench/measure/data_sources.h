@@ -33,10 +33,6 @@ struct ServiceSourceOptions {
 /// std::runtime_error when a handshake is refused or a worker cannot be reached.
 std::unique_ptr<DataSource> connect_service(const WorkloadSpec& spec, const ServiceSourceOptions& options);
 
-/// pperf-data-worker.py (the Python data worker): next to `pperf_binary` (a build or an
-/// installed bin/), else in `<data dir>/python`. Throws std::runtime_error naming the places.
-std::string find_python_data_worker(const std::string& pperf_binary);
-
 /// `/usr/bin/python3 pperf-data-worker.py --dataset ...` serving `data`'s dataset for `spec`
 /// (without --listen, --workers, --cpus: a LocalDataGroup adds those).
 std::vector<std::string> python_worker_command(const std::string& pperf_binary, const WorkloadSpec& spec,

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <iterator>
 #include <set>
 #include <thread>
@@ -18,6 +19,7 @@
 #include "bench/env/cpu_usage.h"
 #include "bench/env/gpu_info.h"
 #include "bench/env/host_info.h"
+#include "bench/env/memory_cgroup.h"
 #include "bench/env/process.h"
 #include "bench/measure/data_parallel.h"
 #include "bench/measure/data_sources.h"
@@ -252,7 +254,7 @@ std::string rank_identity(const Config& config, const PlanItem& item) {
 
 /// Rank 0 gathers every rank's samples (once, at the end): a step takes as long as its slowest
 /// rank; the ranks' parameters must be identical. Other ranks only send theirs.
-void merge_ranks(Result& r, Measurement& m, ProcessGroupHandle& group, const DataParallelWorkload& parallel,
+void merge_ranks(Result& r, Measurement& m, ProcessGroupHandle& group, const DataParallelWorkload* parallel,
                  const RankContext& rank, const std::vector<int>& cpus, const DistributedSettings& settings) {
   RankSamples mine;
   mine.rank = rank.rank;
@@ -260,16 +262,19 @@ void merge_ranks(Result& r, Measurement& m, ProcessGroupHandle& group, const Dat
   mine.cpus = cpus;
   mine.step_ms = m.step_ms;
   mine.data_wait_ms = m.data_wait_ms;
-  const auto& comm = parallel.comm_steps();
+  // Without pperf's data-parallel (a step with its own group) there is nothing of pperf's to
+  // time or compare: the step's communication is inside its step time.
+  static const std::vector<CommStep> no_comm;
+  const auto& comm = parallel ? parallel->comm_steps() : no_comm;
   for (size_t i = comm.size() - std::min(comm.size(), m.step_ms.size()); i < comm.size(); ++i)
     mine.allreduce_ms.push_back(comm[i].allreduce_ms);
   mine.bytes_per_step = comm.empty() ? 0 : comm.back().bytes;
-  mine.params_sha256 = parameters_sha256(parallel.parameters());
+  if (parallel) mine.params_sha256 = parameters_sha256(parallel->parameters());
   const std::vector<RankSamples> all = gather_on_rank0(group, mine);
   if (rank.rank != 0) return;
   DistributedReport d;
   d.world_size = rank.world_size;
-  d.backend = settings.backend;
+  d.backend = parallel ? settings.backend : kStepOwnBackend;
   d.launcher = rank.launcher;
   d.bytes_per_step = mine.bytes_per_step;
   size_t steps = m.step_ms.size();
@@ -380,18 +385,29 @@ void prepare_item(PreparedItem& p, Result& r, const Config& config, const PlanIt
   p.data = rank ? std::make_unique<LocalLoader>(pipeline, exec.data.workers, exec.data.prefetch_batches, rank->rank,
                                                 rank->world_size, spec.device != "cpu")
                 : open_data_source(config, spec, *descriptor, pipeline, exec, options, p.group, *r.execution);
+  if (rank) {
+    const DistributedSettings& d = *exec.distributed;
+    // A step that forms its own group (python_step) gets the launcher's variables with a port
+    // of its own; pperf's group then only agrees on stopping and gathers the step times.
+    const bool own_group = descriptor->capabilities.steps_as_own_ranks;
+    p.process_group = join_group(*rank, {own_group ? "gloo" : d.backend, d.timeout_s, rank_identity(config, item),
+                                         own_group ? "cpu" : p.device->name()});
+    p.agreement.rank0 = rank->rank == 0;
+    p.agreement.agree = [group = p.process_group](int code) { return agree_on(*group, code); };
+    if (own_group)
+      spec.rank_env = {{"RANK", std::to_string(rank->rank)},
+                       {"WORLD_SIZE", std::to_string(rank->world_size)},
+                       {"LOCAL_RANK", std::to_string(rank->local_rank)},
+                       {"MASTER_ADDR", rank->store_host},
+                       {"MASTER_PORT", std::to_string(shared_free_port(*p.process_group, "step_port"))}};
+  }
   p.workload = descriptor->make_workload(spec);
+  if (rank && !descriptor->capabilities.steps_as_own_ranks)
+    p.parallel = std::make_unique<DataParallelWorkload>(*p.workload, p.process_group, exec.distributed->bucket_mib << 20);
   if (pipeline) r.data = pipeline->data_info();
   else if (auto info = p.data->data_info()) r.data = *info;
   if (r.data && r.data->source == "synthetic") r.events.push_back("synthetic data: random inputs, not a real dataset");
 
-  if (rank) {
-    const DistributedSettings& d = *exec.distributed;
-    p.process_group = join_group(*rank, {d.backend, d.timeout_s, rank_identity(config, item), p.device->name()});
-    p.parallel = std::make_unique<DataParallelWorkload>(*p.workload, p.process_group, d.bucket_mib << 20);
-    p.agreement.rank0 = rank->rank == 0;
-    p.agreement.agree = [group = p.process_group](int code) { return agree_on(*group, code); };
-  }
   p.smi_id = p.device->name() == "cpu" ? "all"
                                        : nvidia_smi_gpu_id(static_cast<int>(torch::Device(p.device->name()).index()),
                                                            std::getenv("CUDA_VISIBLE_DEVICES"), std::getenv("CUDA_DEVICE_ORDER"));
@@ -433,10 +449,15 @@ void add_figures(Result& r, PreparedItem& p, const PlanItem& item, const Executo
 MemoryReport peak_memory(const PreparedItem& p) {
   MemoryReport m;
   m.processes.push_back({"trainer", getpid(), peak_rss_bytes()});
-  if (p.group) {
-    const std::vector<int> pids = p.group->pids();
-    for (size_t i = 0; i < pids.size(); ++i)
-      m.processes.push_back({fmt::format("data worker {}", i + 1), pids[i], peak_rss_bytes(pids[i])});
+  const std::vector<int> data_workers = p.group ? p.group->pids() : std::vector<int>{};
+  for (size_t i = 0; i < data_workers.size(); ++i)
+    m.processes.push_back({fmt::format("data worker {}", i + 1), data_workers[i], peak_rss_bytes(data_workers[i])});
+  // Any other process the trainer started (python_step's step worker), named by its command.
+  for (int child : child_pids(getpid())) {
+    if (std::find(data_workers.begin(), data_workers.end(), child) != data_workers.end()) continue;
+    std::ifstream comm("/proc/" + std::to_string(child) + "/comm");
+    std::string name;
+    if (std::getline(comm, name)) m.processes.push_back({name + " (started by the trainer)", child, peak_rss_bytes(child)});
   }
   if (auto device = p.device->memory_peaks()) m.devices.push_back(*device);
   return m;
@@ -481,7 +502,7 @@ void measure_into(Result& r, const Config& config, const PlanItem& item, const W
   }
   if (gpu_sampler) r.execution->gpu = gpu_sampler->finish();
   progress.reset();
-  if (rank) merge_ranks(r, m, *p.process_group, *p.parallel, *rank, p.cpus, *item.configuration->execution.distributed);
+  if (rank) merge_ranks(r, m, *p.process_group, p.parallel.get(), *rank, p.cpus, *item.configuration->execution.distributed);
   m.executor = "in_process";
   for (auto& e : p.data->events()) r.events.push_back(e);
   // Asked after running: what ran may have changed (e.g. a precision fallback mid-run).

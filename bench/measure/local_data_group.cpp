@@ -19,27 +19,11 @@ LocalDataGroup::LocalDataGroup(const std::string& pperf_binary, const std::strin
     : LocalDataGroup(std::vector<std::string>{pperf_binary, "data-worker", "--config", config_path, "--workload", workload},
                      processes, workers_each, cpus, token, start_timeout_s) {}
 
-std::string find_python_data_worker(const std::string& pperf_binary) {
-  namespace fs = std::filesystem;
-  std::vector<fs::path> candidates = {fs::path(pperf_binary).parent_path() / "pperf-data-worker.py"};
-  try {
-    candidates.push_back(fs::path(data_dir()) / "python" / "pperf-data-worker.py");
-  } catch (const std::exception&) {
-  }
-  std::string looked;
-  for (const auto& c : candidates) {
-    std::error_code ec;
-    if (fs::is_regular_file(c, ec)) return c.string();
-    looked += (looked.empty() ? "" : ", ") + c.string();
-  }
-  throw std::runtime_error("pperf-data-worker.py not found (looked at " + looked + ")");
-}
-
 std::vector<std::string> python_worker_command(const std::string& pperf_binary, const WorkloadSpec& spec,
                                                const DataSettings& data) {
   std::string python_path;
   for (const auto& p : data.python_path) python_path += (python_path.empty() ? "" : ":") + p;
-  return {"/usr/bin/python3", find_python_data_worker(pperf_binary), data.dataset_is_dataloader ? "--dataloader" : "--dataset",
+  return {"/usr/bin/python3", find_shipped_script(pperf_binary, "pperf-data-worker.py"), data.dataset_is_dataloader ? "--dataloader" : "--dataset",
           data.dataset,
           "--dataset-kwargs", data.dataset_kwargs.dump(), "--python-path", python_path,
           "--batch-size", std::to_string(spec.batch_size), "--seed", std::to_string(spec.seed),

@@ -9,6 +9,7 @@
 #include <cstdio>
 
 #include "bench/core/data_dir.h"
+#include "bench/core/workload_registry.h"
 #include "bench/env/host_info.h"
 #include "bench/env/process.h"
 #include "bench/measure/executor.h"
@@ -57,8 +58,8 @@ MemoryEstimate estimate_item_memory(const Config& config, const PlanItem& item, 
     e.not_probed = "it trains on a GPU, whose memory the host probe does not see";
     return e;
   }
-  if (item.workload->name == "python_step") {
-    e.not_probed = "the step's memory is its Python worker's (the bound holds the worker too)";
+  if (const WorkloadDescriptor* d = builtin_workloads().find(item.workload->name); d && d->capabilities.steps_as_own_ranks) {
+    e.not_probed = "its step runs in a process of its own (the bound holds that process too)";
     return e;
   }
   if (item.configuration->execution.distributed) {

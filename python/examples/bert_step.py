@@ -6,10 +6,14 @@ AdamW (lr 2e-5, weight decay 0.01), cross-entropy, synthetic token ids of `seq_l
 
   make(...)           eager PyTorch on `device` ("cpu" here; "cuda" on a GPU host: not run here)
   make_compiled(...)  the same model under torch.compile (CPU inductor runs here; torch 2.x)
+  make_ddp(...)       one rank of DistributedDataParallel, its group formed from the variables
+                      pperf gives each rank's worker (RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR,
+                      MASTER_PORT): Gloo on the CPU (runs here), NCCL on cuda:LOCAL_RANK (not run)
 
 What ran where: CPU eager and CPU inductor on the development host; CUDA has not been run.
 """
 import math
+import os
 
 import torch
 import torch.nn as nn
@@ -59,19 +63,31 @@ class BertStep:
     """One AdamW step of BERT classification per train_step(batch_index)."""
 
     def __init__(self, preset="tiny", batch_size=16, seq_len=128, device="cpu", threads=None, compile=False, seed=0,
-                 pool=8):
+                 pool=8, ddp=False):
         if threads:
             torch.set_num_threads(int(threads))
-        torch.manual_seed(seed)
+        torch.manual_seed(seed)  # every rank starts from the same weights (DDP also broadcasts rank 0's)
         self.batch_size = int(batch_size)
+        rank = 0
+        if ddp:
+            import torch.distributed as dist
+            rank, local_rank = int(os.environ["RANK"]), int(os.environ["LOCAL_RANK"])
+            if device == "cuda":
+                device = f"cuda:{local_rank}"
+            dist.init_process_group("nccl" if device.startswith("cuda") else "gloo")  # env:// from pperf
         self.device = torch.device(device)
         vocab = PRESETS[preset][0]
         self.model = Bert(*PRESETS[preset]).to(self.device).train()
         self.params = sum(p.numel() for p in self.model.parameters() if p.requires_grad)
-        self.forward = torch.compile(self.model) if compile else self.model
+        trained = self.model
+        if ddp:
+            from torch.nn.parallel import DistributedDataParallel
+            trained = DistributedDataParallel(self.model, device_ids=[self.device] if self.device.type == "cuda" else None)
+        self.forward = torch.compile(trained) if compile else trained
         self.optimizer = torch.optim.AdamW(self.model.parameters(), lr=2e-5, weight_decay=0.01)
-        # A few batches made up front, cycled: the step times the training, not the data.
-        g = torch.Generator().manual_seed(seed)
+        # A few batches made up front, cycled: the step times the training, not the data. Each
+        # rank its own (a data-parallel rank trains on its slice of the data).
+        g = torch.Generator().manual_seed(seed + 1000 * rank)
         self.batches = [(torch.randint(1000, vocab, (self.batch_size, seq_len), generator=g).to(self.device),
                          (torch.arange(self.batch_size) % 2).to(self.device)) for _ in range(pool)]
         self.mask = torch.ones(self.batch_size, seq_len, dtype=torch.long, device=self.device)
@@ -106,6 +122,10 @@ def make(**kwargs):
 
 def make_compiled(**kwargs):
     return BertStep(compile=True, **kwargs)
+
+
+def make_ddp(**kwargs):
+    return BertStep(ddp=True, **kwargs)
 
 
 def make_auto(**kwargs):

@@ -3,7 +3,8 @@
 # median within 5 % of it; the step's own prints do not disturb the protocol), one that raises
 # at step k (failed, naming the exception), one that hangs (killed at params.step_timeout_s,
 # failed, no process left), a module that does not import (exit 2, one line), a step whose
-# batch_size differs from the config's (failed, naming both), a worker that dies mid-step.
+# batch_size differs from the config's (failed, naming both), a worker that dies mid-step, a step
+# as data-parallel ranks forming its own group (pperf's ranks and the launcher convention).
 set -uo pipefail
 pperf="$1"
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -71,6 +72,38 @@ check "step batch_size differs: failed"     "field '$work/batch_out.json' 'r[\"r
 BATCH=8 config batch8 "test_steps:make" '{"seconds": 0.01, "batch_size": 8}'
 "$pperf" run --config "$work/batch8.json" --out "$work/batch8_out.json" > "$work/batch8.log" 2>&1
 check "samples/s from the batch size"       "/usr/bin/python3 -c 'import sys; sys.exit(not 400 < $(field "$work/batch8_out.json" 'r["throughput"]["samples_per_s"]') < 800)'"
+
+# Ranks: the step forms its own group from the launcher variables pperf gives each rank's
+# worker; the step time is the slowest rank's. pperf's own ranks (spawn_local), then two pperf
+# runs under the launcher convention (RANK/WORLD_SIZE/MASTER_ADDR/MASTER_PORT set by hand).
+ranks_config() {  # NAME
+  cat > "$work/$1.json" <<JSON
+{"name": "$1", "seed": 3, "pricing": {"table": "aws-sagemaker-us-east-1"},
+ "workloads": [{"name": "python_step", "batch_size": 1,
+   "params": {"step": "test_steps:ranks", "kwargs": {"seconds": 0.03}, "python": "/usr/bin/python3"}}],
+ "measure": {"warmup_steps": 2, "min_steps": 20, "max_steps": 20},
+ "configurations": [{"name": "c", "baseline": true, "instances": [{"type": "ml.p3.2xlarge", "count": 2}],
+   "execution": {"threads": 1, "distributed": {"world_size": 2, "spawn_local": {"cpus_per_rank": 1}}}}]}
+JSON
+}
+ranks_checks() {  # OUT LAUNCHER
+  check "ranks ($2): measured, the step's own group"  "[ \"\$(field '$1' 'r[\"status\"], r[\"distributed\"][\"backend\"], r[\"distributed\"][\"launcher\"]')\" = \"('ok', 'step', '$2')\" ]"
+  check "ranks ($2): rank 0 met rank 1 at MASTER_ADDR:MASTER_PORT" "[ \"\$(field '$1' 'r[\"model\"][\"params\"]')\" = 201 ]"
+  local median; median=$(field "$1" 'r["step_time_ms"]["median"]')
+  echo "     ranks ($2): rank 0 sleeps 30 ms, rank 1 60 ms per step: median $median ms; per rank $(field "$1" '[x["median_ms"] for x in r["distributed"]["ranks"]]')"
+  check "ranks ($2): the step is the slowest rank's"  "/usr/bin/python3 -c 'import sys; sys.exit(abs($median - 60) > 3)'"
+  check "ranks ($2): each rank's own median recorded" "field '$1' 'r[\"distributed\"][\"ranks\"][0][\"median_ms\"] < 45 < r[\"distributed\"][\"ranks\"][1][\"median_ms\"]' | grep -q True"
+}
+ranks_config ranks
+"$pperf" run --config "$work/ranks.json" --out "$work/ranks_out.json" > "$work/ranks.log" 2>&1 || cat "$work/ranks.log"
+ranks_checks "$work/ranks_out.json" spawn_local
+port=$(/usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+RANK=1 WORLD_SIZE=2 LOCAL_RANK=1 MASTER_ADDR=127.0.0.1 MASTER_PORT=$port \
+  "$pperf" run --config "$work/ranks.json" --out "$work/ranks_env1.json" > "$work/ranks_env1.log" 2>&1 &
+RANK=0 WORLD_SIZE=2 LOCAL_RANK=0 MASTER_ADDR=127.0.0.1 MASTER_PORT=$port \
+  "$pperf" run --config "$work/ranks.json" --out "$work/ranks_env.json" > "$work/ranks_env0.log" 2>&1 || cat "$work/ranks_env0.log"
+wait
+ranks_checks "$work/ranks_env.json" env
 
 sleep 0.5
 check "no step worker left running"         "! pgrep -f 'pperf-step-worker.py.*$work' > /dev/null"

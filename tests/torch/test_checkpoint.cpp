@@ -79,5 +79,7 @@ TEST(WorkloadCapabilities, EveryBuiltinDeclaresWhatItsHooksDo) {
     EXPECT_EQ(d.capabilities.checkpoint, workload->save_state(archive));
     EXPECT_EQ(d.capabilities.data_workers, d.make_pipeline && d.batch_layout && d.make_pipeline(spec));
     EXPECT_EQ(d.capabilities.model_flops, workload->model_info().flops_per_sample > 0);
+    // Ranks are either pperf's data-parallel or the step's own group, never both.
+    EXPECT_FALSE(d.capabilities.steps_as_own_ranks && d.capabilities.data_parallel);
   }
 }

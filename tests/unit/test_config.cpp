@@ -303,6 +303,17 @@ TEST(Config, AConfigNeedingAHookTheWorkloadLacksIsRefusedNamingIt) {
             "")
       << "a Spot configuration that gives its checkpoint cost needs no checkpoint hook";
   EXPECT_EQ(capability_names(lacking.capabilities), std::vector<std::string>{});
+  // A step that forms its own group (python_step) trains as ranks without pperf's all-reduce.
+  WorkloadDescriptor own_ranks = lacking;
+  own_ranks.name = "own_ranks";
+  own_ranks.capabilities.steps_as_own_ranks = true;
+  registry.add(own_ranks);
+  EXPECT_EQ(error([](json& c) {
+              c["workloads"][0]["name"] = "own_ranks";
+              c["configurations"][0]["execution"]["distributed"] = {{"world_size", 2}};
+            }),
+            "");
+  EXPECT_EQ(capability_names(own_ranks.capabilities), std::vector<std::string>{"steps_as_own_ranks"});
   EXPECT_EQ(capability_names(pperf::testing::fixture_workloads().find("mnist_heavy")->capabilities),
             (std::vector<std::string>{"data_parallel", "checkpoint", "data_workers", "model_flops"}));
 }

@@ -46,7 +46,7 @@ std::string step_param(const WorkloadSpec& spec) {
 
 std::vector<std::string> worker_argv(const WorkloadSpec& spec, bool check) {
   std::vector<std::string> argv = {resolve_interpreter(spec.string_param("python")),
-                                   find_python_step_worker(self_executable()),
+                                   find_shipped_script(self_executable(), "pperf-step-worker.py"),
                                    "--step", step_param(spec),
                                    "--kwargs", spec.param("kwargs").dump(),
                                    "--module-dir", spec.config_dir};
@@ -62,6 +62,8 @@ SpawnOptions worker_spawn(const WorkloadSpec& spec, bool check) {
   // If pperf (the measuring process) dies, so does the worker and the step it runs.
   spawn.death_signal = SIGKILL;
   spawn.set_env = {{"PYTHONUNBUFFERED", "1"}};
+  // A rank's step forms its own group (DDP, FSDP, XLA) from the launcher's variables.
+  for (const auto& [name, value] : spec.rank_env) spawn.set_env.emplace_back(name, value);
   return spawn;
 }
 
@@ -183,34 +185,24 @@ class IndexOnlyPipeline : public InputPipeline {
   DataInfo data_info() const override { return {"python_step", "", 0}; }
 };
 
-}  // namespace
-
-std::string find_python_step_worker(const std::string& pperf_binary) {
-  std::vector<fs::path> candidates = {fs::path(pperf_binary).parent_path() / "pperf-step-worker.py"};
-  try {
-    candidates.push_back(fs::path(data_dir()) / "python" / "pperf-step-worker.py");
-  } catch (const std::exception&) {
-  }
-  std::string looked;
-  for (const auto& c : candidates) {
-    std::error_code ec;
-    if (fs::is_regular_file(c, ec)) return c.string();
-    looked += (looked.empty() ? "" : ", ") + c.string();
-  }
-  throw std::runtime_error("pperf-step-worker.py not found (looked at " + looked + ")");
-}
-
-std::string check_python_step(const WorkloadSpec& spec) {
+/// Imports `spec`'s module and finds its factory without building anything (the worker's
+/// --check); an InputError at params/step naming the module and the error when it cannot.
+void check_python_step(const WorkloadSpec& spec) {
   ChildProcess child(worker_spawn(spec, true));
   child.close_stdin();
   const std::optional<std::string> line = child.read_line(120);
   const std::optional<int> status = child.wait(10);
-  if (line && *line == "check: ok" && status && *status == 0) return "";
+  if (line && *line == "check: ok" && status && *status == 0) return;
   const std::string marker = "not started: ";
-  if (line && line->rfind(marker, 0) == 0) return line->substr(marker.size());
-  return "pperf-step-worker.py --check " + (status ? describe_wait_status(*status) : std::string("did not finish")) +
-         (line && !line->empty() ? ": " + *line : "");
+  throw InputError("python_step", "params/step",
+                   line && line->rfind(marker, 0) == 0
+                       ? line->substr(marker.size())
+                       : "pperf-step-worker.py --check " +
+                             (status ? describe_wait_status(*status) : std::string("did not finish")) +
+                             (line && !line->empty() ? ": " + *line : ""));
 }
+
+}  // namespace
 
 WorkloadDescriptor python_step_descriptor() {
   WorkloadDescriptor d;
@@ -221,7 +213,8 @@ WorkloadDescriptor python_step_descriptor() {
       "synchronize(), batch_size, save_state(path)/load_state(path); run by a worker process, timed by "
       "pperf's runner from request to done (docs/python_step.md)";
   // Checkpoints are forwarded when the object has save_state/load_state (else save_state says no).
-  d.capabilities = {/*data_parallel=*/false, /*checkpoint=*/true, /*data_workers=*/false, /*model_flops=*/false};
+  d.capabilities = {/*data_parallel=*/false, /*checkpoint=*/true, /*data_workers=*/false, /*model_flops=*/false,
+                    /*steps_as_own_ranks=*/true};
   d.presets = {{"default", "whatever the step does; batch_size must equal the step's own", 1}};
   d.params = {
       {"step", "string", "", "\"module:factory\": the module on PYTHONPATH or beside the config file (required)", {}},
@@ -234,6 +227,7 @@ WorkloadDescriptor python_step_descriptor() {
     return std::make_unique<PythonStepWorkload>(spec);
   };
   d.make_pipeline = [](const WorkloadSpec&) -> std::shared_ptr<InputPipeline> { return std::make_shared<IndexOnlyPipeline>(); };
+  d.preflight = check_python_step;
   return d;
 }
 

@@ -63,3 +63,48 @@ class Dies(Sleep):
 
 def dies(**kwargs):
     return Dies(**kwargs)
+
+
+class Ranks(Sleep):
+    """One rank of a step that forms its own group from the launcher's variables pperf gives its
+    worker: rank 0 listens on MASTER_ADDR:MASTER_PORT and every other rank connects and says its
+    rank (as torch.distributed's env:// rendezvous would). Rank r sleeps (r + 1) x `seconds` per
+    step, so the step's time is the slowest rank's. model_info's params carry what rank 0 met:
+    100 x WORLD_SIZE + the sum of the ranks that reached it (its own included)."""
+
+    def __init__(self, seconds=0.02):
+        super().__init__(seconds=0, chatty=False)
+        import socket
+        self.rank, self.world = int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"])
+        self.step_s = seconds * (self.rank + 1)
+        int(os.environ["LOCAL_RANK"])
+        address = (os.environ["MASTER_ADDR"], int(os.environ["MASTER_PORT"]))
+        self.met = self.rank
+        if self.rank == 0:
+            with socket.create_server(address) as server:
+                for _ in range(self.world - 1):
+                    peer, _ = server.accept()
+                    with peer:
+                        self.met += int(peer.recv(16).decode())
+        else:
+            deadline = time.monotonic() + 60
+            while True:
+                try:
+                    with socket.create_connection(address, timeout=5) as peer:
+                        peer.sendall(str(self.rank).encode())
+                    break
+                except OSError:
+                    if time.monotonic() > deadline:
+                        raise
+                    time.sleep(0.05)
+
+    def train_step(self, batch_index):
+        time.sleep(self.step_s)
+        return super().train_step(batch_index)
+
+    def model_info(self):
+        return {"params": 100 * self.world + self.met, "flops_per_sample": 0, "precision": "fp32"}
+
+
+def ranks(**kwargs):
+    return Ranks(**kwargs)

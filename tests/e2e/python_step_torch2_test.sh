@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# python_step with the compiled BERT example (torch.compile, CPU inductor) in the torch 2.x venv:
-# measured ok, its warm-up (the compilation) recorded apart in measurement.warmup_s and far
-# longer than a measured step. Skipped (77) without the venv (scripts/setup-torch2.sh).
+# python_step's BERT examples in the torch 2.x venv: the compiled step (torch.compile, CPU
+# inductor) measured ok, its warm-up (the compilation) recorded apart in measurement.warmup_s and
+# far longer than a measured step; the DDP step as 2 ranks (Gloo, its group formed from the
+# variables pperf gives each rank's worker) measured ok, each rank's median recorded.
+# Skipped (77) without the venv (scripts/setup-torch2.sh).
 set -uo pipefail
 pperf="$1"
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -30,4 +32,18 @@ median=$(field "$work/out.json" 'r["step_time_ms"]["median"]')
 echo "     warmup_s $warmup s (2 steps, compilation included), median measured step $median ms"
 check "warm-up recorded apart"     "/usr/bin/python3 -c 'import sys; sys.exit(not $warmup * 1000 > 20 * $median)'"
 check "no step worker left"        "! pgrep -f 'pperf-step-worker.py.*make_compiled' > /dev/null"
+
+cat > "$work/ddp.json" <<JSON
+{"name": "ddp", "seed": 0, "pricing": {"table": "aws-sagemaker-us-east-1"},
+ "workloads": [{"name": "python_step", "batch_size": 4,
+   "params": {"step": "bert_step:make_ddp", "python": "$python",
+              "kwargs": {"preset": "tiny", "batch_size": 4, "seq_len": 32, "threads": 1}}}],
+ "measure": {"warmup_steps": 1, "min_steps": 5, "max_steps": 5},
+ "configurations": [{"name": "ddp", "baseline": true, "instances": [{"type": "ml.c5.9xlarge", "count": 2}],
+   "execution": {"threads": 1, "distributed": {"world_size": 2, "spawn_local": {"cpus_per_rank": 1}}}}]}
+JSON
+PYTHONPATH="$root/python/examples" "$pperf" run --config "$work/ddp.json" --out "$work/ddp.json.out" > "$work/ddp.log" 2>&1
+check "DDP step as 2 ranks measured" "[ \"\$(field '$work/ddp.json.out' 'r[\"status\"], r[\"distributed\"][\"backend\"], len(r[\"distributed\"][\"ranks\"])')\" = \"('ok', 'step', 2)\" ]" || cat "$work/ddp.log"
+echo "     DDP, 2 ranks of 1 CPU: median $(field "$work/ddp.json.out" 'r["step_time_ms"]["median"]') ms per step; per rank $(field "$work/ddp.json.out" '[x["median_ms"] for x in r["distributed"]["ranks"]]')"
+check "no DDP step worker left"   "! pgrep -f 'pperf-step-worker.py.*make_ddp' > /dev/null"
 exit $fail

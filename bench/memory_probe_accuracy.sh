@@ -45,7 +45,12 @@ JSON
     echo "| $workload | $preset | $batch | $(tail -1 "$work/v" | sed 's/.*: //' | cut -c1-90) | | | |"
     continue
   fi
-  "$pperf" run --config "$work/c.json" --out "$work/r.json" --quiet "${max_memory[@]}" >"$work/run" 2>&1
+  rm -f "$work/r.json"
+  if ! "$pperf" run --config "$work/c.json" --out "$work/r.json" --quiet "${max_memory[@]}" >"$work/run" 2>&1 &&
+     [ ! -s "$work/r.json" ]; then  # refused before anything ran (exit 2): its one line says why
+    echo "| $workload | $preset | $batch | $predicted | refused: $(tail -1 "$work/run" | sed 's/^[^ ]*: //' | cut -c1-120) | | $probes |"
+    continue
+  fi
   measured=$(/usr/bin/python3 -c "
 import json; r = json.load(open('$work/r.json'))['results'][0]
 print(f\"{r['memory']['processes'][0]['peak_rss_bytes'] / 2**30:.2f}\" if r['status'] == 'ok' else r['reason'])" 2>/dev/null || tail -1 "$work/run")

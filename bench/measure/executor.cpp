@@ -253,7 +253,8 @@ std::string rank_identity(const Config& config, const PlanItem& item) {
 }
 
 /// Rank 0 gathers every rank's samples (once, at the end): a step takes as long as its slowest
-/// rank; the ranks' parameters must be identical. Other ranks only send theirs.
+/// rank; under pperf's data-parallel (`parallel` non-null) the ranks' parameters must be
+/// identical. Other ranks only send theirs.
 void merge_ranks(Result& r, Measurement& m, ProcessGroupHandle& group, const DataParallelWorkload* parallel,
                  const RankContext& rank, const std::vector<int>& cpus, const DistributedSettings& settings) {
   RankSamples mine;

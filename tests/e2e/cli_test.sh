@@ -63,6 +63,8 @@ check "cost seed 004 csv" bash -c "[ \$(wc -l <'$work/c4.csv') -eq 3 ] && grep -
 
 # --- pperf run: measured, priced, every contract field, provenance ---------------------
 check "run tiny" expect_exit 0 "$work/o" "$pperf" run --config tests/data/tiny_run.json --out "$work/run.json" --csv "$work/run.csv"
+# The service item may carry only events that come from the host's load (a busy host, a
+# warm-up trend under tests running beside it); any other (a dropped data worker) fails.
 check "run tiny results" json_check "$work/run.json" '
 j["schema_version"] == 1 and j["status"] == "complete" and j["command"] == "run"
 j["tool"]["name"] == "pperf" and len(j["tool"]["git_sha"]) >= 7
@@ -73,7 +75,7 @@ j["host"]["logical_cpus"] >= 1 and j["host"]["memory_gib"] > 0 and j["host"]["cp
 j["pricing"]["table"] == "aws-ec2-us-east-1" and j["pricing"]["retrieved"]
 [r["status"] for r in j["results"]] == ["ok", "ok", "ok"]
 j["results"][2]["execution"]["data"]["mode"] == "service" and len(j["results"][2]["execution"]["data"]["endpoints"]) == 1
-j["results"][2]["step_time_ms"]["n"] >= 5 and [e for e in j["results"][2]["events"] if not e.startswith("busy host:")] == []
+j["results"][2]["step_time_ms"]["n"] >= 5 and [e for e in j["results"][2]["events"] if not e.startswith(("busy host:", "still warming up:"))] == []
 all(r["execution"]["emulated"] is True for r in j["results"])
 all(r["measurement"]["executor"] == "process" and r["samples_per_step"] == r["batch_size"] for r in j["results"])
 all(r["measured"] and r["step_time_ms"]["n"] == len(r["step_time_ms"]["samples"]) >= 5 for r in j["results"][:2])

@@ -127,12 +127,3 @@ def make_compiled(**kwargs):
 def make_ddp(**kwargs):
     return BertStep(ddp=True, **kwargs)
 
-
-def make_auto(**kwargs):
-    """Whatever this host has: Trainium (torch-neuronx's XLA device), else a GPU, else the CPU."""
-    try:
-        import torch_xla  # noqa: F401  (present on trn1 images with torch-neuronx)
-    except ImportError:
-        return BertStep(device="cuda" if torch.cuda.is_available() else "cpu", **kwargs)
-    from bert_step_neuron import NeuronBertStep
-    return NeuronBertStep(**kwargs)

@@ -40,3 +40,14 @@ class NeuronBertStep(BertStep):
 
 def make(**kwargs):
     return NeuronBertStep(**kwargs)
+
+
+def make_auto(**kwargs):
+    """Whatever this host has: Trainium (torch-neuronx's XLA device), else a GPU, else the CPU
+    (the plain step of bert_step.py). Here, not in bert_step.py, so that only this file imports
+    the other."""
+    try:
+        import torch_xla  # noqa: F401  (present on trn1 images with torch-neuronx)
+    except ImportError:
+        return BertStep(device="cuda" if torch.cuda.is_available() else "cpu", **kwargs)
+    return NeuronBertStep(**kwargs)

@@ -386,11 +386,11 @@ void prepare_item(PreparedItem& p, Result& r, const Config& config, const PlanIt
   p.data = rank ? std::make_unique<LocalLoader>(pipeline, exec.data.workers, exec.data.prefetch_batches, rank->rank,
                                                 rank->world_size, spec.device != "cpu")
                 : open_data_source(config, spec, *descriptor, pipeline, exec, options, p.group, *r.execution);
+  // A step that forms its own group (python_step) gets the launcher's variables with a port of
+  // its own; pperf's group then only agrees on stopping and gathers the step times.
+  const bool own_group = descriptor->capabilities.steps_as_own_ranks;
   if (rank) {
     const DistributedSettings& d = *exec.distributed;
-    // A step that forms its own group (python_step) gets the launcher's variables with a port
-    // of its own; pperf's group then only agrees on stopping and gathers the step times.
-    const bool own_group = descriptor->capabilities.steps_as_own_ranks;
     p.process_group = join_group(*rank, {own_group ? "gloo" : d.backend, d.timeout_s, rank_identity(config, item),
                                          own_group ? "cpu" : p.device->name()});
     p.agreement.rank0 = rank->rank == 0;
@@ -403,7 +403,7 @@ void prepare_item(PreparedItem& p, Result& r, const Config& config, const PlanIt
                        {"MASTER_PORT", std::to_string(shared_free_port(*p.process_group, "step_port"))}};
   }
   p.workload = descriptor->make_workload(spec);
-  if (rank && !descriptor->capabilities.steps_as_own_ranks)
+  if (rank && !own_group)
     p.parallel = std::make_unique<DataParallelWorkload>(*p.workload, p.process_group, exec.distributed->bucket_mib << 20);
   if (pipeline) r.data = pipeline->data_info();
   else if (auto info = p.data->data_info()) r.data = *info;

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Installs what pperf needs from Debian's packages (first use only) and builds the `pperf`
 # binary (incrementally after); prints its build directory on stdout, nothing else when all is
-# in place. The torch it builds against: the one `python3 -c 'import torch'` finds (a GPU host's
-# torch 2.x with CUDA, in build-torch<version>-<cuda>), else Debian's libtorch 1.13 (CPU, in
-# build). PPERF_TORCH=debian forces Debian's; PPERF_BUILD_DIR names the directory.
+# in place. The torch it builds against: the one `python3 -c 'import torch'` finds unless it is
+# Debian's (a GPU host's torch 2.x with CUDA, in build-torch<version>-<cuda>), else Debian's
+# libtorch 1.13 (CPU, in build). PPERF_TORCH=debian forces Debian's; PPERF_BUILD_DIR names the directory.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
@@ -20,7 +20,10 @@ packages=(
 
 "$root/scripts/ensure-packages.sh" "pperf setup" "${packages[@]}"
 
-if [ "${PPERF_TORCH:-}" != debian ] && python3 -c 'import torch' 2>/dev/null; then
+# Debian's own python3-torch (which the packages above install) is the same libtorch 1.13 as
+# libtorch-dev: built in `build` like any Debian host, not as a torch of the host's own.
+if [ "${PPERF_TORCH:-}" != debian ] &&
+  python3 -c 'import sys, torch; sys.exit(torch.__file__.startswith("/usr/lib/python3/dist-packages/"))' 2>/dev/null; then
   exec "$root/scripts/build-with-torch.sh" python3 pperf
 fi
 

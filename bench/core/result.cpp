@@ -143,34 +143,30 @@ PricedGroup read_priced_group(const JsonView& v) {
 }
 
 json to_json(const Cost& c) {
-  json j = {{"usd_per_hour", c.usd_per_hour},
-          {"usd_per_step", c.usd_per_step},
-          {"usd_per_1m_samples", c.usd_per_1m_samples},
-          {"samples_per_usd", c.samples_per_usd},
-          {"usd_per_step_ci95", value_or_null(c.usd_per_step_ci95)}};
+  json j = json::object();
+  write_fields(j, c, kCostFields);
   if (c.usd_per_hour_range) j["usd_per_hour_range"] = *c.usd_per_hour_range;
   return j;
 }
 
 Cost read_cost(const JsonView& v) {
   Cost c;
-  c.usd_per_hour = v.at("usd_per_hour").as_number();
-  c.usd_per_step = v.at("usd_per_step").as_number();
-  if (auto ci = v.find_value("usd_per_step_ci95")) c.usd_per_step_ci95 = ci->as_pair();
+  read_fields(v, c, kCostFields);
   if (auto range = v.find_value("usd_per_hour_range")) c.usd_per_hour_range = range->as_pair();
-  c.usd_per_1m_samples = v.at("usd_per_1m_samples").as_number();
-  c.samples_per_usd = v.at("samples_per_usd").as_number();
   return c;
 }
 
 json to_json(const GpuUtilization& g) {
-  return {{"gpu", g.gpu}, {"samples", g.samples}, {"mean_pct", g.mean_pct}, {"max_pct", g.max_pct},
-          {"max_memory_used_mib", g.max_memory_used_mib}};
+  json j = {{"gpu", g.gpu}};
+  write_fields(j, g, kGpuUtilizationFields);
+  return j;
 }
 
 GpuUtilization read_gpu_utilization(const JsonView& v) {
-  return GpuUtilization{v.string_or("gpu", "all"), v.at("samples").as_int(), v.at("mean_pct").as_number(),
-                        v.at("max_pct").as_number(), v.at("max_memory_used_mib").as_number()};
+  GpuUtilization g;
+  g.gpu = v.string_or("gpu", "all");
+  read_fields(v, g, kGpuUtilizationFields);
+  return g;
 }
 
 json to_json(const DevicePeak& p) {
@@ -266,49 +262,33 @@ ExecutionReport read_execution(const JsonView& v) {
 }
 
 json to_json(const Decision& d) {
-  return {{"verdict", to_string(d.verdict)},
-          {"confidence", d.confidence},
-          {"equivalence_pct", d.equivalence_pct},
-          {"looks", d.looks},
-          {"method", d.method},
-          {"improvement_pct_bounds", value_or_null(d.improvement_pct_bounds)},
-          {"reason", d.reason},
-          {"seconds_to_decide", value_or_null(d.seconds_to_decide)}};
+  json j = {{"verdict", to_string(d.verdict)}, {"looks", d.looks}};
+  write_fields(j, d, kDecisionFields);
+  return j;
 }
 
 Decision read_decision(const JsonView& v) {
   Decision d;
   d.verdict = read_enum<CostVerdict>(v.at("verdict"));
-  d.confidence = v.at("confidence").as_number();
-  d.equivalence_pct = v.at("equivalence_pct").as_number();
   d.looks = v.at("looks").as_non_negative_int();
-  d.method = v.at("method").as_string();
-  if (auto b = v.find_value("improvement_pct_bounds")) d.improvement_pct_bounds = b->as_pair();
-  d.reason = v.at("reason").as_string();
-  d.seconds_to_decide = v.find_number("seconds_to_decide");
+  read_fields(v, d, kDecisionFields);
   return d;
 }
 
 json to_json(const Result& r) {
   json j = r.unknown_fields;
-  j["workload"] = r.workload;
+  write_fields(j, r, kResultFields);
   j["preset"] = r.preset;
   j["batch_size"] = r.batch_size;
   j["samples_per_step"] = r.samples_per_step;
-  j["configuration"] = r.configuration;
-  j["baseline"] = r.baseline;
-  j["measured"] = r.measured;
   j["status"] = to_string(r.status);
   j["reason"] = r.reason.empty() ? json(nullptr) : json(r.reason);
   j["instances"] = json::array();
   for (const auto& g : r.instances) j["instances"].push_back(to_json(g));
   j["step_time_ms"] = step_time_json(r);
   j["throughput"] = r.samples_per_s ? json{{"samples_per_s", *r.samples_per_s}} : json(nullptr);
-  j["data_wait_fraction"] = value_or_null(r.data_wait_fraction);
-  j["converged"] = value_or_null(r.converged);
   j["partial"] = r.partial;
   j["stop_reason"] = r.measurement ? json(to_string(r.measurement->stop.code)) : json(nullptr);
-  j["mfu"] = value_or_null(r.mfu);
   if (r.bottleneck) j["bottleneck"] = to_json(*r.bottleneck);
   j["cost"] = r.cost ? to_json(*r.cost) : json(nullptr);
   if (r.cost && r.cost->to_train)
@@ -335,13 +315,10 @@ json to_json(const Result& r) {
 Result read_result(const JsonView& v) {
   if (!v.raw().is_object()) v.fail("expected an object");
   Result r;
-  r.workload = v.at("workload").as_string();
+  read_fields(v, r, kResultFields);
   r.preset = v.string_or("preset", "");
   r.batch_size = v.at("batch_size").as_positive_int();
   r.samples_per_step = v.has("samples_per_step") ? v.at("samples_per_step").as_positive_int() : r.batch_size;
-  r.configuration = v.at("configuration").as_string();
-  r.baseline = v.at("baseline").as_bool();
-  r.measured = v.at("measured").as_bool();
   r.status = read_enum<ResultStatus>(v.at("status"), parse_result_status, {"ok", "failed", "not_run"});
   if (auto reason = v.find_value("reason")) r.reason = reason->as_string();
   for (const auto& g : v.at("instances").items()) r.instances.push_back(read_priced_group(g));
@@ -355,11 +332,8 @@ Result read_result(const JsonView& v) {
       step_time->at("n").fail("n differs from the number of samples");
   }
   if (auto t = v.find_value("throughput")) r.samples_per_s = t->at("samples_per_s").as_number();
-  r.data_wait_fraction = v.find_number("data_wait_fraction");
-  if (auto c = v.find_value("converged")) r.converged = c->as_bool();
   if (auto p = v.find_value("partial")) r.partial = p->as_bool();
   if (auto s = v.find_value("stop_reason"); s && r.measurement) r.measurement->stop.code = read_enum<StopReason>(*s);
-  r.mfu = v.find_number("mfu");
   if (auto b = v.find_value("bottleneck")) r.bottleneck = read_bottleneck(*b);
   if (auto c = v.find_value("cost")) {
     r.cost = read_cost(*c);

@@ -13,6 +13,7 @@
 
 #include "bench/core/bottleneck.h"
 #include "bench/core/distributed.h"
+#include "bench/core/json_fields.h"
 #include "bench/core/kinds.h"
 #include "bench/core/measurement.h"
 #include "bench/core/spot.h"
@@ -85,6 +86,13 @@ struct Cost {
   double samples_per_usd = 0;
   std::optional<ToTrain> to_train;
 };
+/// The `cost` object's plain members (bench/core/json_fields.h: a plain figure is a member and a
+/// row). By hand in result.cpp: usd_per_hour_range (absent at point prices) and to_train (the
+/// result's own `to_train`).
+inline constexpr auto kCostFields = std::make_tuple(
+    json_field("usd_per_hour", &Cost::usd_per_hour), json_field("usd_per_step", &Cost::usd_per_step),
+    json_field("usd_per_step_ci95", &Cost::usd_per_step_ci95), json_field("usd_per_1m_samples", &Cost::usd_per_1m_samples),
+    json_field("samples_per_usd", &Cost::samples_per_usd));
 
 struct Comparison {
   std::optional<double> improvement_pct;  // null on the baseline itself
@@ -108,6 +116,11 @@ struct Decision {
   /// Undecided: the measured seconds per configuration that would likely decide it (null when unknown).
   std::optional<double> seconds_to_decide;
 };
+/// The `decision` object's plain members; verdict and looks by hand.
+inline constexpr auto kDecisionFields = std::make_tuple(
+    json_field("confidence", &Decision::confidence), json_field("equivalence_pct", &Decision::equivalence_pct),
+    json_field("method", &Decision::method), json_field("improvement_pct_bounds", &Decision::improvement_pct_bounds),
+    json_field("reason", &Decision::reason), json_field("seconds_to_decide", &Decision::seconds_to_decide));
 
 /// GPU load while the measured steps ran, sampled by nvidia-smi (every GPU of the host).
 struct GpuUtilization {
@@ -116,6 +129,10 @@ struct GpuUtilization {
   double mean_pct = 0, max_pct = 0;  // utilization.gpu: % of time a kernel was running
   double max_memory_used_mib = 0;
 };
+/// `execution.gpu_utilization`'s plain members; gpu by hand ("all" in files from before it).
+inline constexpr auto kGpuUtilizationFields = std::make_tuple(
+    json_field("samples", &GpuUtilization::samples), json_field("mean_pct", &GpuUtilization::mean_pct),
+    json_field("max_pct", &GpuUtilization::max_pct), json_field("max_memory_used_mib", &GpuUtilization::max_memory_used_mib));
 
 /// A GPU's measured GEMM rate (bench/measure/peak_flops.h): MFU's denominator for results on it.
 struct DevicePeak {
@@ -215,6 +232,13 @@ struct Result {
   /// Fields of a read results file this version does not know, written back unchanged.
   nlohmann::json unknown_fields = nlohmann::json::object();
 };
+/// The result's plain members (bench/core/json_fields.h): a new plain figure is a member above
+/// and a row here; to_json and read_result write and read the rest by hand.
+inline constexpr auto kResultFields = std::make_tuple(
+    json_field("workload", &Result::workload), json_field("configuration", &Result::configuration),
+    json_field("baseline", &Result::baseline), json_field("measured", &Result::measured),
+    json_field("data_wait_fraction", &Result::data_wait_fraction), json_field("converged", &Result::converged),
+    json_field("mfu", &Result::mfu));
 
 struct RunReport {
   std::string tool_version, git_sha;

@@ -45,6 +45,8 @@ Cost price(const CostInput& input) {
   if (input.samples_per_step > 0 && cost.usd_per_step > 0) {
     cost.usd_per_1m_samples = cost.usd_per_step / input.samples_per_step * 1e6;
     cost.samples_per_usd = 1e6 / cost.usd_per_1m_samples;
+    if (const auto& ci = cost.usd_per_step_ci95)
+      cost.usd_per_1m_samples_ci95 = std::array<double, 2>{(*ci)[0] / input.samples_per_step * 1e6, (*ci)[1] / input.samples_per_step * 1e6};
   }
   if (input.billable_seconds) {
     ToTrain t;

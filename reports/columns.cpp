@@ -80,8 +80,8 @@ std::vector<Column> make_columns() {
                [](R r) { return r.cost ? number(r.cost->usd_per_step, r.cost->usd_per_step_ci95) : Figure{}; }, 0, 5, kEveryFile,
                "usd_per_step_ci95", false, true});
   c.push_back({"usd_per_1m_samples", "{cur}/1M samples", sig(4),
-               [](R r) { return r.cost ? number(r.cost->usd_per_1m_samples) : Figure{}; }, kConsoleWideOnly, kConsoleNever,
-               kEveryFile | kGbench});
+               [](R r) { return r.cost ? number(r.cost->usd_per_1m_samples, r.cost->usd_per_1m_samples_ci95) : Figure{}; },
+               kConsoleWideOnly, kConsoleNever, kEveryFile | kGbench, "usd_per_1m_samples_ci95"});
   // Against the baseline.
   c.push_back({"improvement_pct", "improvement %", fixed(1),
                [](R r) {

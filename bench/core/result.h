@@ -83,6 +83,8 @@ struct Cost {
   /// The hourly price at the Spot groups' cheapest and dearest table prices; null at point prices.
   std::optional<std::array<double, 2>> usd_per_hour_range;
   double usd_per_1m_samples = 0;
+  /// usd_per_step_ci95 per 1M samples; empty where that is.
+  std::optional<std::array<double, 2>> usd_per_1m_samples_ci95;
   double samples_per_usd = 0;
   std::optional<ToTrain> to_train;
 };
@@ -92,7 +94,7 @@ struct Cost {
 inline constexpr auto kCostFields = std::make_tuple(
     json_field("usd_per_hour", &Cost::usd_per_hour), json_field("usd_per_step", &Cost::usd_per_step),
     json_field("usd_per_step_ci95", &Cost::usd_per_step_ci95), json_field("usd_per_1m_samples", &Cost::usd_per_1m_samples),
-    json_field("samples_per_usd", &Cost::samples_per_usd));
+    json_field_added("usd_per_1m_samples_ci95", &Cost::usd_per_1m_samples_ci95), json_field("samples_per_usd", &Cost::samples_per_usd));
 
 struct Comparison {
   std::optional<double> improvement_pct;  // null on the baseline itself

@@ -45,6 +45,12 @@ TEST(CostModel, PerStepPerSampleAndInverse) {
   EXPECT_DOUBLE_EQ(c.usd_per_step, 0.001);
   EXPECT_DOUBLE_EQ(c.usd_per_1m_samples, 0.001 / 50 * 1e6);
   EXPECT_DOUBLE_EQ(c.samples_per_usd, 50 / 0.001);
+  EXPECT_FALSE(c.usd_per_1m_samples_ci95) << "no step interval, none per 1M samples";
+  in.step.mean_ci95_ms = std::array<double, 2>{90, 120};  // $ 0.0009 .. 0.0012 per step of 50 samples
+  c = price(in);
+  ASSERT_TRUE(c.usd_per_1m_samples_ci95);
+  EXPECT_DOUBLE_EQ((*c.usd_per_1m_samples_ci95)[0], 18.0);
+  EXPECT_DOUBLE_EQ((*c.usd_per_1m_samples_ci95)[1], 24.0);
 }
 
 TEST(CostModel, PricesTheMeanAndItsCiNotTheMedian) {

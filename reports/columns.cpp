@@ -81,7 +81,7 @@ std::vector<Column> make_columns() {
                "usd_per_step_ci95", false, true});
   c.push_back({"usd_per_1m_samples", "{cur}/1M samples", sig(4),
                [](R r) { return r.cost ? number(r.cost->usd_per_1m_samples, r.cost->usd_per_1m_samples_ci95) : Figure{}; },
-               kConsoleWideOnly, kConsoleNever, kEveryFile | kGbench, "usd_per_1m_samples_ci95"});
+               kConsoleWideOnly, kConsoleWideOnly, kEveryFile | kGbench, "usd_per_1m_samples_ci95"});
   // Against the baseline.
   c.push_back({"improvement_pct", "improvement %", fixed(1),
                [](R r) {

@@ -188,25 +188,31 @@ std::string x_axis(const Scale& x, double y, const std::vector<double>& marks, c
   return out;
 }
 
-/// USD per 100 steps per configuration: bars with their 95 % CI as whiskers.
-std::string cost_bars(const std::vector<const Result*>& rs, const std::string& currency, const std::string& group) {
+/// Money per `money` steps (the results table's scale, money_scale) per configuration: bars with
+/// their 95 % CI as whiskers. data-usd-per-100-steps stays per 100 steps, for readers of the page.
+std::string cost_bars(const std::vector<const Result*>& rs, const std::string& currency, const std::string& group,
+                      const std::pair<double, std::string>& money) {
+  const double per = money.first;
+  const std::string per_label = currency + " per " + money.second;
   double hi = 0;
-  for (const Result* r : rs) hi = std::max(hi, ci_or(r->cost->usd_per_step_ci95, r->cost->usd_per_step)[1] * 100);
+  for (const Result* r : rs) hi = std::max(hi, ci_or(r->cost->usd_per_step_ci95, r->cost->usd_per_step)[1] * per);
   const auto marks = ticks(0, hi * 1.05);
   const Scale x{0, std::max(hi * 1.05, marks.back()), kLabel, kWidth - kRight};
   const double height = 12 + kRow * static_cast<double>(rs.size()) + 36;
   std::string out = fmt::format(
       "<svg class=\"chart\" data-chart=\"cost-bars\" data-workload=\"{}\" width=\"{}\" height=\"{}\" viewBox=\"0 0 {} {}\" "
-      "role=\"img\" aria-label=\"{} per 100 steps per configuration, {}\">\n",
-      markup_escape(group), kWidth, px(height), kWidth, px(height), markup_escape(currency), markup_escape(group));
+      "role=\"img\" aria-label=\"{} per configuration, {}\">\n",
+      markup_escape(group), kWidth, px(height), kWidth, px(height), markup_escape(per_label), markup_escape(group));
   const double axis_y = 12 + kRow * static_cast<double>(rs.size());
-  out += x_axis(x, axis_y, marks, currency + " per 100 steps (bar: mean step, as billed; whisker: 95 % CI)", 4);
+  out += x_axis(x, axis_y, marks, per_label + " (bar: mean step, as billed; whisker: 95 % CI)", 4);
   for (size_t i = 0; i < rs.size(); ++i) {
     const Result& r = *rs[i];
-    const double y = 12 + kRow * static_cast<double>(i), v = r.cost->usd_per_step * 100;
-    const double lo = ci_or(r.cost->usd_per_step_ci95, r.cost->usd_per_step)[0] * 100, hi_i = ci_or(r.cost->usd_per_step_ci95, r.cost->usd_per_step)[1] * 100;
-    out += fmt::format("<g class=\"cost\" data-configuration=\"{}\" data-usd-per-100-steps=\"{}\">", markup_escape(r.configuration), sig(v, 6));
-    out += fmt::format("<title>{}: {} {} per 100 steps (95 % CI {}..{})</title>", markup_escape(r.configuration), sig(v), markup_escape(currency), sig(lo), sig(hi_i));
+    const double y = 12 + kRow * static_cast<double>(i), v = r.cost->usd_per_step * per;
+    const auto ci = ci_or(r.cost->usd_per_step_ci95, r.cost->usd_per_step);
+    const double lo = ci[0] * per, hi_i = ci[1] * per;
+    out += fmt::format("<g class=\"cost\" data-configuration=\"{}\" data-usd-per-100-steps=\"{}\">", markup_escape(r.configuration),
+                       sig(r.cost->usd_per_step * 100, 6));
+    out += fmt::format("<title>{}: {} {} (95 % CI {}..{})</title>", markup_escape(r.configuration), sig(v), markup_escape(per_label), sig(lo), sig(hi_i));
     out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>", px(kLabel - 8), px(y + kRow / 2 + 4),
                        markup_escape(r.configuration + (r.baseline ? " *" : "")));
     out += fmt::format("<rect class=\"bar{}\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"/>", r.baseline ? " baseline" : "",
@@ -404,10 +410,12 @@ std::string run_report_html(const RunReportPage& page) {
          "sequence over paired rounds when the configurations took turns (docs/statistics.md).</p></section>\n";
   std::vector<std::string> order;
   const auto groups = ok_by_workload(r, order);
+  const auto money = money_scale(r.results);  // the table's, so chart and table read alike
   for (const auto& g : order) {
     const auto& rs = groups.at(g);
     out += "<section class=\"workload\" data-workload=\"" + markup_escape(g) + "\"><h2>" + markup_escape(g) + "</h2>\n";
-    out += "<h3>" + markup_escape(r.pricing_currency) + " per 100 steps (* baseline)</h3>\n" + cost_bars(rs, r.pricing_currency, g);
+    out += "<h3>" + markup_escape(r.pricing_currency) + " per " + money.second + " (* baseline)</h3>\n" +
+           cost_bars(rs, r.pricing_currency, g, money);
     out += "<h3>Step-time distribution</h3>\n" + distributions(rs, g);
     out += "<h3>Improvement over the baseline</h3>\n" + improvement_chart(rs, g);
     out += "</section>\n";

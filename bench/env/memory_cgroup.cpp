@@ -208,6 +208,13 @@ std::vector<int> child_pids(int pid) {
   return out;
 }
 
+std::string process_name(int pid) {
+  std::ifstream comm("/proc/" + std::to_string(pid) + "/comm");
+  std::string name;
+  std::getline(comm, name);
+  return name;
+}
+
 int64_t tree_rss_bytes(int pid) {
   int64_t total = rss_bytes(pid);
   for (int child : child_pids(pid)) total += tree_rss_bytes(child);

@@ -46,6 +46,9 @@ class MemoryCgroup {
 /// The processes `pid` started that still run (the children of each of its threads).
 std::vector<int> child_pids(int pid);
 
+/// A process's command name as the kernel keeps it (/proc/PID/comm: "python3"); "" once it is gone.
+std::string process_name(int pid);
+
 /// Resident bytes now of `pid` and every process descended from it; 0 once it is gone. For
 /// hosts without a memory cgroup: the bound is then polled, not enforced by the kernel.
 int64_t tree_rss_bytes(int pid);

@@ -8,7 +8,6 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <iterator>
 #include <set>
 #include <thread>
@@ -456,9 +455,8 @@ MemoryReport peak_memory(const PreparedItem& p) {
   // Any other process the trainer started (python_step's step worker), named by its command.
   for (int child : child_pids(getpid())) {
     if (std::find(data_workers.begin(), data_workers.end(), child) != data_workers.end()) continue;
-    std::ifstream comm("/proc/" + std::to_string(child) + "/comm");
-    std::string name;
-    if (std::getline(comm, name)) m.processes.push_back({name + " (started by the trainer)", child, peak_rss_bytes(child)});
+    const std::string name = process_name(child);
+    if (!name.empty()) m.processes.push_back({name + " (started by the trainer)", child, peak_rss_bytes(child)});
   }
   if (auto device = p.device->memory_peaks()) m.devices.push_back(*device);
   return m;

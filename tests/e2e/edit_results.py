@@ -37,6 +37,8 @@ def scale_cost(c, factor):
     if c.get("usd_per_step_ci95") is not None:
         c["usd_per_step_ci95"] = [v * factor for v in c["usd_per_step_ci95"]]
     c["usd_per_1m_samples"] *= factor
+    if c.get("usd_per_1m_samples_ci95") is not None:
+        c["usd_per_1m_samples_ci95"] = [v * factor for v in c["usd_per_1m_samples_ci95"]]
     c["samples_per_usd"] /= factor
 
 

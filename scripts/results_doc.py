@@ -90,17 +90,15 @@ def rows(schema, node, prefix, where):
     out = []
     for key, member in object_branch(schema, node).get("properties", {}).items():
         name = prefix + key
-        if "description" in member:
-            target = object_branch(schema, member)
-            if target.get("type") == "array" and "properties" in deref(schema, target.get("items", {})):
-                name += "[]"
-            out.append(([name], type_text(schema, member), member.get("x-unit", ""), member["description"]))
-            continue
         target = object_branch(schema, member)
-        if "properties" in target:
+        items = deref(schema, target.get("items", {})) if target.get("type") == "array" else {}
+        if "description" in member:
+            out.append(([name + ("[]" if "properties" in items else "")], type_text(schema, member),
+                        member.get("x-unit", ""), member["description"]))
+        elif "properties" in target:
             out += rows(schema, target, name + ".", where)
-        elif target.get("type") == "array" and "properties" in deref(schema, target.get("items", {})):
-            out += rows(schema, deref(schema, target["items"]), name + "[].", where)
+        elif "properties" in items:
+            out += rows(schema, items, name + "[].", where)
         else:
             raise Undocumented(f"schemas/results.schema.json: `{name}` of {where} has no description "
                                "(docs/results.md is made from it)")

@@ -112,8 +112,65 @@ std::optional<std::string> attribute(const JsonView& attrs, const std::string& k
   return v->as_string();
 }
 
-std::string import_aws_offer(PriceTable& table, const ImportFile& f, const ImportOptions& o) {
-  const nlohmann::json doc = parse_json(f);
+/// `aws pricing get-products` output ({"PriceList": [product, ...]}, each product a JSON object or
+/// the JSON text of one, as the CLI prints it), or those products one per line (`jq -c
+/// '.PriceList[] | fromjson'`): the same products and terms as a bulk offer, folded into one.
+/// Its pointers name /products/SKU and /terms/OnDemand/SKU as a bulk offer's do.
+std::optional<nlohmann::json> products_as_offer(const ImportFile& f) {
+  std::vector<nlohmann::json> products;
+  const auto first = f.text.find_first_not_of(" \t\r\n");
+  if (first == std::string::npos || f.text[first] != '{') return std::nullopt;
+  auto whole = nlohmann::json::parse(f.text, nullptr, false);
+  if (!whole.is_discarded()) {
+    if (!whole.is_object() || !whole.contains("PriceList")) return std::nullopt;
+    if (!whole["PriceList"].is_array()) throw InputError(f.path, "/PriceList", "expected an array of products");
+    for (size_t i = 0; i < whole["PriceList"].size(); ++i) {
+      const auto& item = whole["PriceList"][i];
+      auto product = item.is_string() ? nlohmann::json::parse(item.get<std::string>(), nullptr, false) : item;
+      if (!product.is_object()) throw InputError(f.path, fmt::format("/PriceList/{}", i), "expected a product (JSON object or its text)");
+      products.push_back(std::move(product));
+    }
+  } else {
+    // One product per line, when the first line is one; otherwise not this format.
+    const std::string first_line = f.text.substr(first, f.text.find('\n', first) - first);
+    const auto head = nlohmann::json::parse(first_line, nullptr, false);
+    if (head.is_discarded() || !head.is_object() || !head.contains("product")) return std::nullopt;
+    size_t line_no = 0;
+    for (size_t from = 0; from < f.text.size();) {
+      size_t end = f.text.find('\n', from);
+      if (end == std::string::npos) end = f.text.size();
+      const std::string line = f.text.substr(from, end - from);
+      from = end + 1;
+      ++line_no;
+      if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+      auto product = nlohmann::json::parse(line, nullptr, false);
+      if (product.is_discarded() || !product.is_object())
+        throw InputError(f.path, fmt::format("line {}", line_no), "not JSON: expected one product per line, or an offer file");
+      products.push_back(std::move(product));
+    }
+  }
+  nlohmann::json offer = {{"products", nlohmann::json::object()}, {"terms", {{"OnDemand", nlohmann::json::object()}}}};
+  std::string service, published;
+  for (size_t i = 0; i < products.size(); ++i) {
+    const auto& p = products[i];
+    if (!p.contains("product") || !p["product"].is_object() || !p["product"].contains("sku") || !p["product"]["sku"].is_string())
+      throw InputError(f.path, fmt::format("/PriceList/{}", i), "expected a product with product.sku");
+    const std::string sku = p["product"]["sku"];
+    offer["products"][sku] = p["product"];
+    if (p.contains("terms") && p["terms"].is_object() && p["terms"].contains("OnDemand"))
+      offer["terms"]["OnDemand"][sku] = p["terms"]["OnDemand"];
+    if (p.contains("serviceCode") && p["serviceCode"].is_string()) service = p["serviceCode"];
+    if (p.contains("publicationDate") && p["publicationDate"].is_string()) published = std::max(published, p["publicationDate"].get<std::string>());
+  }
+  offer["offerCode"] = service;
+  offer["publicationDate"] = published;
+  return offer;
+}
+
+std::string import_aws_offer(PriceTable& table, const ImportFile& f, const ImportOptions& o, ImportReport& report,
+                             std::vector<std::string>& notes) {
+  const auto products_offer = products_as_offer(f);
+  const nlohmann::json doc = products_offer ? *products_offer : parse_json(f);
   const JsonView root(doc, f.path);
   const std::string offer = root.at("offerCode").as_choice({"AmazonEC2", "AmazonSageMaker"});
   const bool ec2 = offer == "AmazonEC2";
@@ -124,7 +181,8 @@ std::string import_aws_offer(PriceTable& table, const ImportFile& f, const Impor
   const JsonView products = root.at("products");
   const JsonView on_demand = root.at("terms").at("OnDemand");
   std::map<std::pair<std::string, std::string>, std::pair<double, std::string>> seen;  // (region, type) -> price, sku
-  size_t imported = 0;
+  size_t imported = 0, upcoming = 0;
+  std::string upcoming_example;
   for (const auto& sku : products.keys()) {
     const JsonView product = products.at(sku);
     const std::string family = product.string_or("productFamily", "");
@@ -144,6 +202,7 @@ std::string import_aws_offer(PriceTable& table, const ImportFile& f, const Impor
     const auto region = attrs.find("regionCode");
     if (!region) attrs.fail("no regionCode (the region's code, e.g. us-east-1): is this a current offer file?");
     row.region = region->as_string();
+    report.regions_in_files.insert(row.region);
     if (!wanted(o, row.region)) continue;
     const JsonView vcpu = attrs.at(ec2 ? "vcpu" : "vCpu");
     const auto v = decimal(vcpu.as_string());
@@ -169,16 +228,24 @@ std::string import_aws_offer(PriceTable& table, const ImportFile& f, const Impor
     // The hourly on-demand price: terms.OnDemand.<sku>.<term>.priceDimensions.<rate> in Hrs.
     const auto terms = on_demand.find(sku);
     if (!terms) continue;  // reserved-only products have no on-demand term
+    // The term in effect on the import date: the latest effectiveDate not after it. A term that
+    // starts later (AWS publishes an upcoming price beside the current one) is noted, not used.
     std::optional<double> usd;
+    std::string usd_effective;
     for (const auto& term : terms->keys()) {
+      const std::string effective = terms->at(term).string_or("effectiveDate", "").substr(0, 10);
       const JsonView dims = terms->at(term).at("priceDimensions");
       for (const auto& rate : dims.keys()) {
         const JsonView dim = dims.at(rate);
         if (dim.at("unit").as_string() != "Hrs") continue;
         const double price = positive_decimal_at(dim.at("pricePerUnit").at("USD"), "a price in USD");
-        if (usd && *usd != price)
+        if (!effective.empty() && effective > o.imported) {
+          if (upcoming++ == 0) upcoming_example = fmt::format("{} in {}: {:g} USD/h from {}", row.type, row.region, price, effective);
+          continue;
+        }
+        if (usd && *usd != price && effective == usd_effective)
           dim.at("pricePerUnit").at("USD").fail(fmt::format("a second hourly price ({} USD/h) for SKU {} (first {} USD/h)", price, sku, *usd));
-        usd = price;
+        if (!usd || effective > usd_effective) usd = price, usd_effective = effective;
       }
     }
     if (!usd) continue;
@@ -204,6 +271,9 @@ std::string import_aws_offer(PriceTable& table, const ImportFile& f, const Impor
                                (o.regions.empty() ? std::string("any region") : fmt::format("{}", fmt::join(o.regions, ", ")))
                          : "no ML Instance of component " + o.sagemaker_component + " with an on-demand price in " +
                                (o.regions.empty() ? std::string("any region") : fmt::format("{}", fmt::join(o.regions, ", "))));
+  if (upcoming > 0)
+    notes.push_back(fmt::format("left out {} upcoming hourly prices (a term whose effectiveDate is after the import date {}), "
+                                "e.g. {}", upcoming, o.imported, upcoming_example));
   return published;
 }
 
@@ -215,7 +285,7 @@ double median_of(std::vector<double> v) {
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-std::string import_spot_history(PriceTable& table, const ImportFile& f, const ImportOptions& o) {
+std::string import_spot_history(PriceTable& table, const ImportFile& f, const ImportOptions& o, ImportReport& report) {
   const nlohmann::json doc = parse_json(f);
   const JsonView root(doc, f.path);
   struct Points {
@@ -234,6 +304,7 @@ std::string import_spot_history(PriceTable& table, const ImportFile& f, const Im
     if (zone.size() < 2 || zone.back() < 'a' || zone.back() > 'z' || zone[zone.size() - 2] < '0' || zone[zone.size() - 2] > '9')
       zone_v.fail("expected an availability zone name such as us-east-1a, got '" + zone + "'");
     const std::string region = zone.substr(0, zone.size() - 1);
+    report.regions_in_files.insert(region);
     if (!wanted(o, region)) continue;
     const JsonView ts = item.at("Timestamp");
     const std::string when = ts.as_string();
@@ -278,126 +349,358 @@ std::string import_spot_history(PriceTable& table, const ImportFile& f, const Im
 
 // ---- SkyPilot catalog vms.csv ----
 
-std::string import_skypilot(PriceTable& table, const ImportFile& f, const ImportOptions& o) {
-  const std::string published = declared_published(o, f);
-  const auto rows = read_csv(f.text, f.path);
-  if (rows.empty()) throw InputError(f.path, "line 1", "empty: expected a header line (InstanceType,...,Price,SpotPrice,Region)");
-  std::map<std::string, size_t> col;
-  for (size_t i = 0; i < rows[0].size(); ++i) col[rows[0][i].text] = i;
-  if (col.count("GPUInfo") && !col.count("GpuInfo")) col["GpuInfo"] = col["GPUInfo"];
-  for (const char* need : {"InstanceType", "AcceleratorName", "AcceleratorCount", "vCPUs", "MemoryGiB", "Price", "SpotPrice", "Region"})
-    if (!col.count(need)) throw InputError(f.path, "line 1", std::string("no column ") + need + " in the header");
-  auto where = [&](const CsvField& field, const std::string& column) {
-    return fmt::format("line {}, column {} ({})", field.line, field.column, column);
-  };
-  struct Seen {
-    InstanceSpec spec;
-    std::vector<double> spot;
-    size_t line = 0;
-  };
-  std::map<std::pair<std::string, std::string>, Seen> rows_by_key;
-  for (size_t r = 1; r < rows.size(); ++r) {
-    const auto& row = rows[r];
-    if (row.size() == 1 && row[0].text.empty()) continue;  // a blank line
-    if (row.size() != rows[0].size())
-      throw InputError(f.path, fmt::format("line {}", row[0].line),
-                       fmt::format("{} fields, the header has {}", row.size(), rows[0].size()));
-    auto field = [&](const std::string& c) -> const CsvField& { return row[col.at(c)]; };
-    auto number = [&](const std::string& c, bool allow_empty) -> std::optional<double> {
-      const CsvField& x = field(c);
-      if (x.text.empty()) {
-        if (allow_empty) return std::nullopt;
-        throw InputError(f.path, where(x, c), "empty");
-      }
-      const auto d = decimal(x.text);
-      if (!d) throw InputError(f.path, where(x, c), "expected a number, got '" + x.text + "'");
-      return d;
-    };
-    const std::string region = field("Region").text;
-    if (region.empty()) throw InputError(f.path, where(field("Region"), "Region"), "empty");
-    if (!wanted(o, region)) continue;
-    InstanceSpec spec;
-    spec.type = field("InstanceType").text;
-    if (spec.type.empty()) throw InputError(f.path, where(field("InstanceType"), "InstanceType"), "empty");
-    const double vcpus = *number("vCPUs", false);
-    if (vcpus <= 0 || !is_whole(vcpus)) throw InputError(f.path, where(field("vCPUs"), "vCPUs"), "expected a whole number > 0");
-    spec.vcpus = static_cast<int>(vcpus);
-    spec.memory_gib = *number("MemoryGiB", false);
-    if (spec.memory_gib <= 0) throw InputError(f.path, where(field("MemoryGiB"), "MemoryGiB"), "expected a number > 0");
-    if (const auto count = number("AcceleratorCount", true)) {
-      if (!is_whole(*count)) throw InputError(f.path, where(field("AcceleratorCount"), "AcceleratorCount"), "expected a whole number");
-      spec.accelerators = static_cast<int>(*count);
-    }
-    spec.accelerator_model = field("AcceleratorName").text;
-    if (col.count("GpuInfo") && !field("GpuInfo").text.empty()) {
-      // GpuInfo is a Python dict literal: {'Gpus': [{'Name': 'A100', 'Manufacturer': 'NVIDIA',
-      // 'Count': 8, 'MemoryInfo': {'SizeInMiB': 40960}}], ...}. Single quotes -> JSON.
-      std::string text = field("GpuInfo").text;
-      std::replace(text.begin(), text.end(), '\'', '"');
-      const auto info = nlohmann::json::parse(text, nullptr, false);
-      if (info.is_discarded() || !info.contains("Gpus") || !info["Gpus"].is_array() || info["Gpus"].empty() ||
-          !info["Gpus"][0].is_object() || !info["Gpus"][0].contains("Name") || !info["Gpus"][0]["Name"].is_string())
-        throw InputError(f.path, where(field("GpuInfo"), "GpuInfo"), "expected {'Gpus': [{'Name': ..., ...}], ...}");
-      const auto& gpu = info["Gpus"][0];
-      std::string model = gpu["Name"].get<std::string>();
-      if (gpu.contains("Manufacturer") && gpu["Manufacturer"].is_string()) model = gpu["Manufacturer"].get<std::string>() + " " + model;
-      if (gpu.contains("MemoryInfo") && gpu["MemoryInfo"].is_object() && gpu["MemoryInfo"].contains("SizeInMiB") &&
-          gpu["MemoryInfo"]["SizeInMiB"].is_number())
-        model += fmt::format(" {:g}GB", gpu["MemoryInfo"]["SizeInMiB"].get<double>() / 1024);
-      spec.accelerator_model = model;
-    }
-    if (spec.accelerators == 0) spec.accelerator_model.clear();
-    if (const auto p = number("Price", true)) {
-      if (*p <= 0) throw InputError(f.path, where(field("Price"), "Price"), "expected a price > 0");
-      spec.on_demand = *p;
-    }
-    const std::string zone = col.count("AvailabilityZone") ? field("AvailabilityZone").text : "";
-    const std::optional<double> spot = number("SpotPrice", true);
-    if (spot && *spot <= 0) throw InputError(f.path, where(field("SpotPrice"), "SpotPrice"), "expected a price > 0");
-    if (!spec.on_demand && !spot) throw InputError(f.path, fmt::format("line {}", row[0].line), "neither Price nor SpotPrice");
+/// Rows a file holds that pperf cannot use. Under --strict the first one is an InputError at its
+/// place; otherwise each kind is counted with its first example and reported as one line.
+class SkippedRows {
+ public:
+  SkippedRows(std::string file, bool strict) : file_(std::move(file)), strict_(strict) {}
+  /// `kind` completes "skipped N rows ..."; `place` is "line 295" or "line 6, column 29 (SpotPrice)".
+  void skip(const std::string& kind, const std::string& place, const std::string& detail) {
+    if (strict_) throw InputError(file_, place, detail + " (without --strict such rows are skipped and counted)");
+    Kind& k = kinds_[kind];
+    if (k.count++ == 0) k.example = place + ": " + detail;
+  }
+  std::vector<std::string> lines() const {
+    std::vector<std::string> out;
+    for (const auto& [kind, k] : kinds_)
+      out.push_back(fmt::format("skipped {} {} {}, e.g. {}", k.count, k.count == 1 ? "row" : "rows", kind, k.example));
+    return out;
+  }
 
-    auto [it, first] = rows_by_key.try_emplace({region, spec.type});
+ private:
+  struct Kind {
+    size_t count = 0;
+    std::string example;
+  };
+  std::string file_;
+  bool strict_;
+  std::map<std::string, Kind> kinds_;
+};
+
+/// The region a zone's prices belong to: the row's own region for an ordinary zone; for an AWS
+/// Local Zone or Wavelength Zone, a region of its own named as AWS names the zone's group
+/// ("use1-atl2-az1" or "us-east-1-atl-2a" -> "us-east-1-atl-2"; "use1-wl1-bos-wlz1" ->
+/// "us-east-1-wl1-bos-wlz-1"), so a Los Angeles spot price never quotes for us-west-2. The
+/// spot-history importer reads a zone name the same way (the zone without its letter).
+std::string zone_region(const std::string& region, const std::string& zone) {
+  if (zone.empty()) return region;
+  if (zone.rfind(region, 0) == 0) {  // a zone name: us-east-1a, us-central1-a, us-east-1-atl-2a
+    const std::string rest = zone.substr(region.size());
+    if (rest.size() <= 2) return region;
+    if (rest.rfind("-wl", 0) == 0) return zone;
+    return std::isalpha(static_cast<unsigned char>(zone.back())) ? zone.substr(0, zone.size() - 1) : zone;
+  }
+  // A zone ID: use1-az1 (ordinary), use1-atl2-az1 (Local Zone), use1-wl1-bos-wlz1 (Wavelength).
+  std::vector<std::string> parts;
+  for (size_t from = 0;;) {
+    const size_t dash = zone.find('-', from);
+    parts.push_back(zone.substr(from, dash - from));
+    if (dash == std::string::npos) break;
+    from = dash + 1;
+  }
+  // "atl2" -> "atl-2", "wlz1" -> "wlz-1": a location's letters and number, as in the zone's name.
+  auto dashed = [](const std::string& p) {
+    const size_t digit = p.find_first_of("0123456789");
+    return digit == 0 || digit == std::string::npos ? p : p.substr(0, digit) + "-" + p.substr(digit);
+  };
+  if (parts.size() == 3 && parts[2].rfind("az", 0) == 0) return region + "-" + dashed(parts[1]);
+  if (parts.size() >= 3 && parts[1].rfind("wl", 0) == 0) {
+    std::string name = region;
+    for (size_t i = 1; i < parts.size(); ++i) name += "-" + (i + 1 == parts.size() ? dashed(parts[i]) : parts[i]);
+    return name;
+  }
+  return region;
+}
+
+/// GCP sells the GPUs of its accelerator-optimized machine types as rows of their own (empty
+/// InstanceType; AcceleratorName, AcceleratorCount, region, zone, price); the machine type's name
+/// fixes which GPU and how many (cloud.google.com/compute/docs/gpus). The machine's price is its
+/// row plus that accelerator row of the same zone.
+struct AttachedGpus {
+  std::string name;   // the catalog's AcceleratorName
+  double count = 0;
+  std::string model;  // what the table records
+};
+
+std::optional<AttachedGpus> gcp_attached_gpus(const std::string& type) {
+  struct Family {
+    const char* prefix;
+    const char* name;
+    const char* model;
+  };
+  static const Family families[] = {
+      {"a2-highgpu-", "A100", "NVIDIA A100 40GB"},       {"a2-megagpu-", "A100", "NVIDIA A100 40GB"},
+      {"a2-ultragpu-", "A100-80GB", "NVIDIA A100 80GB"}, {"a3-highgpu-", "H100", "NVIDIA H100 80GB"},
+      {"a3-edgegpu-", "H100", "NVIDIA H100 80GB"},       {"a3-megagpu-", "H100-MEGA", "NVIDIA H100 80GB"},
+      {"a3-ultragpu-", "H200", "NVIDIA H200 141GB"},     {"a4-highgpu-", "B200", "NVIDIA B200 180GB"}};
+  for (const auto& f : families) {
+    const std::string prefix = f.prefix;
+    if (type.rfind(prefix, 0) != 0) continue;
+    // a2-highgpu-8g, a3-edgegpu-8g-nolssd: the number before "g".
+    const size_t end = type.find('g', prefix.size());
+    if (end == std::string::npos || end == prefix.size()) return std::nullopt;
+    const auto n = decimal(type.substr(prefix.size(), end - prefix.size()));
+    if (!n) return std::nullopt;
+    return AttachedGpus{f.name, *n, f.model};
+  }
+  // g2-standard-N: 1 L4 up to 16 and at 32 vCPUs, 2 at 24, 4 at 48, 8 at 96.
+  if (type.rfind("g2-standard-", 0) == 0) {
+    static const std::map<std::string, double> l4s = {{"4", 1}, {"8", 1}, {"12", 1}, {"16", 1},
+                                                      {"32", 1}, {"24", 2}, {"48", 4}, {"96", 8}};
+    if (auto it = l4s.find(type.substr(12)); it != l4s.end()) return AttachedGpus{"L4", it->second, "NVIDIA L4 24GB"};
+  }
+  return std::nullopt;
+}
+
+/// GpuInfo as the model: a Python-dict literal ({'Gpus': [{'Name', 'Manufacturer', 'MemoryInfo':
+/// {'SizeInMiB'}}]}) gives "NVIDIA A100 40GB"; a plain name ("V100") is the model; anything else
+/// leaves the AcceleratorName.
+std::string gpu_model(const std::string& gpu_info, const std::string& accelerator_name) {
+  if (gpu_info.empty()) return accelerator_name;
+  if (gpu_info.find('{') == std::string::npos) return gpu_info;
+  std::string text = gpu_info;
+  std::replace(text.begin(), text.end(), '\'', '"');
+  const auto info = nlohmann::json::parse(text, nullptr, false);
+  if (info.is_discarded() || !info.is_object() || !info.contains("Gpus") || !info["Gpus"].is_array() || info["Gpus"].empty() ||
+      !info["Gpus"][0].is_object() || !info["Gpus"][0].contains("Name") || !info["Gpus"][0]["Name"].is_string())
+    return accelerator_name;
+  const auto& gpu = info["Gpus"][0];
+  std::string model = gpu["Name"].get<std::string>();
+  if (gpu.contains("Manufacturer") && gpu["Manufacturer"].is_string()) model = gpu["Manufacturer"].get<std::string>() + " " + model;
+  if (gpu.contains("MemoryInfo") && gpu["MemoryInfo"].is_object() && gpu["MemoryInfo"].contains("SizeInMiB") &&
+      gpu["MemoryInfo"]["SizeInMiB"].is_number())
+    model += fmt::format(" {:.0f}GB", gpu["MemoryInfo"]["SizeInMiB"].get<double>() / 1024);
+  return model;
+}
+
+/// One usable catalog row: an instance type in a zone.
+struct CatalogRow {
+  std::string region, zone;
+  InstanceSpec spec;            // type, specs and on-demand price
+  std::optional<double> spot;   // this zone's spot price; none when the row offers no spot
+  std::string place;            // "line N"
+};
+
+/// A catalog's rows folded into one table row per region and type: one on-demand price, spot per zone.
+class CatalogRows {
+ public:
+  CatalogRows(SkippedRows& skipped) : skipped_(skipped) {}
+
+  void add(const CatalogRow& row) {
+    auto [it, first] = seen_.try_emplace({row.region, row.spec.type});
     Seen& seen = it->second;
     if (first) {
-      seen.spec = spec;
-      seen.line = row[0].line;
-    } else if (seen.spec.vcpus != spec.vcpus || seen.spec.memory_gib != spec.memory_gib ||
-               seen.spec.accelerators != spec.accelerators || seen.spec.on_demand != spec.on_demand) {
-      throw InputError(f.path, fmt::format("line {}", row[0].line),
-                       fmt::format("{} in {} differs from line {} (vCPUs, memory, accelerators or Price): one region, one "
-                                   "on-demand price", spec.type, region, seen.line));
+      seen.spec = row.spec;
+      seen.place = row.place;
+    } else if (seen.spec.vcpus != row.spec.vcpus || seen.spec.memory_gib != row.spec.memory_gib ||
+               seen.spec.accelerators != row.spec.accelerators ||
+               (seen.spec.on_demand && row.spec.on_demand && *seen.spec.on_demand != *row.spec.on_demand)) {
+      return skipped_.skip("that disagree with an earlier row of their type and region", row.place,
+                           fmt::format("{} in {} differs from {} (vCPUs, memory, accelerators or Price): one region, "
+                                       "one on-demand price", row.spec.type, row.region, seen.place));
+    } else if (!seen.spec.on_demand) {
+      seen.spec.on_demand = row.spec.on_demand;  // a zone that lists no on-demand price takes the region's
     }
-    if (spot) {
-      seen.spot.push_back(*spot);
-      if (!zone.empty()) {
-        if (seen.spec.spot.zones.count(zone))
-          throw InputError(f.path, where(field("AvailabilityZone"), "AvailabilityZone"), "zone " + zone + " appears twice for " + spec.type);
-        seen.spec.spot.zones[zone] = {*spot, *spot, *spot};
-      }
-    }
+    if (!row.spot) return;
+    if (!row.zone.empty() && !seen.spec.spot.zones.emplace(row.zone, ZonePrice{*row.spot, *row.spot, *row.spot}).second)
+      return skipped_.skip("that repeat a zone", row.place, "zone " + row.zone + " appears twice for " + row.spec.type);
+    seen.spot.push_back(*row.spot);
   }
-  if (rows_by_key.empty())
-    throw InputError(f.path, "", "no rows" + (o.regions.empty() ? std::string() : fmt::format(" in {}", fmt::join(o.regions, ", "))));
-  for (auto& [key, seen] : rows_by_key) {
-    InstanceSpec& spec = row_for(table, key.first, key.second, o);
-    const std::string source = spec.source;
-    spec = seen.spec;
-    spec.source = source;
-    if (!seen.spot.empty()) {
-      // A catalog holds one price per zone, not a series: the table keeps min..max across zones.
+
+  bool empty() const { return seen_.empty(); }
+
+  /// Into `table`: spot min..max across zones, and the zones' median as the quote.
+  void write(PriceTable& table, const ImportOptions& o) {
+    for (auto& [key, seen] : seen_) {
+      InstanceSpec& spec = row_for(table, key.first, key.second, o);
+      const std::string source = spec.source;
+      spec = seen.spec;
+      spec.source = source;
+      if (seen.spot.empty()) continue;
       const auto [lo, hi] = std::minmax_element(seen.spot.begin(), seen.spot.end());
       spec.spot.min = *lo;
       spec.spot.max = *hi;
+      spec.spot.median = median_of(seen.spot);
     }
   }
-  return published;
+
+ private:
+  struct Seen {
+    InstanceSpec spec;
+    std::vector<double> spot;
+    std::string place;
+  };
+  SkippedRows& skipped_;
+  std::map<std::pair<std::string, std::string>, Seen> seen_;  // (region, type)
+};
+
+struct SkyPilotImport {
+  std::string published;
+  std::vector<std::string> notes;
+};
+
+SkyPilotImport import_skypilot(PriceTable& table, const ImportFile& f, const ImportOptions& o, ImportReport& report) {
+  SkyPilotImport out{declared_published(o, f), {}};
+  CsvReader csv(f.text, f.path);
+  std::vector<CsvField> header, row;
+  if (!csv.next(header)) throw InputError(f.path, "line 1", "empty: expected a header line (InstanceType,...,Price,SpotPrice,Region)");
+  std::map<std::string, size_t> col;
+  for (size_t i = 0; i < header.size(); ++i) col[header[i].text] = i;
+  if (col.count("GPUInfo") && !col.count("GpuInfo")) col["GpuInfo"] = col["GPUInfo"];
+  for (const char* need : {"InstanceType", "AcceleratorName", "AcceleratorCount", "vCPUs", "MemoryGiB", "Price", "SpotPrice", "Region"})
+    if (!col.count(need)) throw InputError(f.path, "line 1", std::string("no column ") + need + " in the header");
+  const bool has_zone = col.count("AvailabilityZone") > 0, has_gpu_info = col.count("GpuInfo") > 0;
+
+  SkippedRows skipped(f.path, o.strict);
+  CatalogRows rows(skipped);
+  std::vector<std::pair<CatalogRow, AttachedGpus>> machines_with_gpus;            // joined at the end
+  std::map<std::tuple<std::string, double, std::string, std::string>, std::pair<std::optional<double>, std::optional<double>>>
+      accelerators;  // (name, count, region, zone) -> (price, spot)
+  size_t local_zone_rows = 0;
+  std::string local_zone_example;
+  while (csv.next(row)) {
+    if (row.size() == 1 && row[0].text.empty()) continue;  // a blank line
+    const std::string place = fmt::format("line {}", row[0].line);
+    if (row.size() != header.size()) {
+      skipped.skip("with the wrong number of fields", place, fmt::format("{} fields, the header has {}", row.size(), header.size()));
+      continue;
+    }
+    auto field = [&](const std::string& c) -> const CsvField& { return row[col.at(c)]; };
+    auto at = [&](const std::string& c) { return fmt::format("line {}, column {} ({})", field(c).line, field(c).column, c); };
+    // A number, or none for an empty field; false when the field is not a number (the row is skipped).
+    bool malformed = false;
+    auto number = [&](const std::string& c) -> std::optional<double> {
+      const std::string& text = field(c).text;
+      if (text.empty() || malformed) return std::nullopt;
+      const auto d = decimal(text);
+      if (!d) {
+        skipped.skip("with a malformed number", at(c), "expected a number, got '" + text + "'");
+        malformed = true;
+      }
+      return d;
+    };
+    // A price of 0 (Vast's SpotPrice 0.00, GCP's unpriced rows) is no offer.
+    auto price = [&](const std::string& c) -> std::optional<double> {
+      const auto p = number(c);
+      return p && *p > 0 ? p : std::nullopt;
+    };
+    std::string region = field("Region").text;
+    if (region.empty()) {
+      skipped.skip("with no Region", at("Region"), "empty");
+      continue;
+    }
+    const std::string zone = has_zone ? field("AvailabilityZone").text : "";
+    const std::string own = zone_region(region, zone);
+    report.regions_in_files.insert(own);
+    if (!wanted(o, own)) continue;
+    if (own != region && local_zone_rows++ == 0) local_zone_example = fmt::format("{} {} in {}", place, zone, own);
+    region = own;
+
+    CatalogRow r{region, zone, {}, std::nullopt, place};
+    r.spec.type = field("InstanceType").text;
+    const auto count = number("AcceleratorCount");
+    const std::string accelerator = field("AcceleratorName").text;
+    const auto on_demand = price("Price");
+    r.spot = price("SpotPrice");
+    if (r.spec.type.empty() && !accelerator.empty() && count && !malformed) {  // GCP: a GPU to attach
+      accelerators[{accelerator, *count, region, zone}] = {on_demand, r.spot};
+      continue;
+    }
+    const auto vcpus = number("vCPUs");
+    const auto memory = number("MemoryGiB");
+    if (malformed) continue;
+    if (r.spec.type.empty()) {
+      skipped.skip("with no InstanceType", at("InstanceType"), "empty");
+      continue;
+    }
+    if (!vcpus || *vcpus <= 0 || !is_whole(*vcpus)) {
+      skipped.skip("without a whole number of vCPUs", at("vCPUs"), "expected a whole number > 0, got '" + field("vCPUs").text + "'");
+      continue;
+    }
+    if (!memory || *memory <= 0) {
+      skipped.skip("without memory", at("MemoryGiB"), "expected a number > 0, got '" + field("MemoryGiB").text + "'");
+      continue;
+    }
+    if (!on_demand && !r.spot) {
+      const bool zero = !field("Price").text.empty() || !field("SpotPrice").text.empty();
+      skipped.skip(zero ? "priced 0" : "with neither Price nor SpotPrice", place,
+                   fmt::format("{} in {}{}: {}", r.spec.type, region, zone.empty() ? "" : " (" + zone + ")",
+                               zero ? "no price above 0" : "neither Price nor SpotPrice"));
+      continue;
+    }
+    r.spec.vcpus = static_cast<int>(*vcpus);
+    r.spec.memory_gib = *memory;
+    r.spec.on_demand = on_demand;
+    r.spec.accelerators = count.value_or(0);
+    if (r.spec.accelerators > 0)
+      r.spec.accelerator_model = gpu_model(has_gpu_info ? field("GpuInfo").text : "", accelerator);
+    if (accelerator.empty())
+      if (auto gpus = gcp_attached_gpus(r.spec.type)) {
+        machines_with_gpus.emplace_back(std::move(r), *gpus);
+        continue;
+      }
+    rows.add(r);
+  }
+
+  // GPU machine types: the machine's row plus its GPUs' row of the same zone, for each market
+  // both price. A catalog without accelerator rows prices its machines whole (as AWS's does).
+  size_t joined = 0;
+  std::string joined_example;
+  std::set<std::tuple<std::string, double, std::string, std::string>> used;
+  for (auto& [machine, gpus] : machines_with_gpus) {
+    if (accelerators.empty()) {
+      rows.add(machine);
+      continue;
+    }
+    const auto key = std::make_tuple(gpus.name, gpus.count, machine.region, machine.zone);
+    const auto a = accelerators.find(key);
+    if (a == accelerators.end()) {
+      skipped.skip("of GPU machine types whose GPUs the file does not price in their zone", machine.place,
+                   fmt::format("no {} x {} row for {} in {}", gpus.count, gpus.name, machine.spec.type,
+                               machine.zone.empty() ? machine.region : machine.zone));
+      continue;
+    }
+    used.insert(key);
+    const auto [gpu_price, gpu_spot] = a->second;
+    if (joined++ == 0)
+      joined_example = fmt::format("{} in {}: {:g} + {:g} USD/h", machine.spec.type, machine.zone,
+                                   machine.spec.on_demand.value_or(0), gpu_price.value_or(0));
+    machine.spec.on_demand = machine.spec.on_demand && gpu_price ? std::optional(*machine.spec.on_demand + *gpu_price) : std::nullopt;
+    machine.spot = machine.spot && gpu_spot ? std::optional(*machine.spot + *gpu_spot) : std::nullopt;
+    machine.spec.accelerators = gpus.count;
+    machine.spec.accelerator_model = gpus.model;
+    if (!machine.spec.on_demand && !machine.spot) {
+      skipped.skip("of GPU machine types unpriced once joined", machine.place,
+                   fmt::format("{} in {}: the machine and its GPUs share no market", machine.spec.type, machine.zone));
+      continue;
+    }
+    rows.add(machine);
+  }
+  if (rows.empty())
+    throw InputError(f.path, "", "no usable rows" + (o.regions.empty() ? std::string() : fmt::format(" in {}", fmt::join(o.regions, ", "))) +
+                                     (skipped.lines().empty() ? "" : ": " + skipped.lines().front()));
+  rows.write(table, o);
+
+  out.notes = skipped.lines();
+  if (joined > 0)
+    out.notes.push_back(fmt::format("priced {} rows of GPU machine types (a2, a3, a4, g2) as the machine's row plus the row of "
+                                    "the GPUs its name fixes, in the same zone, e.g. {}",
+                                    joined, joined_example));
+  if (const size_t unused = accelerators.size() - used.size(); !accelerators.empty() && unused > 0)
+    out.notes.push_back(fmt::format("left out {} accelerator rows that no machine type's name attaches (TPUs; GPUs attachable "
+                                    "to N1 machines in any number)", unused));
+  if (local_zone_rows > 0)
+    out.notes.push_back(fmt::format("kept {} rows of Local and Wavelength Zones as regions of their own, e.g. {}",
+                                    local_zone_rows, local_zone_example));
+  return out;
 }
 
 nlohmann::ordered_json row_json(const InstanceSpec& s) {
   nlohmann::ordered_json j;
   j["vcpus"] = s.vcpus;
   j["memory_gib"] = s.memory_gib;
-  j["accelerators"] = s.accelerators;
+  if (is_whole(s.accelerators)) j["accelerators"] = static_cast<int64_t>(s.accelerators);  // 8, not 8.0
+  else j["accelerators"] = s.accelerators;
   if (!s.accelerator_model.empty()) j["accelerator_model"] = s.accelerator_model;
   if (s.on_demand) j["on_demand"] = *s.on_demand;
   const SpotPrice& p = s.spot;
@@ -424,18 +727,25 @@ nlohmann::ordered_json row_json(const InstanceSpec& s) {
 
 }  // namespace
 
-void import_prices(PriceTable& table, const std::vector<ImportFile>& files, const ImportOptions& options) {
+ImportReport import_prices(PriceTable& table, const std::vector<ImportFile>& files, const ImportOptions& options) {
   if (!valid_date(options.imported)) throw InputError("--imported", "", "expected YYYY-MM-DD, got '" + options.imported + "'");
+  ImportReport report;
   for (const auto& f : files) {
-    std::string published;
+    TableSource source{base_name(f.path), to_string(options.format), sha256_hex(f.text), "", options.imported, {}};
     switch (options.format) {
-      case ImportFormat::aws_offer: published = import_aws_offer(table, f, options); break;
-      case ImportFormat::aws_spot_history: published = import_spot_history(table, f, options); break;
-      case ImportFormat::skypilot: published = import_skypilot(table, f, options); break;
+      case ImportFormat::aws_offer: source.published = import_aws_offer(table, f, options, report, source.notes); break;
+      case ImportFormat::aws_spot_history: source.published = import_spot_history(table, f, options, report); break;
+      case ImportFormat::skypilot: {
+        auto imported = import_skypilot(table, f, options, report);
+        source.published = imported.published;
+        source.notes = std::move(imported.notes);
+        break;
+      }
       case ImportFormat::spot_advisor:
         throw InputError("--format", "", "spot-advisor files make an interruption table, not a price table");
     }
-    table.sources.push_back({base_name(f.path), to_string(options.format), sha256_hex(f.text), published, options.imported});
+    for (const auto& note : source.notes) report.warnings.push_back(source.file + ": " + note);
+    table.sources.push_back(std::move(source));
   }
   table.published.clear();
   bool unknown = false;
@@ -445,6 +755,7 @@ void import_prices(PriceTable& table, const std::vector<ImportFile>& files, cons
   }
   if (unknown) table.published.clear();
   table.retrieved = options.imported;
+  return report;
 }
 
 std::string price_table_json(const PriceTable& t) {
@@ -465,6 +776,8 @@ std::string price_table_json(const PriceTable& t) {
                        {"sha256", s.sha256},
                        {"published", s.published.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(s.published)},
                        {"imported", s.imported}});
+  for (size_t i = 0; i < t.sources.size(); ++i)
+    if (!t.sources[i].notes.empty()) sources[i]["notes"] = t.sources[i].notes;
   j["sources"] = sources;
   nlohmann::ordered_json regions = nlohmann::ordered_json::object();
   for (const auto& [region, types] : t.regions) {
@@ -492,22 +805,32 @@ std::string import_spot_advisor(const std::vector<ImportFile>& files, const Impo
     if (!ranges.emplace(index, std::make_pair(r.at("label").as_string(), max)).second) r.at("index").fail("duplicate range index");
   }
   if (ranges.empty()) root.at("ranges").fail("no ranges");
+  // A bucket's bounds are its label's ("<5%", "5-10%", ">20%"), as the Advisor shows them; `max`
+  // (5, 11, 16, 22, 100 in AWS's file) only sizes the page's bar, and is used when a label has no
+  // bounds to read.
   nlohmann::ordered_json buckets = nlohmann::ordered_json::array();
   double from = 0, last_width = 0;
   for (auto it = ranges.begin(); it != ranges.end(); ++it) {
     const auto& [label, max] = it->second;
+    std::string bounds = label;
+    bounds.erase(std::remove_if(bounds.begin(), bounds.end(), [](char c) { return c == '%' || c == ' '; }), bounds.end());
+    const size_t dash = bounds.find('-');
+    std::optional<double> label_to;
+    if (bounds.rfind("<", 0) == 0) label_to = decimal(bounds.substr(1));
+    else if (dash != std::string::npos && decimal(bounds.substr(0, dash)) == from) label_to = decimal(bounds.substr(dash + 1));
     const bool open = std::next(it) == ranges.end() && (label.rfind(">", 0) == 0 || max >= 100);
-    if (!open && max <= from)
-      throw InputError(f.path, "/ranges", fmt::format("range {} ('{}') ends at {} %, not above the previous one's {} %", it->first, label, max, from));
+    const double to = label_to.value_or(max);
+    if (!open && to <= from)
+      throw InputError(f.path, "/ranges", fmt::format("range {} ('{}') ends at {} %, not above the previous one's {} %", it->first, label, to, from));
     // A closed bucket counts as its midpoint; the open last one (">20%") as its lower bound
     // plus the width of the bucket before it.
-    const double value = open ? from + last_width : (from + max) / 2;
+    const double value = open ? from + last_width : (from + to) / 2;
     buckets.push_back({{"label", label},
                        {"from_pct", from},
-                       {"to_pct", open ? nlohmann::ordered_json() : nlohmann::ordered_json(max)},
+                       {"to_pct", open ? nlohmann::ordered_json() : nlohmann::ordered_json(to)},
                        {"value_pct", value}});
-    last_width = max - from;
-    from = max;
+    last_width = to - from;
+    from = to;
   }
   nlohmann::ordered_json regions = nlohmann::ordered_json::object();
   const JsonView advisor = root.at("spot_advisor");
@@ -542,14 +865,17 @@ std::string import_spot_advisor(const std::vector<ImportFile>& files, const Impo
   return j.dump(2) + "\n";
 }
 
-std::vector<std::vector<CsvField>> read_csv(const std::string& text, const std::string& file) {
-  std::vector<std::vector<CsvField>> rows;
-  std::vector<CsvField> row;
+CsvReader::CsvReader(const std::string& text, std::string file) : text_(text), file_(std::move(file)) {
+  if (text_.rfind("\xEF\xBB\xBF", 0) == 0) i_ = 3;  // a UTF-8 byte-order mark
+}
+
+bool CsvReader::next(std::vector<CsvField>& row) {
+  row.clear();
+  if (i_ >= text_.size()) return false;
   CsvField field;
-  size_t line = 1, column = 1;
   bool quoted = false, field_started = false;
   auto start_field = [&] {
-    if (!field_started) field.line = line, field.column = column, field_started = true;
+    if (!field_started) field.line = line_, field.column = column_, field_started = true;
   };
   auto end_field = [&] {
     start_field();
@@ -558,53 +884,56 @@ std::vector<std::vector<CsvField>> read_csv(const std::string& text, const std::
     field_started = false;
   };
   size_t quote_line = 0, quote_column = 0;
-  for (size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
+  for (; i_ < text_.size(); ++i_) {
+    const char c = text_[i_];
     if (quoted) {
-      if (c == '"' && i + 1 < text.size() && text[i + 1] == '"') {
+      if (c == '"' && i_ + 1 < text_.size() && text_[i_ + 1] == '"') {
         field.text += '"';
-        ++i, column += 2;
+        ++i_, column_ += 2;
         continue;
       }
       if (c == '"') {
         quoted = false;
-        ++column;
-        if (i + 1 < text.size() && text[i + 1] != ',' && text[i + 1] != '\n' && text[i + 1] != '\r')
-          throw InputError(file, fmt::format("line {}, column {}", line, column), "text after a closing quote");
+        ++column_;
+        if (i_ + 1 < text_.size() && text_[i_ + 1] != ',' && text_[i_ + 1] != '\n' && text_[i_ + 1] != '\r')
+          throw InputError(file_, fmt::format("line {}, column {}", line_, column_), "text after a closing quote");
         continue;
       }
       field.text += c;
-      if (c == '\n') ++line, column = 1;
-      else ++column;
+      if (c == '\n') ++line_, column_ = 1;
+      else ++column_;
       continue;
     }
     if (c == '"') {
       start_field();
-      if (!field.text.empty()) throw InputError(file, fmt::format("line {}, column {}", line, column), "a quote inside an unquoted field");
+      if (!field.text.empty()) throw InputError(file_, fmt::format("line {}, column {}", line_, column_), "a quote inside an unquoted field");
       quoted = true;
-      quote_line = line, quote_column = column;
-      ++column;
+      quote_line = line_, quote_column = column_;
+      ++column_;
     } else if (c == ',') {
       end_field();
-      ++column;
-    } else if (c == '\r' && i + 1 < text.size() && text[i + 1] == '\n') {
+      ++column_;
+    } else if (c == '\r' && i_ + 1 < text_.size() && text_[i_ + 1] == '\n') {
       continue;
     } else if (c == '\n') {
       end_field();
-      rows.push_back(std::move(row));
-      row.clear();
-      ++line, column = 1;
+      ++i_, ++line_, column_ = 1;
+      return true;
     } else {
       start_field();
       field.text += c;
-      ++column;
+      ++column_;
     }
   }
-  if (quoted) throw InputError(file, fmt::format("line {}, column {}", quote_line, quote_column), "a quoted field is never closed");
-  if (field_started || !row.empty()) {
-    end_field();
-    rows.push_back(std::move(row));
-  }
+  if (quoted) throw InputError(file_, fmt::format("line {}, column {}", quote_line, quote_column), "a quoted field is never closed");
+  end_field();
+  return true;
+}
+
+std::vector<std::vector<CsvField>> read_csv(const std::string& text, const std::string& file) {
+  std::vector<std::vector<CsvField>> rows;
+  CsvReader reader(text, file);
+  for (std::vector<CsvField> row; reader.next(row);) rows.push_back(row);
   return rows;
 }
 

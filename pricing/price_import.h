@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -33,14 +34,26 @@ struct ImportOptions {
   std::string imported;                      // YYYY-MM-DD (the import date)
   std::string sagemaker_component = "Training";  // AmazonSageMaker offers: which component's prices
   std::string row_source;                    // each imported row's `source` ("" for none)
+  /// Refuse a file at its first row pperf cannot use (today's behaviour before catalogs were read
+  /// whole), instead of skipping such rows and counting them.
+  bool strict = false;
+};
+
+/// What an import did beside the table. Each skipped or joined kind is one line (also recorded in
+/// the table's sources[].notes); `regions_in_files` lets the caller name a --region found nowhere.
+struct ImportReport {
+  std::vector<std::string> warnings;           // "FILE: skipped 11 rows priced 0.0, e.g. line 295 ..."
+  std::set<std::string> regions_in_files;      // every region the files hold, before --region
 };
 
 /// Adds the files' prices to `table` (an empty table, or a base to overlay): offers set specs and
 /// on-demand prices; spot history sets spot min/median/max per type and per zone over its
 /// window; the SkyPilot catalog sets specs, on-demand and spot (min..max across zones, each
 /// zone's price). Appends one TableSource per file and sets table.published to the oldest
-/// publication date of its sources ("" when any is unknown). Throws InputError.
-void import_prices(PriceTable& table, const std::vector<ImportFile>& files, const ImportOptions& options);
+/// publication date of its sources ("" when any is unknown). Rows a file holds but pperf cannot
+/// use (unpriced, malformed, the wrong number of fields) are skipped and counted unless
+/// options.strict; a file that is not of the format, or holds no usable row, throws InputError.
+ImportReport import_prices(PriceTable& table, const std::vector<ImportFile>& files, const ImportOptions& options);
 
 /// The table as a schema-version-2 file (deterministic: the same table gives the same bytes).
 std::string price_table_json(const PriceTable& table);
@@ -57,5 +70,18 @@ struct CsvField {
   size_t line = 0, column = 0;
 };
 std::vector<std::vector<CsvField>> read_csv(const std::string& text, const std::string& file);
+
+/// The same, one row at a time (a catalog of millions of rows is never held as fields): a UTF-8
+/// byte-order mark at the start is skipped. `next` returns false after the last row.
+class CsvReader {
+ public:
+  CsvReader(const std::string& text, std::string file);
+  bool next(std::vector<CsvField>& row);
+
+ private:
+  const std::string& text_;
+  std::string file_;
+  size_t i_ = 0, line_ = 1, column_ = 1;
+};
 
 }  // namespace pperf

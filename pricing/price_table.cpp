@@ -121,7 +121,10 @@ InstanceSpec read_row(const JsonView& row, const std::string& type) {
   spec.type = type;
   spec.vcpus = static_cast<int>(row.at("vcpus").as_positive_int());
   spec.memory_gib = row.at("memory_gib").as_positive_number();
-  if (auto a = row.find("accelerators")) spec.accelerators = static_cast<int>(a->as_non_negative_int());
+  if (auto a = row.find("accelerators")) {
+    spec.accelerators = a->as_number();
+    if (spec.accelerators < 0) a->fail("expected a number >= 0");
+  }
   spec.accelerator_model = row.string_or("accelerator_model", "");
   spec.on_demand = optional_price(row, "on_demand");
   if (auto spot = row.find("spot"); spot && !spot->raw().is_null()) spec.spot = read_spot(*spot);
@@ -177,10 +180,12 @@ PriceTable read_price_table(const std::string& name_or_path) {
     if (table.regions.empty()) regions.fail("no regions");
     if (auto sources = root.find("sources")) {
       for (const auto& s : sources->items()) {
-        s.expect_object({"file", "format", "sha256", "published", "imported"});
+        s.expect_object({"file", "format", "sha256", "published", "imported", "notes"});
         TableSource src{s.at("file").as_string(), s.at("format").as_string(), s.at("sha256").as_string(), "",
-                        date_at(s.at("imported"))};
+                        date_at(s.at("imported")), {}};
         if (auto p = s.find_value("published")) src.published = date_at(*p);
+        if (auto notes = s.find("notes"))
+          for (const auto& n : notes->items()) src.notes.push_back(n.as_string());
         table.sources.push_back(std::move(src));
       }
     }

@@ -28,7 +28,7 @@ struct InstanceSpec {
   std::string type;
   int vcpus = 0;
   double memory_gib = 0;
-  int accelerators = 0;
+  double accelerators = 0;            // may be a fraction: a g6f.xlarge sells 1/8 of an L4
   std::string accelerator_model;        // "" when none
   std::optional<double> on_demand;      // USD/h
   SpotPrice spot;
@@ -42,6 +42,9 @@ struct TableSource {
   std::string sha256;     // of the file's bytes
   std::string published;  // the source's own date (YYYY-MM-DD), "" when it records none
   std::string imported;   // YYYY-MM-DD
+  /// What the import did beside copying prices: rows it skipped (counted, with a first example),
+  /// rows it joined (GCP's attached accelerators). Empty for a file read as it is.
+  std::vector<std::string> notes;
 };
 
 using RegionInstances = std::map<std::string, InstanceSpec>;  // by instance type

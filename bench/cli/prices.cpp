@@ -19,7 +19,7 @@ const char* kPricesUsage =
     "pperf prices import --format aws-offer|aws-spot-history|skypilot|spot-advisor FILE... --out TABLE.json\n"
     "                    [--region R]... [--base TABLE.json] [--published YYYY-MM-DD|unknown] [--imported YYYY-MM-DD]\n"
     "                    [--name N] [--provider P] [--service S] [--source TEXT] [--notes TEXT] [--row-source TEXT]\n"
-    "                    [--component Training]\n"
+    "                    [--component Training] [--strict]\n"
     "    a price table (or, from spot-advisor, an interruption table) from files you downloaded (docs/prices.md)\n"
     "pperf prices diff OLD NEW\n"
     "    every on-demand and spot price that changed, appeared or disappeared between two tables\n";
@@ -44,7 +44,8 @@ int prices_import(const std::vector<std::string>& args) {
       "notes", po::value<std::string>(), "notes kept in the table")(
       "row-source", po::value<std::string>(), "a source line recorded on every row these files price")(
       "component", po::value<std::string>()->default_value("Training"),
-      "AmazonSageMaker offers: the component priced (Training, Hosting, ...)");
+      "AmazonSageMaker offers: the component priced (Training, Hosting, ...)")(
+      "strict", "refuse a file at its first row pperf cannot use, instead of skipping such rows and counting them");
   po::positional_options_description positional;
   positional.add("files", -1);
   Parsed p = parse("prices import", options, args, &positional);
@@ -63,6 +64,7 @@ int prices_import(const std::vector<std::string>& args) {
   o.imported = p.has("imported") ? p.string("imported") : utc_today();
   o.sagemaker_component = p.string("component");
   o.row_source = text_or_empty(p, "row-source");
+  o.strict = p.has("strict");
 
   std::vector<ImportFile> files;
   for (const auto& path : p.vars["files"].as<std::vector<std::string>>()) {
@@ -104,7 +106,14 @@ int prices_import(const std::vector<std::string>& args) {
   if (p.has("service")) table.service = p.string("service");
   if (p.has("source")) table.source = p.string("source");
   if (p.has("notes")) table.notes = p.string("notes");
-  import_prices(table, files, o);
+  const ImportReport report = import_prices(table, files, o);
+  // Every --region must be in some file: a typo among several would otherwise vanish silently.
+  const std::vector<std::string> seen(report.regions_in_files.begin(), report.regions_in_files.end());
+  for (const auto& region : o.regions)
+    if (!report.regions_in_files.count(region))
+      throw InputError("pperf prices import", "--region",
+                       "'" + region + "' is in none of the files (" + std::to_string(seen.size()) + " regions)" + did_you_mean(region, seen));
+  for (const auto& warning : report.warnings) std::cerr << "pperf prices import: warning: " << warning << "\n";
   write_file_atomically(out, price_table_json(table));
   size_t rows = 0;
   for (const auto& [_, types] : table.regions) rows += types.size();

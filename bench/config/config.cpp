@@ -347,7 +347,9 @@ Configuration parse_configuration(const JsonView& v, const PricingSettings& pric
   if (!has_dnn) instances.fail("needs an instance group with role 'dnn' (the trainer)");
   if (auto e = v.find("execution")) c.execution = parse_execution(*e);
   for (const auto& g : c.instances)
-    if (const InstanceSpec* spec = table.find(g.type); spec && g.role == "dnn") c.priced_gpus += g.count * spec->accelerators;
+    // A fraction of a GPU (g6f) is still one device to run a rank on.
+    if (const InstanceSpec* spec = table.find(g.type); spec && g.role == "dnn")
+      c.priced_gpus += static_cast<int64_t>(std::ceil(g.count * spec->accelerators));
   if (c.execution.device.kind == DeviceChoice::Kind::every_gpu && !c.execution.distributed) c.execution.distributed = rank_per_gpu(v, c, table);
   // As for ranks given by hand (parse_execution): each rank reads its slice with loader threads.
   if (c.execution.distributed && (c.execution.data.mode != DataMode::local || c.execution.data.worker != DataWorker::pperf))

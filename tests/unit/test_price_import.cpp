@@ -31,10 +31,11 @@ ImportOptions options(ImportFormat format, std::vector<std::string> regions = {}
 }
 
 /// The error line of importing `file`, with the fixture directory cut off.
-std::string import_error(const std::string& file, ImportFormat format, const std::string& published = "") {
+std::string import_error(const std::string& file, ImportFormat format, const std::string& published = "", bool strict = false) {
   PriceTable table;
   ImportOptions o = options(format);
   o.published = published;
+  o.strict = strict;
   try {
     if (format == ImportFormat::aws_spot_history) import_prices(table, {fixture("ec2-offer.json")}, options(ImportFormat::aws_offer));
     if (format == ImportFormat::spot_advisor) import_spot_advisor({fixture(file)}, o, "n", "s", "");
@@ -148,7 +149,7 @@ TEST(PriceImport, SkyPilotCatalogAnyCloudZonesAndQuotedGpuInfo) {
   EXPECT_EQ(*g6e.on_demand, 1.861);
   EXPECT_EQ(*g6e.spot.min, 0.588);
   EXPECT_EQ(*g6e.spot.max, 0.702);
-  EXPECT_FALSE(g6e.spot.median) << "a catalog is one price per zone, not a series";
+  EXPECT_EQ(*g6e.spot.median, 0.631) << "the region's spot quote is the median of its zones' prices";
   EXPECT_EQ(g6e.spot.zones.size(), 3u);
   EXPECT_EQ(g6e.accelerator_model, "NVIDIA L40S 48GB");
   const InstanceSpec& a2 = table.regions.at("us-central1").at("a2-highgpu-1g");
@@ -159,8 +160,11 @@ TEST(PriceImport, SkyPilotCatalogAnyCloudZonesAndQuotedGpuInfo) {
   EXPECT_EQ(table.published, "2026-09-30");
 
   const Quote q = *quote(*round_trip(table, "us-east-1").find("g6e.xlarge"), Market::spot);
-  EXPECT_EQ(q.basis, "spot_mid");
-  EXPECT_DOUBLE_EQ(q.usd_per_hour, (0.588 + 0.702) / 2);
+  EXPECT_EQ(q.basis, "spot_median");
+  EXPECT_EQ(q.usd_per_hour, 0.631);
+  ASSERT_TRUE(q.range);
+  EXPECT_EQ((*q.range)[0], 0.588);
+  EXPECT_EQ((*q.range)[1], 0.702);
   EXPECT_EQ(q.cheapest_zone, "use1-az4");
   EXPECT_EQ(q.dearest_zone, "use1-az2");
 
@@ -181,10 +185,13 @@ TEST(PriceImport, SpotAdvisorMakesAnInterruptionTable) {
   EXPECT_EQ(t.find("us-east-1", "g6e.xlarge")->bucket, "15-20%");
   EXPECT_EQ(t.find("us-east-1", "p5.48xlarge")->bucket, ">20%");
   EXPECT_EQ(t.find("eu-west-1", "g6e.xlarge")->bucket, "<5%");
-  // Buckets 0-5, 5-11, 11-16, 16-22, >22: midpoints, the open one its bound plus the last width.
-  EXPECT_EQ(t.buckets.at("15-20%").value_pct, 19);
-  EXPECT_EQ(t.buckets.at(">20%").value_pct, 28);
-  EXPECT_DOUBLE_EQ(t.find("us-east-1", "g6e.xlarge")->interruptions_per_month, -std::log1p(-0.19));
+  // The labels' buckets (<5, 5-10, 10-15, 15-20, >20 %), not the bar sizes in `max` (5, 11, 16,
+  // 22): midpoints, the open one its bound plus the last width.
+  EXPECT_EQ(t.buckets.at("<5%").value_pct, 2.5);
+  EXPECT_EQ(t.buckets.at("5-10%").value_pct, 7.5);
+  EXPECT_EQ(t.buckets.at("15-20%").value_pct, 17.5);
+  EXPECT_EQ(t.buckets.at(">20%").value_pct, 25);
+  EXPECT_DOUBLE_EQ(t.find("us-east-1", "g6e.xlarge")->interruptions_per_month, -std::log1p(-0.175));
 }
 
 TEST(PriceImport, EveryMistakeNamesTheFileAndThePlace) {
@@ -204,8 +211,9 @@ TEST(PriceImport, EveryMistakeNamesTheFileAndThePlace) {
   EXPECT_EQ(import_error("bad-spot-history-zone.json", ImportFormat::aws_spot_history),
             "bad-spot-history-zone.json: /SpotPriceHistory/2/AvailabilityZone: expected an availability zone name such "
             "as us-east-1a, got 'us-east-1'");
-  EXPECT_EQ(import_error("bad-vms-number.csv", ImportFormat::skypilot, "2026-01-01"),
-            "bad-vms-number.csv: line 6, column 29 (SpotPrice): expected a number, got '0.03.50'");
+  EXPECT_EQ(import_error("bad-vms-number.csv", ImportFormat::skypilot, "2026-01-01", true),
+            "bad-vms-number.csv: line 6, column 29 (SpotPrice): expected a number, got '0.03.50' (without --strict such "
+            "rows are skipped and counted)");
   EXPECT_EQ(import_error("bad-vms-quote.csv", ImportFormat::skypilot, "2026-01-01"),
             "bad-vms-quote.csv: line 4, column 30: a quoted field is never closed");
   EXPECT_EQ(import_error("bad-vms-header.csv", ImportFormat::skypilot, "2026-01-01"),

@@ -26,15 +26,23 @@ TEST(PriceTables, SageMakerHasEverySeedPrice) {
 }
 
 TEST(PriceTables, Ec2HasEveryInstanceWithSpecsAndSpotRanges) {
+  // The shipped table is SkyPilot's v8 AWS catalog (pricing/sources/aws-ec2-us-east-1.vms.csv):
+  // on-demand, the us-east-1 zones' spot min..max, and their median as the quote.
   PriceTable t = load_price_table("aws-ec2-us-east-1");
-  struct Row { const char* type; int vcpus; double mem; int acc; double od, lo, hi; };
+  struct Row { const char* type; int vcpus; double mem; double acc; double od, lo, median, hi; };
   const Row rows[] = {
-      {"p4d.24xlarge", 96, 1152, 8, 32.7726, 5.09, 9.61}, {"p3.2xlarge", 8, 61, 1, 3.06, 0.52, 0.77},
-      {"g5.xlarge", 4, 16, 1, 1.006, 0.40, 0.42},        {"g5.2xlarge", 8, 32, 1, 1.212, 0.43, 0.61},
-      {"g5.4xlarge", 16, 64, 1, 1.624, 0.63, 0.67},      {"g5.12xlarge", 48, 192, 4, 5.672, 1.99, 2.73},
-      {"g5.48xlarge", 192, 768, 8, 16.288, 3.93, 4.63},  {"c5.9xlarge", 36, 72, 0, 1.53, 0.57, 0.61},
-      {"c5.18xlarge", 72, 144, 0, 3.06, 0.79, 1.13},     {"trn1.2xlarge", 8, 32, 1, 1.34375, 0.34, 0.36},
-      {"trn1.32xlarge", 128, 512, 16, 21.50, 2.88, 6.28}, {"p5.48xlarge", 192, 2048, 8, 98.32, 20.99, 30.33}};
+      {"p4d.24xlarge", 96, 1152, 8, 21.957642, 2.4655, (7.8799 + 8.1203) / 2, 8.1915},
+      {"p3.2xlarge", 8, 61, 1, 3.06, 0.3707, (0.3841 + 0.4041) / 2, 0.4281},
+      {"g5.xlarge", 4, 16, 1, 1.006, 0.4246, 0.436, 0.4507},
+      {"g5.2xlarge", 8, 32, 1, 1.212, 0.4738, 0.5036, 0.5933},
+      {"g5.4xlarge", 16, 64, 1, 1.624, 0.642, 0.6603, 0.7068},
+      {"g5.12xlarge", 48, 192, 4, 5.672, 2.0796, 2.1824, 2.7804},
+      {"g5.48xlarge", 192, 768, 8, 16.288, 4.5408, 5.8671, 7.0077},
+      {"c5.9xlarge", 36, 72, 0, 1.53, 0.6328, 0.6571, 0.7192},
+      {"c5.18xlarge", 72, 144, 0, 3.06, 0.9334, 1.0159, 1.0977},
+      {"trn1.2xlarge", 8, 32, 1, 1.34375, 0.2198, (0.2198 + 0.2482) / 2, 0.2482},
+      {"trn1.32xlarge", 128, 512, 16, 21.50, 2.4334, 4.1506, 6.1428},
+      {"p5.48xlarge", 192, 2048, 8, 55.04, 17.6289, (21.1543 + 25.7522) / 2, 55.04}};
   EXPECT_EQ(t.instances.size(), std::size(rows));
   for (const auto& r : rows) {
     const InstanceSpec* s = t.find(r.type);
@@ -46,9 +54,10 @@ TEST(PriceTables, Ec2HasEveryInstanceWithSpecsAndSpotRanges) {
     EXPECT_DOUBLE_EQ(*s->spot.min, r.lo) << r.type;
     EXPECT_DOUBLE_EQ(*s->spot.max, r.hi) << r.type;
     Quote q = *quote(*s, Market::spot);
-    EXPECT_DOUBLE_EQ(q.usd_per_hour, (r.lo + r.hi) / 2) << r.type;
-    EXPECT_EQ(q.basis, "spot_mid");
+    EXPECT_DOUBLE_EQ(q.usd_per_hour, r.median) << r.type;
+    EXPECT_EQ(q.basis, "spot_median");
   }
+  EXPECT_FALSE(t.find("p3.2xlarge")->spot.zones.count("use1-atl2-az1")) << "a Local Zone is not a us-east-1 zone";
 }
 
 namespace {

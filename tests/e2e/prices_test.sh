@@ -96,6 +96,58 @@ j["regions"]["us-east-1"]["c7i.large"]["spot"]["zones"] == {"use1-az2": 0.037}'
 bad "a --region in no file, among several" "^pperf prices import: --region: 'us-east-l' is in none of the files \(3 regions\).*did you mean 'us-east-1'" \
   --format skypilot "$data/vms.csv" --published 2026-01-01 --region eu-west-1 --region us-east-l
 
+# --- the providers' real files (tests/data/prices/real: verbatim excerpts, origin in README.md) ------
+real=$data/real
+check "real GCP catalog imports whole" expect_exit 0 "$work/gcp.err" "$pperf" prices import --format skypilot "$real/gcp-vms.csv" \
+  --published unknown --out "$work/tables/gcp.json" --provider gcp
+check "GCP: a2-highgpu-8g in us-central1 at its full price, with its 8 A100s" bash -c "\"$pperf\" list instances --pricing '$work/tables/gcp.json' \
+  --region us-central1 --accelerator a100 > '$work/a100.out' && grep -qE '^a2-highgpu-8g +96 +680 +8x NVIDIA A100 40GB +29.3871 ' '$work/a100.out' \
+  && grep -qE '^a2-ultragpu-8g +96 +1360 +8x NVIDIA A100 80GB +23.5666 ' '$work/a100.out' && ! grep -q '^n2-' '$work/a100.out'"
+check "GCP: the join is said once and recorded in the table's sources" bash -c "grep -c 'as the machine.s row plus the row of the GPUs' '$work/gcp.err' | grep -qx 1 \
+  && /usr/bin/python3 -c 'import json,sys; n=json.load(open(sys.argv[1]))[\"sources\"][0][\"notes\"]; sys.exit(0 if any(\"a2-highgpu-1g in us-central1-a: 0.73948 + 2.93391 USD/h\" in x for x in n) else 1)' '$work/tables/gcp.json'"
+check "real AWS, Azure, Vast and Lambda catalogs import" bash -c "for f in aws-vms aws-v8-vms azure-vms vast-vms lambda-vms; do \
+  \"$pperf\" prices import --format skypilot '$real/'\$f.csv --published unknown --out '$work/tables/'\$f.json 2>/dev/null >/dev/null || { echo \$f; exit 1; }; done"
+check "AWS: a quarter of an L4 is a quarter" json_check "$work/tables/aws-v8-vms.json" '
+j["regions"]["us-east-1"]["g6f.2xlarge"]["accelerators"] == 0.25 and j["regions"]["us-east-1"]["g6f.2xlarge"]["on_demand"] == 0.475
+j["regions"]["us-east-1-atl-2"]["m6id.32xlarge"]["spot"]["zones"] == {"use1-atl2-az1": 9.4918}
+j["regions"]["us-east-1"]["m6id.32xlarge"]["spot"]["max"] == 2.6608'
+check "AWS: --market spot --max-usd-per-hour is not met through a Local Zone" bash -c "\"$pperf\" list instances --pricing '$work/tables/aws-v8-vms.json' \
+  --region us-east-1 --market spot --max-usd-per-hour 0.3 | awk 'NR>3' | cut -d' ' -f1 | tr '\n' ' ' | grep -qx 'g6f.2xlarge '"
+check "--strict refuses the real GCP catalog at its first unusable row" one_line_error \
+  "gcp-vms.csv: line [0-9]+: .*\(without --strict such rows are skipped and counted\)$" \
+  "$pperf" prices import --format skypilot "$real/gcp-vms.csv" --published unknown --out "$work/bad.json" --strict
+# aws pricing get-products prints the bulk offer's products as a PriceList of JSON texts; jq -c
+# '.PriceList[] | fromjson' prints them one per line. Both are read as the offer they came from.
+/usr/bin/python3 - "$data/ec2-offer.json" "$work/products.json" "$work/products.jsonl" "$work/upcoming.json" <<'PY'
+import copy, json, sys
+offer = json.load(open(sys.argv[1]))
+items = [{"product": p, "serviceCode": offer["offerCode"], "terms": {"OnDemand": offer["terms"]["OnDemand"].get(sku, {})},
+          "version": offer["version"], "publicationDate": offer["publicationDate"]} for sku, p in offer["products"].items()]
+json.dump({"FormatVersion": "aws_v1", "PriceList": [json.dumps(i) for i in items]}, open(sys.argv[2], "w"), indent=2)
+open(sys.argv[3], "w").write("".join(json.dumps(i) + "\n" for i in items))
+# An upcoming price: a second on-demand term for g6e.xlarge in us-east-1 from 2027-01-01.
+up = copy.deepcopy(offer)
+terms = up["terms"]["OnDemand"]["TESTEC2A0000001"]
+code, term = next(iter(terms.items()))
+later = copy.deepcopy(term)
+later["effectiveDate"] = "2027-01-01T00:00:00Z"
+for dim in later["priceDimensions"].values(): dim["pricePerUnit"]["USD"] = "1.5000000000"
+terms[code + "X"] = later
+json.dump(up, open(sys.argv[4], "w"), indent=1)
+PY
+for f in products.json products.jsonl; do
+  check "get-products output ($f) imports as its offer" bash -c "\"$pperf\" prices import --format aws-offer '$work/$f' --out '$work/tables/$f.t.json' \
+    --imported 2026-11-23 >/dev/null && \"$pperf\" prices diff '$work/tables/offer.json' '$work/tables/$f.t.json' | grep -q 'no price changed'"
+done
+check "an upcoming term: the price in effect on the import date, the upcoming one noted" bash -c "\"$pperf\" prices import --format aws-offer \
+  '$work/upcoming.json' --out '$work/tables/up.json' --imported 2026-11-23 2>'$work/up.err' >/dev/null \
+  && grep -q 'left out 1 upcoming hourly prices .* g6e.xlarge in us-east-1: 1.5 USD/h from 2027-01-01' '$work/up.err' \
+  && \"$pperf\" prices diff '$work/tables/offer.json' '$work/tables/up.json' | grep -q 'no price changed' \
+  && \"$pperf\" prices import --format aws-offer '$work/upcoming.json' --out '$work/tables/up2.json' --imported 2027-01-02 >/dev/null 2>&1 \
+  && /usr/bin/python3 -c 'import json,sys; sys.exit(0 if json.load(open(sys.argv[1]))[\"regions\"][\"us-east-1\"][\"g6e.xlarge\"][\"on_demand\"] == 1.5 else 1)' '$work/tables/up2.json'"
+check "a CSV with a UTF-8 byte-order mark reads as without" bash -c "printf '\\xef\\xbb\\xbf' | cat - '$data/vms.csv' > '$work/bom.csv' && \"$pperf\" prices import --format skypilot \
+  '$work/bom.csv' --published unknown --out '$work/tables/bom.json' >/dev/null && /usr/bin/python3 -c 'import json,sys; a,b=(json.load(open(f))[\"regions\"] for f in sys.argv[1:]); sys.exit(0 if a==b else 1)' '$work/tables/bom.json' '$work/tables/sky.json'"
+
 # --- the stale-table warning ------------------------------------------------------------------------
 cost_config "$work/cfg/stale.json" ../tables/ec2.json us-east-1 g6e.xlarge
 sed -i 's/"max_age_days": 100000/"max_age_days": 10/' "$work/cfg/stale.json"

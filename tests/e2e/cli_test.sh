@@ -38,7 +38,7 @@ check "run --only the runnable part" expect_exit 0 "$work/o" "$pperf" run --conf
 for c in run cost validate list; do check "$c --help" expect_exit 0 "$work/o" "$pperf" "$c" --help; done
 for f in configs/*.json tests/data/*.json; do check "validate $f" expect_exit 0 "$work/o" "$pperf" validate --config "$f"; done
 check "list workloads" bash -c "'$pperf' list workloads | grep -q 'mnist_heavy' && '$pperf' list workloads | grep -q 'tiny'"
-check "list instances" bash -c "'$pperf' list instances --pricing aws-ec2-us-east-1 | grep -qE 'p4d.24xlarge +96 +1152 +8x NVIDIA A100 40GB +32.7726 +5.09..9.61'"
+check "list instances" bash -c "'$pperf' list instances --pricing aws-ec2-us-east-1 | grep -qE 'p4d.24xlarge +96 +1152 +8x NVIDIA A100 40GB +21.9576 +2.466..8.191 \(median 8\)'"
 
 # --- pperf cost reproduces the seed tables ---------------------------------------------
 check "cost seed 000 ex.1" expect_exit 0 "$work/o" "$pperf" cost --config configs/seed000_ex1_resnet50_cost.json --out "$work/c1.json"
@@ -83,7 +83,7 @@ all(r["step_time_ms"]["ci95"][0] <= r["step_time_ms"]["median"] <= r["step_time_
 all(0 <= r["data_wait_fraction"] <= 1 for r in j["results"][:2])
 all(r["data"]["source"] == "fashion-mnist" and r["model"]["params"] == 75338 for r in j["results"][:2])
 all(r["execution"]["threads"]["effective"] == 1 for r in j["results"][:2])
-j["results"][1]["instances"][0]["market"] == "spot" and j["results"][1]["instances"][0]["price_basis"] == "spot_mid"
+j["results"][1]["instances"][0]["market"] == "spot" and j["results"][1]["instances"][0]["price_basis"] == "spot_median"
 j["results"][1]["improvement_pct"] is not None and len(j["results"][1]["improvement_pct_ci95"]) == 2
 j["results"][0]["to_train"]["steps"] == 1000
 abs(j["results"][0]["cost"]["usd_per_step"] - 3.06 * j["results"][0]["step_time_ms"]["mean"] / 3.6e6) < 1e-12

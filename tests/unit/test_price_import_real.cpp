@@ -204,3 +204,43 @@ TEST(RealCatalogs, AwsCliOutputsAreRead) {
   EXPECT_EQ(s.zones.size(), 2u);
   EXPECT_EQ(s.window_from, "2014-01-05T11:28:26Z");
 }
+
+TEST(RealCatalogs, RowsWithTheWrongNumberOfFieldsAreSkippedNotTheFile) {
+  // Azure's public file has rows whose Generation "V1,V2" lost its quotes (11 fields against a
+  // header of 10). The stored copy quotes them, so the real rows are made so here.
+  ImportFile f = real("azure-vms.csv");
+  size_t unquoted = 0;
+  for (size_t at; (at = f.text.find("\"V1,V2\"")) != std::string::npos; ++unquoted) f.text.replace(at, 7, "V1,V2");
+  ASSERT_EQ(unquoted, 11u);
+  ImportOptions o;
+  o.format = ImportFormat::skypilot;
+  o.published = "unknown";
+  o.imported = "2026-11-26";
+  PriceTable table;
+  const ImportReport report = import_prices(table, {f}, o);
+  EXPECT_TRUE(has_warning(report, "azure-vms.csv: skipped 11 rows with the wrong number of fields, e.g. line 4: 11 fields, the header has 10"))
+      << report.warnings.at(0);
+  EXPECT_EQ(*table.regions.at("eastus").at("Standard_ND96asr_v4").on_demand, 27.197);
+  o.strict = true;
+  PriceTable strict;
+  EXPECT_THROW(import_prices(strict, {f}, o), InputError);
+}
+
+TEST(RealCatalogs, LocalZonesAreTheSameRegionInBothImporters) {
+  // SkyPilot names Atlanta's Local Zone by its ID (use1-atl2-az1), a spot history by its name
+  // (us-east-1-atl-2a): both price the zone group us-east-1-atl-2. The history below is the
+  // catalog's Atlanta row written as describe-spot-price-history prints one.
+  Imported v8 = import_real("aws-v8-vms.csv");
+  pperf::testing::TempDir dir;
+  const std::string history = dir.write("h.json", R"({"SpotPriceHistory": [{"AvailabilityZone": "us-east-1-atl-2a",
+    "InstanceType": "m6id.32xlarge", "ProductDescription": "Linux/UNIX", "SpotPrice": "9.491800",
+    "Timestamp": "2026-11-20T00:00:00+00:00"}]})");
+  ImportOptions o;
+  o.format = ImportFormat::aws_spot_history;
+  o.imported = "2026-11-26";
+  import_prices(v8.table, {{history, read_text_file(history)}}, o);
+  const SpotPrice& s = v8.table.regions.at("us-east-1-atl-2").at("m6id.32xlarge").spot;
+  EXPECT_EQ(*s.median, 9.4918);
+  EXPECT_EQ(s.zones.count("us-east-1-atl-2a"), 1u);
+  EXPECT_EQ(*v8.table.regions.at("us-east-1").at("m6id.32xlarge").spot.max, 2.6608) << "us-east-1 untouched";
+}

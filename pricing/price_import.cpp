@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <set>
 
@@ -80,6 +81,15 @@ std::string declared_published(const ImportOptions& o, const ImportFile& f) {
   return o.published;
 }
 
+/// Every --region must be in some file: a typo among several would otherwise vanish silently.
+void require_regions_found(const ImportOptions& o, const std::set<std::string>& found) {
+  const std::vector<std::string> names(found.begin(), found.end());
+  for (const auto& region : o.regions)
+    if (!found.count(region))
+      throw InputError("pperf prices import", "--region",
+                       fmt::format("'{}' is in none of the files ({} regions){}", region, names.size(), did_you_mean(region, names)));
+}
+
 InstanceSpec& row_for(PriceTable& table, const std::string& region, const std::string& type, const ImportOptions& o) {
   InstanceSpec& spec = table.regions[region][type];
   spec.type = type;
@@ -112,65 +122,65 @@ std::optional<std::string> attribute(const JsonView& attrs, const std::string& k
   return v->as_string();
 }
 
-/// `aws pricing get-products` output ({"PriceList": [product, ...]}, each product a JSON object or
-/// the JSON text of one, as the CLI prints it), or those products one per line (`jq -c
-/// '.PriceList[] | fromjson'`): the same products and terms as a bulk offer, folded into one.
-/// Its pointers name /products/SKU and /terms/OnDemand/SKU as a bulk offer's do.
-std::optional<nlohmann::json> products_as_offer(const ImportFile& f) {
-  std::vector<nlohmann::json> products;
-  const auto first = f.text.find_first_not_of(" \t\r\n");
-  if (first == std::string::npos || f.text[first] != '{') return std::nullopt;
-  auto whole = nlohmann::json::parse(f.text, nullptr, false);
-  if (!whole.is_discarded()) {
-    if (!whole.is_object() || !whole.contains("PriceList")) return std::nullopt;
-    if (!whole["PriceList"].is_array()) throw InputError(f.path, "/PriceList", "expected an array of products");
-    for (size_t i = 0; i < whole["PriceList"].size(); ++i) {
-      const auto& item = whole["PriceList"][i];
-      auto product = item.is_string() ? nlohmann::json::parse(item.get<std::string>(), nullptr, false) : item;
-      if (!product.is_object()) throw InputError(f.path, fmt::format("/PriceList/{}", i), "expected a product (JSON object or its text)");
-      products.push_back(std::move(product));
-    }
-  } else {
-    // One product per line, when the first line is one; otherwise not this format.
-    const std::string first_line = f.text.substr(first, f.text.find('\n', first) - first);
-    const auto head = nlohmann::json::parse(first_line, nullptr, false);
-    if (head.is_discarded() || !head.is_object() || !head.contains("product")) return std::nullopt;
-    size_t line_no = 0;
-    for (size_t from = 0; from < f.text.size();) {
-      size_t end = f.text.find('\n', from);
-      if (end == std::string::npos) end = f.text.size();
-      const std::string line = f.text.substr(from, end - from);
-      from = end + 1;
-      ++line_no;
-      if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-      auto product = nlohmann::json::parse(line, nullptr, false);
-      if (product.is_discarded() || !product.is_object())
-        throw InputError(f.path, fmt::format("line {}", line_no), "not JSON: expected one product per line, or an offer file");
-      products.push_back(std::move(product));
-    }
-  }
+/// Products of `aws pricing get-products` ({"product", "serviceCode", "terms", "publicationDate"}
+/// each) folded into one bulk offer: its pointers name /products/SKU and /terms/OnDemand/SKU as a
+/// bulk offer's do. `where(i)` names product i for an error.
+nlohmann::json products_as_offer(const std::vector<nlohmann::json>& products, const ImportFile& f,
+                                 const std::function<std::string(size_t)>& where) {
   nlohmann::json offer = {{"products", nlohmann::json::object()}, {"terms", {{"OnDemand", nlohmann::json::object()}}}};
   std::string service, published;
   for (size_t i = 0; i < products.size(); ++i) {
     const auto& p = products[i];
-    if (!p.contains("product") || !p["product"].is_object() || !p["product"].contains("sku") || !p["product"]["sku"].is_string())
-      throw InputError(f.path, fmt::format("/PriceList/{}", i), "expected a product with product.sku");
+    if (!p.is_object() || !p.contains("product") || !p["product"].is_object() || !p["product"].contains("sku") ||
+        !p["product"]["sku"].is_string())
+      throw InputError(f.path, where(i), "expected a product: {\"product\": {\"sku\", ...}, \"terms\", ...}");
     const std::string sku = p["product"]["sku"];
     offer["products"][sku] = p["product"];
     if (p.contains("terms") && p["terms"].is_object() && p["terms"].contains("OnDemand"))
       offer["terms"]["OnDemand"][sku] = p["terms"]["OnDemand"];
     if (p.contains("serviceCode") && p["serviceCode"].is_string()) service = p["serviceCode"];
-    if (p.contains("publicationDate") && p["publicationDate"].is_string()) published = std::max(published, p["publicationDate"].get<std::string>());
+    if (p.contains("publicationDate") && p["publicationDate"].is_string())
+      published = std::max(published, p["publicationDate"].get<std::string>());
   }
   offer["offerCode"] = service;
   offer["publicationDate"] = published;
   return offer;
 }
 
-std::string import_aws_offer(PriceTable& table, const ImportFile& f, const ImportOptions& o, ImportReport& report,
-                             std::vector<std::string>& notes) {
-  const auto products_offer = products_as_offer(f);
-  const nlohmann::json doc = products_offer ? *products_offer : parse_json(f);
+/// An offer file as one JSON document: a bulk offer file as it is; `aws pricing get-products`
+/// output ({"PriceList": [...]}, each item a product or the JSON text of one, as the CLI prints
+/// them) or those products one per line (`jq -c '.PriceList[] | fromjson'`) folded into one.
+nlohmann::json offer_document(const ImportFile& f) {
+  nlohmann::json doc = nlohmann::json::parse(f.text, nullptr, false);
+  if (!doc.is_discarded()) {
+    if (!doc.is_object() || !doc.contains("PriceList")) return doc;
+    if (!doc["PriceList"].is_array()) throw InputError(f.path, "/PriceList", "expected an array of products");
+    std::vector<nlohmann::json> products;
+    for (const auto& item : doc["PriceList"])
+      products.push_back(item.is_string() ? nlohmann::json::parse(item.get<std::string>(), nullptr, false) : item);
+    return products_as_offer(products, f, [](size_t i) { return fmt::format("/PriceList/{}", i); });
+  }
+  // Not one document: one product per line, when the first line is one; else the parser's error.
+  std::vector<nlohmann::json> products;
+  std::vector<size_t> lines;
+  size_t line_no = 0;
+  for (size_t from = 0; from < f.text.size();) {
+    const size_t end = std::min(f.text.find('\n', from), f.text.size());
+    const std::string line = f.text.substr(from, end - from);
+    from = end + 1;
+    ++line_no;
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    products.push_back(nlohmann::json::parse(line, nullptr, false));
+    lines.push_back(line_no);
+    if (products.size() == 1 && !(products[0].is_object() && products[0].contains("product"))) break;
+  }
+  if (products.empty() || !(products[0].is_object() && products[0].contains("product"))) return parse_json(f);  // throws
+  return products_as_offer(products, f, [&](size_t i) { return fmt::format("line {}", lines[i]); });
+}
+
+std::string import_aws_offer(PriceTable& table, const ImportFile& f, const ImportOptions& o,
+                             std::set<std::string>& regions_in_files, std::vector<std::string>& notes) {
+  const nlohmann::json doc = offer_document(f);
   const JsonView root(doc, f.path);
   const std::string offer = root.at("offerCode").as_choice({"AmazonEC2", "AmazonSageMaker"});
   const bool ec2 = offer == "AmazonEC2";
@@ -202,7 +212,7 @@ std::string import_aws_offer(PriceTable& table, const ImportFile& f, const Impor
     const auto region = attrs.find("regionCode");
     if (!region) attrs.fail("no regionCode (the region's code, e.g. us-east-1): is this a current offer file?");
     row.region = region->as_string();
-    report.regions_in_files.insert(row.region);
+    regions_in_files.insert(row.region);
     if (!wanted(o, row.region)) continue;
     const JsonView vcpu = attrs.at(ec2 ? "vcpu" : "vCpu");
     const auto v = decimal(vcpu.as_string());
@@ -285,7 +295,8 @@ double median_of(std::vector<double> v) {
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-std::string import_spot_history(PriceTable& table, const ImportFile& f, const ImportOptions& o, ImportReport& report) {
+std::string import_spot_history(PriceTable& table, const ImportFile& f, const ImportOptions& o,
+                                std::set<std::string>& regions_in_files) {
   const nlohmann::json doc = parse_json(f);
   const JsonView root(doc, f.path);
   struct Points {
@@ -304,7 +315,7 @@ std::string import_spot_history(PriceTable& table, const ImportFile& f, const Im
     if (zone.size() < 2 || zone.back() < 'a' || zone.back() > 'z' || zone[zone.size() - 2] < '0' || zone[zone.size() - 2] > '9')
       zone_v.fail("expected an availability zone name such as us-east-1a, got '" + zone + "'");
     const std::string region = zone.substr(0, zone.size() - 1);
-    report.regions_in_files.insert(region);
+    regions_in_files.insert(region);
     if (!wanted(o, region)) continue;
     const JsonView ts = item.at("Timestamp");
     const std::string when = ts.as_string();
@@ -514,7 +525,7 @@ class CatalogRows {
     for (auto& [key, seen] : seen_) {
       InstanceSpec& spec = row_for(table, key.first, key.second, o);
       const std::string source = spec.source;
-      spec = seen.spec;
+      spec = std::move(seen.spec);
       spec.source = source;
       if (seen.spot.empty()) continue;
       const auto [lo, hi] = std::minmax_element(seen.spot.begin(), seen.spot.end());
@@ -539,7 +550,8 @@ struct SkyPilotImport {
   std::vector<std::string> notes;
 };
 
-SkyPilotImport import_skypilot(PriceTable& table, const ImportFile& f, const ImportOptions& o, ImportReport& report) {
+SkyPilotImport import_skypilot(PriceTable& table, const ImportFile& f, const ImportOptions& o,
+                               std::set<std::string>& regions_in_files) {
   SkyPilotImport out{declared_published(o, f), {}};
   CsvReader csv(f.text, f.path);
   std::vector<CsvField> header, row;
@@ -591,7 +603,7 @@ SkyPilotImport import_skypilot(PriceTable& table, const ImportFile& f, const Imp
     }
     const std::string zone = has_zone ? field("AvailabilityZone").text : "";
     const std::string own = zone_region(region, zone);
-    report.regions_in_files.insert(own);
+    regions_in_files.insert(own);
     if (!wanted(o, own)) continue;
     if (own != region && local_zone_rows++ == 0) local_zone_example = fmt::format("{} {} in {}", place, zone, own);
     region = own;
@@ -730,13 +742,14 @@ nlohmann::ordered_json row_json(const InstanceSpec& s) {
 ImportReport import_prices(PriceTable& table, const std::vector<ImportFile>& files, const ImportOptions& options) {
   if (!valid_date(options.imported)) throw InputError("--imported", "", "expected YYYY-MM-DD, got '" + options.imported + "'");
   ImportReport report;
+  std::set<std::string> regions_in_files;
   for (const auto& f : files) {
     TableSource source{base_name(f.path), to_string(options.format), sha256_hex(f.text), "", options.imported, {}};
     switch (options.format) {
-      case ImportFormat::aws_offer: source.published = import_aws_offer(table, f, options, report, source.notes); break;
-      case ImportFormat::aws_spot_history: source.published = import_spot_history(table, f, options, report); break;
+      case ImportFormat::aws_offer: source.published = import_aws_offer(table, f, options, regions_in_files, source.notes); break;
+      case ImportFormat::aws_spot_history: source.published = import_spot_history(table, f, options, regions_in_files); break;
       case ImportFormat::skypilot: {
-        auto imported = import_skypilot(table, f, options, report);
+        auto imported = import_skypilot(table, f, options, regions_in_files);
         source.published = imported.published;
         source.notes = std::move(imported.notes);
         break;
@@ -747,6 +760,7 @@ ImportReport import_prices(PriceTable& table, const std::vector<ImportFile>& fil
     for (const auto& note : source.notes) report.warnings.push_back(source.file + ": " + note);
     table.sources.push_back(std::move(source));
   }
+  require_regions_found(options, regions_in_files);
   table.published.clear();
   bool unknown = false;
   for (const auto& s : table.sources) {
@@ -779,14 +793,26 @@ std::string price_table_json(const PriceTable& t) {
   for (size_t i = 0; i < t.sources.size(); ++i)
     if (!t.sources[i].notes.empty()) sources[i]["notes"] = t.sources[i].notes;
   j["sources"] = sources;
-  nlohmann::ordered_json regions = nlohmann::ordered_json::object();
-  for (const auto& [region, types] : t.regions) {
-    nlohmann::ordered_json rows = nlohmann::ordered_json::object();
-    for (const auto& [type, spec] : types) rows[type] = row_json(spec);
-    regions[region] = rows;
+  // Regions and rows are written one row at a time, as dump(2) would lay them out: a table of
+  // 100k types never exists as one JSON tree.
+  j["regions"] = nullptr;
+  std::string out = j.dump(2);
+  out.erase(out.rfind("null"));
+  auto indented = [](const nlohmann::ordered_json& v, const std::string& pad) {
+    std::string text = v.dump(2);
+    for (size_t at = text.find('\n'); at != std::string::npos; at = text.find('\n', at + 1)) text.insert(at + 1, pad);
+    return text;
+  };
+  out += "{";
+  for (auto region = t.regions.begin(); region != t.regions.end(); ++region) {
+    out += (region == t.regions.begin() ? "\n    " : ",\n    ") + nlohmann::ordered_json(region->first).dump() + ": {";
+    for (auto row = region->second.begin(); row != region->second.end(); ++row)
+      out += (row == region->second.begin() ? "\n      " : ",\n      ") + nlohmann::ordered_json(row->first).dump() + ": " +
+             indented(row_json(row->second), "      ");
+    out += region->second.empty() ? "}" : "\n    }";
   }
-  j["regions"] = regions;
-  return j.dump(2) + "\n";
+  out += t.regions.empty() ? "}\n}\n" : "\n  }\n}\n";
+  return out;
 }
 
 std::string import_spot_advisor(const std::vector<ImportFile>& files, const ImportOptions& options, const std::string& name,
@@ -834,7 +860,9 @@ std::string import_spot_advisor(const std::vector<ImportFile>& files, const Impo
   }
   nlohmann::ordered_json regions = nlohmann::ordered_json::object();
   const JsonView advisor = root.at("spot_advisor");
-  for (const auto& region : advisor.keys()) {
+  const auto advisor_regions = advisor.keys();
+  require_regions_found(options, {advisor_regions.begin(), advisor_regions.end()});
+  for (const auto& region : advisor_regions) {
     if (!wanted(options, region)) continue;
     const auto linux_rows = advisor.at(region).find("Linux");
     if (!linux_rows) continue;

@@ -6,7 +6,6 @@
 #include <nlohmann/json.hpp>
 
 #include <optional>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -39,11 +38,10 @@ struct ImportOptions {
   bool strict = false;
 };
 
-/// What an import did beside the table. Each skipped or joined kind is one line (also recorded in
-/// the table's sources[].notes); `regions_in_files` lets the caller name a --region found nowhere.
+/// What an import did beside the table: each skipped or joined kind is one line, also recorded in
+/// the table's sources[].notes.
 struct ImportReport {
-  std::vector<std::string> warnings;           // "FILE: skipped 11 rows priced 0.0, e.g. line 295 ..."
-  std::set<std::string> regions_in_files;      // every region the files hold, before --region
+  std::vector<std::string> warnings;  // "FILE: skipped 3 rows with neither Price nor SpotPrice, e.g. line 50: ..."
 };
 
 /// Adds the files' prices to `table` (an empty table, or a base to overlay): offers set specs and
@@ -52,7 +50,8 @@ struct ImportReport {
 /// zone's price). Appends one TableSource per file and sets table.published to the oldest
 /// publication date of its sources ("" when any is unknown). Rows a file holds but pperf cannot
 /// use (unpriced, malformed, the wrong number of fields) are skipped and counted unless
-/// options.strict; a file that is not of the format, or holds no usable row, throws InputError.
+/// options.strict; a file that is not of the format, or holds no usable row, or a --region that no
+/// file holds, throws InputError.
 ImportReport import_prices(PriceTable& table, const std::vector<ImportFile>& files, const ImportOptions& options);
 
 /// The table as a schema-version-2 file (deterministic: the same table gives the same bytes).

@@ -550,6 +550,37 @@ struct SkyPilotImport {
   std::vector<std::string> notes;
 };
 
+using AcceleratorKey = std::tuple<std::string, double, std::string, std::string>;  // name, count, region, zone
+using AcceleratorPrices = std::map<AcceleratorKey, std::pair<std::optional<double>, std::optional<double>>>;  // price, spot
+
+/// GCP's attachable accelerators (rows with an empty InstanceType): their on-demand and spot
+/// price per zone, read in a pass of their own because the catalog lists them after the machines
+/// that carry them. Rows the main pass will skip are left to it to count.
+AcceleratorPrices attachable_accelerators(const ImportFile& f, const ImportOptions& o, const std::map<std::string, size_t>& col,
+                                          size_t fields, bool has_zone) {
+  AcceleratorPrices out;
+  CsvReader csv(f.text, f.path);
+  std::vector<CsvField> row;
+  csv.next(row);  // the header
+  auto price = [](const std::string& text) -> std::optional<double> {
+    const auto p = decimal(text);
+    return p && *p > 0 ? p : std::nullopt;
+  };
+  while (csv.next(row)) {
+    if (row.size() != fields || !row[col.at("InstanceType")].text.empty()) continue;
+    const std::string& name = row[col.at("AcceleratorName")].text;
+    const auto count = decimal(row[col.at("AcceleratorCount")].text);
+    const std::string& region = row[col.at("Region")].text;
+    const std::string &on_demand = row[col.at("Price")].text, &spot = row[col.at("SpotPrice")].text;
+    if (name.empty() || !count || region.empty() || (!on_demand.empty() && !decimal(on_demand)) || (!spot.empty() && !decimal(spot)))
+      continue;
+    const std::string zone = has_zone ? row[col.at("AvailabilityZone")].text : "";
+    const std::string group = zone_region(region, zone);
+    if (wanted(o, group)) out[{name, *count, group, zone}] = {price(on_demand), price(spot)};
+  }
+  return out;
+}
+
 SkyPilotImport import_skypilot(PriceTable& table, const ImportFile& f, const ImportOptions& o,
                                std::set<std::string>& regions_in_files) {
   SkyPilotImport out{declared_published(o, f), {}};
@@ -565,9 +596,10 @@ SkyPilotImport import_skypilot(PriceTable& table, const ImportFile& f, const Imp
 
   SkippedRows skipped(f.path, o.strict);
   CatalogRows rows(skipped);
-  std::vector<std::pair<CatalogRow, AttachedGpus>> machines_with_gpus;            // joined at the end
-  std::map<std::tuple<std::string, double, std::string, std::string>, std::pair<std::optional<double>, std::optional<double>>>
-      accelerators;  // (name, count, region, zone) -> (price, spot)
+  const AcceleratorPrices accelerators = attachable_accelerators(f, o, col, header.size(), has_zone);
+  std::set<AcceleratorKey> used;
+  size_t joined = 0;
+  std::string joined_example;
   size_t local_zone_rows = 0;
   std::string local_zone_example;
   while (csv.next(row)) {
@@ -614,10 +646,7 @@ SkyPilotImport import_skypilot(PriceTable& table, const ImportFile& f, const Imp
     const std::string accelerator = field("AcceleratorName").text;
     const auto on_demand = price("Price");
     r.spot = price("SpotPrice");
-    if (r.spec.type.empty() && !accelerator.empty() && count && !malformed) {  // GCP: a GPU to attach
-      accelerators[{accelerator, *count, region, zone}] = {on_demand, r.spot};
-      continue;
-    }
+    if (r.spec.type.empty() && !accelerator.empty() && count && !malformed) continue;  // GCP: a GPU to attach (read first)
     const auto vcpus = number("vCPUs");
     const auto memory = number("MemoryGiB");
     if (malformed) continue;
@@ -646,47 +675,32 @@ SkyPilotImport import_skypilot(PriceTable& table, const ImportFile& f, const Imp
     r.spec.accelerators = count.value_or(0);
     if (r.spec.accelerators > 0)
       r.spec.accelerator_model = gpu_model(has_gpu_info ? field("GpuInfo").text : "", accelerator);
-    if (accelerator.empty())
-      if (auto gpus = gcp_attached_gpus(r.spec.type)) {
-        machines_with_gpus.emplace_back(std::move(r), *gpus);
+    // GPU machine types: the machine's row plus its GPUs' row of the same zone, for each market
+    // both price. A catalog without accelerator rows prices its machines whole (as AWS's does).
+    const auto gpus = accelerator.empty() && !accelerators.empty() ? gcp_attached_gpus(r.spec.type) : std::nullopt;
+    if (gpus) {
+      const AcceleratorKey key{gpus->name, gpus->count, r.region, r.zone};
+      const auto a = accelerators.find(key);
+      if (a == accelerators.end()) {
+        skipped.skip("of GPU machine types whose GPUs the file does not price in their zone", place,
+                     fmt::format("no {} x {} row for {} in {}", gpus->count, gpus->name, r.spec.type, zone.empty() ? region : zone));
         continue;
       }
+      used.insert(key);
+      const auto& [gpu_price, gpu_spot] = a->second;
+      if (joined++ == 0)
+        joined_example = fmt::format("{} in {}: {:g} + {:g} USD/h", r.spec.type, zone, r.spec.on_demand.value_or(0), gpu_price.value_or(0));
+      r.spec.on_demand = r.spec.on_demand && gpu_price ? std::optional(*r.spec.on_demand + *gpu_price) : std::nullopt;
+      r.spot = r.spot && gpu_spot ? std::optional(*r.spot + *gpu_spot) : std::nullopt;
+      r.spec.accelerators = gpus->count;
+      r.spec.accelerator_model = gpus->model;
+      if (!r.spec.on_demand && !r.spot) {
+        skipped.skip("of GPU machine types unpriced once joined", place,
+                     fmt::format("{} in {}: the machine and its GPUs share no market", r.spec.type, zone));
+        continue;
+      }
+    }
     rows.add(r);
-  }
-
-  // GPU machine types: the machine's row plus its GPUs' row of the same zone, for each market
-  // both price. A catalog without accelerator rows prices its machines whole (as AWS's does).
-  size_t joined = 0;
-  std::string joined_example;
-  std::set<std::tuple<std::string, double, std::string, std::string>> used;
-  for (auto& [machine, gpus] : machines_with_gpus) {
-    if (accelerators.empty()) {
-      rows.add(machine);
-      continue;
-    }
-    const auto key = std::make_tuple(gpus.name, gpus.count, machine.region, machine.zone);
-    const auto a = accelerators.find(key);
-    if (a == accelerators.end()) {
-      skipped.skip("of GPU machine types whose GPUs the file does not price in their zone", machine.place,
-                   fmt::format("no {} x {} row for {} in {}", gpus.count, gpus.name, machine.spec.type,
-                               machine.zone.empty() ? machine.region : machine.zone));
-      continue;
-    }
-    used.insert(key);
-    const auto [gpu_price, gpu_spot] = a->second;
-    if (joined++ == 0)
-      joined_example = fmt::format("{} in {}: {:g} + {:g} USD/h", machine.spec.type, machine.zone,
-                                   machine.spec.on_demand.value_or(0), gpu_price.value_or(0));
-    machine.spec.on_demand = machine.spec.on_demand && gpu_price ? std::optional(*machine.spec.on_demand + *gpu_price) : std::nullopt;
-    machine.spot = machine.spot && gpu_spot ? std::optional(*machine.spot + *gpu_spot) : std::nullopt;
-    machine.spec.accelerators = gpus.count;
-    machine.spec.accelerator_model = gpus.model;
-    if (!machine.spec.on_demand && !machine.spot) {
-      skipped.skip("of GPU machine types unpriced once joined", machine.place,
-                   fmt::format("{} in {}: the machine and its GPUs share no market", machine.spec.type, machine.zone));
-      continue;
-    }
-    rows.add(machine);
   }
   if (rows.empty())
     throw InputError(f.path, "", "no usable rows" + (o.regions.empty() ? std::string() : fmt::format(" in {}", fmt::join(o.regions, ", "))) +

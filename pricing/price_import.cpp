@@ -495,7 +495,7 @@ struct CatalogRow {
 /// A catalog's rows folded into one table row per region and type: one on-demand price, spot per zone.
 class CatalogRows {
  public:
-  CatalogRows(SkippedRows& skipped) : skipped_(skipped) {}
+  explicit CatalogRows(SkippedRows& skipped) : skipped_(skipped) {}
 
   void add(const CatalogRow& row) {
     auto [it, first] = seen_.try_emplace({row.region, row.spec.type});
@@ -553,19 +553,19 @@ struct SkyPilotImport {
 using AcceleratorKey = std::tuple<std::string, double, std::string, std::string>;  // name, count, region, zone
 using AcceleratorPrices = std::map<AcceleratorKey, std::pair<std::optional<double>, std::optional<double>>>;  // price, spot
 
+/// A price of 0 (Vast's SpotPrice 0.00, GCP's unpriced rows) is no offer.
+std::optional<double> offered(std::optional<double> price) { return price && *price > 0 ? price : std::nullopt; }
+
 /// GCP's attachable accelerators (rows with an empty InstanceType): their on-demand and spot
-/// price per zone, read in a pass of their own because the catalog lists them after the machines
-/// that carry them. Rows the main pass will skip are left to it to count.
+/// price per zone, read in a pass of their own (when the first GPU machine type needs them)
+/// because the catalog lists them after the machines that carry them. Rows the main pass will
+/// skip are left to it to count.
 AcceleratorPrices attachable_accelerators(const ImportFile& f, const ImportOptions& o, const std::map<std::string, size_t>& col,
                                           size_t fields, bool has_zone) {
   AcceleratorPrices out;
   CsvReader csv(f.text, f.path);
   std::vector<CsvField> row;
   csv.next(row);  // the header
-  auto price = [](const std::string& text) -> std::optional<double> {
-    const auto p = decimal(text);
-    return p && *p > 0 ? p : std::nullopt;
-  };
   while (csv.next(row)) {
     if (row.size() != fields || !row[col.at("InstanceType")].text.empty()) continue;
     const std::string& name = row[col.at("AcceleratorName")].text;
@@ -576,7 +576,7 @@ AcceleratorPrices attachable_accelerators(const ImportFile& f, const ImportOptio
       continue;
     const std::string zone = has_zone ? row[col.at("AvailabilityZone")].text : "";
     const std::string group = zone_region(region, zone);
-    if (wanted(o, group)) out[{name, *count, group, zone}] = {price(on_demand), price(spot)};
+    if (wanted(o, group)) out[{name, *count, group, zone}] = {offered(decimal(on_demand)), offered(decimal(spot))};
   }
   return out;
 }
@@ -596,8 +596,8 @@ SkyPilotImport import_skypilot(PriceTable& table, const ImportFile& f, const Imp
 
   SkippedRows skipped(f.path, o.strict);
   CatalogRows rows(skipped);
-  const AcceleratorPrices accelerators = attachable_accelerators(f, o, col, header.size(), has_zone);
-  std::set<AcceleratorKey> used;
+  std::optional<AcceleratorPrices> accelerators;  // read at the first GPU machine type
+  std::set<AcceleratorKey> attachable, used;
   size_t joined = 0;
   std::string joined_example;
   size_t local_zone_rows = 0;
@@ -623,11 +623,6 @@ SkyPilotImport import_skypilot(PriceTable& table, const ImportFile& f, const Imp
       }
       return d;
     };
-    // A price of 0 (Vast's SpotPrice 0.00, GCP's unpriced rows) is no offer.
-    auto price = [&](const std::string& c) -> std::optional<double> {
-      const auto p = number(c);
-      return p && *p > 0 ? p : std::nullopt;
-    };
     std::string region = field("Region").text;
     if (region.empty()) {
       skipped.skip("with no Region", at("Region"), "empty");
@@ -644,9 +639,12 @@ SkyPilotImport import_skypilot(PriceTable& table, const ImportFile& f, const Imp
     r.spec.type = field("InstanceType").text;
     const auto count = number("AcceleratorCount");
     const std::string accelerator = field("AcceleratorName").text;
-    const auto on_demand = price("Price");
-    r.spot = price("SpotPrice");
-    if (r.spec.type.empty() && !accelerator.empty() && count && !malformed) continue;  // GCP: a GPU to attach (read first)
+    const auto on_demand = offered(number("Price"));
+    r.spot = offered(number("SpotPrice"));
+    if (r.spec.type.empty() && !accelerator.empty() && count && !malformed) {  // GCP: GPUs to attach
+      attachable.insert({accelerator, *count, region, zone});
+      continue;
+    }
     const auto vcpus = number("vCPUs");
     const auto memory = number("MemoryGiB");
     if (malformed) continue;
@@ -677,11 +675,12 @@ SkyPilotImport import_skypilot(PriceTable& table, const ImportFile& f, const Imp
       r.spec.accelerator_model = gpu_model(has_gpu_info ? field("GpuInfo").text : "", accelerator);
     // GPU machine types: the machine's row plus its GPUs' row of the same zone, for each market
     // both price. A catalog without accelerator rows prices its machines whole (as AWS's does).
-    const auto gpus = accelerator.empty() && !accelerators.empty() ? gcp_attached_gpus(r.spec.type) : std::nullopt;
-    if (gpus) {
+    const auto gpus = accelerator.empty() ? gcp_attached_gpus(r.spec.type) : std::nullopt;
+    if (gpus && !accelerators) accelerators = attachable_accelerators(f, o, col, header.size(), has_zone);
+    if (gpus && !accelerators->empty()) {
       const AcceleratorKey key{gpus->name, gpus->count, r.region, r.zone};
-      const auto a = accelerators.find(key);
-      if (a == accelerators.end()) {
+      const auto a = accelerators->find(key);
+      if (a == accelerators->end()) {
         skipped.skip("of GPU machine types whose GPUs the file does not price in their zone", place,
                      fmt::format("no {} x {} row for {} in {}", gpus->count, gpus->name, r.spec.type, zone.empty() ? region : zone));
         continue;
@@ -712,7 +711,7 @@ SkyPilotImport import_skypilot(PriceTable& table, const ImportFile& f, const Imp
     out.notes.push_back(fmt::format("priced {} rows of GPU machine types (a2, a3, a4, g2) as the machine's row plus the row of "
                                     "the GPUs its name fixes, in the same zone, e.g. {}",
                                     joined, joined_example));
-  if (const size_t unused = accelerators.size() - used.size(); !accelerators.empty() && unused > 0)
+  if (const size_t unused = attachable.size() - used.size(); unused > 0)
     out.notes.push_back(fmt::format("left out {} accelerator rows that no machine type's name attaches (TPUs; GPUs attachable "
                                     "to N1 machines in any number)", unused));
   if (local_zone_rows > 0)

@@ -971,11 +971,4 @@ bool CsvReader::next(std::vector<CsvField>& row) {
   return true;
 }
 
-std::vector<std::vector<CsvField>> read_csv(const std::string& text, const std::string& file) {
-  std::vector<std::vector<CsvField>> rows;
-  CsvReader reader(text, file);
-  for (std::vector<CsvField> row; reader.next(row);) rows.push_back(row);
-  return rows;
-}
-
 }  // namespace pperf

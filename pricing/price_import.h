@@ -62,16 +62,16 @@ std::string price_table_json(const PriceTable& table);
 std::string import_spot_advisor(const std::vector<ImportFile>& files, const ImportOptions& options,
                                 const std::string& name, const std::string& source, const std::string& notes);
 
-/// RFC 4180 CSV (quoted fields, "" inside quotes, CRLF or LF): rows of fields with each field's
-/// 1-based line and column, for error messages. An unterminated quote is an InputError.
+/// One field of a CSV row, with its 1-based line and column for error messages.
 struct CsvField {
   std::string text;
   size_t line = 0, column = 0;
 };
-std::vector<std::vector<CsvField>> read_csv(const std::string& text, const std::string& file);
 
-/// The same, one row at a time (a catalog of millions of rows is never held as fields): a UTF-8
-/// byte-order mark at the start is skipped. `next` returns false after the last row.
+/// RFC 4180 CSV (quoted fields, "" inside quotes, CRLF or LF), one row at a time: a catalog of
+/// millions of rows is never held as fields. A UTF-8 byte-order mark at the start is skipped; an
+/// unterminated quote is an InputError naming `file`. `text` must outlive the reader. `next`
+/// returns false after the last row.
 class CsvReader {
  public:
   CsvReader(const std::string& text, std::string file);

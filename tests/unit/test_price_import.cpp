@@ -232,14 +232,24 @@ TEST(PriceImport, EveryMistakeNamesTheFileAndThePlace) {
   }
 }
 
+namespace {
+/// Every row a CsvReader reads from `text`.
+std::vector<std::vector<CsvField>> csv_rows(const std::string& text) {
+  CsvReader reader(text, "f");
+  std::vector<std::vector<CsvField>> rows;
+  for (std::vector<CsvField> row; reader.next(row);) rows.push_back(row);
+  return rows;
+}
+}  // namespace
+
 TEST(PriceImport, CsvReaderQuotesAndPositions) {
-  const auto rows = read_csv("a,\"b,\"\"c\"\"\",d\r\n\"multi\nline\",x\n", "f");
+  const auto rows = csv_rows("a,\"b,\"\"c\"\"\",d\r\n\"multi\nline\",x\n");
   ASSERT_EQ(rows.size(), 2u);
   EXPECT_EQ(rows[0][1].text, "b,\"c\"");
   EXPECT_EQ(rows[0][2].column, 13u);
   EXPECT_EQ(rows[1][0].text, "multi\nline");
   EXPECT_EQ(rows[1][1].line, 3u);
-  EXPECT_THROW(read_csv("a,\"b\"c\n", "f"), InputError);
+  EXPECT_THROW(csv_rows("a,\"b\"c\n"), InputError);
 }
 
 TEST(PriceTableRegions, AMultiRegionTableNeedsARegion) {

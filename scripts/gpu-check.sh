@@ -1,60 +1,163 @@
 #!/usr/bin/env bash
-# The GPU path end to end, on a GPU host: one line per check, "pass" or "FAIL", exit 1 if any
-# failed. Without a GPU it says "no GPU" and exits 0 after the checks that need none (the build
-# and the check configs' validation), which CI runs.
-# usage: scripts/gpu-check.sh [PPERF]   (default: the binary scripts/setup.sh builds)
+# The GPU path end to end, on a GPU host: one PASS/FAIL line per check, the figures behind it,
+# and a summary file; exit 1 if any check failed. Sized for one H100 in under 10 minutes.
+#   - a ViT-B/16 in bf16 and a ResNet50 on cuda:0, each against the eager PyTorch peer on the same
+#     GPU (the step-time ratio, FAIL above 1.10), MFU against the measured and the datasheet
+#     peak, the device's memory figures, utilization of the GPU trained on;
+#   - NCCL with one rank and with two ranks on the one GPU (all-reduce time > 0, engine named),
+#     Gloo ranks on a CUDA device;
+#   - python_step driving the GPU itself (pperf opens no CUDA context for it), and --native with
+#     pperf's device cpu on a GPU instance for such a step;
+#   - configs/p4d_gpu.json's local configuration (its measure shortened), which says it trains
+#     1 of the 8 GPUs it prices.
+# Without a GPU it validates its configs, says "no GPU" and exits 0 (CI runs that part).
+# usage: scripts/gpu-check.sh [PPERF] [--out DIR]   (default: the binary scripts/setup.sh builds;
+#        results, peers' output and summary.txt under DIR, default a temporary folder)
+# PPERF_PEER_PYTHON: the python3 with torch for the peers and the python_step (default python3).
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-pperf="${1:-$("$root/scripts/setup.sh")/pperf}"
+pperf="" out=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --out) out="$2"; shift 2 ;;
+    *) pperf="$1"; shift ;;
+  esac
+done
+[ -n "$pperf" ] || pperf="$("$root/scripts/setup.sh")/pperf"
+py="${PPERF_PEER_PYTHON:-python3}"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
+[ -n "$out" ] || out="$work/out"
+mkdir -p "$out"
+summary="$out/summary.txt"
+: > "$summary"
 failed=0
-check() {  # check NAME COMMAND...: runs it, prints pass/FAIL with its last output line on failure
+say() { echo "$*" | tee -a "$summary"; }
+check() {  # check NAME COMMAND...: PASS, or FAIL with the command's last output line
   local name="$1"; shift
-  if out="$("$@" 2>&1)"; then echo "pass  $name"; else echo "FAIL  $name: $(tail -n 1 <<<"$out")"; failed=1; fi
+  local output
+  if output="$("$@" 2>&1)"; then say "PASS  $name${output:+: $(tail -n 1 <<<"$output")}"
+  else say "FAIL  $name: $(tail -n 1 <<<"$output")"; failed=1; fi
 }
-result_has() {  # result_has RESULTS.json PYTHON-EXPRESSION-over-r
-  /usr/bin/python3 -c "import json,sys; r=json.load(open(sys.argv[1])); sys.exit(0 if ($2) else 1)" "$1"; }
+# query RESULTS.json EXPRESSION: evaluates a Python expression over r (the results document's
+# first result) and prints it; exit 1 when it is falsy. `d` is the document.
+query() {
+  "$py" - "$1" "$2" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+r = d["results"][0]
+value = eval(sys.argv[2])
+print(value)
+sys.exit(0 if value else 1)
+PY
+}
+run() {  # run NAME PPERF-ARGS...: a run whose results go to $out/NAME.json, its output to NAME.log
+  local name="$1"; shift
+  "$pperf" run --quiet --out "$out/$name.json" "$@" > "$out/$name.log" 2>&1 || { tail -n 3 "$out/$name.log"; return 1; }
+}
 
 version="$("$pperf" --version)"
-echo "pperf: $version"
+say "pperf: $version"
 gpus=0
 command -v nvidia-smi >/dev/null && gpus="$(nvidia-smi --query-gpu=index --format=csv,noheader 2>/dev/null | wc -l)"
-gpu_type=g5.xlarge
-case "$gpus" in 4) gpu_type=g5.12xlarge ;; 8) gpu_type=p4d.24xlarge ;; esac
 
-# One config per check: a bf16 ViT and a ResNet50 on one GPU, then the ViT on every GPU as ranks.
-config() {  # config NAME WORKLOAD PARAMS INSTANCE DEVICE
+config() {  # config NAME WORKLOAD PRESET BATCH PARAMS EXECUTION [INSTANCE]
   cat > "$work/$1.json" <<JSON
 {"name": "gpu-check-$1", "pricing": {"table": "aws-ec2-us-east-1"},
- "workloads": [{"name": "$2", "preset": "tiny", "batch_size": 32, "params": $3}],
- "measure": {"warmup_steps": 3, "min_steps": 10, "max_steps": 30, "max_seconds": 60},
- "configurations": [{"name": "$1", "baseline": true, "instances": [{"type": "$4"}], "execution": {"device": "$5"}}]}
+ "workloads": [{"name": "$2", "preset": "$3", "batch_size": $4, "params": $5}],
+ "measure": {"warmup_steps": 5, "min_steps": 20, "max_steps": 40, "max_seconds": 30},
+ "configurations": [{"name": "$1", "baseline": true, "instances": [{"type": "${7:-g5.xlarge}"}], "execution": $6}]}
 JSON
 }
-config vit-bf16 vit_synthetic '{"precision": "bf16"}' g5.xlarge cuda:0
-config resnet50 resnet50_augment '{}' g5.xlarge cuda:0
-config all-gpus vit_synthetic '{}' "$gpu_type" cuda
-for c in vit-bf16 resnet50 all-gpus; do check "validate $c" "$pperf" validate --config "$work/$c.json"; done
+config vit-b16-bf16 vit_synthetic base 64 '{"precision": "bf16"}' '{"device": "cuda:0"}'
+config resnet50 resnet50_augment full 64 '{}' '{"device": "cuda:0", "data": {"workers": 6}}'
+config nccl-1 vit_synthetic small 32 '{}' '{"device": "cuda:0", "distributed": {"world_size": 1, "backend": "nccl", "spawn_local": {}}}'
+config nccl-2 vit_synthetic small 32 '{}' '{"device": "cuda:0", "distributed": {"world_size": 2, "backend": "nccl", "spawn_local": {}}}'
+config gloo-cuda vit_synthetic small 32 '{}' '{"device": "cuda:0", "distributed": {"world_size": 2, "backend": "gloo", "spawn_local": {}}}'
+step_params="{\"step\": \"bert_step:make\", \"python\": \"$py\", \"kwargs\": {\"preset\": \"base\", \"batch_size\": 32, \"device\": \"cuda\"}}"
+config python-step python_step default 32 "$step_params" '{"device": "cuda:0"}'
+config python-step-native python_step default 32 "$step_params" '{"device": "cpu"}'
+cp "$root/share/pperf/python/examples/bert_step.py" "$work/" 2>/dev/null || cp "$root/python/examples/bert_step.py" "$work/"
+# p4d_gpu.json's local configuration, as shipped but for a shorter measurement.
+"$py" - "$root/configs/p4d_gpu.json" "$work/p4d-local.json" <<'PY' 2>/dev/null ||
+import json, sys
+c = json.load(open(sys.argv[1]))
+c.pop("$schema", None)
+c["measure"].update({"min_steps": 20, "max_steps": 40, "max_seconds": 45})
+c["configurations"] = [x for x in c["configurations"] if x["name"] == "homogeneous"]
+json.dump(c, open(sys.argv[2], "w"))
+PY
+  cp "$root/configs/p4d_gpu.json" "$work/p4d-local.json"
+# (python_step's configs are validated on the GPU host: validating imports the step, and its torch.)
+for c in vit-b16-bf16 resnet50 nccl-1 gloo-cuda p4d-local; do
+  check "validate $c" "$pperf" validate --config "$work/$c.json"
+done
 
 if [ "$gpus" -eq 0 ]; then
-  echo "no GPU: the checks that train on one are skipped (nvidia-smi lists none)"
+  say "no GPU: the checks that train on one are skipped (nvidia-smi lists none)"
   exit $failed
 fi
-check "built with CUDA" grep -q CUDA <<<"$version"
-for c in vit-bf16 resnet50; do
-  check "$c on cuda:0 completes" "$pperf" run --config "$work/$c.json" --native --quiet --out "$work/$c.out.json"
-  check "$c MFU <= 100 %" result_has "$work/$c.out.json" 'r["results"][0]["mfu"] is not None and r["results"][0]["mfu"] <= 1'
-  check "$c utilization of its own GPU" result_has "$work/$c.out.json" \
-    'r["results"][0]["execution"]["gpu_utilization"]["gpu"] != "all" and r["results"][0]["execution"]["gpu_utilization"]["samples"] > 0'
+check "built with CUDA" grep -o "CUDA [0-9.]*" <<<"$version"
+check "GPU" nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader -i 0
+
+peer() {  # peer NAME SCRIPT ARGS...: the eager PyTorch step on cuda:0, its JSON line in NAME.peer.json
+  local name="$1" script="$2"; shift 2
+  "$py" "$root/bench/peers/$script" --device cuda "$@" > "$out/$name.peer.json" 2> "$out/$name.peer.log" ||
+    { tail -n 3 "$out/$name.peer.log"; return 1; }
+  tail -n 1 "$out/$name.peer.json"
+}
+ratio() {  # ratio NAME: pperf's median step over the peer's, FAIL above 1.10
+  "$py" - "$out/$1.json" "$out/$1.peer.json" <<'PY'
+import json, sys
+ours = json.load(open(sys.argv[1]))["results"][0]["step_time_ms"]["median"]
+peer = json.loads(open(sys.argv[2]).read().strip().splitlines()[-1])["step_ms_median"]
+print(f"pperf {ours:.2f} ms / PyTorch eager {peer:.2f} ms = {ours / peer:.3f}")
+sys.exit(0 if ours / peer <= 1.10 else 1)
+PY
+}
+single_gpu_checks() {  # single_gpu_checks NAME
+  local n="$1"
+  check "$n: MFU against the measured peak (<= 100 %)" query "$out/$n.json" \
+    'r["mfu"] is not None and 0 < r["mfu"] <= 1 and f"{100 * r[\"mfu\"]:.1f} % of {r[\"execution\"][\"device_peak_gflops\"]} GFLOP/s"'
+  check "$n: MFU against the datasheet" query "$out/$n.json" \
+    'r.get("mfu_datasheet") is not None and f"{100 * r[\"mfu_datasheet\"]:.1f} % of the datasheet"'
+  check "$n: device memory figures" query "$out/$n.json" \
+    'r["memory"]["devices"] and r["memory"]["devices"][0]["peak_allocated_bytes"] > 0 and f"peak allocated {r[\"memory\"][\"devices\"][0][\"peak_allocated_bytes\"] / 2**30:.2f} GiB, reserved {r[\"memory\"][\"devices\"][0][\"peak_reserved_bytes\"] / 2**30:.2f} GiB"'
+  check "$n: utilization of its own GPU" query "$out/$n.json" \
+    'r["execution"]["gpu_utilization"]["gpu"] != "all" and r["execution"]["gpu_utilization"]["samples"] > 0 and r["execution"]["gpu_utilization"]["mean_pct"] > 0 and f"GPU {r[\"execution\"][\"gpu_utilization\"][\"gpu\"]}: mean {r[\"execution\"][\"gpu_utilization\"][\"mean_pct\"]:.0f} % over {r[\"execution\"][\"gpu_utilization\"][\"samples\"]} samples"'
+}
+
+check "ViT-B/16 bf16 on cuda:0 completes" run vit-b16-bf16 --config "$work/vit-b16-bf16.json" --native
+check "ViT-B/16 bf16: bf16 autocast recorded" query "$out/vit-b16-bf16.json" 'r["model"]["precision"].startswith("bf16") and r["model"]["precision"]'
+check "ViT-B/16 bf16: PyTorch eager peer" peer vit-b16-bf16 vit_synthetic.py --preset base --batch-size 64 --precision bf16 --steps 30 --warmup 5
+check "ViT-B/16 bf16: pperf / PyTorch step time <= 1.10" ratio vit-b16-bf16
+single_gpu_checks vit-b16-bf16
+
+check "ResNet50 on cuda:0 completes" run resnet50 --config "$work/resnet50.json" --native
+check "ResNet50: PyTorch eager peer" peer resnet50 resnet50_augment.py --preset full --batch-size 64 --steps 30 --warmup 5
+check "ResNet50: pperf / PyTorch step time <= 1.10" ratio resnet50
+single_gpu_checks resnet50
+
+for ranks in 1 2; do
+  n="nccl-$ranks"
+  check "NCCL, $ranks rank(s) on cuda:0, completes" run "$n" --config "$work/$n.json"
+  check "NCCL, $ranks rank(s): all-reduce time > 0, engine named" query "$out/$n.json" \
+    'r["distributed"]["backend"] == "nccl" and r["distributed"]["allreduce_ms"]["median"] > 0 and r["distributed"].get("engine") and f"all-reduce {r[\"distributed\"][\"allreduce_ms\"][\"median\"]:.3f} ms per step, engine {r[\"distributed\"][\"engine\"]}"'
 done
-check "vit bf16 autocast reported" result_has "$work/vit-bf16.out.json" 'r["results"][0]["model"]["precision"].startswith("bf16")'
-if [ "$gpus" -ge 2 ] && [ "$gpu_type" != g5.xlarge ]; then
-  check "every GPU as NCCL ranks completes" "$pperf" run --config "$work/all-gpus.json" --native --quiet --out "$work/all.out.json"
-  check "NCCL backend, one rank per GPU" result_has "$work/all.out.json" \
-    "r['results'][0]['distributed']['backend'] == 'nccl' and r['results'][0]['distributed']['world_size'] == $gpus"
-  check "all-reduce time > 0" result_has "$work/all.out.json" 'r["results"][0]["distributed"]["allreduce_ms"]["median"] > 0'
-else
-  echo "skip  every GPU as NCCL ranks: $gpus GPU(s), the check needs 4 or 8 (a g5.12xlarge or a p4d)"
-fi
+check "Gloo ranks on cuda:0 complete" run gloo-cuda --config "$work/gloo-cuda.json"
+check "Gloo on CUDA: all-reduce time > 0" query "$out/gloo-cuda.json" \
+  'r["distributed"]["backend"] == "gloo" and r["distributed"]["allreduce_ms"]["median"] > 0 and f"all-reduce {r[\"distributed\"][\"allreduce_ms\"][\"median\"]:.3f} ms per step"'
+
+check "validate python-step" "$pperf" validate --config "$work/python-step.json"
+check "python_step on the GPU completes" run python-step --config "$work/python-step.json"
+check "python_step: pperf opened no CUDA context, sampled the step's GPU" query "$out/python-step.json" \
+  'any("opened no CUDA context" in e for e in r["events"]) and r["execution"]["gpu_utilization"]["samples"] > 0 and f"GPU mean {r[\"execution\"][\"gpu_utilization\"][\"mean_pct\"]:.0f} %, step {r[\"step_time_ms\"][\"median\"]:.2f} ms"'
+check "python_step, device cpu, --native on a GPU instance completes" run python-step-native --config "$work/python-step-native.json" --native
+
+check "p4d_gpu.json local configuration completes" run p4d-local --config "$work/p4d-local.json"
+check "p4d_gpu.json: says it trains 1 of 8 priced GPUs" query "$out/p4d-local.json" \
+  'next((e for e in r["events"] if "trains 1 of 8 priced GPUs" in e), None)'
+check "p4d_gpu.json: throughput" query "$out/p4d-local.json" \
+  'f"{r[\"throughput\"][\"samples_per_s\"]:.0f} samples/s, step {r[\"step_time_ms\"][\"median\"]:.1f} ms, data wait {100 * r[\"data_wait_fraction\"]:.0f} %"'
+say "summary: $summary ($(grep -c '^PASS' "$summary") passed, $(grep -c '^FAIL' "$summary") failed)"
 exit $failed

@@ -27,6 +27,14 @@ struct Batch {
   int64_t samples() const { return inputs.defined() ? inputs.size(0) : 0; }
 };
 
+/// `batch` with its tensors in page-locked host memory (copies), so a copy to a GPU can run
+/// asynchronously; an undefined tensor (a step that makes its own data) stays undefined.
+inline Batch pin_batch(Batch batch) {
+  if (batch.inputs.defined()) batch.inputs = batch.inputs.pin_memory();
+  if (batch.targets.defined()) batch.targets = batch.targets.pin_memory();
+  return batch;
+}
+
 /// A workload's CPU input pipeline: load + preprocess one batch.
 /// The caller guarantees 0 <= index <= kMaxBatchIndex.
 /// The implementer guarantees make_batch is thread-safe (loader threads call it concurrently)

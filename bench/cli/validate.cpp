@@ -1,6 +1,7 @@
 // `pperf validate`: is the config valid (exit 0 / 2), and what of it would not run here.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <iostream>
 
 #include "bench/cli/cli.h"
@@ -20,6 +21,14 @@ int command_validate(const std::vector<std::string>& args) {
                            config.workloads.size(), config.configurations.size(),
                            config.priced_only ? "priced only" : "measured", config.price_table.name);
   if (config.priced_only) return kExitOk;
+  std::vector<std::string> notes;
+  for (const auto& item : plan.items)
+    for (const auto& note : item.notes) {
+      const std::string line = fmt::format("  configuration '{}': {}", item.configuration->name, note);
+      if (std::find(notes.begin(), notes.end(), line) == notes.end()) notes.push_back(line);
+    }
+  if (!notes.empty()) std::cout << "note:\n";
+  for (const auto& n : notes) std::cout << n << "\n";
   std::vector<std::string> lines;
   for (const auto& item : plan.items)
     for (const auto& obstacle : item.not_runnable_here) {

@@ -290,6 +290,8 @@ ExecutionSettings parse_execution(const JsonView& v) {
       d->fail("data-parallel ranks read the local loader: needs data mode 'local' with the pperf worker");
     if (e.distributed->spawn_local && e.distributed->cpus_per_rank > 0 && !e.cpus.empty())
       d->at("spawn_local").fail("give either execution.cpus or spawn_local.cpus_per_rank, not both");
+    if (e.distributed->backend == "nccl" && e.device.kind == DeviceChoice::Kind::cpu)
+      d->at("backend").fail("nccl all-reduces on CUDA devices only, and execution.device is cpu: use \"gloo\" on the CPU");
   }
   return e;
 }

@@ -1,5 +1,7 @@
 #include "bench/config/plan.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
@@ -72,7 +74,8 @@ void check_device(const DeviceChoice& device, const std::string& pointer, const 
 
 /// Ranks: a launcher's group must be the size the configuration asks for; ranks spawned here
 /// need one GPU each here. And --native with priced GPUs must train on them.
-void check_ranks(const Configuration& c, const HostCapacity& host, std::vector<Obstacle>& problems) {
+void check_ranks(const Configuration& c, const WorkloadSpec& workload, const HostCapacity& host,
+                 std::vector<Obstacle>& problems) {
   const std::optional<DistributedSettings>& d = c.execution.distributed;
   const std::string device_pointer = c.pointer + "/execution/device";
   const bool rank_per_gpu = c.execution.device.kind == DeviceChoice::Kind::every_gpu;
@@ -86,7 +89,8 @@ void check_ranks(const Configuration& c, const HostCapacity& host, std::vector<O
     problems.push_back({device_pointer, "one rank per GPU: " + std::to_string(d->world_size) + " ranks, this host has " +
                                             std::to_string(host.cuda_devices) +
                                             " GPUs (start them with a launcher across the instances: docs/gpu.md)"});
-  if (host.native && c.priced_gpus > 0 && c.execution.device.kind == DeviceChoice::Kind::cpu)
+  // A step that drives its own device (python_step) may use the GPUs whatever pperf's device is.
+  if (host.native && c.priced_gpus > 0 && c.execution.device.kind == DeviceChoice::Kind::cpu && !workload.owns_device)
     problems.push_back({device_pointer, "--native: the priced trainer instances have " + std::to_string(c.priced_gpus) +
                                             " GPU(s), but this configuration trains on the CPU, which would price "
                                             "their GPUs for a CPU's step time; set \"device\": \"cuda\""});
@@ -118,7 +122,11 @@ PlanItem plan_item(const Config& config, size_t workload_index, size_t configura
   if (c.execution.distributed) item.ranks = c.execution.distributed->world_size;
   check_cpus(c.execution.cpus, c.pointer + "/execution/cpus", host, item.not_runnable_here);
   check_device(c.execution.device, c.pointer + "/execution/device", host, item.not_runnable_here);
-  check_ranks(c, host, item.not_runnable_here);
+  check_ranks(c, *item.workload, host, item.not_runnable_here);
+  if (c.execution.device.kind == DeviceChoice::Kind::gpu && c.priced_gpus > 1)
+    item.notes.push_back(fmt::format("trains 1 of {} priced GPUs ({}): the cost per sample prices all {} for one GPU's "
+                                     "throughput; \"device\": \"cuda\" trains one rank per priced GPU",
+                                     c.priced_gpus, c.execution.device.name(), c.priced_gpus));
   check_cpus(c.execution.data.spawn_local_cpus, c.pointer + "/execution/data/spawn_local/cpus", host,
              item.not_runnable_here);
   if (workload_index < config.path_params.size())

@@ -43,6 +43,9 @@ struct PlanItem {
   int64_t ranks = 1;  // data-parallel processes; each consumes one batch per step
   /// Why this item cannot run on this host (empty: it can).
   std::vector<Obstacle> not_runnable_here;
+  /// What the item measures that a reader of its cost must know (it runs, and its result and
+  /// `validate` say so), e.g. one GPU trained of the eight priced.
+  std::vector<std::string> notes;
 
   int64_t samples_per_step() const { return workload->batch_size * ranks; }
   /// A Result carrying the item's identity (workload, configuration, samples per step), status ok.

@@ -28,6 +28,7 @@ std::vector<std::string> capability_names(const WorkloadCapabilities& c) {
   if (c.data_workers) out.push_back("data_workers");
   if (c.model_flops) out.push_back("model_flops");
   if (c.steps_as_own_ranks) out.push_back("steps_as_own_ranks");
+  if (c.owns_device) out.push_back("owns_device");
   return out;
 }
 
@@ -117,6 +118,7 @@ WorkloadSpec make_workload_spec(const WorkloadDescriptor& descriptor, const std:
     spec.params[key] = value;
   }
   spec.seed = seed;
+  spec.owns_device = descriptor.capabilities.owns_device;
   return spec;
 }
 

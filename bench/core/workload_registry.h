@@ -60,6 +60,8 @@ struct WorkloadSpec {
   /// MASTER_ADDR, MASTER_PORT), MASTER_PORT a port of the step's own, not pperf's store.
   /// Empty otherwise. Set by the executor, like `device`.
   std::map<std::string, std::string> rank_env;
+  /// The workload's capabilities.owns_device, copied here so the plan can read it.
+  bool owns_device = false;
 
   const nlohmann::json& param(const std::string& key) const;
   std::string string_param(const std::string& key) const;
@@ -121,10 +123,15 @@ struct WorkloadCapabilities {
   /// data-parallel with the launcher variables of WorkloadSpec::rank_env (execution.distributed
   /// without data_parallel); its memory is that process's, so the in-process probe does not apply.
   bool steps_as_own_ranks = false;
+  /// The step chooses and drives its own device (python_step's object): pperf opens no CUDA
+  /// context for it, places no batch on a GPU, and --native on a GPU instance does not ask it to
+  /// train on "cuda" (the step's own choice is its business; execution.device names the GPU
+  /// pperf samples).
+  bool owns_device = false;
 };
 
 /// The names of the capabilities `c` has, in declaration order ("data_parallel", "checkpoint",
-/// "data_workers", "model_flops", "steps_as_own_ranks").
+/// "data_workers", "model_flops", "steps_as_own_ranks", "owns_device").
 std::vector<std::string> capability_names(const WorkloadCapabilities& c);
 
 struct WorkloadDescriptor {

@@ -22,6 +22,7 @@ struct ServiceSourceOptions {
   int64_t prefetch_batches = 4;         // bound of the shared ready-batch queue
   double rpc_deadline_s = 10;           // handshake / shutdown
   double batch_stall_deadline_s = 120;  // a stream silent this long is dropped
+  bool pin_memory = false;              // pin each batch in its stream's thread (a CUDA trainer)
   std::string dataset;                  // Python workers: the "module:factory" they must serve
   std::string dataset_kwargs;           // ... built with these keyword arguments (JSON; "" is {})
   /// What the model takes per sample; when non-empty, a worker declaring anything else is

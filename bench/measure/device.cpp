@@ -26,9 +26,10 @@ class CudaDevice : public Device {
   explicit CudaDevice(torch::Device device) : device_(device) {}
 
   Batch place(Batch batch) const override {
-    // Page-locked host memory lets the copy run asynchronously (non_blocking); batches from
-    // the loader or the data service are pageable, so they are pinned first.
+    // Page-locked host memory lets the copy run asynchronously (non_blocking): the loader and
+    // the data service pin batches in their own threads; any other batch is pinned here.
     auto to_device = [&](const torch::Tensor& t) {
+      if (!t.defined()) return t;  // a step that makes its own data
       return (t.is_pinned() ? t : t.pin_memory()).to(device_, /*non_blocking=*/true);
     };
     batch.inputs = to_device(batch.inputs);

@@ -38,6 +38,10 @@
 namespace pperf {
 
 namespace {
+/// Batches bound for a GPU are pinned where they are made or received, off the training
+/// thread, as DataLoader(pin_memory=True) does; a step that drives its own device gets none.
+bool pins_batches(const WorkloadSpec& spec) { return spec.device != "cpu" && !spec.owns_device; }
+
 /// The data source a configuration asks for: loader threads here, or data workers (started
 /// here for spawn_local, or already running at `endpoints`). `group` keeps spawned workers alive.
 /// A Python pipeline in "local" mode runs as one Python worker on the trainer's own CPUs, so
@@ -50,12 +54,13 @@ std::unique_ptr<DataSource> open_data_source(const Config& config, const Workloa
   const DataSettings& data = exec.data;
   const bool python = data.worker == DataWorker::python;
   if (data.mode == DataMode::local && !python)
-    return std::make_unique<LocalLoader>(pipeline, data.workers, data.prefetch_batches, 0, 1, spec.device != "cpu");
+    return std::make_unique<LocalLoader>(pipeline, data.workers, data.prefetch_batches, 0, 1, pins_batches(spec));
   ServiceSourceOptions service;
   service.endpoints = data.endpoints;
   const char* env_token = std::getenv("PPERF_DATA_TOKEN");
   service.token = env_token ? env_token : "";
   service.prefetch_batches = data.prefetch_batches;
+  service.pin_memory = pins_batches(spec);
   if (descriptor.batch_layout) service.expected_layout = descriptor.batch_layout(spec);
   if (python) service.dataset = data.dataset, service.dataset_kwargs = data.dataset_kwargs.dump();
   if (!data.tls_ca.empty()) service.tls_ca_pem = read_text_file(data.tls_ca);
@@ -361,9 +366,15 @@ void prepare_item(PreparedItem& p, Result& r, const Config& config, const PlanIt
   if (exec.device.kind == DeviceChoice::Kind::every_gpu)
     if (const int64_t gpus = torch_cuda_devices(); gpus > 0) ordinal = cuda_ordinal_of_rank(rank ? rank->local_rank : 0, gpus);
   spec.device = exec.device.torch_device(ordinal);
-  p.device = open_device(spec.device);  // also the thread's current device
   const WorkloadDescriptor* descriptor = registry.find(spec.name);
   if (!descriptor) throw std::runtime_error("workload '" + spec.name + "' is not compiled into this pperf");
+  // A step that drives its own device gets no CUDA context of pperf's: its batches stay on the
+  // host and its own synchronize() ends each step; the configured GPU is only sampled.
+  p.device = open_device(spec.owns_device ? "cpu" : spec.device);  // also the thread's current device
+  if (spec.owns_device && spec.device != "cpu")
+    r.events.push_back("the step drives its own device: pperf opened no CUDA context and samples " + spec.device +
+                       "'s utilization with nvidia-smi");
+  for (const auto& note : item.notes) r.events.push_back(note);
   // Pin before anything starts threads, so loader and libtorch threads inherit the set.
   if (!pin_process_to_cpus(p.cpus)) throw std::runtime_error("cannot pin the trainer to its CPUs");
   const AppliedThreads applied = apply_threads(exec.threads, exec.interop_threads);
@@ -372,7 +383,7 @@ void prepare_item(PreparedItem& p, Result& r, const Config& config, const PlanIt
   r.execution->emulated = !options.native;
   r.execution->cpus = p.cpus;
   r.execution->data_cpus = exec.data.spawn_local_cpus;
-  r.execution->device = p.device->name();
+  r.execution->device = spec.device;
 
   // The item's peak starts here (several items may share a process measured --in-process).
   reset_peak_rss();
@@ -383,7 +394,7 @@ void prepare_item(PreparedItem& p, Result& r, const Config& config, const PlanIt
       exec.data.mode == DataMode::local && exec.data.worker == DataWorker::pperf ? descriptor->make_pipeline(spec) : nullptr;
   // Rank r of N reads batches r, r + N, r + 2N, ...: disjoint slices of the one sequence.
   p.data = rank ? std::make_unique<LocalLoader>(pipeline, exec.data.workers, exec.data.prefetch_batches, rank->rank,
-                                                rank->world_size, spec.device != "cpu")
+                                                rank->world_size, pins_batches(spec))
                 : open_data_source(config, spec, *descriptor, pipeline, exec, options, p.group, *r.execution);
   // A step that forms its own group (python_step) gets the launcher's variables with a port of
   // its own; pperf's group then only agrees on stopping and gathers the step times.
@@ -408,9 +419,9 @@ void prepare_item(PreparedItem& p, Result& r, const Config& config, const PlanIt
   else if (auto info = p.data->data_info()) r.data = *info;
   if (r.data && r.data->source == "synthetic") r.events.push_back("synthetic data: random inputs, not a real dataset");
 
-  p.smi_id = p.device->name() == "cpu" ? "all"
-                                       : nvidia_smi_gpu_id(static_cast<int>(torch::Device(p.device->name()).index()),
-                                                           std::getenv("CUDA_VISIBLE_DEVICES"), std::getenv("CUDA_DEVICE_ORDER"));
+  p.smi_id = spec.device == "cpu" ? "all"
+                                  : nvidia_smi_gpu_id(static_cast<int>(torch::Device(spec.device).index()),
+                                                      std::getenv("CUDA_VISIBLE_DEVICES"), std::getenv("CUDA_DEVICE_ORDER"));
 }
 
 /// The figures of a measured item beside its step times: device peak, bottleneck verdict, a
@@ -471,7 +482,7 @@ void measure_into(Result& r, const Config& config, const PlanItem& item, const W
   std::optional<TerminalProgress> progress;
   if (options.terminal_progress) progress.emplace(item.configuration->name, config.measure);
   std::optional<GpuSampler> gpu_sampler;
-  if (p.device->name() != "cpu") gpu_sampler.emplace(200, p.smi_id);
+  if (p.smi_id != "all") gpu_sampler.emplace(200, p.smi_id);
   const std::vector<int> data_pids = p.group ? p.group->pids() : std::vector<int>{};
   CpuSample cpu_before = CpuSample::now(data_pids), cpu_after;
   Measurement m;

@@ -174,6 +174,7 @@ class ServiceSource : public DataSource {
         }
         batch.inputs = tensor_from_wire(*message.mutable_inputs());
         batch.targets = tensor_from_wire(*message.mutable_targets());
+        if (options_.pin_memory) batch = pin_batch(std::move(batch));  // off the training thread
         check_batch_shape(batch);
       } catch (const std::exception& e) {
         failure = e.what();

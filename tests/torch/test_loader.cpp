@@ -76,3 +76,20 @@ TEST(LocalLoader, PipelineErrorsReachTheConsumer) {
       },
       std::runtime_error);
 }
+
+// A step that makes its own data (python_step) gets batches with no tensors; a loader feeding a
+// GPU pins what it delivers, and must pass those through instead of failing at batch 0.
+TEST(LocalLoader, PinningPassesBatchesWithoutTensorsThrough) {
+  class IndexOnlyPipeline : public InputPipeline {
+   public:
+    Batch make_batch(int64_t index) const override { return Batch{index, {}, {}}; }
+    DataInfo data_info() const override { return {"index only", "", 0}; }
+  };
+  LocalLoader loader(std::make_shared<IndexOnlyPipeline>(), 2, 2, 0, 1, /*pin_memory=*/true);
+  for (int64_t i = 0; i < 3; ++i) {
+    const auto b = loader.next();
+    ASSERT_TRUE(b);
+    EXPECT_EQ(b->index, i);
+    EXPECT_FALSE(b->inputs.defined());
+  }
+}

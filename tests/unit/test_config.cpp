@@ -314,6 +314,9 @@ TEST(Config, AConfigNeedingAHookTheWorkloadLacksIsRefusedNamingIt) {
             }),
             "");
   EXPECT_EQ(capability_names(own_ranks.capabilities), std::vector<std::string>{"steps_as_own_ranks"});
+  own_ranks.capabilities.owns_device = true;
+  EXPECT_EQ(capability_names(own_ranks.capabilities), (std::vector<std::string>{"steps_as_own_ranks", "owns_device"}));
+  EXPECT_TRUE(make_workload_spec(own_ranks, "", 0).owns_device) << "the plan reads it from the spec";
   EXPECT_EQ(capability_names(pperf::testing::fixture_workloads().find("mnist_heavy")->capabilities),
             (std::vector<std::string>{"data_parallel", "checkpoint", "data_workers", "model_flops"}));
 }
@@ -326,6 +329,9 @@ TEST(Config, DistributedKeys) {
   EXPECT_EQ(error_of(with({{"backend", "gloo"}})), "/configurations/0/execution/distributed/world_size: missing required field");
   EXPECT_NE(error_of(with({{"world_size", 0}})).find("/configurations/0/execution/distributed/world_size"), std::string::npos);
   EXPECT_NE(error_of(with({{"world_size", 2}, {"backend", "mpi"}})).find("/execution/distributed/backend"), std::string::npos);
+  EXPECT_EQ(error_of(with({{"world_size", 2}, {"backend", "nccl"}})),
+            "/configurations/0/execution/distributed/backend: nccl all-reduces on CUDA devices only, and "
+            "execution.device is cpu: use \"gloo\" on the CPU");
   EXPECT_NE(error_of(with({{"world_size", 2}, {"spawn_local", {{"cpus", 1}}}})).find("/execution/distributed/spawn_local"),
             std::string::npos);
   EXPECT_NE(error_of([](json& c) {

@@ -131,6 +131,27 @@ TEST(Plan, NativeOnGpuInstancesMustTrainOnTheGpus) {
             std::string::npos);
   EXPECT_TRUE(plan.items[1].not_runnable_here.empty()) << "a CPU instance measured on its CPU";
   EXPECT_TRUE(make_plan(c, {}, HostCapacity{128}).items[0].not_runnable_here.empty()) << "emulated: allowed";
+  // A step that drives its own device (python_step) is not pperf's to put on the GPU.
+  Config own_device = c;
+  for (auto& w : own_device.workloads) w.owns_device = true;
+  EXPECT_TRUE(make_plan(own_device, {{}, "mnist_heavy"}, native).items[0].not_runnable_here.empty());
+}
+
+TEST(Plan, OneGpuOfSeveralPricedSaysSo) {
+  pperf::testing::TempDir dir;
+  json j = two_by_two();  // small: 1x p3.2xlarge (1 GPU); big: 1x p4d.24xlarge (8 GPUs)
+  j["configurations"][0]["execution"] = {{"device", "cuda:0"}};
+  j["configurations"][1]["execution"] = {{"device", "cuda:0"}};
+  const Config c = load(j, dir);
+  HostCapacity one_gpu{128};
+  one_gpu.cuda_devices = 1;
+  const Plan plan = make_plan(c, {{}, "mnist_heavy"}, one_gpu);
+  EXPECT_TRUE(plan.items[0].notes.empty()) << "the one priced GPU";
+  ASSERT_EQ(plan.items[1].notes.size(), 1u);
+  EXPECT_EQ(plan.items[1].notes[0],
+            "trains 1 of 8 priced GPUs (cuda:0): the cost per sample prices all 8 for one GPU's throughput; "
+            "\"device\": \"cuda\" trains one rank per priced GPU");
+  EXPECT_TRUE(plan.items[1].not_runnable_here.empty()) << "it runs, and says so";
 }
 
 TEST(Plan, CudaRunsOneRankPerGpuOfTheTrainerInstances) {

@@ -49,10 +49,7 @@ void LocalLoader::work() {
     }
     try {
       Batch batch = pipeline_->make_batch(first_index_ + position * stride_);
-      if (pin_memory_) {
-        batch.inputs = batch.inputs.pin_memory();
-        batch.targets = batch.targets.pin_memory();
-      }
+      if (pin_memory_) batch = pin_batch(std::move(batch));
       std::lock_guard<std::mutex> lock(mutex_);
       ready_.emplace(position, std::move(batch));
     } catch (...) {

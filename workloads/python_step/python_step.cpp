@@ -214,7 +214,7 @@ WorkloadDescriptor python_step_descriptor() {
       "pperf's runner from request to done (docs/python_step.md)";
   // Checkpoints are forwarded when the object has save_state/load_state (else save_state says no).
   d.capabilities = {/*data_parallel=*/false, /*checkpoint=*/true, /*data_workers=*/false, /*model_flops=*/false,
-                    /*steps_as_own_ranks=*/true};
+                    /*steps_as_own_ranks=*/true, /*owns_device=*/true};
   d.presets = {{"default", "whatever the step does; batch_size must equal the step's own", 1}};
   d.params = {
       {"step", "string", "", "\"module:factory\": the module on PYTHONPATH or beside the config file (required)", {}},

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# scripts/gpu-bundle.sh packs pperf for a GPU host without a network: checked here on the torch
+# 2.15 build as the stand-in for the 2.11 one the GPU host takes. The folder must be under the
+# 64 MiB the host accepts, and its binary must start (`--version`) against the venv's torch
+# through the bundle's own run.sh, with no path of this build left in it.
+# usage: gpu_bundle_test.sh PPERF   (skips, 77, for a pperf built against a CPU-only libtorch)
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+pperf="$1"
+"$pperf" --version | grep -q CUDA || { echo "skip: $pperf is not a CUDA build (the torch 2.x build runs this)"; exit 77; }
+python="$("$root/scripts/setup-torch2.sh")"
+out="$(mktemp -d)"
+trap 'rm -rf "$out"' EXIT
+bundle="$("$root/scripts/gpu-bundle.sh" --python "$python" --out "$out/bundle")"
+fail() { echo "FAIL: $*"; exit 1; }
+size_kib=$(du -sk "$bundle" | cut -f1)
+[ "$size_kib" -lt $((64 * 1024)) ] || fail "the bundle is $((size_kib / 1024)) MiB, over 64 MiB"
+echo "bundle: $((size_kib / 1024)) MiB, $(ls "$bundle/lib" | wc -l) libraries"
+# No build-tree path may remain in the binary's search path: on the GPU host none exists.
+rpath="$(readelf -d "$bundle/bin/pperf" | grep -E 'RPATH|RUNPATH')"
+grep -q 'lib]' <<<"$rpath" && ! grep -q "$root\|/var/cache" <<<"$rpath" || fail "search path: $rpath"
+# It starts against the venv's torch through run.sh alone, whatever this shell's library path.
+version="$(env -u LD_LIBRARY_PATH PPERF_PYTHON="$python" "$bundle/run.sh" pperf --version)" || fail "run.sh pperf --version"
+grep -q "libtorch $("$python" -c 'import torch; print(torch.__version__.split("+")[0])')" <<<"$version" ||
+  fail "version: $version"
+echo "$version"
+# Every library the binary needs resolves, and none of torch's or CUDA's came from the bundle.
+missing="$(env -u LD_LIBRARY_PATH bash -c "export LD_LIBRARY_PATH=\"$bundle/lib:\$($python -c 'import os, torch; print(os.path.dirname(torch.__file__))')/lib\"; ldd \"$bundle/bin/pperf\"" | grep 'not found' || true)"
+[ -z "$missing" ] || fail "unresolved: $missing"
+! ls "$bundle/lib" | grep -E '^lib(torch|c10|cudart|nccl|cudnn|stdc\+\+|c\.so)' || fail "torch's, CUDA's or the C runtime's library packed"
+# A torch of another version is refused with one line, exit 2.
+set +e
+message="$(PPERF_PYTHON="$python" bash -c "echo 9.9.9 > '$bundle/TORCH_VERSION'; '$bundle/run.sh' pperf --version" 2>&1)"
+code=$?
+set -e
+[ "$code" -eq 2 ] && grep -q "built against torch 9.9.9" <<<"$message" || fail "another torch: exit $code: $message"
+echo "ok"

@@ -7,6 +7,7 @@
 #include "bench/core/input_error.h"
 #include "workloads/bert_classification/wordpiece.h"
 #include "workloads/workload.h"
+#include "workloads/common/foreach_optim.h"
 
 namespace pperf {
 
@@ -235,7 +236,7 @@ class BertClassification : public Workload {
  private:
   int64_t seq_len_;
   BertClassifier net_;
-  torch::optim::AdamW optimizer_;
+  ForeachAdamW optimizer_;
 };
 
 }  // namespace

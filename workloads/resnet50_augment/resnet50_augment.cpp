@@ -10,6 +10,7 @@
 #include "bench/core/input_error.h"
 #include "workloads/common/augment.h"
 #include "workloads/workload.h"
+#include "workloads/common/foreach_optim.h"
 
 namespace pperf {
 
@@ -234,7 +235,7 @@ class ResNet50Augment : public Workload {
 
  private:
   ResNet net_;
-  torch::optim::SGD optimizer_;
+  ForeachSGD optimizer_;
 };
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include "bench/core/input_error.h"
 #include "workloads/common/synthetic_normal.h"
 #include "workloads/workload.h"
+#include "workloads/common/foreach_optim.h"
 
 namespace pperf {
 
@@ -74,9 +75,9 @@ class TorchScriptWorkload : public Workload {
     check_output(input_shape(spec), classes(spec), device_of(spec));
     const double lr = spec.number_param("lr");
     if (spec.string_param("optimizer") == "sgd")
-      optimizer_ = std::make_unique<torch::optim::SGD>(params_, torch::optim::SGDOptions(lr).momentum(0.9));
+      optimizer_ = std::make_unique<ForeachSGD>(params_, torch::optim::SGDOptions(lr).momentum(0.9));
     else
-      optimizer_ = std::make_unique<torch::optim::Adam>(params_, torch::optim::AdamOptions(lr));
+      optimizer_ = std::make_unique<ForeachAdam>(params_, torch::optim::AdamOptions(lr));
     module_.train();
   }
 

@@ -6,6 +6,7 @@
 #include "workloads/common/synthetic_normal.h"
 #include "workloads/common/torch_compat.h"
 #include "workloads/workload.h"
+#include "workloads/common/foreach_optim.h"
 
 namespace pperf {
 
@@ -250,7 +251,7 @@ class VitSynthetic : public Workload {
   }
 
   VisionTransformer net_;
-  torch::optim::Adam optimizer_;
+  ForeachAdam optimizer_;
   bool bf16_ = false;
   std::vector<std::string> events_;
 };

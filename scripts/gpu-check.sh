@@ -118,13 +118,13 @@ PY
 single_gpu_checks() {  # single_gpu_checks NAME
   local n="$1"
   check "$n: MFU against the measured peak (<= 100 %)" query "$out/$n.json" \
-    'r["mfu"] is not None and 0 < r["mfu"] <= 1 and f"{100 * r[\"mfu\"]:.1f} % of {r[\"execution\"][\"device_peak_gflops\"]} GFLOP/s"'
+    'r["mfu"] is not None and 0 < r["mfu"] <= 1 and "%.1f %% of the measured peak, %s" % (100 * r["mfu"], r["execution"]["device_peak_gflops"])'
   check "$n: MFU against the datasheet" query "$out/$n.json" \
-    'r.get("mfu_datasheet") is not None and f"{100 * r[\"mfu_datasheet\"]:.1f} % of the datasheet"'
+    'r.get("mfu_datasheet") is not None and "%.1f %% of the datasheet peak" % (100 * r["mfu_datasheet"])'
   check "$n: device memory figures" query "$out/$n.json" \
-    'r["memory"]["devices"] and r["memory"]["devices"][0]["peak_allocated_bytes"] > 0 and f"peak allocated {r[\"memory\"][\"devices\"][0][\"peak_allocated_bytes\"] / 2**30:.2f} GiB, reserved {r[\"memory\"][\"devices\"][0][\"peak_reserved_bytes\"] / 2**30:.2f} GiB"'
+    'r["memory"]["devices"] and r["memory"]["devices"][0]["peak_allocated_bytes"] > 0 and "peak allocated %.2f GiB, reserved %.2f GiB" % (r["memory"]["devices"][0]["peak_allocated_bytes"] / 2**30, r["memory"]["devices"][0]["peak_reserved_bytes"] / 2**30)'
   check "$n: utilization of its own GPU" query "$out/$n.json" \
-    'r["execution"]["gpu_utilization"]["gpu"] != "all" and r["execution"]["gpu_utilization"]["samples"] > 0 and r["execution"]["gpu_utilization"]["mean_pct"] > 0 and f"GPU {r[\"execution\"][\"gpu_utilization\"][\"gpu\"]}: mean {r[\"execution\"][\"gpu_utilization\"][\"mean_pct\"]:.0f} % over {r[\"execution\"][\"gpu_utilization\"][\"samples\"]} samples"'
+    'r["execution"]["gpu_utilization"]["gpu"] != "all" and r["execution"]["gpu_utilization"]["samples"] > 0 and r["execution"]["gpu_utilization"]["mean_pct"] > 0 and "GPU %s: mean %.0f %% over %d samples" % (r["execution"]["gpu_utilization"]["gpu"], r["execution"]["gpu_utilization"]["mean_pct"], r["execution"]["gpu_utilization"]["samples"])'
 }
 
 check "ViT-B/16 bf16 on cuda:0 completes" run vit-b16-bf16 --config "$work/vit-b16-bf16.json" --native
@@ -142,22 +142,22 @@ for ranks in 1 2; do
   n="nccl-$ranks"
   check "NCCL, $ranks rank(s) on cuda:0, completes" run "$n" --config "$work/$n.json"
   check "NCCL, $ranks rank(s): all-reduce time > 0, engine named" query "$out/$n.json" \
-    'r["distributed"]["backend"] == "nccl" and r["distributed"]["allreduce_ms"]["median"] > 0 and r["distributed"].get("engine") and f"all-reduce {r[\"distributed\"][\"allreduce_ms\"][\"median\"]:.3f} ms per step, engine {r[\"distributed\"][\"engine\"]}"'
+    'r["distributed"]["backend"] == "nccl" and r["distributed"]["allreduce_ms"]["median"] > 0 and r["distributed"].get("engine") and "all-reduce %.3f ms per step, engine %s" % (r["distributed"]["allreduce_ms"]["median"], r["distributed"]["engine"])'
 done
 check "Gloo ranks on cuda:0 complete" run gloo-cuda --config "$work/gloo-cuda.json"
 check "Gloo on CUDA: all-reduce time > 0" query "$out/gloo-cuda.json" \
-  'r["distributed"]["backend"] == "gloo" and r["distributed"]["allreduce_ms"]["median"] > 0 and f"all-reduce {r[\"distributed\"][\"allreduce_ms\"][\"median\"]:.3f} ms per step"'
+  'r["distributed"]["backend"] == "gloo" and r["distributed"]["allreduce_ms"]["median"] > 0 and "all-reduce %.3f ms per step" % r["distributed"]["allreduce_ms"]["median"]'
 
 check "validate python-step" "$pperf" validate --config "$work/python-step.json"
 check "python_step on the GPU completes" run python-step --config "$work/python-step.json"
 check "python_step: pperf opened no CUDA context, sampled the step's GPU" query "$out/python-step.json" \
-  'any("opened no CUDA context" in e for e in r["events"]) and r["execution"]["gpu_utilization"]["samples"] > 0 and f"GPU mean {r[\"execution\"][\"gpu_utilization\"][\"mean_pct\"]:.0f} %, step {r[\"step_time_ms\"][\"median\"]:.2f} ms"'
+  'any("opened no CUDA context" in e for e in r["events"]) and r["execution"]["gpu_utilization"]["samples"] > 0 and "GPU mean %.0f %%, step %.2f ms" % (r["execution"]["gpu_utilization"]["mean_pct"], r["step_time_ms"]["median"])'
 check "python_step, device cpu, --native on a GPU instance completes" run python-step-native --config "$work/python-step-native.json" --native
 
 check "p4d_gpu.json local configuration completes" run p4d-local --config "$work/p4d-local.json"
 check "p4d_gpu.json: says it trains 1 of 8 priced GPUs" query "$out/p4d-local.json" \
   'next((e for e in r["events"] if "trains 1 of 8 priced GPUs" in e), None)'
 check "p4d_gpu.json: throughput" query "$out/p4d-local.json" \
-  'f"{r[\"throughput\"][\"samples_per_s\"]:.0f} samples/s, step {r[\"step_time_ms\"][\"median\"]:.1f} ms, data wait {100 * r[\"data_wait_fraction\"]:.0f} %"'
+  '"%.0f samples/s, step %.1f ms, data wait %.0f %%" % (r["throughput"]["samples_per_s"], r["step_time_ms"]["median"], 100 * r["data_wait_fraction"])'
 say "summary: $summary ($(grep -c '^PASS' "$summary") passed, $(grep -c '^FAIL' "$summary") failed)"
 exit $failed

@@ -77,7 +77,7 @@ int command_measure_item(const std::vector<std::string>& args, const std::vector
 }
 
 // `pperf probe-memory` (internal): two training steps of the item at --batch in this fresh
-// process, then "peak_rss_bytes N" on stdout. `pperf run` and `validate` start it
+// process, then its figures on stdout (probe_line). `pperf run` and `validate` start it
 // (bench/measure/memory_probe.h).
 int command_probe_memory(const std::vector<std::string>& args) {
   auto options = item_options("probe-memory");
@@ -93,7 +93,9 @@ int command_probe_memory(const std::vector<std::string>& args) {
   const ExecutionSettings& exec = item.configuration->execution;
   pin_process_to_cpus(exec.cpus);  // the threads the item will have (each keeps buffers of its own)
   apply_threads(exec.threads, exec.interop_threads);
-  std::cout << "peak_rss_bytes " << probe_peak_rss_bytes(*descriptor, *item.workload, batch) << std::endl;
+  WorkloadSpec spec = *item.workload;
+  spec.device = exec.device.torch_device(0);  // a GPU item is probed on its (first) GPU
+  std::cout << probe_line(probe_item_memory(*descriptor, spec, batch)) << std::endl;
   return kExitOk;
 }
 

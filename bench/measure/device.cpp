@@ -2,6 +2,7 @@
 
 #include <torch/cuda.h>
 #if PPERF_WITH_CUDA
+#include <ATen/cuda/CUDAContext.h>
 #include <c10/cuda/CUDACachingAllocator.h>
 #endif
 
@@ -43,6 +44,13 @@ class CudaDevice : public Device {
     // Index 0 of each statistic is the aggregate over pool kinds (StatType::AGGREGATE).
     const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(device_.index());
     return DeviceMemory{device_.str(), stats.allocated_bytes[0].peak, stats.reserved_bytes[0].peak};
+#else
+    return std::nullopt;
+#endif
+  }
+  std::optional<int64_t> capacity_bytes() const override {
+#if PPERF_WITH_CUDA
+    return static_cast<int64_t>(at::cuda::getDeviceProperties(device_.index())->totalGlobalMem);
 #else
     return std::nullopt;
 #endif

@@ -28,6 +28,8 @@ class Device {
   /// Peak memory allocated and reserved on the device since it was opened, by its allocator's
   /// own counters; nullopt on the host CPU (its memory is the process's resident memory).
   virtual std::optional<DeviceMemory> memory_peaks() const { return std::nullopt; }
+  /// The device's whole memory, bytes; nullopt on the host CPU.
+  virtual std::optional<int64_t> capacity_bytes() const { return std::nullopt; }
 };
 
 /// The host CPU: batches stay where they are; nothing to wait for.

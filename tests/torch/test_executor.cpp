@@ -10,6 +10,7 @@
 #include "bench/config/plan.h"
 #include "bench/measure/data_sources.h"
 #include "bench/measure/executor.h"
+#include "bench/measure/memory_probe.h"
 #include "test_helpers.h"
 
 using namespace pperf;
@@ -132,4 +133,37 @@ TEST(LocalDataGroup, AWorkerThatCannotStartStopsTheOnesAlreadyStarted) {
   std::ifstream(pids) >> first;
   ASSERT_GT(first, 0);
   EXPECT_FALSE(process_exists(first)) << "worker " << first << " was left running";
+}
+
+TEST(MemoryProbe, TwoStepsOnTheCpuReportNoDeviceFigures) {
+  TinyConfig tiny;
+  WorkloadSpec spec = *tiny.item().workload;
+  const ProbeFigures f = probe_item_memory(*builtin_workloads().find(spec.name), spec, 4);
+  EXPECT_GT(f.peak_rss_bytes, 0);
+  EXPECT_EQ(f.device_reserved_bytes, -1);
+  EXPECT_EQ(f.device_capacity_bytes, -1);
+  const auto read = parse_probe_line(probe_line(f));
+  ASSERT_TRUE(read);
+  EXPECT_EQ(read->peak_rss_bytes, f.peak_rss_bytes);
+  EXPECT_FALSE(parse_probe_line("peak_rss_bytes 12")) << "a probe line from another pperf is not read as figures";
+}
+
+TEST(MemoryProbe, AGpuItemPredictedOverItsDeviceDoesNotFit) {
+  constexpr int64_t GiB = int64_t{1} << 30;
+  MemoryEstimate e;
+  e.batch_size = 256;
+  e.probes = {{32, 2 * GiB}, {64, 2 * GiB + GiB / 2}};
+  e.predicted_peak_bytes = 5 * GiB;
+  e.limit_bytes = 100 * GiB;
+  e.device = "cuda:0";
+  e.device_probes = {{32, 12 * GiB}, {64, 22 * GiB}};
+  e.device_capacity_bytes = 80 * GiB;
+  e.predicted_device_bytes = 82 * GiB;  // 22 + (256 - 64) x 10/32
+  EXPECT_FALSE(e.fits());
+  EXPECT_EQ(e.describe(),
+            "needs about 5.00 GiB at batch 256 (2.00 GiB at batch 32, 2.50 GiB at batch 64, each in a fresh process); "
+            "on cuda:0 about 82.00 GiB of its 80.00 GiB, more than it has (torch's reserved peak: 12.00 GiB at batch "
+            "32, 22.00 GiB at batch 64)");
+  e.device_capacity_bytes = 94 * GiB;
+  EXPECT_TRUE(e.fits());
 }

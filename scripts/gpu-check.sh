@@ -4,8 +4,8 @@
 #   - a ViT-B/16 in bf16 and a ResNet50 on cuda:0, each against the eager PyTorch peer on the same
 #     GPU (the step-time ratio, FAIL above 1.10), MFU against the measured and the datasheet
 #     peak, the device's memory figures, utilization of the GPU trained on;
-#   - NCCL with one rank and with two ranks on the one GPU (all-reduce time > 0, engine named),
-#     Gloo ranks on a CUDA device;
+#   - NCCL with one rank on the GPU (all-reduce time > 0, engine named), two NCCL ranks on the one
+#     GPU refused before they start (NCCL takes a GPU per rank), two Gloo ranks on a CUDA device;
 #   - python_step driving the GPU itself (pperf opens no CUDA context for it), and --native with
 #     pperf's device cpu on a GPU instance for such a step;
 #   - configs/p4d_gpu.json's local configuration (its measure shortened), which says it trains
@@ -53,7 +53,7 @@ PY
 }
 run() {  # run NAME PPERF-ARGS...: a run whose results go to $out/NAME.json, its output to NAME.log
   local name="$1"; shift
-  "$pperf" run --quiet --out "$out/$name.json" "$@" > "$out/$name.log" 2>&1 || { tail -n 3 "$out/$name.log"; return 1; }
+  timeout 240 "$pperf" run --quiet --out "$out/$name.json" "$@" > "$out/$name.log" 2>&1 || { tail -n 3 "$out/$name.log"; return 1; }
 }
 
 version="$("$pperf" --version)"
@@ -69,17 +69,22 @@ config() {  # config NAME WORKLOAD PRESET BATCH PARAMS EXECUTION [INSTANCE]
  "configurations": [{"name": "$1", "baseline": true, "instances": [{"type": "${7:-g5.xlarge}"}], "execution": $6}]}
 JSON
 }
-config vit-b16-bf16 vit_synthetic base 64 '{"precision": "bf16"}' '{"device": "cuda:0"}'
-config resnet50 resnet50_augment full 64 '{}' '{"device": "cuda:0", "data": {"workers": 6}}'
-config nccl-1 vit_synthetic small 32 '{}' '{"device": "cuda:0", "distributed": {"world_size": 1, "backend": "nccl", "spawn_local": {}}}'
-config nccl-2 vit_synthetic small 32 '{}' '{"device": "cuda:0", "distributed": {"world_size": 2, "backend": "nccl", "spawn_local": {}}}'
-config gloo-cuda vit_synthetic small 32 '{}' '{"device": "cuda:0", "distributed": {"world_size": 2, "backend": "gloo", "spawn_local": {}}}'
-step_params="{\"step\": \"bert_step:make\", \"python\": \"$py\", \"kwargs\": {\"preset\": \"base\", \"batch_size\": 32, \"device\": \"cuda\"}}"
+# Enough loader threads that the steps do not wait for data: the peers time a step on a batch
+# made beforehand, and a GPU left idle between steps clocks down.
+config vit-b16-bf16 vit_synthetic base 64 '{"precision": "bf16"}' '{"device": "cuda:0", "data": {"workers": 8}}'
+config resnet50 resnet50_augment full 64 '{}' '{"device": "cuda:0", "data": {"workers": 12}}'
+config nccl-1 vit_synthetic small 32 '{}' '{"device": "cuda:0", "distributed": {"world_size": 1, "backend": "nccl", "spawn_local": {}, "timeout_s": 60}}'
+config nccl-2 vit_synthetic small 32 '{}' '{"device": "cuda:0", "distributed": {"world_size": 2, "backend": "nccl", "spawn_local": {}, "timeout_s": 60}}'
+config gloo-cuda vit_synthetic small 32 '{}' '{"device": "cuda:0", "distributed": {"world_size": 2, "backend": "gloo", "spawn_local": {}, "timeout_s": 60}}'
+step_params="{\"step\": \"bert_step:make\", \"python\": \"$py\", \"kwargs\": {\"preset\": \"base\", \"batch_size\": 32, \"device\": \"cuda\"}, \"start_timeout_s\": 120, \"step_timeout_s\": 60}"
 config python-step python_step default 32 "$step_params" '{"device": "cuda:0"}'
 config python-step-native python_step default 32 "$step_params" '{"device": "cpu"}'
-cp "$root/share/pperf/python/examples/bert_step.py" "$work/" 2>/dev/null || cp "$root/python/examples/bert_step.py" "$work/"
+shipped() {  # shipped PATH: PATH in the checkout, or in a bundle's share/pperf (scripts/gpu-bundle.sh)
+  if [ -e "$root/$1" ]; then echo "$root/$1"; else echo "$root/share/pperf/$1"; fi
+}
+cp "$(shipped python/examples/bert_step.py)" "$work/"
 # p4d_gpu.json's local configuration, as shipped but for a shorter measurement.
-"$py" - "$root/configs/p4d_gpu.json" "$work/p4d-local.json" <<'PY' 2>/dev/null ||
+"$py" - "$(shipped configs/p4d_gpu.json)" "$work/p4d-local.json" <<'PY' ||
 import json, sys
 c = json.load(open(sys.argv[1]))
 c.pop("$schema", None)
@@ -87,11 +92,15 @@ c["measure"].update({"min_steps": 20, "max_steps": 40, "max_seconds": 45})
 c["configurations"] = [x for x in c["configurations"] if x["name"] == "homogeneous"]
 json.dump(c, open(sys.argv[2], "w"))
 PY
-  cp "$root/configs/p4d_gpu.json" "$work/p4d-local.json"
+  say "FAIL  p4d_gpu.json's local configuration could not be written"
 # (python_step's configs are validated on the GPU host: validating imports the step, and its torch.)
 for c in vit-b16-bf16 resnet50 nccl-1 gloo-cuda p4d-local; do
   check "validate $c" "$pperf" validate --config "$work/$c.json"
 done
+
+# NCCL refuses two ranks on one GPU ("Duplicate GPU detected"): pperf must say so before it starts.
+check "NCCL, 2 ranks on one GPU, refused by validate with one line" bash -c \
+  '! out="$("$0" validate --config "$1" 2>&1)" && grep -q "nccl takes one GPU per rank" <<<"$out" && tail -n 1 <<<"$out"' "$pperf" "$work/nccl-2.json"
 
 if [ "$gpus" -eq 0 ]; then
   say "no GPU: the checks that train on one are skipped (nvidia-smi lists none)"
@@ -138,12 +147,9 @@ check "ResNet50: PyTorch eager peer" peer resnet50 resnet50_augment.py --preset 
 check "ResNet50: pperf / PyTorch step time <= 1.10" ratio resnet50
 single_gpu_checks resnet50
 
-for ranks in 1 2; do
-  n="nccl-$ranks"
-  check "NCCL, $ranks rank(s) on cuda:0, completes" run "$n" --config "$work/$n.json"
-  check "NCCL, $ranks rank(s): all-reduce time > 0, engine named" query "$out/$n.json" \
-    'r["distributed"]["backend"] == "nccl" and r["distributed"]["allreduce_ms"]["median"] > 0 and r["distributed"].get("engine") and "all-reduce %.3f ms per step, engine %s" % (r["distributed"]["allreduce_ms"]["median"], r["distributed"]["engine"])'
-done
+check "NCCL, 1 rank on cuda:0, completes" run nccl-1 --config "$work/nccl-1.json"
+check "NCCL, 1 rank: all-reduce time > 0, engine named" query "$out/nccl-1.json" \
+  'r["distributed"]["backend"] == "nccl" and r["distributed"]["allreduce_ms"]["median"] > 0 and r["distributed"].get("engine") and "all-reduce %.3f ms per step, engine %s" % (r["distributed"]["allreduce_ms"]["median"], r["distributed"]["engine"])'
 check "Gloo ranks on cuda:0 complete" run gloo-cuda --config "$work/gloo-cuda.json"
 check "Gloo on CUDA: all-reduce time > 0" query "$out/gloo-cuda.json" \
   'r["distributed"]["backend"] == "gloo" and r["distributed"]["allreduce_ms"]["median"] > 0 and "all-reduce %.3f ms per step" % r["distributed"]["allreduce_ms"]["median"]'

@@ -292,6 +292,11 @@ ExecutionSettings parse_execution(const JsonView& v) {
       d->at("spawn_local").fail("give either execution.cpus or spawn_local.cpus_per_rank, not both");
     if (e.distributed->backend == "nccl" && e.device.kind == DeviceChoice::Kind::cpu)
       d->at("backend").fail("nccl all-reduces on CUDA devices only, and execution.device is cpu: use \"gloo\" on the CPU");
+    if (e.distributed->backend == "nccl" && e.device.kind == DeviceChoice::Kind::gpu && e.distributed->spawn_local &&
+        e.distributed->world_size > 1)
+      d->at("backend").fail("nccl takes one GPU per rank, and these " + std::to_string(e.distributed->world_size) +
+                            " ranks started here would all be on " + e.device.name() +
+                            ": use \"device\": \"cuda\" (a GPU each) or \"gloo\"");
   }
   return e;
 }

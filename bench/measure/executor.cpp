@@ -552,6 +552,8 @@ Result measure_item_here(const Config& config, const PlanItem& item, const Workl
   Result r = item.result_skeleton();
   try {
     measure_into(r, config, item, registry, options, stop_requested);
+  } catch (const c10::Error& e) {  // torch's message, without the C++ backtrace torch appends
+    return failed_result(std::move(r), e.what_without_backtrace());
   } catch (const std::exception& e) {
     // nvbench-style: one failing item is reported and the sweep goes on.
     return failed_result(std::move(r), e.what());

@@ -332,6 +332,13 @@ TEST(Config, DistributedKeys) {
   EXPECT_EQ(error_of(with({{"world_size", 2}, {"backend", "nccl"}})),
             "/configurations/0/execution/distributed/backend: nccl all-reduces on CUDA devices only, and "
             "execution.device is cpu: use \"gloo\" on the CPU");
+  EXPECT_EQ(error_of([](json& c) {
+              c["configurations"][0]["execution"] = {
+                  {"device", "cuda:0"},
+                  {"distributed", {{"world_size", 2}, {"backend", "nccl"}, {"spawn_local", json::object()}}}};
+            }),
+            "/configurations/0/execution/distributed/backend: nccl takes one GPU per rank, and these 2 ranks started "
+            "here would all be on cuda:0: use \"device\": \"cuda\" (a GPU each) or \"gloo\"");
   EXPECT_NE(error_of(with({{"world_size", 2}, {"spawn_local", {{"cpus", 1}}}})).find("/execution/distributed/spawn_local"),
             std::string::npos);
   EXPECT_NE(error_of([](json& c) {

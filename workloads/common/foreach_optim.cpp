@@ -1,5 +1,7 @@
 #include "workloads/common/foreach_optim.h"
 
+#include "workloads/common/torch_compat.h"
+
 #include <cmath>
 #include <map>
 #include <memory>
@@ -21,6 +23,11 @@ bool steps_foreach(const torch::optim::Optimizer& optimizer) {
 namespace foreach_detail {
 
 namespace {
+template <class StateMap>
+auto state_key(const StateMap&, const torch::Tensor& parameter) {
+  return torch_compat::optimizer_state_key<StateMap>(parameter);
+}
+
 /// Adam's and AdamW's step: the same but for where weight decay goes. Options and State are
 /// AdamOptions/AdamParamState or AdamWOptions/AdamWParamState (the same fields, other types).
 template <class Options, class State>
@@ -37,7 +44,7 @@ void adam_like_step(torch::optim::Optimizer& optimizer, bool decoupled_weight_de
     for (auto& p : group.params()) {
       if (!p.grad().defined()) continue;
       if (p.grad().is_sparse()) throw std::invalid_argument("Adam does not support sparse gradients");
-      auto key = p.unsafeGetTensorImpl();
+      const auto key = state_key(state, p);
       if (state.find(key) == state.end()) {
         auto fresh = std::make_unique<State>();
         fresh->step(0);
@@ -99,7 +106,7 @@ void sgd_step(torch::optim::SGD& optimizer) {
     if (o.momentum() != 0) {
       std::vector<torch::Tensor> existing, existing_grads;
       for (size_t i = 0; i < params.size(); ++i) {
-        auto key = params[i].unsafeGetTensorImpl();
+        const auto key = state_key(state, params[i]);
         if (state.find(key) == state.end()) {  // the first step: the buffer is the gradient
           auto s = std::make_unique<torch::optim::SGDParamState>();
           s->momentum_buffer(torch::clone(grads[i]).detach());

@@ -9,7 +9,9 @@
 
 #include <cstdint>
 #include <stdexcept>
+#include <sstream>
 #include <string>
+#include <type_traits>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -68,6 +70,22 @@ inline void set_autocast(c10::DeviceType type, bool enabled, at::ScalarType dtyp
 /// current device: set it before any of them.
 inline void set_current_device(const c10::Device& device) {
   c10::impl::getDeviceGuardImpl(device.type())->setDevice(device);
+}
+
+// --- optimizers ----------------------------------------------------------------------------
+
+/// The key libtorch's optimizers keep a parameter's state under (Optimizer::state()): the
+/// parameter's TensorImpl address, printed as a string before 2.x. `StateMap` is the type
+/// Optimizer::state() returns.
+template <class StateMap>
+typename StateMap::key_type optimizer_state_key(const at::Tensor& parameter) {
+  if constexpr (std::is_same_v<typename StateMap::key_type, std::string>) {
+    std::ostringstream key;  // as c10::guts::to_string did
+    key << parameter.unsafeGetTensorImpl();
+    return key.str();
+  } else {
+    return parameter.unsafeGetTensorImpl();
+  }
 }
 
 // --- c10d ------------------------------------------------------------------------------------

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -111,6 +112,43 @@ void enable_collective_timing(Backend& backend) {
   backend.enableCollectivesTiming();
 #else
   (void)backend;
+#endif
+}
+
+namespace detail {
+template <class T, class = void>
+struct has_shutdown : std::false_type {};
+template <class T>
+struct has_shutdown<T, std::void_t<decltype(std::declval<T&>().shutdown())>> : std::true_type {};
+template <class T, class = void>
+struct has_abort : std::false_type {};
+template <class T>
+struct has_abort<T, std::void_t<decltype(std::declval<T&>().abort())>> : std::true_type {};
+}  // namespace detail
+
+/// Ends `group`'s backends normally, as destroy_process_group does (NCCL destroys its
+/// communicators, and libtorch 2.x then does not warn that destroy_process_group() was not
+/// called). Nothing where the version's process group has no shutdown (1.13).
+template <class ProcessGroup>
+void shutdown_group(ProcessGroup& group) {
+  if constexpr (detail::has_shutdown<ProcessGroup>::value) group.shutdown();
+}
+
+/// Aborts `group`'s backends (NCCL: its communicators, so collectives still queued or blocked
+/// on a lost peer return); nothing where the version's process group has no abort (1.13).
+template <class ProcessGroup>
+void abort_group(ProcessGroup& group) {
+  if constexpr (detail::has_abort<ProcessGroup>::value) group.abort();
+}
+
+/// The engine that runs `group`'s collectives, by its own name (Backend::getBackendName:
+/// "gloo", "nccl", "nccl2"...): since 2.0 the group's default backend, before it the group.
+template <class ProcessGroup>
+std::string engine_name(const ProcessGroup& group) {
+#if PPERF_TORCH_2
+  return group.getDefaultBackend()->getBackendName();
+#else
+  return group.getBackendName();
 #endif
 }
 

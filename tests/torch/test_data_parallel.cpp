@@ -301,7 +301,8 @@ TEST(DataParallel, BuffersAreRank0sBeforeEveryForwardAndBucketsAreRecutInGradien
       for (const auto& b : reference->buffers()) before_last.push_back(b.clone());
     reference->forward(batches[0][s].inputs);
   }
-  const std::vector<torch::Tensor> expected0 = reference->buffers();
+  std::vector<torch::Tensor> expected0;
+  for (const auto& b : reference->buffers()) expected0.push_back(b.clone());
   {
     torch::NoGradGuard no_grad;
     for (size_t i = 0; i < before_last.size(); ++i) reference->buffers()[i].copy_(before_last[i]);

@@ -31,6 +31,10 @@
 #include <torch/csrc/distributed/c10d/NCCLUtils.hpp>
 #include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
 #endif
+#include "workloads/common/torch_compat.h"
+#if defined(PPERF_WITH_NCCL) && PPERF_TORCH_NCCL2
+#include <torch/csrc/distributed/c10d/nccl2/ProcessGroupNCCL.hpp>
+#endif
 
 #include "bench/core/crypto.h"
 #include "bench/core/input_error.h"
@@ -292,6 +296,17 @@ std::shared_ptr<ProcessGroupHandle> join_group(const RankContext& context, const
     auto options = c10d::ProcessGroupNCCL::Options::create();
     options->timeout = millis(settings.timeout_s);
     auto nccl_store = c10::make_intrusive<c10d::PrefixStore>("nccl/", handle->store);
+    // The engine a user's init_process_group("nccl") gets on this torch.
+#if PPERF_TORCH_NCCL2
+    if (torch_compat::nccl_is_nccl2()) {
+      auto nccl = c10::make_intrusive<c10d::nccl2::ProcessGroupNCCL>(nccl_store, rank, size, options);
+      nccl->setBoundDeviceId(handle->device);  // nccl2 forms its communicator on binding
+      torch_compat::enable_collective_timing(*nccl);
+      handle->group = torch_compat::process_group_of<c10d::ProcessGroup>(nccl, nccl_store, rank, size,
+                                                                          {c10::DeviceType::CUDA}, "nccl");
+      return handle;
+    }
+#endif
     auto nccl = c10::make_intrusive<c10d::ProcessGroupNCCL>(nccl_store, rank, size, options);
     torch_compat::enable_collective_timing(*nccl);  // CUDA events around each collective
     handle->group =

@@ -8,6 +8,7 @@
 #include "bench/core/input_error.h"
 #include "bench/measure/data_parallel.h"
 #include "bench/measure/runner.h"
+#include "workloads/common/torch_compat.h"
 
 using namespace pperf;
 
@@ -197,6 +198,19 @@ TEST(DataParallel, OnlyNcclIsTimedByDeviceEventsWhateverTheDevice) {
   EXPECT_EQ(collective_timing("gloo", torch::Device("cuda:0")), CollectiveTiming::host_clock);
   EXPECT_EQ(collective_timing("gloo", torch::Device("cpu")), CollectiveTiming::host_clock);
   EXPECT_EQ(collective_timing("nccl", torch::Device("cuda:1")), CollectiveTiming::device_events);
+}
+
+TEST(DataParallel, NcclIsTheEngineInitProcessGroupPicks) {
+  EXPECT_FALSE(torch_compat::nccl_is_nccl2("0"));  // TORCH_DIST_USE_NCCL2=0: the legacy engine
+  EXPECT_EQ(torch_compat::nccl_is_nccl2(nullptr), bool(PPERF_TORCH_NCCL2));
+  EXPECT_EQ(torch_compat::nccl_is_nccl2("1"), bool(PPERF_TORCH_NCCL2));
+}
+
+TEST(DataParallel, TheGroupNamesItsEngine) {
+  RankContext serve;
+  RunStore store(serve, true, 5);
+  auto group = join_group(context_for(store, 0, 1, "t8/"), {"gloo", 5, "alone"});
+  EXPECT_EQ(engine_name(*group), "gloo");
 }
 
 TEST(DataParallel, AnOutOfMemoryErrorOfTheInnerStepReachesTheCallerAsItself) {

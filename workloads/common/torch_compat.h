@@ -8,6 +8,7 @@
 #include <torch/version.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -24,6 +25,16 @@
 // Work::getDuration and Backend::enableCollectivesTiming (CUDA-event timing of NCCL
 // collectives). CMakeLists.txt requires it for NCCL builds.
 #define PPERF_TORCH_COLLECTIVE_TIMING PPERF_TORCH_AT_LEAST(2, 4)
+// torch's NCCL engine on torchcomms (c10d::nccl2::ProcessGroupNCCL, backend name "nccl2"): where
+// it exists, init_process_group("nccl") creates it unless TORCH_DIST_USE_NCCL2=0.
+#if defined(__has_include)
+#if __has_include(<torch/csrc/distributed/c10d/nccl2/ProcessGroupNCCL.hpp>)
+#define PPERF_TORCH_NCCL2 1
+#endif
+#endif
+#ifndef PPERF_TORCH_NCCL2
+#define PPERF_TORCH_NCCL2 0
+#endif
 
 namespace pperf::torch_compat {
 
@@ -72,6 +83,13 @@ inline void set_current_device(const c10::Device& device) {
 }
 
 // --- c10d ------------------------------------------------------------------------------------
+
+/// Whether backend "nccl" is torch's nccl2 engine here, decided as init_process_group("nccl")
+/// decides it (torch.distributed's _register_builtin_nccl_backend): on a torch that has it,
+/// unless TORCH_DIST_USE_NCCL2 (`use_nccl2`) is "0"; else the legacy ProcessGroupNCCL.
+inline bool nccl_is_nccl2(const char* use_nccl2 = std::getenv("TORCH_DIST_USE_NCCL2")) {
+  return PPERF_TORCH_NCCL2 && !(use_nccl2 && std::string(use_nccl2) == "0");
+}
 
 /// The c10d process group DDP's Reducer and the collectives take, over one backend (Gloo or
 /// NCCL) serving the tensors of `device_types`. Before 2.0 the backend was the process group;

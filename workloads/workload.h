@@ -60,6 +60,10 @@ class Workload {
   /// values and gradients between steps and from autograd hooks (data-parallel ranks broadcast
   /// and average them); the workload keeps owning them. Empty: it cannot be trained data-parallel.
   virtual std::vector<torch::Tensor> parameters() const { return {}; }
+  /// The module's buffers (state that is not trained, e.g. BatchNorm's running statistics), in
+  /// a fixed order. Data-parallel ranks overwrite them with rank 0's at start and before every
+  /// step, as DDP's broadcast_buffers does; the workload keeps owning them. Empty: none.
+  virtual std::vector<torch::Tensor> buffers() const { return {}; }
   /// Returns the step's loss (so a run can show the model is learning).
   virtual double train_step(const Batch& batch) = 0;
   /// The full training state (model parameters and buffers + optimizer state) for a Spot

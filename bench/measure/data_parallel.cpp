@@ -17,6 +17,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <fstream>
+#include <limits>
 #include <mutex>
 #include <nlohmann/json.hpp>
 
@@ -28,6 +30,10 @@
 #ifdef PPERF_WITH_NCCL
 #include <torch/csrc/distributed/c10d/NCCLUtils.hpp>
 #include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
+#endif
+#include "workloads/common/torch_compat.h"
+#if defined(PPERF_WITH_NCCL) && PPERF_TORCH_NCCL2
+#include <torch/csrc/distributed/c10d/nccl2/ProcessGroupNCCL.hpp>
 #endif
 
 #include "bench/core/crypto.h"
@@ -123,13 +129,19 @@ struct CommRecorder {
   }
 };
 
-/// DDP's default hook (divide by the world size, all-reduce the bucket), with the bucket's
-/// start and end recorded. The returned future completes after the end is recorded, and the
+/// DDP's default averaging of a bucket, with the bucket's start and end recorded: NCCL
+/// averages in the all-reduce itself (ReduceOp::AVG, no extra pass over the bucket); Gloo has
+/// no AVG, so the bucket is divided by the world size first and summed, as torch's
+/// allreduce_hook does. The returned future completes after the end is recorded, and the
 /// Reducer waits on it before the optimizer step.
 class TimedAllReduce : public c10d::CommHookInterface {
  public:
-  TimedAllReduce(const c10::intrusive_ptr<c10d::ProcessGroup>& group, std::shared_ptr<CommRecorder> recorder)
-      : state_(group), recorder_(std::move(recorder)) {}
+  TimedAllReduce(const c10::intrusive_ptr<c10d::ProcessGroup>& group, std::shared_ptr<CommRecorder> recorder,
+                 bool average_in_collective, std::chrono::milliseconds timeout)
+      : state_(group), recorder_(std::move(recorder)), average_in_collective_(average_in_collective) {
+    options_.timeout = timeout;
+    if (average_in_collective_) options_.reduceOp = c10d::ReduceOp::AVG;
+  }
 
   // What libtorch's CppCommHookInterface does (its helper is not exported): an all-reduce's
   // future holds the list of reduced tensors, here one.
@@ -137,7 +149,7 @@ class TimedAllReduce : public c10d::CommHookInterface {
 
   c10::intrusive_ptr<c10::ivalue::Future> runHook(c10d::GradBucket& bucket) override {
     std::vector<at::Tensor> tensors = {bucket.getBufferRef()};
-    tensors[0].div_(state_->getSize());
+    if (!average_in_collective_) tensors[0].div_(state_->getSize());
     size_t slot = 0;
     {
       std::lock_guard<std::mutex> lock(recorder_->mutex);
@@ -145,7 +157,7 @@ class TimedAllReduce : public c10d::CommHookInterface {
       recorder_->intervals.emplace_back(steady_clock().now_ms(), 0);
       recorder_->bytes += static_cast<int64_t>(tensors[0].numel() * tensors[0].element_size());
     }
-    auto work = state_->allreduce(tensors);
+    auto work = state_->allreduce(tensors, options_);
     auto future = work->getFuture();
     if (recorder_->device_timed) {
       std::lock_guard<std::mutex> lock(recorder_->mutex);
@@ -167,11 +179,23 @@ class TimedAllReduce : public c10d::CommHookInterface {
  private:
   c10::intrusive_ptr<c10d::ProcessGroup> state_;
   std::shared_ptr<CommRecorder> recorder_;
+  bool average_in_collective_;
+  c10d::AllreduceOptions options_;
 };
 }  // namespace
 
 class ProcessGroupHandle {
  public:
+  ~ProcessGroupHandle() {
+    // The item is over: its backends end normally (an NCCL group left to its destructor warns
+    // that destroy_process_group() was not called).
+    if (!group) return;
+    try {
+      torch_compat::shutdown_group(*group);
+    } catch (const std::exception& e) {
+      TORCH_WARN("shutting the process group down: ", e.what());
+    }
+  }
   RankContext context;
   GroupSettings settings;
   c10::intrusive_ptr<c10d::Store> store;  // this item's keys (PrefixStore over the run's TCPStore)
@@ -272,6 +296,17 @@ std::shared_ptr<ProcessGroupHandle> join_group(const RankContext& context, const
     auto options = c10d::ProcessGroupNCCL::Options::create();
     options->timeout = millis(settings.timeout_s);
     auto nccl_store = c10::make_intrusive<c10d::PrefixStore>("nccl/", handle->store);
+    // The engine a user's init_process_group("nccl") gets on this torch.
+#if PPERF_TORCH_NCCL2
+    if (torch_compat::nccl_is_nccl2()) {
+      auto nccl = c10::make_intrusive<c10d::nccl2::ProcessGroupNCCL>(nccl_store, rank, size, options);
+      nccl->setBoundDeviceId(handle->device);  // nccl2 forms its communicator on binding
+      torch_compat::enable_collective_timing(*nccl);
+      handle->group = torch_compat::process_group_of<c10d::ProcessGroup>(nccl, nccl_store, rank, size,
+                                                                          {c10::DeviceType::CUDA}, "nccl");
+      return handle;
+    }
+#endif
     auto nccl = c10::make_intrusive<c10d::ProcessGroupNCCL>(nccl_store, rank, size, options);
     torch_compat::enable_collective_timing(*nccl);  // CUDA events around each collective
     handle->group =
@@ -284,6 +319,12 @@ std::shared_ptr<ProcessGroupHandle> join_group(const RankContext& context, const
   }
   return handle;
 }
+
+CollectiveTiming collective_timing(const std::string& backend, const torch::Device& device) {
+  return backend == "nccl" && device.is_cuda() ? CollectiveTiming::device_events : CollectiveTiming::host_clock;
+}
+
+std::string engine_name(const ProcessGroupHandle& group) { return torch_compat::engine_name(*group.group); }
 
 std::string nccl_version() {
 #ifdef PPERF_WITH_NCCL
@@ -312,51 +353,114 @@ void allreduce_sum(ProcessGroupHandle& group, torch::Tensor& tensor) {
 
 // --- the wrapped step -------------------------------------------------------------------------
 
+namespace {
+constexpr size_t kBroadcastBucketBytes = size_t{250} << 20;  // DDP's broadcast_bucket_size
+
+/// DDP's _sync_module_states / _sync_buffers: rank 0's values in every rank's tensors.
+void broadcast_from_rank0(const c10::intrusive_ptr<c10d::ProcessGroup>& group, std::vector<torch::Tensor> tensors) {
+  if (tensors.empty()) return;
+  torch::NoGradGuard no_grad;
+  c10d::broadcast_coalesced(group, tensors, kBroadcastBucketBytes, 0);
+}
+
+nlohmann::json values_of(const torch::Tensor& t) {
+  const torch::Tensor flat = t.detach().cpu().contiguous().reshape({-1});
+  if (flat.is_floating_point()) {
+    const torch::Tensor d = flat.to(torch::kDouble);
+    return std::vector<double>(d.data_ptr<double>(), d.data_ptr<double>() + d.numel());
+  }
+  const torch::Tensor i = flat.to(torch::kLong);
+  return std::vector<int64_t>(i.data_ptr<int64_t>(), i.data_ptr<int64_t>() + i.numel());
+}
+}  // namespace
+
 struct DataParallelWorkload::Impl {
   std::shared_ptr<ProcessGroupHandle> group;
   std::shared_ptr<CommRecorder> recorder = std::make_shared<CommRecorder>();
   std::unique_ptr<c10d::Reducer> reducer;
+  std::vector<torch::Tensor> params;
+  std::string dump_path;  // PPERF_DDP_DUMP's file for this rank; empty: no dump
 };
 
 DataParallelWorkload::DataParallelWorkload(Workload& inner, std::shared_ptr<ProcessGroupHandle> group,
                                            int64_t bucket_bytes)
     : inner_(inner), impl_(std::make_unique<Impl>()) {
   impl_->group = std::move(group);
-  std::vector<torch::Tensor> params = inner_.parameters();
+  impl_->params = inner_.parameters();
+  const std::vector<torch::Tensor>& params = impl_->params;
   if (params.empty()) throw std::runtime_error("this workload does not expose its parameters: it cannot run data-parallel");
   const c10::intrusive_ptr<c10d::ProcessGroup>& pg = impl_->group->group;
-  {
-    // Every rank starts from rank 0's parameters (DDP's _sync_module_states).
-    torch::NoGradGuard no_grad;
-    c10d::broadcast_coalesced(pg, params, size_t{250} << 20, 0);
-  }
+  // Every rank starts from rank 0's parameters and buffers (DDP's _sync_module_states).
+  broadcast_from_rank0(pg, params);
+  broadcast_from_rank0(pg, inner_.buffers());
   const std::vector<bool> sparse(params.size(), false);  // DDP's default: dense gradients
-  constexpr int64_t kFirstBucketBytes = int64_t{1} << 20;  // DDP's first bucket: 1 MiB
+  constexpr int64_t kFirstBucketBytes = int64_t{1} << 20;  // dist._DEFAULT_FIRST_BUCKET_BYTES
+  // DDP (find_unused_parameters=False) starts from one bucket: the parameters' order need not
+  // be the gradients' order. The Reducer records the order the first backward produces them in
+  // and rebuild_buckets (before the second forward) cuts the buckets in that order, the first
+  // of 1 MiB and the others of at most bucket_bytes.
   auto [buckets, limits] = c10d::compute_bucket_assignment_by_size(
-      params, {static_cast<size_t>(kFirstBucketBytes), static_cast<size_t>(bucket_bytes)}, sparse);
-  // Gradients become ready from the last layer back: the last parameters' bucket goes first.
-  std::reverse(buckets.begin(), buckets.end());
-  std::reverse(limits.begin(), limits.end());
+      params, {std::numeric_limits<size_t>::max()}, sparse);
   impl_->reducer = torch_compat::make_reducer<c10d::Reducer>(params, std::move(buckets), std::move(limits), pg,
                                                              bucket_bytes, kFirstBucketBytes);
-  impl_->recorder->device_timed = impl_->group->device.is_cuda();
-  impl_->reducer->register_comm_hook(std::make_unique<TimedAllReduce>(pg, impl_->recorder));
+  const GroupSettings& settings = impl_->group->settings;
+  impl_->recorder->device_timed =
+      collective_timing(settings.backend, impl_->group->device) == CollectiveTiming::device_events;
+  // NCCL averages in the collective; Gloo (no ReduceOp::AVG) divides first.
+  impl_->reducer->register_comm_hook(std::make_unique<TimedAllReduce>(pg, impl_->recorder, settings.backend == "nccl",
+                                                                      millis(settings.timeout_s)));
+  if (const char* dir = std::getenv("PPERF_DDP_DUMP"); dir && *dir)
+    impl_->dump_path = fmt::format("{}/rank{}.jsonl", dir, impl_->group->context.rank);
 }
 
 DataParallelWorkload::~DataParallelWorkload() = default;
 
+std::vector<std::vector<size_t>> DataParallelWorkload::bucket_indices() const {
+  std::vector<std::vector<size_t>> out;
+  for (const c10d::GradBucket& bucket : impl_->reducer->get_grad_buckets(/*return_zero_tensors=*/true)) {
+    std::vector<size_t> indices;
+    for (const at::Tensor& p : bucket.getParameters()) {
+      size_t i = 0;
+      while (i < impl_->params.size() && !impl_->params[i].is_same(p)) ++i;
+      indices.push_back(i);
+    }
+    out.push_back(std::move(indices));
+  }
+  return out;
+}
+
 double DataParallelWorkload::train_step(const Batch& batch) {
+  const c10::intrusive_ptr<c10d::ProcessGroup>& pg = impl_->group->group;
   impl_->recorder->reset();
+  // DDP's _pre_forward, in its order.
   impl_->reducer->prepare_for_forward();
+  impl_->reducer->rebuild_buckets();  // once, before the second forward; false after
+  broadcast_from_rank0(pg, inner_.buffers());
   impl_->reducer->prepare_for_backward({});
   double loss = 0;
   try {
     loss = inner_.train_step(batch);
+  } catch (const c10::OutOfMemoryError&) {
+    throw;  // the executor reports it as the device's out-of-memory, with its figures
   } catch (const c10::Error& e) {
     throw std::runtime_error(std::string("data-parallel step: ") + e.what_without_backtrace());
   }
   CommStep step;
   if (impl_->recorder->device_timed) {
+    // NCCL's futures completed when the collectives were queued: wait for each with the
+    // group's timeout, so a lost peer ends the step instead of blocking until the watchdog.
+    std::vector<c10::intrusive_ptr<c10d::Work>> works;
+    {
+      std::lock_guard<std::mutex> lock(impl_->recorder->mutex);
+      works = impl_->recorder->device_works;
+    }
+    try {
+      for (const auto& work : works) work->wait(millis(impl_->group->settings.timeout_s));
+    } catch (const std::exception& e) {
+      torch_compat::abort_group(*pg);
+      throw std::runtime_error(fmt::format("data-parallel step: a gradient all-reduce did not finish within {} s: {}",
+                                           impl_->group->settings.timeout_s, c10::GetExceptionString(e)));
+    }
     // The collectives' end events must have happened before their durations can be read; the
     // runner synchronizes right after the step anyway, so this adds no wait to the step.
     torch::cuda::synchronize(impl_->group->device.index());
@@ -366,6 +470,22 @@ double DataParallelWorkload::train_step(const Batch& batch) {
   }
   step.bytes = impl_->recorder->bytes;
   comm_steps_.push_back(step);
+  if (!impl_->dump_path.empty()) {
+    // What DDP must reproduce from the same batches (bench/peers/ddp_parity.py).
+    nlohmann::json grads = nlohmann::json::array(), buffers = nlohmann::json::array();
+    for (const auto& p : impl_->params) grads.push_back(p.grad().defined() ? values_of(p.grad()) : nlohmann::json());
+    for (const auto& b : inner_.buffers()) buffers.push_back(values_of(b));
+    const nlohmann::json line = {{"rank", impl_->group->context.rank},
+                                 {"step", comm_steps_.size() - 1},
+                                 {"inputs_shape", batch.inputs.sizes().vec()},
+                                 {"inputs", values_of(batch.inputs)},
+                                 {"targets", values_of(batch.targets)},
+                                 {"loss", loss},
+                                 {"buckets", bucket_indices()},
+                                 {"grads", grads},
+                                 {"buffers", buffers}};
+    std::ofstream(impl_->dump_path, std::ios::app) << line.dump() << '\n';
+  }
   return loss;
 }
 

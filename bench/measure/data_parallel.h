@@ -45,25 +45,48 @@ std::string nccl_version();
 /// waited on (benchmarks).
 void allreduce_sum(ProcessGroupHandle& group, torch::Tensor& tensor);
 
+/// How a rank times its gradient all-reduces. Gloo's work completes its future when the
+/// all-reduce is done, so the host clock brackets it; NCCL's future completes once the
+/// collective is queued on the GPU's stream, and only NCCL's work records CUDA events
+/// (Work::getDuration; every other backend's throws).
+enum class CollectiveTiming { host_clock, device_events };
+
+/// The timing for `backend` ("gloo", "nccl") on `device`: device events for NCCL on a CUDA
+/// device, the host clock for every other pair (Gloo on a CUDA device included).
+CollectiveTiming collective_timing(const std::string& backend, const torch::Device& device);
+
+/// The engine that runs the group's collectives, as the backend names itself ("gloo", "nccl").
+std::string engine_name(const ProcessGroupHandle& group);
+
 /// Gradient communication of one step, on this rank.
 struct CommStep {
   double allreduce_ms = 0;  // time at least one bucket's all-reduce was in flight (union)
   int64_t bytes = 0;        // gradient bytes all-reduced
 };
 
-/// `inner`, trained data-parallel: construction broadcasts its parameters from rank 0 and
-/// registers c10d's Reducer on them (buckets of at most `bucket_bytes`, the first 1 MiB as
-/// DDP's); train_step runs the inner step with the all-reduces riding its backward.
-/// Throws from train_step when a collective fails or times out (a peer died, a link is cut).
+/// `inner`, trained data-parallel as DistributedDataParallel with its defaults trains it:
+/// construction broadcasts its parameters and buffers from rank 0 and registers c10d's Reducer
+/// on the parameters with one bucket; before every forward the buffers are broadcast from
+/// rank 0 again and, once, after the first step, the Reducer re-cuts its buckets in the order
+/// the gradients arrived (the first of 1 MiB, the others of at most `bucket_bytes`).
+/// train_step runs the inner step with the averaging all-reduces riding its backward.
+/// Throws from train_step when a collective fails or times out (a peer died, a link is cut);
+/// an out-of-memory error of the inner step comes out as the c10::OutOfMemoryError it is.
+/// With PPERF_DDP_DUMP=DIR set, each step appends to DIR/rank<N>.jsonl its batch, bucket
+/// layout, averaged gradients and buffers (bench/ddp_parity.sh compares them with DDP's).
 class DataParallelWorkload : public Workload {
  public:
   DataParallelWorkload(Workload& inner, std::shared_ptr<ProcessGroupHandle> group, int64_t bucket_bytes);
   ~DataParallelWorkload() override;
   ModelInfo model_info() const override { return inner_.model_info(); }
   std::vector<torch::Tensor> parameters() const override { return inner_.parameters(); }
+  std::vector<torch::Tensor> buffers() const override { return inner_.buffers(); }
   double train_step(const Batch& batch) override;
   /// One entry per train_step so far (warmup included).
   const std::vector<CommStep>& comm_steps() const { return comm_steps_; }
+  /// The Reducer's buckets in the order they are all-reduced, each as indices into
+  /// parameters() in the bucket's order.
+  std::vector<std::vector<size_t>> bucket_indices() const;
 
  private:
   struct Impl;

@@ -2,11 +2,13 @@
 // threads of this process meeting at a TCPStore this test serves; the launcher variables.
 #include <gtest/gtest.h>
 
+#include <set>
 #include <thread>
 
 #include "bench/core/input_error.h"
 #include "bench/measure/data_parallel.h"
 #include "bench/measure/runner.h"
+#include "workloads/common/torch_compat.h"
 
 using namespace pperf;
 
@@ -32,10 +34,15 @@ class TwoLayer : public Workload {
     torch::Tensor loss = torch::mse_loss(fc2_->forward(torch::relu(fc1_->forward(b.inputs))), b.targets);
     loss.backward();
     optimizer_->step();
-    if (fail_at_step >= 0 && ++steps_ > fail_at_step) throw std::runtime_error("this rank breaks");
+    if (fail_at_step >= 0 && ++steps_ > fail_at_step) {
+      if (fail_out_of_memory)  // what the CUDA caching allocator throws
+        TORCH_CHECK_WITH(OutOfMemoryError, false, "CUDA out of memory. Tried to allocate 2.00 GiB");
+      throw std::runtime_error("this rank breaks");
+    }
     return loss.item<double>();
   }
   int64_t fail_at_step = -1;
+  bool fail_out_of_memory = false;
 
  private:
   torch::nn::Linear fc1_, fc2_;
@@ -57,6 +64,38 @@ Batch concatenated(int64_t step, int64_t world, int64_t size) {
   }
   return {step, torch::cat(in), torch::cat(out)};
 }
+
+/// Inputs through a BatchNorm first (its running statistics then depend on the batches only),
+/// then layers of 16x512, 512x600 (1.2 MB: more than DDP's 1 MiB first bucket) and 600x4.
+class Normalized : public Workload {
+ public:
+  Normalized()
+      : bn_(torch::nn::BatchNorm1d(torch::nn::BatchNorm1dOptions(16).affine(false))), fc1_(torch::nn::Linear(16, 512)), fc2_(torch::nn::Linear(512, 600)),
+        fc3_(torch::nn::Linear(600, 4)) {
+    optimizer_ = std::make_unique<torch::optim::SGD>(parameters(), torch::optim::SGDOptions(0.1));
+  }
+  ModelInfo model_info() const override { return {}; }
+  std::vector<torch::Tensor> parameters() const override {
+    std::vector<torch::Tensor> p;
+    for (const auto& layer : {fc1_, fc2_, fc3_})
+      for (const auto& t : layer->parameters()) p.push_back(t);
+    return p;  // fc1.weight, fc1.bias, fc2.weight, fc2.bias, fc3.weight, fc3.bias (BN's affine off)
+  }
+  std::vector<torch::Tensor> buffers() const override { return bn_->buffers(); }
+  double train_step(const Batch& b) override {
+    optimizer_->zero_grad();
+    torch::Tensor x = torch::relu(fc1_->forward(bn_->forward(b.inputs)));
+    torch::Tensor loss = torch::mse_loss(fc3_->forward(torch::relu(fc2_->forward(x))), b.targets);
+    loss.backward();
+    optimizer_->step();
+    return loss.item<double>();
+  }
+  torch::nn::BatchNorm1d bn_;
+
+ private:
+  torch::nn::Linear fc1_, fc2_, fc3_;
+  std::unique_ptr<torch::optim::SGD> optimizer_;
+};
 
 RankContext context_for(const RunStore& store, int64_t rank, int64_t world, const std::string& prefix) {
   RankContext c;
@@ -152,6 +191,143 @@ TEST(DataParallel, ARankThatThrowsEndsTheOthersStepWithinTheTimeout) {
   EXPECT_NE(errors[1].find("this rank breaks"), std::string::npos) << errors[1];
   EXPECT_NE(errors[0], "") << "rank 0 went on without its peer";
   EXPECT_LT(seconds[0], 20) << "rank 0 waited past the 3 s collective timeout";
+}
+
+TEST(DataParallel, OnlyNcclIsTimedByDeviceEventsWhateverTheDevice) {
+  // Gloo's work has no getDuration (it throws): a Gloo rank on a GPU times by the host clock.
+  EXPECT_EQ(collective_timing("gloo", torch::Device("cuda:0")), CollectiveTiming::host_clock);
+  EXPECT_EQ(collective_timing("gloo", torch::Device("cpu")), CollectiveTiming::host_clock);
+  EXPECT_EQ(collective_timing("nccl", torch::Device("cuda:1")), CollectiveTiming::device_events);
+}
+
+TEST(DataParallel, NcclIsTheEngineInitProcessGroupPicks) {
+  EXPECT_FALSE(torch_compat::nccl_is_nccl2("0"));  // TORCH_DIST_USE_NCCL2=0: the legacy engine
+  EXPECT_EQ(torch_compat::nccl_is_nccl2(nullptr), bool(PPERF_TORCH_NCCL2));
+  EXPECT_EQ(torch_compat::nccl_is_nccl2("1"), bool(PPERF_TORCH_NCCL2));
+}
+
+TEST(DataParallel, TheGroupNamesItsEngine) {
+  RankContext serve;
+  RunStore store(serve, true, 5);
+  auto group = join_group(context_for(store, 0, 1, "t8/"), {"gloo", 5, "alone"});
+  EXPECT_EQ(engine_name(*group), "gloo");
+}
+
+TEST(DataParallel, AnOutOfMemoryErrorOfTheInnerStepReachesTheCallerAsItself) {
+  constexpr int64_t kWorld = 2;
+  RankContext serve;
+  serve.world_size = kWorld;
+  RunStore store(serve, true, 20);
+  std::vector<std::string> caught(kWorld);
+  std::vector<std::unique_ptr<TwoLayer>> models;
+  for (int64_t r = 0; r < kWorld; ++r) {
+    models.push_back(std::make_unique<TwoLayer>());
+    models.back()->fail_at_step = 1;  // the second step runs out of memory, on both ranks
+    models.back()->fail_out_of_memory = true;
+  }
+  std::vector<Batch> batches = {batch(0, 4), batch(1, 4)};
+  std::vector<std::thread> ranks;
+  for (int64_t r = 0; r < kWorld; ++r)
+    ranks.emplace_back([&, r] {
+      try {
+        auto group = join_group(context_for(store, r, kWorld, "t6/"), {"gloo", 20, "same"});
+        DataParallelWorkload dp(*models[r], group, 1 << 20);
+        for (int64_t s = 0; s < 2; ++s) dp.train_step(batches[r]);
+        caught[r] = "nothing";
+      } catch (const c10::OutOfMemoryError& e) {
+        caught[r] = std::string("OutOfMemoryError: ") + e.what_without_backtrace();
+      } catch (const std::exception& e) {
+        caught[r] = std::string("another exception: ") + e.what();
+      }
+    });
+  for (auto& t : ranks) t.join();
+  for (int64_t r = 0; r < kWorld; ++r)
+    EXPECT_EQ(caught[r].rfind("OutOfMemoryError: CUDA out of memory", 0), 0u) << "rank " << r << ": " << caught[r];
+}
+
+TEST(DataParallel, BuffersAreRank0sBeforeEveryForwardAndBucketsAreRecutInGradientOrderOnce) {
+  constexpr int64_t kWorld = 2, kBatch = 8, kSteps = 3;
+  RankContext serve;
+  serve.world_size = kWorld;
+  RunStore store(serve, true, 20);
+  std::vector<std::unique_ptr<Normalized>> models;
+  std::vector<std::vector<Batch>> batches(kWorld);
+  for (int64_t r = 0; r < kWorld; ++r) {
+    torch::manual_seed(11);
+    models.push_back(std::make_unique<Normalized>());
+    for (int64_t s = 0; s < kSteps; ++s) batches[r].push_back(batch(s * kWorld + r, kBatch));
+  }
+  std::vector<torch::Tensor> start_buffers;  // rank 0's, the ones every rank must start from
+  for (const auto& b : models[0]->buffers()) start_buffers.push_back(b.clone());
+  {
+    torch::NoGradGuard no_grad;
+    for (auto& b : models[1]->buffers()) b.add_(5);  // rank 1 starts elsewhere
+  }
+  std::vector<std::string> errors(kWorld);
+  std::vector<std::vector<std::vector<std::vector<size_t>>>> layouts(kWorld);  // before each step, and after the last
+  std::vector<std::vector<torch::Tensor>> buffers(kWorld);
+  std::vector<std::thread> ranks;
+  for (int64_t r = 0; r < kWorld; ++r)
+    ranks.emplace_back([&, r] {
+      try {
+        auto group = join_group(context_for(store, r, kWorld, "t7/"), {"gloo", 20, "same"});
+        DataParallelWorkload dp(*models[r], group, 1 << 20);
+        for (int64_t s = 0; s < kSteps; ++s) {
+          layouts[r].push_back(dp.bucket_indices());
+          dp.train_step(batches[r][s]);
+        }
+        layouts[r].push_back(dp.bucket_indices());
+        for (const auto& b : dp.buffers()) buffers[r].push_back(b.clone());
+      } catch (const std::exception& e) {
+        errors[r] = e.what();
+      }
+    });
+  for (auto& t : ranks) t.join();
+  for (int64_t r = 0; r < kWorld; ++r) ASSERT_EQ(errors[r], "") << "rank " << r;
+
+  // DDP's buckets: one until the first backward has shown the gradients' order; from the second
+  // step on, cut in that order (fc3's and fc2's gradients come first and pass 1 MiB, then fc1's).
+  using Layout = std::vector<std::vector<size_t>>;
+  const auto as_sets = [](const Layout& layout) {
+    std::vector<std::set<size_t>> sets;
+    for (const auto& bucket : layout) sets.emplace_back(bucket.begin(), bucket.end());
+    return sets;
+  };
+  for (int64_t r = 0; r < kWorld; ++r) {
+    EXPECT_EQ(as_sets(layouts[r][0]), (std::vector<std::set<size_t>>{{0, 1, 2, 3, 4, 5}})) << "rank " << r;
+    EXPECT_EQ(as_sets(layouts[r][1]), as_sets(layouts[r][0])) << "rebuilt before the first backward";
+    EXPECT_EQ(as_sets(layouts[r][2]), (std::vector<std::set<size_t>>{{2, 3, 4, 5}, {0, 1}})) << "rank " << r;
+    EXPECT_EQ(layouts[r][3], layouts[r][2]) << "rebuilt more than once";
+  }
+  EXPECT_EQ(layouts[0][3], layouts[1][3]);
+
+  // BatchNorm's running statistics, as under DDP: each step starts from rank 0's, then each rank
+  // updates them with its own batch. Rank 0's saw rank 0's batches only; rank 1's last update was
+  // from rank 0's statistics of the step before with rank 1's last batch.
+  torch::nn::BatchNorm1d reference(torch::nn::BatchNorm1dOptions(16).affine(false));
+  {
+    torch::NoGradGuard no_grad;
+    for (size_t i = 0; i < start_buffers.size(); ++i) reference->buffers()[i].copy_(start_buffers[i]);
+  }
+  std::vector<torch::Tensor> before_last;
+  for (int64_t s = 0; s < kSteps; ++s) {
+    if (s == kSteps - 1)
+      for (const auto& b : reference->buffers()) before_last.push_back(b.clone());
+    reference->forward(batches[0][s].inputs);
+  }
+  std::vector<torch::Tensor> expected0;
+  for (const auto& b : reference->buffers()) expected0.push_back(b.clone());
+  {
+    torch::NoGradGuard no_grad;
+    for (size_t i = 0; i < before_last.size(); ++i) reference->buffers()[i].copy_(before_last[i]);
+  }
+  reference->forward(batches[1][kSteps - 1].inputs);
+  const std::vector<torch::Tensor> expected1 = reference->buffers();
+  ASSERT_EQ(buffers[0].size(), 3u);  // running_mean, running_var, num_batches_tracked
+  for (size_t i = 0; i < expected0.size(); ++i) {
+    EXPECT_TRUE(torch::allclose(buffers[0][i], expected0[i], 1e-5, 1e-6)) << "rank 0, buffer " << i;
+    EXPECT_TRUE(torch::allclose(buffers[1][i], expected1[i], 1e-5, 1e-6)) << "rank 1, buffer " << i;
+  }
 }
 
 TEST(DataParallel, ARankOfAnotherItemIsRefusedByName) {

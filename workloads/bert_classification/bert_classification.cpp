@@ -214,6 +214,7 @@ class BertClassification : public Workload {
   }
 
   std::vector<torch::Tensor> parameters() const override { return net_->parameters(); }
+  std::vector<torch::Tensor> buffers() const override { return net_->buffers(); }
 
   ModelInfo model_info() const override {
     return {count_parameters(*net_), 3 * net_->forward_flops(seq_len_), "fp32"};

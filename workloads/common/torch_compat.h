@@ -8,6 +8,7 @@
 #include <torch/version.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <stdexcept>
 #include <sstream>
 #include <string>
@@ -25,6 +26,16 @@
 // Work::getDuration and Backend::enableCollectivesTiming (CUDA-event timing of NCCL
 // collectives). CMakeLists.txt requires it for NCCL builds.
 #define PPERF_TORCH_COLLECTIVE_TIMING PPERF_TORCH_AT_LEAST(2, 4)
+// torch's NCCL engine on torchcomms (c10d::nccl2::ProcessGroupNCCL, backend name "nccl2"): where
+// it exists, init_process_group("nccl") creates it unless TORCH_DIST_USE_NCCL2=0.
+#if defined(__has_include)
+#if __has_include(<torch/csrc/distributed/c10d/nccl2/ProcessGroupNCCL.hpp>)
+#define PPERF_TORCH_NCCL2 1
+#endif
+#endif
+#ifndef PPERF_TORCH_NCCL2
+#define PPERF_TORCH_NCCL2 0
+#endif
 
 namespace pperf::torch_compat {
 
@@ -90,6 +101,13 @@ typename StateMap::key_type optimizer_state_key(const at::Tensor& parameter) {
 
 // --- c10d ------------------------------------------------------------------------------------
 
+/// Whether backend "nccl" is torch's nccl2 engine here, decided as init_process_group("nccl")
+/// decides it (torch.distributed's _register_builtin_nccl_backend): on a torch that has it,
+/// unless TORCH_DIST_USE_NCCL2 (`use_nccl2`) is "0"; else the legacy ProcessGroupNCCL.
+inline bool nccl_is_nccl2(const char* use_nccl2 = std::getenv("TORCH_DIST_USE_NCCL2")) {
+  return PPERF_TORCH_NCCL2 && !(use_nccl2 && std::string(use_nccl2) == "0");
+}
+
 /// The c10d process group DDP's Reducer and the collectives take, over one backend (Gloo or
 /// NCCL) serving the tensors of `device_types`. Before 2.0 the backend was the process group;
 /// since 2.0 a ProcessGroup holds a backend per device type.
@@ -129,6 +147,43 @@ void enable_collective_timing(Backend& backend) {
   backend.enableCollectivesTiming();
 #else
   (void)backend;
+#endif
+}
+
+namespace detail {
+template <class T, class = void>
+struct has_shutdown : std::false_type {};
+template <class T>
+struct has_shutdown<T, std::void_t<decltype(std::declval<T&>().shutdown())>> : std::true_type {};
+template <class T, class = void>
+struct has_abort : std::false_type {};
+template <class T>
+struct has_abort<T, std::void_t<decltype(std::declval<T&>().abort())>> : std::true_type {};
+}  // namespace detail
+
+/// Ends `group`'s backends normally, as destroy_process_group does (NCCL destroys its
+/// communicators, and libtorch 2.x then does not warn that destroy_process_group() was not
+/// called). Nothing where the version's process group has no shutdown (1.13).
+template <class ProcessGroup>
+void shutdown_group(ProcessGroup& group) {
+  if constexpr (detail::has_shutdown<ProcessGroup>::value) group.shutdown();
+}
+
+/// Aborts `group`'s backends (NCCL: its communicators, so collectives still queued or blocked
+/// on a lost peer return); nothing where the version's process group has no abort (1.13).
+template <class ProcessGroup>
+void abort_group(ProcessGroup& group) {
+  if constexpr (detail::has_abort<ProcessGroup>::value) group.abort();
+}
+
+/// The engine that runs `group`'s collectives, by its own name (Backend::getBackendName:
+/// "gloo", "nccl", "nccl2"...): since 2.0 the group's default backend, before it the group.
+template <class ProcessGroup>
+std::string engine_name(const ProcessGroup& group) {
+#if PPERF_TORCH_2
+  return group.getDefaultBackend()->getBackendName();
+#else
+  return group.getBackendName();
 #endif
 }
 

@@ -157,6 +157,7 @@ class MnistHeavy : public Workload {
   }
 
   std::vector<torch::Tensor> parameters() const override { return net_->parameters(); }
+  std::vector<torch::Tensor> buffers() const override { return net_->buffers(); }
 
   ModelInfo model_info() const override {
     return {count_parameters(*net_), 3 * net_->forward_flops(), "fp32"};

@@ -215,6 +215,7 @@ class ResNet50Augment : public Workload {
   }
 
   std::vector<torch::Tensor> parameters() const override { return net_->parameters(); }
+  std::vector<torch::Tensor> buffers() const override { return net_->buffers(); }
 
   ModelInfo model_info() const override {
     return {count_parameters(*net_), 3 * net_->forward_flops(), "fp32"};

@@ -83,6 +83,11 @@ class TorchScriptWorkload : public Workload {
 
   /// The model is opaque: no analytic FLOPs (0 = unknown), and it runs in the dtype it was saved in.
   std::vector<torch::Tensor> parameters() const override { return params_; }
+  std::vector<torch::Tensor> buffers() const override {
+    std::vector<torch::Tensor> out;
+    for (const auto& b : module_.buffers()) out.push_back(b);
+    return out;
+  }
 
   ModelInfo model_info() const override {
     int64_t n = 0;

@@ -207,6 +207,7 @@ class VitSynthetic : public Workload {
   }
 
   std::vector<torch::Tensor> parameters() const override { return net_->parameters(); }
+  std::vector<torch::Tensor> buffers() const override { return net_->buffers(); }
 
   ModelInfo model_info() const override {
     ModelInfo info{count_parameters(*net_), 3 * net_->forward_flops(), bf16_ ? "bf16-autocast" : "fp32"};

@@ -15,6 +15,7 @@ json to_json(const DistributedReport& d) {
                      {"data_wait_fraction", r.data_wait_fraction}});
   return {{"world_size", d.world_size},
           {"backend", d.backend},
+          {"engine", d.engine.empty() ? json(nullptr) : json(d.engine)},
           {"launcher", to_string(d.launcher)},
           {"ranks", ranks},
           {"allreduce_ms", {{"median", d.allreduce_median_ms}, {"p95", d.allreduce_p95_ms}}},
@@ -27,6 +28,7 @@ DistributedReport read_distributed(const JsonView& v) {
   DistributedReport d;
   d.world_size = v.at("world_size").as_positive_int();
   d.backend = v.at("backend").as_string();
+  if (auto e = v.find_value("engine")) d.engine = e->as_string();
   // Files from before the launcher was recorded: pperf spawned every rank then.
   if (auto l = v.find_value("launcher")) d.launcher = read_enum<Launcher>(*l);
   for (const auto& item : v.at("ranks").items()) {

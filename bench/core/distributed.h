@@ -31,6 +31,9 @@ inline constexpr const char* kStepOwnBackend = "step";
 struct DistributedReport {
   int64_t world_size = 1;
   std::string backend;   // "gloo" | "nccl" | kStepOwnBackend
+  /// The engine that ran the collectives, by its own name (Backend::getBackendName: "gloo",
+  /// "nccl", torch 2.15's "nccl2"); "" for a step's own group, and in files from before it.
+  std::string engine;
   Launcher launcher = Launcher::spawn_local;
   std::vector<RankReport> ranks;
   /// Per step, the time at least one gradient bucket's all-reduce was in flight (the union of

@@ -280,6 +280,7 @@ void merge_ranks(Result& r, Measurement& m, ProcessGroupHandle& group, const Dat
   DistributedReport d;
   d.world_size = rank.world_size;
   d.backend = parallel ? settings.backend : kStepOwnBackend;
+  if (parallel) d.engine = engine_name(group);
   d.launcher = rank.launcher;
   d.bytes_per_step = mine.bytes_per_step;
   size_t steps = m.step_ms.size();

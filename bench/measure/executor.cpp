@@ -516,8 +516,10 @@ void measure_into(Result& r, const Config& config, const PlanItem& item, const W
     // Taking turns on a shared GPU, the others' rounds are their kernels, not this one's.
     r.execution->gpu = gpu_sampler->finish(options.turns ? &own_rounds : nullptr);
     if (!gpu_sampler->why_none().empty()) r.events.push_back(gpu_sampler->why_none());
+    // Pooled on a host of one GPU is that GPU: said only where others were pooled in.
     if (r.execution->gpu && !p.smi_why_all.empty())
-      r.events.push_back("GPU utilization pools every GPU of the host: " + p.smi_why_all);
+      if (const nlohmann::json facts = nvidia_gpu_facts(); facts.is_object() && facts["gpus"].size() > 1)
+        r.events.push_back(fmt::format("GPU utilization pools the host's {} GPUs: {}", facts["gpus"].size(), p.smi_why_all));
     auto& context = at::globalContext();
     r.execution->math = MathSettings{context.benchmarkCuDNN(), context.allowTF32CuBLAS(), context.allowTF32CuDNN()};
   }

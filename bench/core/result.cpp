@@ -171,16 +171,21 @@ GpuUtilization read_gpu_utilization(const JsonView& v) {
 
 json to_json(const DevicePeak& p) {
   return {{"fp32", p.fp32_gflops},
+          {"fp32_tf32", value_or_null(p.tf32_gflops)},
           {"bf16", value_or_null(p.bf16_gflops)},
           {"gemm", p.gemm},
           {"model", p.model},
           {"tf32", {{"matmul", p.matmul_tf32}, {"cudnn", p.cudnn_tf32}}},
-          {"datasheet", {{"fp32", value_or_null(p.datasheet_fp32_gflops)}, {"bf16", value_or_null(p.datasheet_bf16_gflops)}}}};
+          {"datasheet",
+           {{"fp32", value_or_null(p.datasheet_fp32_gflops)},
+            {"fp32_tf32", value_or_null(p.datasheet_tf32_gflops)},
+            {"bf16", value_or_null(p.datasheet_bf16_gflops)}}}};
 }
 
 DevicePeak read_device_peak(const JsonView& v) {
   DevicePeak p;
   p.fp32_gflops = v.at("fp32").as_positive_number();
+  if (v.find_value("fp32_tf32")) p.tf32_gflops = v.at("fp32_tf32").as_positive_number();
   if (v.find_value("bf16")) p.bf16_gflops = v.at("bf16").as_positive_number();
   p.gemm = v.at("gemm").as_string();
   // Files from before the GPU's model, TF32 policy and datasheet were recorded: unknown.
@@ -191,7 +196,13 @@ DevicePeak read_device_peak(const JsonView& v) {
   }
   if (auto sheet = v.find("datasheet")) {
     if (sheet->find_value("fp32")) p.datasheet_fp32_gflops = sheet->at("fp32").as_positive_number();
+    if (sheet->find_value("fp32_tf32")) p.datasheet_tf32_gflops = sheet->at("fp32_tf32").as_positive_number();
     if (sheet->find_value("bf16")) p.datasheet_bf16_gflops = sheet->at("bf16").as_positive_number();
+    // Before TF32's figure had a key of its own, `fp32` held it whenever the run used TF32.
+    if (!sheet->find("fp32_tf32") && (p.matmul_tf32 || p.cudnn_tf32)) {
+      p.datasheet_tf32_gflops = p.datasheet_fp32_gflops;
+      p.datasheet_fp32_gflops.reset();
+    }
   }
   return p;
 }
@@ -239,6 +250,7 @@ json to_json(const ExecutionReport& e) {
             {"device", e.device},
             {"gpu_utilization", e.gpu ? to_json(*e.gpu) : json(nullptr)}};
   if (e.device_peak) j["device_peak_gflops"] = to_json(*e.device_peak);  // GPU results only: CPU ones use host.peak_gflops
+  if (e.math) write_fields(j["math"], *e.math, kMathSettingsFields);       // GPU results only
   return j;
 }
 
@@ -258,6 +270,7 @@ ExecutionReport read_execution(const JsonView& v) {
   e.device = v.string_or("device", "cpu");  // files from before GPUs were supported: CPU
   if (auto g = v.find_value("gpu_utilization")) e.gpu = read_gpu_utilization(*g);
   if (auto p = v.find_value("device_peak_gflops")) e.device_peak = read_device_peak(*p);
+  if (auto m = v.find_value("math")) read_fields(*m, e.math.emplace(), kMathSettingsFields);
   return e;
 }
 

@@ -136,19 +136,33 @@ inline constexpr auto kGpuUtilizationFields = std::make_tuple(
     json_field("samples", &GpuUtilization::samples), json_field("mean_pct", &GpuUtilization::mean_pct),
     json_field("max_pct", &GpuUtilization::max_pct), json_field("max_memory_used_mib", &GpuUtilization::max_memory_used_mib));
 
-/// A GPU's measured GEMM rate (bench/measure/peak_flops.h): MFU's denominator for results on it.
+/// A GPU's measured GEMM rates (bench/measure/peak_flops.h): MFU's denominators for results on
+/// it, the one of the precision the model's math ran in (bench/core/mfu.h).
 struct DevicePeak {
-  double fp32_gflops = 0;
+  double fp32_gflops = 0;             // float32 GEMMs with TF32 off (older files: as the run's matmul setting was)
   std::optional<double> bf16_gflops;  // absent where the device cannot run bf16 GEMMs
   std::string gemm;                   // "NxNxN"
   std::string model;                  // the GPU's name ("NVIDIA A100-SXM4-40GB"); "" when unknown
-  /// The float32 math the fp32 peak and the run used: matmuls in TF32 (torch's
-  /// allow_tf32 for cuBLAS, off by default) and cuDNN convolutions in TF32 (on by default).
+  /// The run's float32 math: matmuls in TF32 (torch's allow_tf32 for cuBLAS, off by default)
+  /// and cuDNN convolutions in TF32 (on by default).
   bool matmul_tf32 = false, cudnn_tf32 = false;
-  /// The vendor's dense peak for this model (GFLOP/s, per GPU), shown beside the measured one;
-  /// fp32 is TF32's where the run's matmuls or convolutions used it.
+  /// The vendor's dense peaks for this model (GFLOP/s, per GPU), shown beside the measured
+  /// ones; absent for models pperf's table lacks, and tf32 and bf16 on GPUs without them.
   std::optional<double> datasheet_fp32_gflops, datasheet_bf16_gflops;
+  /// float32 GEMMs with TF32 on; absent in files from before it was measured apart.
+  std::optional<double> tf32_gflops;
+  std::optional<double> datasheet_tf32_gflops;
 };
+
+/// The math settings torch ran the item's steps under (on a GPU).
+struct MathSettings {
+  bool cudnn_benchmark = false;  // at::globalContext().benchmarkCuDNN(): cuDNN picks its algorithms by timing them
+  bool tf32_matmul = false;      // allowTF32CuBLAS
+  bool tf32_cudnn = false;       // allowTF32CuDNN
+};
+inline constexpr auto kMathSettingsFields = std::make_tuple(
+    json_field("cudnn_benchmark", &MathSettings::cudnn_benchmark), json_field("tf32_matmul", &MathSettings::tf32_matmul),
+    json_field("tf32_cudnn", &MathSettings::tf32_cudnn));
 
 /// What execution settings were asked for and what actually took effect.
 struct ExecutionReport {
@@ -163,6 +177,7 @@ struct ExecutionReport {
   std::string device = "cpu";               // where the model trained: "cpu", "cuda:0", ...
   std::optional<GpuUtilization> gpu;        // on a GPU, when nvidia-smi could sample it
   std::optional<DevicePeak> device_peak;    // on a GPU: its measured peak, per GPU
+  std::optional<MathSettings> math;         // on a GPU: cudnn.benchmark and TF32, as the steps ran
 };
 
 /// One process's peak resident memory while its item ran (VmHWM, from its start or the item's).
@@ -211,6 +226,8 @@ struct Result {
   std::optional<bool> converged;
   /// Model FLOPs utilization (0..1) against host.peak_gflops: bench/core/mfu.h.
   std::optional<double> mfu;
+  /// On a GPU: the same against the vendor's datasheet peak of the precision (bench/core/mfu.h).
+  std::optional<double> mfu_datasheet;
   /// Measured results: where the time went and the verdict (bench/core/bottleneck.h).
   std::optional<Bottleneck> bottleneck;
   /// Measured steps kept after the data source failed mid-run.
@@ -240,7 +257,7 @@ inline constexpr auto kResultFields = std::make_tuple(
     json_field("workload", &Result::workload), json_field("configuration", &Result::configuration),
     json_field("baseline", &Result::baseline), json_field("measured", &Result::measured),
     json_field("data_wait_fraction", &Result::data_wait_fraction), json_field("converged", &Result::converged),
-    json_field("mfu", &Result::mfu));
+    json_field("mfu", &Result::mfu), json_field_added("mfu_datasheet", &Result::mfu_datasheet));
 
 struct RunReport {
   std::string tool_version, git_sha;

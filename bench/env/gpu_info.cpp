@@ -2,8 +2,11 @@
 
 #include <unistd.h>
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cctype>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -96,23 +99,69 @@ std::string nvidia_gpu_name(const std::string& id) {
   return lines.size() == 1 && lines[0].find("No devices") == std::string::npos ? lines[0] : "";
 }
 
-std::string nvidia_smi_gpu_id(int ordinal, const char* cuda_visible_devices, const char* cuda_device_order) {
-  if (ordinal < 0) return "all";
+SmiGpuId map_to_nvidia_smi(int ordinal, const char* cuda_visible_devices, const char* cuda_device_order) {
+  if (ordinal < 0) return {"all", "no CUDA ordinal"};
+  const bool pci_order = cuda_device_order && std::string(cuda_device_order) == "PCI_BUS_ID";
+  const std::string order = cuda_device_order ? std::string("CUDA_DEVICE_ORDER=") + cuda_device_order
+                                              : std::string("CUDA_DEVICE_ORDER unset (fastest first)");
+  const std::string unknown = order + " numbers GPUs in another order than nvidia-smi's PCI order; set "
+                                      "CUDA_DEVICE_ORDER=PCI_BUS_ID or list UUIDs in CUDA_VISIBLE_DEVICES";
   if (cuda_visible_devices) {
     std::stringstream in(cuda_visible_devices);
     int i = 0;
     for (std::string item; std::getline(in, item, ','); ++i) {
       item.erase(std::remove_if(item.begin(), item.end(), [](unsigned char c) { return std::isspace(c); }), item.end());
       if (item.empty()) break;  // CUDA stops at the first invalid entry
-      if (i == ordinal) return item;
+      if (i != ordinal) continue;
+      // An index counts in CUDA's device order; a UUID or MIG id names one GPU in any order.
+      const bool index = item.find_first_not_of("0123456789") == std::string::npos;
+      if (index && !pci_order) return {"all", unknown};
+      return {item, ""};
     }
-    return "all";
+    return {"all", "cuda:" + std::to_string(ordinal) + " is not in CUDA_VISIBLE_DEVICES=" + cuda_visible_devices};
   }
-  if (cuda_device_order && std::string(cuda_device_order) == "PCI_BUS_ID") return std::to_string(ordinal);
-  return "all";
+  if (pci_order) return {std::to_string(ordinal), ""};
+  return {"all", unknown};
 }
 
-GpuSampler::GpuSampler(int period_ms, std::string gpu) : gpu_(std::move(gpu)) {
+std::string nvidia_smi_gpu_id(int ordinal, const char* cuda_visible_devices, const char* cuda_device_order) {
+  return map_to_nvidia_smi(ordinal, cuda_visible_devices, cuda_device_order).id;
+}
+
+namespace {
+/// A `utilization.gpu, memory.used` line whose utilization nvidia-smi cannot give ("[N/A]" on
+/// MIG instances, "[Not Supported]").
+bool utilization_not_available(const std::string& line) {
+  const auto fields = split_csv(line);
+  return fields.size() == 2 && !fields[0].empty() && fields[0].front() == '[' && number(fields[1]).has_value();
+}
+
+double steady_now_ms() {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+}  // namespace
+
+std::optional<GpuUtilization> summarize_gpu_samples(const std::vector<GpuSample>& samples, const std::string& gpu,
+                                                    const std::vector<TimeWindow>* windows) {
+  GpuUtilization u;
+  u.gpu = gpu;
+  double sum = 0;
+  for (const GpuSample& s : samples) {
+    if (windows && std::none_of(windows->begin(), windows->end(), [&](const TimeWindow& w) {
+          return s.at_ms >= w.start_ms && s.at_ms <= w.end_ms;
+        }))
+      continue;
+    ++u.samples;
+    sum += s.utilization_pct;
+    u.max_pct = std::max(u.max_pct, s.utilization_pct);
+    u.max_memory_used_mib = std::max(u.max_memory_used_mib, s.memory_mib);
+  }
+  if (u.samples == 0) return std::nullopt;
+  u.mean_pct = sum / static_cast<double>(u.samples);
+  return u;
+}
+
+GpuSampler::GpuSampler(int period_ms, std::string gpu) : gpu_(std::move(gpu)), period_ms_(period_ms) {
   const std::string smi = find_on_path("nvidia-smi");
   if (smi.empty()) return;
   SpawnOptions spawn;
@@ -125,7 +174,7 @@ GpuSampler::GpuSampler(int period_ms, std::string gpu) : gpu_(std::move(gpu)) {
   reader_ = std::thread([this] {
     while (!stop_) {
       if (auto line = child_->read_line(0.2)) {
-        if (auto sample = parse_gpu_sample(*line)) samples_.push_back(*sample);
+        take(*line);
       } else if (child_->wait(0)) {
         return;  // nvidia-smi ended (e.g. no GPU after all)
       }
@@ -133,29 +182,37 @@ GpuSampler::GpuSampler(int period_ms, std::string gpu) : gpu_(std::move(gpu)) {
   });
 }
 
+void GpuSampler::take(const std::string& line) {
+  // Stamped as it arrives: nvidia-smi prints each reading as it takes it.
+  if (auto sample = parse_gpu_sample(line)) samples_.push_back({steady_now_ms(), sample->first, sample->second});
+  else if (utilization_not_available(line)) ++unavailable_;
+  else if (first_other_.empty() && line.find_first_not_of(' ') != std::string::npos) first_other_ = line;
+}
+
 GpuSampler::~GpuSampler() { finish(); }
 
-std::optional<GpuUtilization> GpuSampler::finish() {
+std::optional<GpuUtilization> GpuSampler::finish(const std::vector<TimeWindow>* own_windows) {
   if (!child_) return std::nullopt;
   stop_ = true;
   if (reader_.joinable()) reader_.join();
   child_->stop(1);
   // What it printed before it stopped and the reader had not read yet (then end of output).
-  while (auto line = child_->read_line(1))
-    if (auto sample = parse_gpu_sample(*line)) samples_.push_back(*sample);
+  while (auto line = child_->read_line(1)) take(*line);
   child_.reset();
-  if (samples_.empty()) return std::nullopt;
-  GpuUtilization u;
-  u.gpu = gpu_;
-  u.samples = static_cast<int64_t>(samples_.size());
-  double sum = 0;
-  for (const auto& [util, memory] : samples_) {
-    sum += util;
-    u.max_pct = std::max(u.max_pct, util);
-    u.max_memory_used_mib = std::max(u.max_memory_used_mib, memory);
-  }
-  u.mean_pct = sum / static_cast<double>(u.samples);
-  return u;
+  std::optional<GpuUtilization> u = summarize_gpu_samples(samples_, gpu_, own_windows);
+  if (u) return u;
+  if (!samples_.empty())
+    why_none_ = fmt::format("GPU utilization not recorded: none of nvidia-smi's {} readings of GPU {} (one every {} ms) "
+                            "fell in this configuration's own rounds",
+                            samples_.size(), gpu_, period_ms_);
+  else if (unavailable_ > 0)
+    why_none_ = fmt::format("GPU utilization not recorded: nvidia-smi gives utilization.gpu of GPU {} as N/A ({} "
+                            "readings), as it does for MIG instances and GPUs that do not report it",
+                            gpu_, unavailable_);
+  else
+    why_none_ = fmt::format("GPU utilization not recorded: nvidia-smi printed no reading of GPU {}{}", gpu_,
+                            first_other_.empty() ? "" : " (it said: " + first_other_ + ")");
+  return std::nullopt;
 }
 
 std::optional<std::vector<int>> parse_cpu_list(const std::string& text) {

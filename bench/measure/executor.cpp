@@ -112,7 +112,9 @@ struct CpuSample {
 /// Taking turns, the CPU figures span this configuration's own rounds only: the others' turns
 /// are neither its wall time nor a neighbour. `turns` is wrapped so each round is sampled; the
 /// spans add up in `own` (zeros but for the load average at the first round).
-TurnTaking sampled_turns(TurnTaking& turns, const std::vector<int>& data_pids, CpuSample& own_before, CpuSample& own) {
+/// The rounds' spans of the steady clock go to `own_rounds`, to cut the GPU's samples the same way.
+TurnTaking sampled_turns(TurnTaking& turns, const std::vector<int>& data_pids, CpuSample& own_before, CpuSample& own,
+                         std::vector<TimeWindow>& own_rounds) {
   auto round_start = std::make_shared<CpuSample>();
   TurnTaking sampled;
   sampled.ready = turns.ready;
@@ -122,8 +124,10 @@ TurnTaking sampled_turns(TurnTaking& turns, const std::vector<int>& data_pids, C
     if (first) own_before = CpuSample{0, 0, 0, 0, round_start->load_average, 0}, first = false;
     return steps;
   };
-  sampled.done = [&turns, &data_pids, &own, round_start](const std::vector<double>& round_ms) {
-    own.add_span(*round_start, CpuSample::now(data_pids));
+  sampled.done = [&turns, &data_pids, &own, &own_rounds, round_start](const std::vector<double>& round_ms) {
+    const CpuSample end = CpuSample::now(data_pids);
+    own.add_span(*round_start, end);
+    own_rounds.push_back({round_start->wall_ms, end.wall_ms});  // CpuSample's wall_ms: steady_clock()'s
     turns.done(round_ms);
   };
   return sampled;
@@ -215,8 +219,10 @@ std::vector<int> cpus_of_rank(const ExecutionSettings& exec, const RankContext& 
   if (rank.launcher == Launcher::spawn_local && d.spawn_local && d.cpus_per_rank > 0)
     return rank_cpus(rank.rank, d.cpus_per_rank, HostCapacity::here().logical_cpus);
   // One rank per GPU: unless told otherwise, a rank runs on the CPUs of its GPU's NUMA node.
-  if (exec.device.kind == DeviceChoice::Kind::every_gpu && exec.cpus.empty())
-    if (const auto node = gpu_numa_cpus(static_cast<int>(rank.local_rank), std::getenv("CUDA_VISIBLE_DEVICES"),
+  // The GPU is the one the rank trains on: cuda:0 under Slurm's --gpus-per-task=1, not cuda:LOCAL_RANK.
+  const int64_t gpus = exec.device.kind == DeviceChoice::Kind::every_gpu && exec.cpus.empty() ? torch_cuda_devices() : 0;
+  if (gpus > 0 && (gpus == 1 || (rank.local_rank >= 0 && rank.local_rank < gpus)))
+    if (const auto node = gpu_numa_cpus(cuda_ordinal_of_rank(rank.local_rank, gpus), std::getenv("CUDA_VISIBLE_DEVICES"),
                                         std::getenv("CUDA_DEVICE_ORDER"))) {
       const std::vector<int> allowed = allowed_cpus();
       std::vector<int> usable;
@@ -226,25 +232,27 @@ std::vector<int> cpus_of_rank(const ExecutionSettings& exec, const RankContext& 
   return exec.cpus;
 }
 
-/// A GPU's GEMM peak, MFU's denominator for results on it: measured once per GPU model, libtorch
-/// and TF32 policy (after the steps, so they are untouched) and cached beside the CPUs' peak;
-/// with the datasheet's peak of that model beside it.
+/// A GPU's GEMM peaks, MFU's denominators for results on it: fp32 (TF32 off), tf32 and bf16,
+/// measured once per GPU model and libtorch (after the steps, so they are untouched) and cached
+/// beside the CPUs' peak; with the run's TF32 settings and the datasheet's peaks of that model.
 DevicePeak gpu_peak(const Device& device, const std::string& smi_id) {
   const std::string model = nvidia_gpu_name(smi_id);
   const bool matmul_tf32 = at::globalContext().allowTF32CuBLAS(), cudnn_tf32 = at::globalContext().allowTF32CuDNN();
   // By model, not host: every A100 of a fleet shares one measurement; unknown models stay per host.
-  const std::string fingerprint = fmt::format("{} libtorch {} tf32-matmul {}",
+  const std::string fingerprint = fmt::format("{} libtorch {} fp32 tf32 bf16",
                                               model.empty() ? hostname() + " " + device.name() : model,
-                                              torch_compat::torch_version(), matmul_tf32);
+                                              torch_compat::torch_version());
   const nlohmann::json peak = cached_peak_gflops(fingerprint, default_peak_cache_path(), device.name());
   const nlohmann::json& bf16 = peak.at("bf16");
   DevicePeak p{peak.at("fp32").get<double>(), bf16.is_number() ? std::optional(bf16.get<double>()) : std::nullopt,
                peak.value("gemm", "")};
+  p.tf32_gflops = peak.at("tf32").get<double>();
   p.model = model;
   p.matmul_tf32 = matmul_tf32;
   p.cudnn_tf32 = cudnn_tf32;
   if (const auto sheet = gpu_datasheet(model)) {
-    p.datasheet_fp32_gflops = matmul_tf32 || cudnn_tf32 ? sheet->tf32 : sheet->fp32;
+    p.datasheet_fp32_gflops = sheet->fp32;
+    p.datasheet_tf32_gflops = sheet->tf32;
     p.datasheet_bf16_gflops = sheet->bf16;
   }
   return p;
@@ -334,7 +342,8 @@ struct PreparedItem {
   WorkloadSpec spec;
   std::vector<int> cpus;
   std::unique_ptr<Device> device;
-  std::string smi_id;  // nvidia-smi's name of the device ("all" on the CPU)
+  std::string smi_id = "all";  // nvidia-smi's name of the device ("all" on the CPU)
+  std::string smi_why_all;     // on a GPU whose nvidia-smi id is unknown: why
   std::unique_ptr<LocalDataGroup> group;
   std::unique_ptr<DataSource> data;
   std::unique_ptr<Workload> workload;
@@ -420,9 +429,12 @@ void prepare_item(PreparedItem& p, Result& r, const Config& config, const PlanIt
   else if (auto info = p.data->data_info()) r.data = *info;
   if (r.data && r.data->source == "synthetic") r.events.push_back("synthetic data: random inputs, not a real dataset");
 
-  p.smi_id = spec.device == "cpu" ? "all"
-                                  : nvidia_smi_gpu_id(static_cast<int>(torch::Device(spec.device).index()),
-                                                      std::getenv("CUDA_VISIBLE_DEVICES"), std::getenv("CUDA_DEVICE_ORDER"));
+  if (spec.device != "cpu") {
+    const SmiGpuId smi = map_to_nvidia_smi(static_cast<int>(torch::Device(spec.device).index()),
+                                           std::getenv("CUDA_VISIBLE_DEVICES"), std::getenv("CUDA_DEVICE_ORDER"));
+    p.smi_id = smi.id;
+    p.smi_why_all = smi.why_all;
+  }
 }
 
 /// The figures of a measured item beside its step times: device peak, bottleneck verdict, a
@@ -483,15 +495,16 @@ void measure_into(Result& r, const Config& config, const PlanItem& item, const W
   std::optional<TerminalProgress> progress;
   if (options.terminal_progress) progress.emplace(item.configuration->name, config.measure);
   std::optional<GpuSampler> gpu_sampler;
-  if (p.smi_id != "all") gpu_sampler.emplace(200, p.smi_id);
+  if (p.spec.device != "cpu") gpu_sampler.emplace(200, p.smi_id);  // a step driving its own GPU included
   const std::vector<int> data_pids = p.group ? p.group->pids() : std::vector<int>{};
   CpuSample cpu_before = CpuSample::now(data_pids), cpu_after;
+  std::vector<TimeWindow> own_rounds;  // taking turns: this configuration's rounds
   Measurement m;
   try {
     if (options.turns) {
       // Taking turns, the batches a paused configuration's loader prepared meanwhile (up to its
       // prefetch queue) are consumed un-timed, and one more step settles its caches.
-      TurnTaking sampled = sampled_turns(*options.turns, data_pids, cpu_before, cpu_after);
+      TurnTaking sampled = sampled_turns(*options.turns, data_pids, cpu_before, cpu_after, own_rounds);
       m = measure_in_turns(p.trained(), *p.data, config.measure, item.configuration->execution.data.prefetch_batches + 1,
                            sampled, stop_requested, steady_clock(), *p.device);
     } else {
@@ -511,7 +524,17 @@ void measure_into(Result& r, const Config& config, const PlanItem& item, const W
                             r.memory->devices.front().peak_reserved_bytes / double(1LL << 30));
     throw std::runtime_error(fmt::format("out of memory on {}{}: {}", p.device->name(), figures, what.substr(0, what.find('\n'))));
   }
-  if (gpu_sampler) r.execution->gpu = gpu_sampler->finish();
+  if (gpu_sampler) {
+    // Taking turns on a shared GPU, the others' rounds are their kernels, not this one's.
+    r.execution->gpu = gpu_sampler->finish(options.turns ? &own_rounds : nullptr);
+    if (!gpu_sampler->why_none().empty()) r.events.push_back(gpu_sampler->why_none());
+    // Pooled on a host of one GPU is that GPU: said only where others were pooled in.
+    if (r.execution->gpu && !p.smi_why_all.empty())
+      if (const nlohmann::json facts = nvidia_gpu_facts(); facts.is_object() && facts["gpus"].size() > 1)
+        r.events.push_back(fmt::format("GPU utilization pools the host's {} GPUs: {}", facts["gpus"].size(), p.smi_why_all));
+    auto& context = at::globalContext();
+    r.execution->math = MathSettings{context.benchmarkCuDNN(), context.allowTF32CuBLAS(), context.allowTF32CuDNN()};
+  }
   progress.reset();
   if (rank) merge_ranks(r, m, *p.process_group, p.parallel.get(), *rank, p.cpus, *item.configuration->execution.distributed);
   m.executor = "in_process";

@@ -55,7 +55,24 @@ nlohmann::json measure_peak_gflops(const std::string& device_name, double second
   const int64_t n = cpu ? 1024 : 8192;
   nlohmann::json out = {{"device", device->name()}, {"gemm", fmt::format("{0}x{0}x{0}", n)}, {"seconds", seconds_each}};
   if (cpu) out["threads"] = threads;
-  out["fp32"] = device_gemm_gflops(*device, torch::kFloat32, n, seconds_each);
+  if (cpu) {
+    out["fp32"] = device_gemm_gflops(*device, torch::kFloat32, n, seconds_each);
+  } else {
+    // float32 GEMMs both ways, whatever the run's setting (restored after): fp32 in full
+    // precision, tf32 on the tensor cores (on GPUs without TF32 the two are the same).
+    auto& context = at::globalContext();
+    const bool before_tf32 = context.allowTF32CuBLAS();
+    try {
+      context.setAllowTF32CuBLAS(false);
+      out["fp32"] = device_gemm_gflops(*device, torch::kFloat32, n, seconds_each);
+      context.setAllowTF32CuBLAS(true);
+      out["tf32"] = device_gemm_gflops(*device, torch::kFloat32, n, seconds_each);
+    } catch (...) {
+      context.setAllowTF32CuBLAS(before_tf32);
+      throw;
+    }
+    context.setAllowTF32CuBLAS(before_tf32);
+  }
   try {
     out["bf16"] = device_gemm_gflops(*device, torch::kBFloat16, n, seconds_each);
   } catch (const std::exception&) {
@@ -68,7 +85,9 @@ nlohmann::json measure_peak_gflops(const std::string& device_name, double second
 nlohmann::json cached_peak_gflops(const std::string& fingerprint, const std::string& cache_path,
                                   const std::string& device) {
   nlohmann::json cache = read_json_cache(cache_path);
-  if (cache.contains(fingerprint) && cache[fingerprint].is_object() && cache[fingerprint].value("fp32", 0.0) > 0)
+  // A GPU's entry from before its TF32 peak was measured apart is measured again.
+  if (cache.contains(fingerprint) && cache[fingerprint].is_object() && cache[fingerprint].value("fp32", 0.0) > 0 &&
+      (device == "cpu" || cache[fingerprint].value("tf32", 0.0) > 0))
     return cache[fingerprint];
   nlohmann::json peak = measure_peak_gflops(device);
   cache[fingerprint] = peak;

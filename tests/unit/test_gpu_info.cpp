@@ -26,6 +26,7 @@ case "$1" in
     case "$*" in
       *"-i 0"|*"-i GPU-8f3c") printf '35, 1024\n[N/A], 1000\n75, 2048\n' ;;
       *"-i 1") printf '5, 100\n15, 300\n' ;;
+      *"-i MIG-"*) printf '[N/A], 1000\n[N/A], 1200\n' ;;  # MIG instances: no utilization
       *"-i "*) echo "No devices were found" ;;
       *) printf '35, 1024\n5, 100\n75, 2048\n15, 300\n' ;;  # every GPU, one line each per period
     esac
@@ -97,11 +98,79 @@ TEST(GpuInfo, CudaOrdinalsMapToNvidiaSmiIdsThroughVisibleDevices) {
   EXPECT_EQ(nvidia_smi_gpu_id(1, nullptr, nullptr), "all");     // fastest first: unknown
   EXPECT_EQ(nvidia_smi_gpu_id(1, nullptr, "FASTEST_FIRST"), "all");
   EXPECT_EQ(nvidia_smi_gpu_id(0, "6,7", "PCI_BUS_ID"), "6");  // Slurm: one GPU per task, renumbered
-  EXPECT_EQ(nvidia_smi_gpu_id(1, "6, 7", nullptr), "7");
-  EXPECT_EQ(nvidia_smi_gpu_id(0, "GPU-8f3c,GPU-11aa", nullptr), "GPU-8f3c");
+  EXPECT_EQ(nvidia_smi_gpu_id(1, "6, 7", "PCI_BUS_ID"), "7");
+  // Indices in CUDA_VISIBLE_DEVICES count in CUDA's order: fastest first, they are not nvidia-smi's.
+  EXPECT_EQ(nvidia_smi_gpu_id(1, "6, 7", nullptr), "all");
+  EXPECT_EQ(nvidia_smi_gpu_id(0, "6", "FASTEST_FIRST"), "all");
+  EXPECT_EQ(nvidia_smi_gpu_id(0, "GPU-8f3c,GPU-11aa", nullptr), "GPU-8f3c");  // UUIDs name one GPU in any order
+  EXPECT_EQ(nvidia_smi_gpu_id(0, "MIG-5c1e9a2b", "FASTEST_FIRST"), "MIG-5c1e9a2b");
   EXPECT_EQ(nvidia_smi_gpu_id(2, "6,7", "PCI_BUS_ID"), "all");  // not visible
   EXPECT_EQ(nvidia_smi_gpu_id(1, "6,,7", "PCI_BUS_ID"), "all");  // CUDA stops at an empty entry
   EXPECT_EQ(nvidia_smi_gpu_id(-1, nullptr, "PCI_BUS_ID"), "all");
+}
+
+TEST(GpuInfo, AnUnknownMappingSaysWhy) {
+  const SmiGpuId fastest = map_to_nvidia_smi(1, "6,7", "FASTEST_FIRST");
+  EXPECT_EQ(fastest.id, "all");
+  EXPECT_EQ(fastest.why_all, "CUDA_DEVICE_ORDER=FASTEST_FIRST numbers GPUs in another order than nvidia-smi's PCI "
+                             "order; set CUDA_DEVICE_ORDER=PCI_BUS_ID or list UUIDs in CUDA_VISIBLE_DEVICES");
+  EXPECT_EQ(map_to_nvidia_smi(0, nullptr, nullptr).why_all.rfind("CUDA_DEVICE_ORDER unset (fastest first) numbers", 0), 0u);
+  EXPECT_EQ(map_to_nvidia_smi(2, "6,7", "PCI_BUS_ID").why_all, "cuda:2 is not in CUDA_VISIBLE_DEVICES=6,7");
+  EXPECT_EQ(map_to_nvidia_smi(1, "6,7", "PCI_BUS_ID").why_all, "");
+}
+
+TEST(GpuInfo, MigUtilizationIsNotAvailableAndTheResultSaysWhy) {
+  FakeNvidiaSmi smi;
+  GpuSampler sampler(100, "MIG-5c1e9a2b");
+  for (int i = 0; i < 3000 && !smi.printed(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  ASSERT_TRUE(smi.printed());
+  EXPECT_FALSE(sampler.finish());
+  EXPECT_EQ(sampler.why_none(), "GPU utilization not recorded: nvidia-smi gives utilization.gpu of GPU MIG-5c1e9a2b "
+                                "as N/A (2 readings), as it does for MIG instances and GPUs that do not report it");
+}
+
+TEST(GpuInfo, AGpuNvidiaSmiDoesNotKnowIsSaidSo) {
+  FakeNvidiaSmi smi;
+  GpuSampler sampler(100, "7");
+  for (int i = 0; i < 3000 && !smi.printed(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  ASSERT_TRUE(smi.printed());
+  EXPECT_FALSE(sampler.finish());
+  EXPECT_EQ(sampler.why_none(), "GPU utilization not recorded: nvidia-smi printed no reading of GPU 7 (it said: No "
+                                "devices were found)");
+}
+
+TEST(GpuInfo, SamplesOutsideTheOwnRoundsAreLeftOut) {
+  // Two configurations take turns on one GPU: this one's rounds are 0-1000 ms and 2000-3000 ms;
+  // the other's kernels (95 %, 30 GiB) ran in between.
+  const std::vector<GpuSample> samples = {{100, 40, 1000}, {900, 60, 2000},   {1200, 95, 30000},
+                                          {1800, 95, 30000}, {2000, 50, 1500}, {3200, 90, 25000}};
+  const std::vector<TimeWindow> own = {{0, 1000}, {2000, 3000}};
+  const auto mine = summarize_gpu_samples(samples, "0", &own);
+  ASSERT_TRUE(mine);
+  EXPECT_EQ(mine->gpu, "0");
+  EXPECT_EQ(mine->samples, 3);
+  EXPECT_DOUBLE_EQ(mine->mean_pct, 50.0);
+  EXPECT_DOUBLE_EQ(mine->max_pct, 60.0);
+  EXPECT_DOUBLE_EQ(mine->max_memory_used_mib, 2000.0);
+  const auto all = summarize_gpu_samples(samples, "0");  // not taking turns: every sample
+  EXPECT_EQ(all->samples, 6);
+  EXPECT_DOUBLE_EQ(all->max_memory_used_mib, 30000.0);
+  const std::vector<TimeWindow> between = {{1300, 1700}};
+  EXPECT_FALSE(summarize_gpu_samples(samples, "0", &between));
+  const std::vector<TimeWindow> none;
+  EXPECT_FALSE(summarize_gpu_samples(samples, "0", &none));
+}
+
+TEST(GpuInfo, TheSamplerCutsToWindowsOnItsOwnClock) {
+  FakeNvidiaSmi smi;
+  GpuSampler sampler(100, "0");
+  for (int i = 0; i < 3000 && !smi.printed(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  ASSERT_TRUE(smi.printed());
+  // A window long before any sample arrived: nothing of the run is this configuration's.
+  const std::vector<TimeWindow> long_ago = {{0, 1}};
+  EXPECT_FALSE(sampler.finish(&long_ago));
+  EXPECT_EQ(sampler.why_none(), "GPU utilization not recorded: none of nvidia-smi's 2 readings of GPU 0 (one every "
+                                "100 ms) fell in this configuration's own rounds");
 }
 
 TEST(GpuInfo, WithoutNvidiaSmiThereIsNothingToReport) {
@@ -151,6 +220,14 @@ TEST(GpuNuma, VisibleDevicesRenumberTheGpus) {
   EXPECT_EQ(gpu_numa_cpus(1, "1", "PCI_BUS_ID", host.root.path()), std::nullopt);
   EXPECT_EQ(gpu_numa_cpus(0, "GPU-5d1f6e0a", "PCI_BUS_ID", host.root.path()), std::nullopt) << "UUIDs: unknown";
   EXPECT_EQ(gpu_numa_cpus(0, "", "PCI_BUS_ID", host.root.path()), std::nullopt) << "no GPU visible";
+}
+
+// Slurm's --gpus-per-task=1: local rank 1 sees only its own GPU (physical 1) as cuda:0. Its node
+// is found from the CUDA ordinal it trains on (0), not from its local rank (1: not visible).
+TEST(GpuNuma, ARankWithOneVisibleGpuIsPinnedToThatGpusNode) {
+  FakeNumaHost host;
+  EXPECT_EQ(gpu_numa_cpus(0, "1", "PCI_BUS_ID", host.root.path()), (std::vector<int>{4, 5, 6, 7, 12, 13, 14, 15}));
+  EXPECT_EQ(gpu_numa_cpus(1, "1", "PCI_BUS_ID", host.root.path()), std::nullopt) << "the local rank is no ordinal";
 }
 
 TEST(GpuNuma, UnknownLinksLeaveTheRankUnpinned) {

@@ -188,8 +188,9 @@ TEST(ResultsJson, EveryRecordMemberHasAKey) {
   EXPECT_EQ(member_count<StepTimeEstimate>(), 6u);
   EXPECT_EQ(member_count<StepTimeSpread>(), 5u);  // mean_ms: step_time_ms.mean, the estimate's
   EXPECT_EQ(member_count<GpuUtilization>(), rows<decltype(kGpuUtilizationFields)> + 1u);  // gpu
-  EXPECT_EQ(member_count<DevicePeak>(), 8u);
-  EXPECT_EQ(member_count<ExecutionReport>(), 13u);
+  EXPECT_EQ(member_count<DevicePeak>(), 10u);
+  EXPECT_EQ(member_count<MathSettings>(), rows<decltype(kMathSettingsFields)>);
+  EXPECT_EQ(member_count<ExecutionReport>(), 14u);
   EXPECT_EQ(member_count<MemoryReport>(), 5u);
   EXPECT_EQ(member_count<ProcessMemory>(), 3u);
   EXPECT_EQ(member_count<DeviceMemory>(), 3u);
@@ -232,4 +233,47 @@ TEST(ResultsJson, WarmupSecondsRoundTripWhenRecorded) {
   const Measurement before = read_measurement(JsonView(old, "m.json"));
   EXPECT_FALSE(before.warmup_s);
   EXPECT_FALSE(to_json(before).contains("warmup_s"));
+}
+
+// A GPU's peaks: fp32, TF32 and bf16 apart, measured and from the datasheet, and the math
+// settings the steps ran under, round-trip.
+TEST(ResultsJson, GpuPeaksAndMathSettingsRoundTrip) {
+  ExecutionReport e;
+  e.device = "cuda:0";
+  e.device_peak = DevicePeak{19000, 250000, "8192x8192x8192"};
+  e.device_peak->tf32_gflops = 120000;
+  e.device_peak->model = "NVIDIA A100-SXM4-40GB";
+  e.device_peak->cudnn_tf32 = true;
+  e.device_peak->datasheet_fp32_gflops = 19500;
+  e.device_peak->datasheet_tf32_gflops = 156000;
+  e.device_peak->datasheet_bf16_gflops = 312000;
+  e.math = MathSettings{true, false, true};
+  const json written = to_json(e);
+  EXPECT_EQ(written["device_peak_gflops"]["fp32_tf32"], 120000.0);
+  EXPECT_EQ(written["device_peak_gflops"]["datasheet"]["fp32_tf32"], 156000.0);
+  EXPECT_EQ(written["math"], json({{"cudnn_benchmark", true}, {"tf32_matmul", false}, {"tf32_cudnn", true}}));
+  const ExecutionReport read = read_execution(JsonView(written, "r.json"));
+  EXPECT_EQ(to_json(read), written);
+  EXPECT_EQ(read.device_peak->tf32_gflops, std::optional<double>(120000));
+  EXPECT_EQ(read.device_peak->datasheet_fp32_gflops, std::optional<double>(19500));
+  EXPECT_EQ(read.math->cudnn_benchmark, true);
+  EXPECT_FALSE(read_execution(JsonView(to_json(ExecutionReport{}), "r.json")).math) << "CPU results have none";
+}
+
+// Before TF32's datasheet figure had a key of its own, `datasheet.fp32` held it when the run used
+// TF32; such a file reads it as TF32's, and its measured TF32 peak as unknown.
+TEST(ResultsJson, AnOldDevicePeakReadsItsDatasheetFigureAsTheOneItWas) {
+  const json old = {{"fp32", 19000.0},
+                    {"bf16", 250000.0},
+                    {"gemm", "8192x8192x8192"},
+                    {"model", "NVIDIA A100-SXM4-40GB"},
+                    {"tf32", {{"matmul", false}, {"cudnn", true}}},
+                    {"datasheet", {{"fp32", 156000.0}, {"bf16", 312000.0}}}};
+  const DevicePeak p = read_device_peak(JsonView(old, "r.json"));
+  EXPECT_FALSE(p.tf32_gflops);
+  EXPECT_EQ(p.datasheet_tf32_gflops, std::optional<double>(156000));
+  EXPECT_FALSE(p.datasheet_fp32_gflops);
+  json no_tf32 = old;
+  no_tf32["tf32"]["cudnn"] = false;
+  EXPECT_EQ(read_device_peak(JsonView(no_tf32, "r.json")).datasheet_fp32_gflops, std::optional<double>(156000));
 }

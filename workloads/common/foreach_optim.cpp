@@ -132,37 +132,33 @@ void sgd_step(torch::optim::SGD& optimizer) {
 
 }  // namespace foreach_detail
 
-torch::Tensor ForeachAdam::step(LossClosure closure) {
-  if (!steps_foreach(*this)) return Adam::step(std::move(closure));
+namespace {
+/// torch.optim's default step: the closure's loss, then the multi-tensor step on CUDA
+/// parameters, libtorch's own loop (Base::step) elsewhere.
+template <class Base, class Derived>
+torch::Tensor step_as_torch_optim(Derived& optimizer, torch::optim::Optimizer::LossClosure closure,
+                                  void (*foreach_step)(Base&)) {
+  if (!steps_foreach(optimizer)) return optimizer.Base::step(std::move(closure));
   torch::Tensor loss;
   if (closure) {
     torch::AutoGradMode enable_grad(true);
     loss = closure();
   }
-  foreach_detail::adam_step(*this);
+  foreach_step(optimizer);
   return loss;
+}
+}  // namespace
+
+torch::Tensor ForeachAdam::step(LossClosure closure) {
+  return step_as_torch_optim<torch::optim::Adam>(*this, std::move(closure), foreach_detail::adam_step);
 }
 
 torch::Tensor ForeachAdamW::step(LossClosure closure) {
-  if (!steps_foreach(*this)) return AdamW::step(std::move(closure));
-  torch::Tensor loss;
-  if (closure) {
-    torch::AutoGradMode enable_grad(true);
-    loss = closure();
-  }
-  foreach_detail::adamw_step(*this);
-  return loss;
+  return step_as_torch_optim<torch::optim::AdamW>(*this, std::move(closure), foreach_detail::adamw_step);
 }
 
 torch::Tensor ForeachSGD::step(LossClosure closure) {
-  if (!steps_foreach(*this)) return SGD::step(std::move(closure));
-  torch::Tensor loss;
-  if (closure) {
-    torch::AutoGradMode enable_grad(true);
-    loss = closure();
-  }
-  foreach_detail::sgd_step(*this);
-  return loss;
+  return step_as_torch_optim<torch::optim::SGD>(*this, std::move(closure), foreach_detail::sgd_step);
 }
 
 }  // namespace pperf

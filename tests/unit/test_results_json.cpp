@@ -138,6 +138,7 @@ TEST(ResultsJson, DistributedRoundTripsAndScalingEfficiencyIsFilled) {
   two.distributed = DistributedReport{};
   two.distributed->world_size = 2;
   two.distributed->backend = "gloo";
+  two.distributed->engine = "gloo";
   two.distributed->launcher = Launcher::env;
   two.distributed->ranks = {{0, "a", {0}, 11, 0.1}, {1, "b", {1}, 12.5, 0.25}};
   two.distributed->allreduce_median_ms = 1.5;
@@ -157,6 +158,8 @@ TEST(ResultsJson, DistributedRoundTripsAndScalingEfficiencyIsFilled) {
   ASSERT_TRUE(back.results[1].distributed);
   const DistributedReport& d = *back.results[1].distributed;
   EXPECT_EQ(d.world_size, 2);
+  EXPECT_EQ(d.engine, "gloo");
+  EXPECT_TRUE(back.results[0].distributed->engine.empty()) << "no engine recorded: null, read back as none";
   EXPECT_EQ(d.launcher, Launcher::env);
   EXPECT_EQ(d.ranks[1].host, "b");
   EXPECT_EQ(d.ranks[1].cpus, std::vector<int>{1});
@@ -201,7 +204,7 @@ TEST(ResultsJson, EveryRecordMemberHasAKey) {
   EXPECT_EQ(member_count<StopCause>(), 2u);  // code: the result's `stop_reason`; text: measurement.stop_reason
   EXPECT_EQ(member_count<Turns>(), 5u);
   EXPECT_EQ(member_count<Decision>(), rows<decltype(kDecisionFields)> + 2u);  // verdict, looks
-  EXPECT_EQ(member_count<DistributedReport>(), 9u);
+  EXPECT_EQ(member_count<DistributedReport>(), 10u);
   EXPECT_EQ(member_count<RankReport>(), 5u);
   EXPECT_EQ(member_count<CheckpointCost>(), 5u);
   EXPECT_EQ(member_count<SpotEstimate>(), 25u);

@@ -124,10 +124,6 @@ SmiGpuId map_to_nvidia_smi(int ordinal, const char* cuda_visible_devices, const 
   return {"all", unknown};
 }
 
-std::string nvidia_smi_gpu_id(int ordinal, const char* cuda_visible_devices, const char* cuda_device_order) {
-  return map_to_nvidia_smi(ordinal, cuda_visible_devices, cuda_device_order).id;
-}
-
 namespace {
 /// A `utilization.gpu, memory.used` line whose utilization nvidia-smi cannot give ("[N/A]" on
 /// MIG instances, "[Not Supported]").

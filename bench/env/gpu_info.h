@@ -19,7 +19,7 @@ namespace pperf {
 /// from nvidia-smi's banner, as {"gpus": [...], "cuda_driver": ...}; null without nvidia-smi.
 nlohmann::json nvidia_gpu_facts();
 
-/// The name nvidia-smi gives GPU `id` (an index or UUID, as nvidia_smi_gpu_id gives it), e.g.
+/// The name nvidia-smi gives GPU `id` (an index or UUID, as map_to_nvidia_smi gives it), e.g.
 /// "NVIDIA A100-SXM4-40GB"; "" without nvidia-smi, for "all" or an unknown id.
 std::string nvidia_gpu_name(const std::string& id);
 
@@ -40,7 +40,7 @@ struct TimeWindow {
 std::optional<GpuUtilization> summarize_gpu_samples(const std::vector<GpuSample>& samples, const std::string& gpu,
                                                     const std::vector<TimeWindow>* windows = nullptr);
 
-/// Samples utilization.gpu and memory.used of one GPU (`gpu`, as nvidia-smi_gpu_id gives it;
+/// Samples utilization.gpu and memory.used of one GPU (`gpu`, as map_to_nvidia_smi gives it;
 /// "all": every GPU of the host, pooled) every `period_ms` while it lives
 /// (`nvidia-smi --query-gpu=... -i GPU -lms`), in a child process that dies with pperf.
 class GpuSampler {
@@ -85,8 +85,6 @@ struct SmiGpuId {
   std::string why_all;  // "" when id names one GPU
 };
 SmiGpuId map_to_nvidia_smi(int ordinal, const char* cuda_visible_devices, const char* cuda_device_order);
-/// map_to_nvidia_smi(...).id
-std::string nvidia_smi_gpu_id(int ordinal, const char* cuda_visible_devices, const char* cuda_device_order);
 
 /// Path of `program` on $PATH, "" when absent.
 std::string find_on_path(const std::string& program);

@@ -214,16 +214,15 @@ void summarize_into(Result& r, Measurement m) {
 // --- data-parallel ranks -----------------------------------------------------------------------
 
 /// A spawn_local rank's CPUs: its own block of cpus_per_rank (the emulation of one instance).
-std::vector<int> cpus_of_rank(const ExecutionSettings& exec, const RankContext& rank) {
+/// `gpu_ordinal`: the CUDA device a rank of "device": "cuda" trains on (cuda:0 under Slurm's
+/// --gpus-per-task=1, whatever its local rank); nullopt otherwise.
+std::vector<int> cpus_of_rank(const ExecutionSettings& exec, const RankContext& rank, std::optional<int> gpu_ordinal) {
   const DistributedSettings& d = *exec.distributed;
   if (rank.launcher == Launcher::spawn_local && d.spawn_local && d.cpus_per_rank > 0)
     return rank_cpus(rank.rank, d.cpus_per_rank, HostCapacity::here().logical_cpus);
   // One rank per GPU: unless told otherwise, a rank runs on the CPUs of its GPU's NUMA node.
-  // The GPU is the one the rank trains on: cuda:0 under Slurm's --gpus-per-task=1, not cuda:LOCAL_RANK.
-  const int64_t gpus = exec.device.kind == DeviceChoice::Kind::every_gpu && exec.cpus.empty() ? torch_cuda_devices() : 0;
-  if (gpus > 0 && (gpus == 1 || (rank.local_rank >= 0 && rank.local_rank < gpus)))
-    if (const auto node = gpu_numa_cpus(cuda_ordinal_of_rank(rank.local_rank, gpus), std::getenv("CUDA_VISIBLE_DEVICES"),
-                                        std::getenv("CUDA_DEVICE_ORDER"))) {
+  if (gpu_ordinal && exec.cpus.empty())
+    if (const auto node = gpu_numa_cpus(*gpu_ordinal, std::getenv("CUDA_VISIBLE_DEVICES"), std::getenv("CUDA_DEVICE_ORDER"))) {
       const std::vector<int> allowed = allowed_cpus();
       std::vector<int> usable;
       std::set_intersection(node->begin(), node->end(), allowed.begin(), allowed.end(), std::back_inserter(usable));
@@ -367,15 +366,15 @@ void prepare_item(PreparedItem& p, Result& r, const Config& config, const PlanIt
   const std::optional<RankContext>& rank = options.rank;
   if (exec.distributed && !rank)
     throw std::runtime_error("data-parallel ranks run in measuring processes of their own (drop --in-process)");
-  p.cpus = rank ? cpus_of_rank(exec, *rank) : exec.cpus;
-  p.spec = *item.workload;
-  WorkloadSpec& spec = p.spec;
   // "cuda": one rank per priced GPU, each on its own GPU of this host (without ranks: the one
   // priced GPU, cuda:0). With no GPU at all, open_device says why.
-  int64_t ordinal = 0;
+  std::optional<int> ordinal;
   if (exec.device.kind == DeviceChoice::Kind::every_gpu)
     if (const int64_t gpus = torch_cuda_devices(); gpus > 0) ordinal = cuda_ordinal_of_rank(rank ? rank->local_rank : 0, gpus);
-  spec.device = exec.device.torch_device(ordinal);
+  p.cpus = rank ? cpus_of_rank(exec, *rank, ordinal) : exec.cpus;
+  p.spec = *item.workload;
+  WorkloadSpec& spec = p.spec;
+  spec.device = exec.device.torch_device(ordinal.value_or(0));
   const WorkloadDescriptor* descriptor = registry.find(spec.name);
   if (!descriptor) throw std::runtime_error("workload '" + spec.name + "' is not compiled into this pperf");
   // A step that drives its own device gets no CUDA context of pperf's: its batches stay on the

@@ -60,18 +60,15 @@ nlohmann::json measure_peak_gflops(const std::string& device_name, double second
   } else {
     // float32 GEMMs both ways, whatever the run's setting (restored after): fp32 in full
     // precision, tf32 on the tensor cores (on GPUs without TF32 the two are the same).
-    auto& context = at::globalContext();
-    const bool before_tf32 = context.allowTF32CuBLAS();
-    try {
-      context.setAllowTF32CuBLAS(false);
-      out["fp32"] = device_gemm_gflops(*device, torch::kFloat32, n, seconds_each);
-      context.setAllowTF32CuBLAS(true);
-      out["tf32"] = device_gemm_gflops(*device, torch::kFloat32, n, seconds_each);
-    } catch (...) {
-      context.setAllowTF32CuBLAS(before_tf32);
-      throw;
-    }
-    context.setAllowTF32CuBLAS(before_tf32);
+    struct RestoreTf32 {
+      at::Context& context;
+      const bool allowed = context.allowTF32CuBLAS();
+      ~RestoreTf32() { context.setAllowTF32CuBLAS(allowed); }
+    } restore{at::globalContext()};
+    restore.context.setAllowTF32CuBLAS(false);
+    out["fp32"] = device_gemm_gflops(*device, torch::kFloat32, n, seconds_each);
+    restore.context.setAllowTF32CuBLAS(true);
+    out["tf32"] = device_gemm_gflops(*device, torch::kFloat32, n, seconds_each);
   }
   try {
     out["bf16"] = device_gemm_gflops(*device, torch::kBFloat16, n, seconds_each);

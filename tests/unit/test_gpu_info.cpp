@@ -94,19 +94,19 @@ TEST(GpuInfo, AllPoolsEveryGpuAndSaysSo) {
 }
 
 TEST(GpuInfo, CudaOrdinalsMapToNvidiaSmiIdsThroughVisibleDevices) {
-  EXPECT_EQ(nvidia_smi_gpu_id(1, nullptr, "PCI_BUS_ID"), "1");  // pperf's default order = nvidia-smi's
-  EXPECT_EQ(nvidia_smi_gpu_id(1, nullptr, nullptr), "all");     // fastest first: unknown
-  EXPECT_EQ(nvidia_smi_gpu_id(1, nullptr, "FASTEST_FIRST"), "all");
-  EXPECT_EQ(nvidia_smi_gpu_id(0, "6,7", "PCI_BUS_ID"), "6");  // Slurm: one GPU per task, renumbered
-  EXPECT_EQ(nvidia_smi_gpu_id(1, "6, 7", "PCI_BUS_ID"), "7");
+  EXPECT_EQ(map_to_nvidia_smi(1, nullptr, "PCI_BUS_ID").id, "1");  // pperf's default order = nvidia-smi's
+  EXPECT_EQ(map_to_nvidia_smi(1, nullptr, nullptr).id, "all");     // fastest first: unknown
+  EXPECT_EQ(map_to_nvidia_smi(1, nullptr, "FASTEST_FIRST").id, "all");
+  EXPECT_EQ(map_to_nvidia_smi(0, "6,7", "PCI_BUS_ID").id, "6");  // Slurm: one GPU per task, renumbered
+  EXPECT_EQ(map_to_nvidia_smi(1, "6, 7", "PCI_BUS_ID").id, "7");
   // Indices in CUDA_VISIBLE_DEVICES count in CUDA's order: fastest first, they are not nvidia-smi's.
-  EXPECT_EQ(nvidia_smi_gpu_id(1, "6, 7", nullptr), "all");
-  EXPECT_EQ(nvidia_smi_gpu_id(0, "6", "FASTEST_FIRST"), "all");
-  EXPECT_EQ(nvidia_smi_gpu_id(0, "GPU-8f3c,GPU-11aa", nullptr), "GPU-8f3c");  // UUIDs name one GPU in any order
-  EXPECT_EQ(nvidia_smi_gpu_id(0, "MIG-5c1e9a2b", "FASTEST_FIRST"), "MIG-5c1e9a2b");
-  EXPECT_EQ(nvidia_smi_gpu_id(2, "6,7", "PCI_BUS_ID"), "all");  // not visible
-  EXPECT_EQ(nvidia_smi_gpu_id(1, "6,,7", "PCI_BUS_ID"), "all");  // CUDA stops at an empty entry
-  EXPECT_EQ(nvidia_smi_gpu_id(-1, nullptr, "PCI_BUS_ID"), "all");
+  EXPECT_EQ(map_to_nvidia_smi(1, "6, 7", nullptr).id, "all");
+  EXPECT_EQ(map_to_nvidia_smi(0, "6", "FASTEST_FIRST").id, "all");
+  EXPECT_EQ(map_to_nvidia_smi(0, "GPU-8f3c,GPU-11aa", nullptr).id, "GPU-8f3c");  // UUIDs name one GPU in any order
+  EXPECT_EQ(map_to_nvidia_smi(0, "MIG-5c1e9a2b", "FASTEST_FIRST").id, "MIG-5c1e9a2b");
+  EXPECT_EQ(map_to_nvidia_smi(2, "6,7", "PCI_BUS_ID").id, "all");  // not visible
+  EXPECT_EQ(map_to_nvidia_smi(1, "6,,7", "PCI_BUS_ID").id, "all");  // CUDA stops at an empty entry
+  EXPECT_EQ(map_to_nvidia_smi(-1, nullptr, "PCI_BUS_ID").id, "all");
 }
 
 TEST(GpuInfo, AnUnknownMappingSaysWhy) {

@@ -24,12 +24,14 @@ ALLOWED = {
     "bench/measure": {"bench/core", "bench/stats", "bench/config", "pricing", "bench/env", "workloads",
                       "bench/dataservice"},
     "bench/history": {"bench/core", "bench/stats"},
-    "bench/cli": {"bench/core", "bench/stats", "bench/config", "pricing", "reports", "bench/env",
+    "bench/session": {"bench/core", "bench/stats", "bench/config", "pricing", "bench/env", "workloads",
+                      "bench/dataservice", "bench/measure"},
+    "bench/cli": {"bench/session", "bench/core", "bench/stats", "bench/config", "pricing", "reports", "bench/env",
                   "workloads", "bench/dataservice", "bench/measure", "bench/history"},
     # benchmarks and tests may use any library but the CLI
     "bench/micro": {"bench/core", "bench/stats", "bench/config", "pricing", "reports", "bench/env",
                     "workloads", "bench/dataservice", "bench/measure", "bench/history"},
-    "tests": {"bench/core", "bench/stats", "bench/config", "pricing", "reports", "bench/env",
+    "tests": {"bench/session", "bench/core", "bench/stats", "bench/config", "pricing", "reports", "bench/env",
               "workloads", "bench/dataservice", "bench/measure", "bench/history"},
 }
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)

@@ -21,7 +21,6 @@
 #include "bench/history/history.h"
 #include "bench/env/host_info.h"
 #include "bench/measure/distributed.h"
-#include "bench/measure/memory_bound.h"
 #include "bench/env/process.h"
 #include "bench/measure/torch_info.h"
 #include "pricing/pricing_stage.h"
@@ -119,13 +118,6 @@ PlanItem item_from(const Parsed& p, const Config& config) {
   return plan_item(config, w, c, host_capacity(p.has("native")));
 }
 
-HostCapacity host_capacity(bool native) {
-  HostCapacity host = HostCapacity::here();
-  if (const auto launcher = launcher_from_env()) host.launcher_world_size = launcher->world_size;
-  host.native = native;
-  return host;
-}
-
 std::optional<int64_t> positive_integer(const std::string& text) {
   if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
   try {
@@ -173,7 +165,7 @@ RunReport report_header(const Config& config, const std::string& command, const 
 void warn_if_prices_stale(const Config& config, bool quiet) {
   if (quiet) return;
   const std::string warning = staleness_warning(config.price_table, config.pricing.max_age_days, utc_today());
-  if (!warning.empty()) std::cerr << "pperf: warning: " << warning << "\n";
+  if (!warning.empty()) std::cerr << wrap("pperf: warning: " + warning, terminal_columns(STDERR_FILENO)) << "\n";
 }
 
 void add_output_options(po::options_description& options) {
@@ -186,6 +178,7 @@ void add_output_options(po::options_description& options) {
 Outputs outputs_from(const Parsed& parsed, const Config& config) {
   Outputs out;
   out.json_path = parsed.has("out") ? parsed.string("out") : "results/" + config.name + ".json";
+  out.in_progress_path = out.json_path + ".in-progress";
   out.wide = parsed.has("wide");
   out.quiet = parsed.has("quiet");
   check_writable(out.json_path, "--out");
@@ -211,29 +204,69 @@ Outputs outputs_from(const Parsed& parsed, const Config& config) {
   return out;
 }
 
-void write_outputs(const RunReport& report, const Outputs& outputs) {
-  write_file_atomically(outputs.json_path, results_file_text(report));
-  write_run_files(report, outputs.json_path, "", "", outputs.files);
+void start_in_progress(const RunReport& report, const Outputs& outputs) {
+  try {
+    write_in_progress(report, outputs);
+  } catch (const std::exception& e) {
+    throw InputError("--out", "", std::string("cannot write the run's in-progress file: ") + e.what());
+  }
 }
 
-int finish(RunReport& report, const Config& config, const Outputs& outputs, bool require_converged) {
-  price_and_rate(report.results, pricing_inputs(config), report.host);
+void write_in_progress(const RunReport& report, const Outputs& outputs) {
+  write_file_atomically(outputs.in_progress_path, results_file_text(report));
+}
+
+Finished finish(RunReport& report, const RunSession& session, const Outputs& outputs, bool require_converged) {
+  session.price(report.results, report.host);
   report.finished_at = utc_timestamp();
-  write_outputs(report, outputs);
+  Finished finished{exit_code_for(report, require_converged), false, outputs.json_path};
+  const std::string text = results_file_text(report);
+  std::string failure;
+  try {
+    write_file_atomically(outputs.json_path, text);
+    finished.written = true;
+    std::error_code ec;
+    std::filesystem::remove(outputs.in_progress_path, ec);
+    write_run_files(report, outputs.json_path, "", "", outputs.files);
+  } catch (const std::exception& e) {
+    failure = e.what();
+  }
   if (!outputs.quiet) {
     std::cout << to_console(report, ConsoleOptions{terminal_columns(), outputs.wide});
-    std::string results = outputs.json_path, reports;
-    for (const auto& f : outputs.files)
-      if (f.writer->shows_trends) reports += "report: " + f.path + "\n";
-      else results += ", " + f.path;
-    std::cout << "results: " << results
-              << (outputs.replaced_run.empty() ? "" : " (replaced the results of the run started " + outputs.replaced_run + ")")
-              << "\n" << reports;
+    if (failure.empty()) {
+      std::string results = outputs.json_path, reports;
+      for (const auto& f : outputs.files)
+        if (f.writer->shows_trends) reports += "report: " + f.path + "\n";
+        else results += ", " + f.path;
+      std::cout << "results: " << results
+                << (outputs.replaced_run.empty() ? "" : " (replaced the results of the run started " + outputs.replaced_run + ")")
+                << "\n" << reports;
+    }
+  }
+  if (!failure.empty()) {
+    // Nothing measured is lost: the results go where they can (--out's file, if written, stands).
+    std::string kept;
+    if (!finished.written) {
+      const std::string fallback = (std::filesystem::temp_directory_path() /
+                                    ("pperf-" + report.config_name + "-" + std::to_string(::getpid()) + ".json")).string();
+      try {
+        write_file_atomically(fallback, text);
+        kept = "the results are in " + fallback;
+        finished.json_path = fallback;
+      } catch (const std::exception&) {
+        kept = "the results measured so far are in " + outputs.in_progress_path;
+        finished.json_path = outputs.in_progress_path;
+      }
+    } else {
+      kept = "the results are in " + outputs.json_path;
+    }
+    std::cerr << "pperf: cannot write the outputs: " << failure << "; " << kept << "\n";
+    finished.code = kExitRuntime;
   }
   if (const Result* r = require_converged ? first_unconverged(report) : nullptr)
     std::cerr << fmt::format("pperf: --require-converged: {}/{} on {} did not converge ({})\n", r->workload, r->preset,
                              r->configuration, r->measurement ? r->measurement->stop.text : "no measurement");
-  return exit_code_for(report, require_converged);
+  return finished;
 }
 
 void write_trend_reports(const RunReport& report, const Outputs& outputs, const std::string& history_db) {
@@ -304,24 +337,15 @@ void add_memory_option(po::options_description& options) {
                         "the memory available at the start); an item over it fails, one predicted over it is refused");
 }
 
-int64_t max_memory_bytes(const Parsed& parsed, const Config& config) {
-  std::optional<double> gib = config.measure.max_memory_gib;
-  if (parsed.has("max-memory")) {
-    gib = parsed.vars["max-memory"].as<double>();
-    if (!(*gib > 0)) throw InputError("--max-memory", "", "must be a number of GiB > 0");
+SessionRequest session_request(const Parsed& parsed) {
+  SessionRequest request;
+  request.config = parsed.string("config");
+  if (parsed.vars.count("max-memory")) {
+    const double gib = parsed.vars["max-memory"].as<double>();
+    if (!(gib > 0)) throw InputError("--max-memory", "", "must be a number of GiB > 0");
+    request.max_memory_gib = gib;
   }
-  return gib ? static_cast<int64_t>(*gib * (1LL << 30)) : default_memory_limit_bytes();
-}
-
-std::vector<MemoryEstimate> check_memory(const Config& config, const Plan& plan, int64_t limit_bytes) {
-  std::vector<MemoryEstimate> estimates = estimate_plan_memory(config, plan, self_executable(), limit_bytes);
-  for (size_t i = 0; i < estimates.size(); ++i)
-    if (!estimates[i].fits())
-      throw InputError(config.path, fmt::format("/workloads/{}/batch_size", plan.items[i].workload_index),
-                       fmt::format("does not fit in memory (configuration '{}'): one training step {}; the limit is "
-                                   "{:.1f} GiB: lower batch_size or raise --max-memory",
-                                   plan.items[i].configuration->name, estimates[i].describe(), limit_bytes / double(1LL << 30)));
-  return estimates;
+  return request;
 }
 
 }  // namespace pperf::cli

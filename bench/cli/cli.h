@@ -12,8 +12,8 @@
 
 #include "bench/config/config.h"
 #include "bench/config/plan.h"
-#include "bench/measure/memory_probe.h"
 #include "bench/core/result.h"
+#include "bench/session/run_session.h"
 #include "reports/writer.h"
 
 namespace pperf::cli {
@@ -45,10 +45,6 @@ Parsed parse(const std::string& command, const po::options_description& options,
 /// The options every config-taking command has: --help, --config FILE.
 po::options_description config_options(const std::string& command);
 
-/// This host as the plan sees it: HostCapacity::here() plus the launcher that started this
-/// process (its world size; a malformed launcher environment is an InputError) and `--native`.
-HostCapacity host_capacity(bool native);
-
 /// The internal child commands' options (config_options + --config-sha256, --workload-index,
 /// --configuration-index), and the plan item they name (InputError when the config changed
 /// since the parent read it, or an index is out of range).
@@ -75,9 +71,11 @@ struct OutputFile {
 
 /// Where a run's or cost's results go (--out, default results/<config name>.json; a file per
 /// format flag given: --csv, --html, --markdown, --gbench) and how the console shows them (--wide,
-/// --quiet).
+/// --quiet). While a run measures, its results so far go to `in_progress_path` beside --out;
+/// --out itself is replaced only by the finished results.
 struct Outputs {
   std::string json_path;
+  std::string in_progress_path;  // <out>.in-progress
   std::vector<OutputFile> files;
   bool wide = false, quiet = false;
   std::string replaced_run;  // started_at of the results file this run replaces, if any
@@ -88,12 +86,24 @@ void add_output_options(po::options_description& options);
 /// Checks up front that every output can be written (InputError naming the flag and the real
 /// cause), and takes the output's lock: a second pperf writing the same --out is refused.
 Outputs outputs_from(const Parsed& parsed, const Config& config);
-/// Writes every output atomically (a reader never sees a torn file).
-void write_outputs(const RunReport& report, const Outputs& outputs);
-/// The end of run and cost: price and rate (price_and_rate), stamp, write, print the table and
-/// where each file went; returns exit_code_for(report, require_converged), saying which result
-/// did not converge.
-int finish(RunReport& report, const Config& config, const Outputs& outputs, bool require_converged = false);
+/// The run's first in-progress file (its header, marked interrupted); InputError naming --out
+/// when it cannot be written (a full disk is found here, before anything is measured).
+void start_in_progress(const RunReport& report, const Outputs& outputs);
+/// Replaces the in-progress file with `report` atomically (the results so far).
+void write_in_progress(const RunReport& report, const Outputs& outputs);
+
+/// How a run or cost ended: its exit code and where its results JSON went.
+struct Finished {
+  int code = 0;
+  bool written = false;   // json_path holds the finished results
+  std::string json_path;  // --out, or where they went when --out could not be written
+};
+/// The end of run and cost: price and rate (the session's pricing), stamp, write every output
+/// atomically, print the table and where each file went. When --out cannot be written (a full
+/// disk), the table is still printed and the results go to a file in the temporary directory
+/// that the error line names (exit 3; else the in-progress file is kept and named). Exit code:
+/// exit_code_for(report, require_converged), saying which result did not converge.
+Finished finish(RunReport& report, const RunSession& session, const Outputs& outputs, bool require_converged = false);
 /// With a history database: rewrites the files whose format draws trends (HTML, Markdown) with
 /// the run's trends from it. Call after record_in_history. Does nothing without a database.
 void write_trend_reports(const RunReport& report, const Outputs& outputs, const std::string& history_db);
@@ -104,13 +114,9 @@ void add_history_option(po::options_description& options);
 
 /// `--max-memory GIB`: what each item's processes may hold together.
 void add_memory_option(po::options_description& options);
-/// Bytes: --max-memory, else the config's measure.max_memory_gib, else 80 % of the memory
-/// available now. InputError for a flag that is not a number > 0.
-int64_t max_memory_bytes(const Parsed& parsed, const Config& config);
-/// Probes every measured item's memory (fresh processes, bench/measure/memory_probe.h) and
-/// refuses, before anything runs, the first that cannot fit under `limit_bytes`: InputError
-/// naming the config, the workload's batch_size and the figures. Returns the estimates.
-std::vector<MemoryEstimate> check_memory(const Config& config, const Plan& plan, int64_t limit_bytes);
+/// The session a config-taking command asks for: --config, and --max-memory when the command
+/// has it (InputError for a value that is not a number of GiB > 0).
+SessionRequest session_request(const Parsed& parsed);
 /// `--history FILE` written with a space: boost takes only `--history=FILE` for an option whose
 /// value is optional, so the next argument is joined to it when it is not itself a flag.
 std::vector<std::string> join_optional_value(const std::vector<std::string>& args, const std::string& flag);

@@ -2,7 +2,6 @@
 #include <iostream>
 
 #include "bench/cli/cli.h"
-#include "bench/config/plan.h"
 #include "bench/core/input_error.h"
 
 namespace pperf::cli {
@@ -13,19 +12,20 @@ int command_cost(const std::vector<std::string>& args, const std::vector<std::st
   add_history_option(options);
   Parsed p = parse("cost", options, join_optional_value(args, "--history"));
   if (p.help) return std::cout << options, kExitOk;
-  const Config config = load_config(p.string("config"), builtin_workloads());
+  const RunSession session(session_request(p));
+  const Config& config = session.config();
   if (!config.priced_only)
     throw InputError(config.path, "/configurations", "`pperf cost` needs step_time_ms on every configuration");
   RunReport report = report_header(config, "cost", argv);
-  report.results = given_results(make_plan(config, {}, HostCapacity::here()));
+  report.results = given_results(session.plan());
   report.status = overall_status(report.results, false);
   const Outputs out = outputs_from(p, config);
   warn_if_prices_stale(config, out.quiet);  // after every input is known good: a mistake stays one line
   const std::string history = history_path_from(p);
-  const int code = finish(report, config, out);
-  if (!history.empty()) record_in_history(history, out.json_path, report);
-  write_trend_reports(report, out, history);
-  return code;
+  const Finished finished = finish(report, session, out);
+  if (!history.empty() && finished.written) record_in_history(history, finished.json_path, report);
+  if (finished.written) write_trend_reports(report, out, history);
+  return finished.code;
 }
 
 }  // namespace pperf::cli

@@ -4,7 +4,6 @@
 #include <unistd.h>
 
 #include <filesystem>
-#include <set>
 #include <iostream>
 
 #include "bench/cli/cli.h"
@@ -14,11 +13,12 @@
 #include "bench/env/host_info.h"
 #include "bench/env/process.h"
 #include "bench/history/history.h"
-#include "bench/measure/data_sources.h"
 #include "bench/measure/distributed.h"
 #include "bench/measure/executor.h"
 #include "bench/measure/spot_drill.h"
 #include "bench/measure/peak_flops.h"
+#include "bench/measure/progress.h"
+#include "bench/session/run_session.h"
 #include "pricing/pricing_stage.h"
 #include "reports/console.h"
 
@@ -44,6 +44,59 @@ void run_spot_drills(const Config& config, const Plan& plan, std::vector<Result>
 }
 }  // namespace
 
+namespace {
+/// What a run shows while it measures: on a terminal, a self-updating line (the memory probe,
+/// set-up, the turns; a measuring process measuring alone draws its own) above which each item's
+/// start and end are printed; elsewhere (CI) a line per item start and end; with --quiet, nothing.
+/// After each item the results so far are priced and written to the in-progress file.
+class RunConsole : public MeasureObserver, public PreflightObserver {
+ public:
+  RunConsole(const RunSession& session, const RunReport& header, const Outputs& out, bool terminal)
+      : session_(session), header_(header), out_(out), terminal_(terminal && !out.quiet) {}
+
+  void probing_memory(const PlanItem& item) override {
+    if (terminal_) line_.draw(fmt::format("memory: probing one training step of {} on {} (a fresh process)",
+                                               item.workload->name, item.configuration->name));
+  }
+  void setting_up(const PlanItem& item) override {
+    ++started_;
+    if (out_.quiet) return;
+    line_.clear();
+    std::cerr << item_started_line(utc_timestamp(), item.workload->name, item.workload->preset, item.configuration->name,
+                                   started_, session_.plan().items.size(), terminal_columns(STDERR_FILENO));
+    if (!terminal_) return;
+    if (setting_up_workload_ != item.workload->name) setting_up_.clear();
+    setting_up_workload_ = item.workload->name;
+    setting_up_.push_back(item.configuration->name);
+    line_.setting_up(item.workload->name, setting_up_);
+  }
+  void turns(const TurnsSnapshot& snapshot) override {
+    if (terminal_) line_(snapshot);
+  }
+  void results(const std::vector<Result>& so_far) override {
+    line_.clear();
+    // Configurations that took turns finish together.
+    for (; finished_ < so_far.size(); ++finished_)
+      if (!out_.quiet) std::cerr << item_finished_line(utc_timestamp(), so_far[finished_], terminal_columns(STDERR_FILENO));
+    RunReport partial = header_;
+    partial.results = so_far;
+    session_.price(partial.results, header_.host);
+    write_in_progress(partial, out_);
+  }
+  void clear() { line_.clear(); }
+
+ private:
+  const RunSession& session_;
+  const RunReport& header_;
+  const Outputs& out_;
+  bool terminal_;
+  TurnsProgressLine line_;
+  size_t started_ = 0, finished_ = 0;
+  std::string setting_up_workload_;
+  std::vector<std::string> setting_up_;
+};
+}  // namespace
+
 int command_run(const std::vector<std::string>& args, const std::vector<std::string>& argv) {
   auto options = config_options("run");
   add_output_options(options);
@@ -54,126 +107,74 @@ int command_run(const std::vector<std::string>& args, const std::vector<std::str
       "native", "running on the named instances themselves: results say emulated: false")(
       "in-process", "measure every item in this process instead of a process per item (debugging)")(
       "sequential", "measure each configuration to its end before the next, instead of in alternating rounds")(
-
+      "dry-run", "check everything `run` checks before measuring (as `pperf validate` does), then stop")(
       "spot-drill", "for each Spot configuration: SIGKILL its training mid-run, restart from the last checkpoint, "
                     "record the lost time measured beside the model's prediction")(
       "require-converged", "exit 1 when a result stopped on max_steps/max_seconds before its CI reached target_rel_ci");
   Parsed p = parse("run", options, join_optional_value(args, "--history"));
   if (p.help) return std::cout << options, kExitOk;
 
-  const Config config = load_config(p.string("config"), builtin_workloads());
-  if (!p.has("in-process") && !std::filesystem::is_regular_file(config.path))
+  SessionRequest request = session_request(p);
+  if (p.has("only")) request.filter.configurations = split_commas(p.string("only"));
+  if (p.has("workload")) request.filter.workload = p.string("workload");
+  request.process = {p.has("native"), p.has("in-process"), p.has("sequential")};
+  const RunSession session(request);
+  const Config& config = session.config();
+  if (!request.process.in_process && !std::filesystem::is_regular_file(config.path))
     throw InputError("--config", "", config.path + " is not a regular file: each measuring process re-reads it (or use --in-process)");
-  if (config.priced_only)
-    throw InputError(config.path, "/configurations", "every configuration gives step_time_ms (nothing to measure): use `pperf cost`");
-  PlanFilter filter;
-  if (p.has("only")) filter.configurations = split_commas(p.string("only"));
-  if (p.has("workload")) filter.workload = p.string("workload");
-  const Plan plan = make_plan(config, filter, host_capacity(p.has("native")));
-  for (const auto& item : plan.items)
-    for (const auto& obstacle : item.not_runnable_here)
-      throw InputError(config.path, obstacle.pointer, "not runnable on this host: " + obstacle.reason);
-  // A Python dataset that does not import, whose factory raises or whose samples do not fit the
-  // model is a configuration mistake: refused before anything is measured, naming the module.
-  for (const auto& item : plan.items) {
-    const DataSettings& data = item.configuration->execution.data;
-    // Workers already running elsewhere (endpoints) are checked at their handshake instead.
-    if (data.worker != DataWorker::python || (data.mode == DataMode::service && data.spawn_local_processes == 0)) continue;
-    const WorkloadDescriptor* descriptor = builtin_workloads().find(item.workload->name);
-    const std::vector<TensorDecl> expected =
-        descriptor && descriptor->batch_layout ? descriptor->batch_layout(*item.workload) : std::vector<TensorDecl>{};
-    if (const std::string why = check_python_dataset(self_executable(), *item.workload, data, expected); !why.empty())
-      throw InputError(config.path,
-                       item.configuration->pointer + "/execution/data/" + (data.dataset_is_dataloader ? "dataloader" : "dataset"),
-                       why);
-  }
-  // A workload's own preflight (python_step: its module imports), once per workload entry,
-  // before anything is measured.
-  std::set<int64_t> checked;
-  for (const auto& item : plan.items) {
-    const WorkloadDescriptor* descriptor = builtin_workloads().find(item.workload->name);
-    if (!descriptor || !descriptor->preflight || !checked.insert(item.workload_index).second) continue;
-    try {
-      descriptor->preflight(*item.workload);
-    } catch (const InputError& e) {
-      // The param's own complaint ("'python9' is not on PATH"), re-anchored in the config file.
-      const std::string prefix = e.where() + ": " + e.pointer() + ": ";
-      const std::string what = e.what();
-      throw InputError(config.path, fmt::format("/workloads/{}/{}", item.workload_index, e.pointer()),
-                       what.rfind(prefix, 0) == 0 ? what.substr(prefix.size()) : what);
-    } catch (const std::exception& e) {
-      throw InputError(config.path, fmt::format("/workloads/{}", item.workload_index), e.what());
-    }
-  }
-  ExecutorOptions executor;
-  executor.native = p.has("native");
-  executor.in_process = p.has("in-process");
-  executor.sequential = p.has("sequential");
-  executor.max_memory_bytes = max_memory_bytes(p, config);
-  executor.pperf_binary = self_executable();
+  ExecutorOptions executor = session.executor_options();
   // Started by a launcher (torchrun, PyTorchJob, SageMaker, srun): every rank runs this same
   // config; rank 0 serves the group's store, measures and writes the outputs; the other ranks
-  // write nothing and exit with rank 0's code.
-  executor.launcher = launcher_from_env();
-  // A batch that cannot fit is refused before anything runs (the bound would end it; this says
-  // so before the wait). Items measured in this process are not bound, nor probed.
-  if (!executor.in_process && (!executor.launcher || executor.launcher->rank == 0))
-    check_memory(config, plan, executor.max_memory_bytes);
+  // write nothing and exit with rank 0's code. Items measured in this process are not bound, nor probed.
+  const bool rank0 = !executor.launcher || executor.launcher->rank == 0;
+  const bool quiet = p.has("quiet");
+  const bool terminal = !quiet && ::isatty(STDERR_FILENO);
+  if (p.has("dry-run")) {
+    session.preflight(false, !request.process.in_process && rank0);
+    if (!quiet) std::cout << fmt::format("{}: ready to run ({} item(s)); nothing measured (--dry-run)\n", config.path,
+                                         session.plan().items.size());
+    return kExitOk;
+  }
   std::unique_ptr<RunStore> launcher_store;
   if (executor.launcher) {
     double timeout_s = 300;
-    for (const auto& item : plan.items)
+    for (const auto& item : session.plan().items)
       if (item.configuration->execution.distributed) timeout_s = item.configuration->execution.distributed->timeout_s;
-    launcher_store = std::make_unique<RunStore>(*executor.launcher, executor.launcher->rank == 0, timeout_s);
-    if (executor.launcher->rank != 0) {
+    launcher_store = std::make_unique<RunStore>(*executor.launcher, rank0, timeout_s);
+    if (!rank0) {
+      session.preflight(false, false);
       const std::atomic<bool>& stop = install_stop_handlers(false);
-      run_plan(config, plan, builtin_workloads(), executor, stop, [](const PlanItem&) {}, [](const std::vector<Result>&) {});
+      MeasureObserver silent;
+      session.measure(executor, stop, silent);
       return launcher_store->wait_exit_code();
     }
   }
   const Outputs out = outputs_from(p, config);
-  // On a terminal each item draws a self-updating progress line; in CI, a line per item start
-  // and end; with --quiet, nothing.
-  executor.terminal_progress = !out.quiet && ::isatty(STDERR_FILENO);
+  RunReport report = report_header(config, "run", argv);
+  RunConsole console(session, report, out, terminal);
+  session.preflight(false, !request.process.in_process, console);
+  console.clear();
+  warn_if_prices_stale(config, out.quiet);  // after every input is known good: a mistake stays one line
   const std::string history = history_path_from(p);
   if (!history.empty()) History(history, History::Mode::create);  // a bad database fails before the run
-
-  warn_if_prices_stale(config, out.quiet);
-  RunReport report = report_header(config, "run", argv);
   // MFU's denominator: this host's peak GEMM rate, measured once per host fingerprint.
   report.host["peak_gflops"] = cached_peak_gflops(host_fingerprint(report.host), default_peak_cache_path());
-  // Until the run ends, the file on disk says "interrupted": a run killed at any point
-  // leaves valid JSON with what it had measured.
-  write_outputs(report, out);
+  // Until the run ends, the in-progress file beside --out says "interrupted": a run killed at
+  // any point leaves valid JSON with what it had measured, and the earlier --out stays whole.
+  start_in_progress(report, out);
   const std::atomic<bool>& stop_requested = install_stop_handlers(!out.quiet);
-  const PricingInputs pricing = pricing_inputs(config);
-  for (const auto& c : config.configurations)
-    if (c.baseline) executor.price_ratio = price_ratios(pricing, c.name);
-  executor.decision = pricing.decision;
-  size_t done = 0, started = 0;
-  auto on_start = [&](const PlanItem& item) {
-    ++started;
-    if (!out.quiet && !executor.terminal_progress)
-      std::cerr << item_started_line(utc_timestamp(), item.workload->name, item.workload->preset, item.configuration->name,
-                                     started, plan.items.size(), terminal_columns(STDERR_FILENO));
-  };
-  report.results = run_plan(config, plan, builtin_workloads(), executor, stop_requested, on_start,
-                            [&](const std::vector<Result>& so_far) {
-    // Configurations that took turns finish together.
-    for (; done < so_far.size(); ++done)
-      if (!out.quiet) std::cerr << item_finished_line(utc_timestamp(), so_far[done], terminal_columns(STDERR_FILENO));
-    RunReport partial = report;
-    partial.results = so_far;
-    price_and_rate(partial.results, pricing, report.host);
-    write_outputs(partial, out);
-  });
-  if (p.has("spot-drill")) run_spot_drills(config, plan, report.results, out.quiet, stop_requested);
+  // In CI each item's start and end is a line; on a terminal the parent draws the progress of
+  // configurations in turns, and a measuring process measuring alone draws its own.
+  executor.terminal_progress = terminal;
+  report.results = session.measure(executor, stop_requested, console);
+  console.clear();
+  if (p.has("spot-drill")) run_spot_drills(config, session.plan(), report.results, out.quiet, stop_requested);
   report.status = overall_status(report.results, stop_requested);
-  const int code = finish(report, config, out, p.has("require-converged"));
-  if (launcher_store) launcher_store->publish_exit_code(code, 60);
-  if (!history.empty()) record_in_history(history, out.json_path, report);
-  write_trend_reports(report, out, history);
-  return code;
+  const Finished finished = finish(report, session, out, p.has("require-converged"));
+  if (launcher_store) launcher_store->publish_exit_code(finished.code, 60);
+  if (!history.empty() && finished.written) record_in_history(history, finished.json_path, report);
+  if (finished.written) write_trend_reports(report, out, history);
+  return finished.code;
 }
 
 }  // namespace pperf::cli

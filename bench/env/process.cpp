@@ -62,6 +62,7 @@ ChildProcess::ChildProcess(const SpawnOptions& options) {
       prctl(PR_SET_PDEATHSIG, options.death_signal);
       if (getppid() != parent) _exit(127);  // the parent died before prctl took effect
     }
+    if (options.own_process_group) setpgid(0, 0);
     if (!join_cgroup.empty()) {
       const int fd = open(join_cgroup.c_str(), O_WRONLY | O_CLOEXEC);
       if (fd < 0 || write(fd, "0", 1) != 1) _exit(125);

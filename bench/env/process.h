@@ -19,6 +19,9 @@ struct SpawnOptions {
   bool pipe_stdin = false;      // write to it with write_line(); closed by close_stdin() or on destruction
   bool die_with_parent = true;
   int death_signal = SIGTERM;   // sent by the kernel when pperf dies
+  /// A process group of its own: a terminal's Ctrl-C (SIGINT to the foreground group) then
+  /// reaches pperf alone, which decides what the child is told.
+  bool own_process_group = false;
   /// A memory cgroup's cgroup.procs (MemoryCgroup::procs_path): the child joins it before it
   /// runs anything, so it and all it starts are bound. A child that cannot join exits with 125.
   std::string join_cgroup;

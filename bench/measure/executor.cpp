@@ -639,6 +639,7 @@ Result measure_in_children(const Config& config, const PlanItem& item, const Exe
         spawn.argv.erase(std::remove(spawn.argv.begin(), spawn.argv.end(), "--progress"), spawn.argv.end());
       // If pperf dies, the measuring process dies at once (and its data workers with it).
       spawn.death_signal = SIGKILL;
+      spawn.own_process_group = true;  // a terminal's Ctrl-C reaches pperf alone, which forwards it
       memory.prepare(spawn);
       children[i].child = std::make_unique<ChildProcess>(spawn);
       memory.watch(*children[i].child);
@@ -769,8 +770,7 @@ bool takes_turns(const std::vector<const PlanItem*>& group, const ExecutorOption
 
 std::vector<Result> run_plan(const Config& config, const Plan& plan, const WorkloadRegistry& registry,
                              const ExecutorOptions& options, const std::atomic<bool>& stop_requested,
-                             const std::function<void(const PlanItem&)>& on_start,
-                             const std::function<void(const std::vector<Result>&)>& on_result) {
+                             MeasureObserver& observer) {
   std::vector<Result> results;
   for (size_t i = 0; i < plan.items.size() && !stop_requested;) {
     // The items of one workload entry (same workload, preset and batch size) side by side.
@@ -778,11 +778,12 @@ std::vector<Result> run_plan(const Config& config, const Plan& plan, const Workl
     for (size_t j = i; j < plan.items.size() && plan.items[j].workload_index == plan.items[i].workload_index; ++j)
       group.push_back(&plan.items[j]);
     if (takes_turns(group, options)) {
-      for (Result& r : measure_interleaved(config, group, options, stop_requested, on_start)) results.push_back(std::move(r));
+      for (Result& r : measure_interleaved(config, group, options, stop_requested, observer)) results.push_back(std::move(r));
       i += group.size();
     } else {
       const PlanItem& item = plan.items[i++];
-      on_start(item);
+      observer.setting_up(item);
+      observer.started(item);
       if (options.launcher && options.launcher->rank != 0 && !item.configuration->execution.distributed) {
         // Under a launcher, an item without ranks is rank 0's alone.
         Result r = item.result_skeleton();
@@ -796,7 +797,7 @@ std::vector<Result> run_plan(const Config& config, const Plan& plan, const Workl
       }
     }
     fill_scaling_efficiency(results);
-    on_result(results);
+    observer.results(results);
   }
   return results;
 }

@@ -49,6 +49,21 @@ struct ExecutorOptions {
   TurnTaking* turns = nullptr;
 };
 
+/// Told how the measurement goes, on the measuring thread, as it happens (progress lines,
+/// partial outputs). Every member defaults to doing nothing; none may throw.
+class MeasureObserver {
+ public:
+  virtual ~MeasureObserver() = default;
+  /// An item's set-up begins: its measuring process starts, warms up (turns: all of them at once).
+  virtual void setting_up(const PlanItem&) {}
+  /// An item's measured steps begin (turns: once every configuration is set up).
+  virtual void started(const PlanItem&) {}
+  /// Configurations in turns: after every round, and about once a second in between.
+  virtual void turns(const TurnsSnapshot&) {}
+  /// The results so far, after each item (configurations in turns finish together).
+  virtual void results(const std::vector<Result>&) {}
+};
+
 /// The same Result marked failed with `reason`, its measured figures dropped.
 Result failed_result(Result r, const std::string& reason);
 
@@ -65,12 +80,11 @@ Result measure_item_in_child(const Config& config, const PlanItem& item, const E
                              const std::atomic<bool>& stop_requested);
 
 /// Every item of `plan`: a workload's configurations in turns (interleave.h) unless
-/// options.sequential, a data-parallel or launcher run, or in_process; else in order. `on_start` is told when an item starts, `on_result` gets the
-/// results so far after each one (for progress and partial output).
+/// options.sequential, a data-parallel or launcher run, or in_process; else in order.
+/// `observer` hears of each step of the way.
 std::vector<Result> run_plan(const Config& config, const Plan& plan, const WorkloadRegistry& registry,
                              const ExecutorOptions& options, const std::atomic<bool>& stop_requested,
-                             const std::function<void(const PlanItem&)>& on_start,
-                             const std::function<void(const std::vector<Result>&)>& on_result);
+                             MeasureObserver& observer);
 
 /// `BINARY SUBCOMMAND --config ... --config-sha256 ... --workload-index W --configuration-index C`:
 /// how a child pperf is told which item of which config (it refuses a config that changed since).

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <csignal>
 #include <filesystem>
 #include <iostream>
@@ -42,8 +43,9 @@ bool starts_with(const std::string& s, const std::string& prefix) { return s.rfi
 /// The next protocol line starting with `prefix`, or nullopt when the child ended or stop was
 /// asked for (then `why` says which).
 std::optional<std::string> await_line(Turn& t, const std::string& prefix, const std::atomic<bool>& stop_requested,
-                                      std::string& why) {
+                                      std::string& why, const std::function<void()>& tick = {}) {
   for (;;) {
+    if (tick) tick();
     if (auto line = t.child->read_line(0.2)) {
       if (starts_with(*line, prefix)) return line;
       continue;
@@ -60,10 +62,10 @@ std::optional<std::string> await_line(Turn& t, const std::string& prefix, const 
 }
 
 /// One round of `t`: its kRoundSteps step times, or false (t is then inactive).
-bool take_round(Turn& t, const std::atomic<bool>& stop_requested) {
+bool take_round(Turn& t, const std::atomic<bool>& stop_requested, const std::function<void()>& tick) {
   std::string why;
   if (!t.child->write_line(fmt::format("{} {}", kRound, kRoundSteps))) why = "the measuring process went away";
-  const auto line = why.empty() ? await_line(t, kDone, stop_requested, why) : std::nullopt;
+  const auto line = why.empty() ? await_line(t, kDone, stop_requested, why, tick) : std::nullopt;
   if (!line) {
     t.active = false;
     t.failure = why;
@@ -78,6 +80,29 @@ bool take_round(Turn& t, const std::atomic<bool>& stop_requested) {
   }
   t.steps_ms.insert(t.steps_ms.end(), round.begin(), round.end());
   return true;
+}
+
+/// Where the turns stand: each side's steps and, for candidates, the decision against the baseline.
+TurnsSnapshot snapshot_of(const std::vector<Turn>& turns, const Config& config, const ExecutorOptions& options,
+                          size_t rounds, double elapsed_s) {
+  TurnsSnapshot s;
+  s.workload = turns.front().item->workload->name;
+  s.rounds = rounds;
+  s.round_steps = kRoundSteps;
+  s.elapsed_s = elapsed_s;
+  s.max_steps = config.measure.max_steps;
+  s.max_seconds = config.measure.max_seconds;
+  const auto base = std::find_if(turns.begin(), turns.end(), [](const Turn& t) { return t.item->configuration->baseline; });
+  for (const Turn& t : turns) {
+    TurnsSnapshot::Side side{t.item->configuration->name, t.item->configuration->baseline, t.active,
+                             static_cast<int64_t>(t.steps_ms.size()), t.measured_s(), std::nullopt};
+    const auto ratio = options.price_ratio.find(side.configuration);
+    if (base != turns.end() && &t != &*base && ratio != options.price_ratio.end() && rounds > 0)
+      side.decision = decide_interleaved(base->round_means_ms(), t.round_means_ms(), ratio->second, options.decision,
+                                         rounds > 0 ? t.measured_s() / rounds : 0);
+    s.sides.push_back(std::move(side));
+  }
+  return s;
 }
 
 /// Why the turns end after this round, or nullopt to go on.
@@ -122,7 +147,7 @@ std::optional<StopCause> end_of_turns(const std::vector<Turn>& turns, const Conf
 
 std::vector<Result> measure_interleaved(const Config& config, const std::vector<const PlanItem*>& items,
                                         const ExecutorOptions& options, const std::atomic<bool>& stop_requested,
-                                        const std::function<void(const PlanItem&)>& on_start) {
+                                        MeasureObserver& observer) {
   namespace fs = std::filesystem;
   static int sequence = 0;
   // A measuring process that died leaves its stdin pipe without a reader: writing to it must
@@ -141,7 +166,9 @@ std::vector<Result> measure_interleaved(const Config& config, const std::vector<
     spawn.capture_stdout = true;
     spawn.pipe_stdin = true;
     spawn.death_signal = SIGKILL;  // if pperf dies, so do they (and their data workers)
+    spawn.own_process_group = true;  // a terminal's Ctrl-C reaches pperf alone, which stops them in order
     t.memory->prepare(spawn);
+    observer.setting_up(*item);
     try {
       t.child = std::make_unique<ChildProcess>(spawn);
       t.memory->watch(*t.child);
@@ -157,16 +184,31 @@ std::vector<Result> measure_interleaved(const Config& config, const std::vector<
     std::string why;
     if (t.active && !await_line(t, kReady, stop_requested, why)) t.active = false, t.failure = why;
   }
-  for (const Turn& t : turns) on_start(*t.item);
+  for (const Turn& t : turns) observer.started(*t.item);
   StopCause end{StopReason::interrupted, "interrupted"};
+  const auto first_round = std::chrono::steady_clock::now();
+  size_t rounds_done = 0;
+  auto elapsed_s = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - first_round).count(); };
+  auto last_told = first_round;
+  auto tell = [&] {
+    last_told = std::chrono::steady_clock::now();
+    observer.turns(snapshot_of(turns, config, options, rounds_done, elapsed_s()));
+  };
+  // While a round runs: about once a second (the round may be long).
+  const std::function<void()> tick = [&] {
+    if (std::chrono::steady_clock::now() - last_told >= std::chrono::milliseconds(900)) tell();
+  };
+  tell();
   for (size_t round = 0; !stop_requested; ++round) {
     // A B, B A, A B, ...: each position in a round is every configuration's in turn.
     std::vector<Turn*> order;
     for (Turn& t : turns) order.push_back(&t);
     if (round % 2 == 1) std::reverse(order.begin(), order.end());
     for (Turn* t : order)
-      if (t->active && !stop_requested) take_round(*t, stop_requested);
+      if (t->active && !stop_requested) take_round(*t, stop_requested, tick);
     if (stop_requested) break;
+    rounds_done = round + 1;
+    tell();
     if (std::none_of(turns.begin(), turns.end(), [](const Turn& t) { return t.active; })) {
       end = {StopReason::other, "every configuration stopped"};
       break;

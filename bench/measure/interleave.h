@@ -28,11 +28,12 @@ constexpr int64_t kRoundSteps = 10;
 
 /// One Result per item, in the order given; guarantees of measure_item_in_child (never throws
 /// for an item; stop_requested ends every item after its current step; no child outlives the
-/// call). Items must be of one workload, none data-parallel. `on_start` is told of each item once
-/// every measuring process is set up and the first round begins.
+/// call). Items must be of one workload, none data-parallel. `observer` hears of each item's
+/// set-up as its process starts, of its start once every process is set up and the first round
+/// begins, and of the turns after each round and about once a second in between.
 std::vector<Result> measure_interleaved(const Config& config, const std::vector<const PlanItem*>& items,
                                         const ExecutorOptions& options, const std::atomic<bool>& stop_requested,
-                                        const std::function<void(const PlanItem&)>& on_start);
+                                        MeasureObserver& observer);
 
 /// The protocol a measuring process speaks on its stdin/stdout (measure-item --turns).
 TurnTaking turns_over_stdio();

@@ -160,7 +160,8 @@ MemoryEstimate estimate_item_memory(const Config& config, const PlanItem& item, 
 }
 
 std::vector<MemoryEstimate> estimate_plan_memory(const Config& config, const Plan& plan, const std::string& pperf_binary,
-                                                 int64_t limit_bytes) {
+                                                 int64_t limit_bytes,
+                                                 const std::function<void(const PlanItem&)>& probing) {
   std::vector<MemoryEstimate> out;
   std::map<std::tuple<int64_t, int64_t, int64_t, DeviceChoice::Kind, bool>, MemoryEstimate> probed;
   for (const PlanItem& item : plan.items) {
@@ -168,7 +169,10 @@ std::vector<MemoryEstimate> estimate_plan_memory(const Config& config, const Pla
     const auto key = std::make_tuple(item.workload_index, exec.threads, exec.interop_threads, exec.device.kind,
                                      exec.distributed.has_value());
     auto it = probed.find(key);
-    if (it == probed.end()) it = probed.emplace(key, estimate_item_memory(config, item, pperf_binary, limit_bytes)).first;
+    if (it == probed.end()) {
+      if (probing) probing(item);
+      it = probed.emplace(key, estimate_item_memory(config, item, pperf_binary, limit_bytes)).first;
+    }
     out.push_back(it->second);
   }
   return out;

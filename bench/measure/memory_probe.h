@@ -7,6 +7,7 @@
 // its GPU: the host's resident memory and the device memory torch's caching allocator reserved,
 // the latter against the device's capacity. Torch-free header.
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <utility>
@@ -72,8 +73,10 @@ ProbeFigures probe_item_memory(const WorkloadDescriptor& descriptor, WorkloadSpe
 MemoryEstimate estimate_item_memory(const Config& config, const PlanItem& item, const std::string& pperf_binary,
                                     int64_t limit_bytes);
 
-/// Every item's estimate, in plan order; items of one workload with the same threads are probed once.
+/// Every item's estimate, in plan order; items of one workload with the same threads are probed
+/// once. `probing` is told of each item just before its probe starts.
 std::vector<MemoryEstimate> estimate_plan_memory(const Config& config, const Plan& plan, const std::string& pperf_binary,
-                                                 int64_t limit_bytes);
+                                                 int64_t limit_bytes,
+                                                 const std::function<void(const PlanItem&)>& probing = {});
 
 }  // namespace pperf

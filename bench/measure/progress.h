@@ -5,6 +5,7 @@
 #include <string>
 
 #include "bench/measure/runner.h"
+#include "bench/measure/turns.h"
 
 namespace pperf {
 
@@ -22,6 +23,28 @@ class TerminalProgress {
   std::string label_;
   MeasureSettings settings_;
   std::chrono::steady_clock::time_point last_{};
+  bool drawn_ = false;
+};
+
+/// The parent's one progress line while configurations take turns: the round, each side's timed
+/// steps, each candidate's live improvement interval against the baseline, and the time to the
+/// decision (when the decision can say) and to the budget's end. Drawn on stderr, cut to the
+/// terminal's width; the caller draws only when stderr is a terminal.
+class TurnsProgressLine {
+ public:
+  ~TurnsProgressLine();  // clears the line
+  /// "setting up <configurations>: measuring processes start, warm up"
+  void setting_up(const std::string& workload, const std::vector<std::string>& configurations);
+  void operator()(const TurnsSnapshot& s);
+  /// Any other state as the line (e.g. what preflight is doing).
+  void draw(const std::string& text);
+  void clear();
+
+  /// The line for `s`, e.g. "resnet50_augment, round 7: 70 steps each | heterogeneous
+  /// -32.2..-6.8 % (undecided) | decided in ~8 s, budget ends in <= 41 s".
+  static std::string line(const TurnsSnapshot& s);
+
+ private:
   bool drawn_ = false;
 };
 

@@ -212,8 +212,8 @@ TEST(ViT, SweepCarriesModelInfoAsItIsAfterTheRun) {
   const Plan plan = make_plan(config, {}, HostCapacity{1});
   ExecutorOptions in_process;
   in_process.in_process = true;
-  std::vector<Result> results = run_plan(config, plan, registry, in_process, stop, [](const PlanItem&) {},
-                                          [](const std::vector<Result>&) {});
+  MeasureObserver quiet;
+  std::vector<Result> results = run_plan(config, plan, registry, in_process, stop, quiet);
   ASSERT_EQ(results.size(), 1u);
   EXPECT_EQ(results[0].status, ResultStatus::ok) << results[0].reason;
   EXPECT_EQ(results[0].model->precision, "fp32");

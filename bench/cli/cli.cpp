@@ -165,7 +165,7 @@ RunReport report_header(const Config& config, const std::string& command, const 
 void warn_if_prices_stale(const Config& config, bool quiet) {
   if (quiet) return;
   const std::string warning = staleness_warning(config.price_table, config.pricing.max_age_days, utc_today());
-  if (!warning.empty()) std::cerr << wrap("pperf: warning: " + warning, terminal_columns(STDERR_FILENO)) << "\n";
+  if (!warning.empty()) std::cerr << wrap("pperf: warning: " + warning + "\n", terminal_columns(STDERR_FILENO));
 }
 
 void add_output_options(po::options_description& options) {

@@ -81,7 +81,13 @@ class RunConsole : public MeasureObserver, public PreflightObserver {
     RunReport partial = header_;
     partial.results = so_far;
     session_.price(partial.results, header_.host);
-    write_in_progress(partial, out_);
+    // A full disk must not end the run: the finished results still get their own chance.
+    try {
+      write_in_progress(partial, out_);
+    } catch (const std::exception& e) {
+      if (!warned_) std::cerr << "pperf: warning: cannot update the in-progress file (" << e.what() << "); measuring goes on\n";
+      warned_ = true;
+    }
   }
   void clear() { line_.clear(); }
 
@@ -92,6 +98,7 @@ class RunConsole : public MeasureObserver, public PreflightObserver {
   bool terminal_;
   TurnsProgressLine line_;
   size_t started_ = 0, finished_ = 0;
+  bool warned_ = false;
   std::string setting_up_workload_;
   std::vector<std::string> setting_up_;
 };

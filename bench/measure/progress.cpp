@@ -93,31 +93,33 @@ void TurnsProgressLine::operator()(const TurnsSnapshot& s) { draw(line(s)); }
 
 std::string TurnsProgressLine::line(const TurnsSnapshot& s) {
   if (s.rounds == 0) return fmt::format("{}: round 1 running, {:.0f} s", s.workload, s.elapsed_s);
-  std::string text = fmt::format("{}, round {}: ", s.workload, s.rounds);
+  std::string steps;
   const bool same = std::all_of(s.sides.begin(), s.sides.end(), [&](const auto& side) { return side.steps == s.sides.front().steps; });
   if (same) {
-    text += fmt::format("{} steps each", s.sides.front().steps);
+    steps = fmt::format("{} steps each", s.sides.front().steps);
   } else {
     for (size_t i = 0; i < s.sides.size(); ++i)
-      text += fmt::format("{}{} {} steps", i ? ", " : "", s.sides[i].configuration, s.sides[i].steps);
+      steps += fmt::format("{}{} {}", i ? ", " : "steps ", s.sides[i].configuration, s.sides[i].steps);
   }
   // The budget: the first active side to reach max_steps or max_seconds ends the turns.
   const double wall_per_round = s.elapsed_s / static_cast<double>(s.rounds);
   double rounds_to_budget = std::numeric_limits<double>::infinity();
   double rounds_to_decide = 0;
   bool deciding = false, all_predicted = true;
+  std::string intervals;
   for (const auto& side : s.sides) {
     if (!side.active) continue;
     const double measured_per_round = side.measured_s / static_cast<double>(s.rounds);
-    rounds_to_budget = std::min(rounds_to_budget, std::ceil(static_cast<double>(s.max_steps - side.steps) / static_cast<double>(std::max<int64_t>(1, s.round_steps))));
+    rounds_to_budget = std::min(rounds_to_budget, std::ceil(static_cast<double>(s.max_steps - side.steps) /
+                                                            static_cast<double>(std::max<int64_t>(1, s.round_steps))));
     if (measured_per_round > 0)
       rounds_to_budget = std::min(rounds_to_budget, std::ceil((s.max_seconds - side.measured_s) / measured_per_round));
     if (!side.decision) continue;
     const Decision& d = *side.decision;
-    text += " | " + side.configuration;
+    intervals += " | " + side.configuration;
     if (d.improvement_pct_bounds)
-      text += fmt::format(" {:+.1f}..{:+.1f} %", (*d.improvement_pct_bounds)[0], (*d.improvement_pct_bounds)[1]);
-    text += fmt::format(" ({})", d.verdict == CostVerdict::undecided ? "undecided" : to_string(d.verdict));
+      intervals += fmt::format(" {:+.1f}..{:+.1f} %", (*d.improvement_pct_bounds)[0], (*d.improvement_pct_bounds)[1]);
+    intervals += " " + (d.verdict == CostVerdict::undecided ? std::string("undecided") : to_string(d.verdict));
     if (d.verdict != CostVerdict::undecided) continue;
     deciding = true;
     if (d.seconds_to_decide && measured_per_round > 0)
@@ -126,12 +128,12 @@ std::string TurnsProgressLine::line(const TurnsSnapshot& s) {
       all_predicted = false;
   }
   rounds_to_budget = std::max(0.0, rounds_to_budget);
-  if (deciding && all_predicted && rounds_to_decide < rounds_to_budget)
-    text += fmt::format(" | decided in ~{:.0f} s,", std::ceil(std::max(0.0, rounds_to_decide) * wall_per_round));
-  else
-    text += " |";
-  text += fmt::format(" budget ends in <= {:.0f} s", std::ceil(rounds_to_budget * wall_per_round));
-  return text;
+  const double budget_s = std::ceil(rounds_to_budget * wall_per_round);
+  const std::string eta =
+      deciding && all_predicted && rounds_to_decide < rounds_to_budget
+          ? fmt::format("ETA ~{:.0f} s to decide (budget <= {:.0f} s)", std::ceil(std::max(0.0, rounds_to_decide) * wall_per_round), budget_s)
+          : fmt::format("ETA <= {:.0f} s (budget)", budget_s);
+  return fmt::format("{} round {}: {}, {}{}", s.workload, s.rounds, steps, eta, intervals);
 }
 
 void TerminalProgress::operator()(const Progress& p) {

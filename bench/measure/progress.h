@@ -40,8 +40,8 @@ class TurnsProgressLine {
   void draw(const std::string& text);
   void clear();
 
-  /// The line for `s`, e.g. "resnet50_augment, round 7: 70 steps each | heterogeneous
-  /// -32.2..-6.8 % (undecided) | decided in ~8 s, budget ends in <= 41 s".
+  /// The line for `s`, e.g. "resnet50_augment round 7: 70 steps each, ETA ~8 s to decide
+  /// (budget <= 41 s) | heterogeneous -32.2..-6.8 % undecided".
   static std::string line(const TurnsSnapshot& s);
 
  private:

@@ -229,14 +229,6 @@ std::optional<int64_t> days_between(const std::string& date, const std::string& 
   return static_cast<int64_t>(days(today) - days(date));
 }
 
-std::string utc_today() {
-  const std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char buf[11];
-  std::strftime(buf, sizeof buf, "%Y-%m-%d", &tm);
-  return buf;
-}
 
 std::string staleness_warning(const PriceTable& table, int64_t max_age_days, const std::string& today) {
   if (table.published.empty())

@@ -94,8 +94,6 @@ PriceTable load_price_table(const std::string& name_or_path, const std::string& 
 
 /// Days from `date` (YYYY-MM-DD) to `today` (YYYY-MM-DD); nullopt when either is not a date.
 std::optional<int64_t> days_between(const std::string& date, const std::string& today);
-/// Today's date in UTC, YYYY-MM-DD.
-std::string utc_today();
 
 /// A warning line when the table's prices are older than `max_age_days` (measured from its
 /// publication date, `today`), or when it does not record one; "" when fresh.

@@ -64,12 +64,6 @@ PairFigures figures_of(const Result& r) {
 
 bool has_samples(const Result& r) { return r.measurement && !r.measurement->step_ms.empty(); }
 
-std::string host_fact(const json& host, const std::vector<std::string>& path) {
-  const json* v = &host;
-  for (const auto& p : path) {
-    if (!v->is_object() || !v->contains(p)) return "unknown";
-    v = &(*v)[p];
-  }
   return v->is_string() ? v->get<std::string>() : v->dump();
 }
 

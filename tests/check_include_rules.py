@@ -19,7 +19,7 @@ ALLOWED = {
     "bench/config": {"bench/core", "bench/stats", "pricing"},
     "reports": {"bench/core", "bench/stats"},
     "bench/env": {"bench/core"},
-    "workloads": {"bench/core", "bench/env"},
+    "workloads": {"bench/core"},
     "bench/dataservice": {"bench/core", "bench/env", "workloads"},
     "bench/measure": {"bench/core", "bench/stats", "bench/config", "pricing", "bench/env", "workloads",
                       "bench/dataservice"},

@@ -19,6 +19,13 @@ inline int64_t sample_position(int64_t index, int64_t batch_size, int64_t i, int
   return static_cast<int64_t>(linear % static_cast<uint64_t>(size));
 }
 
+/// The seed of batch `index`'s random stream, the determinism contract of every built-in
+/// pipeline: the same (seed, batch index) draws the same random numbers on any thread, process
+/// or host, so a batch is the same whoever prepares it.
+inline uint64_t batch_seed(uint64_t seed, int64_t index) {
+  return seed * 0x9E3779B97F4A7C15ull + static_cast<uint64_t>(index);
+}
+
 /// One ready batch. `index` is the batch's position in the deterministic batch sequence.
 struct Batch {
   int64_t index = 0;

@@ -8,7 +8,7 @@
 #include "bench/core/atomic_file.h"
 #include "bench/core/input_error.h"
 #include "bench/core/results_json.h"
-#include "bench/env/process.h"
+#include "bench/core/process.h"
 #include "bench/measure/executor.h"
 #include "bench/measure/interleave.h"
 #include "bench/measure/memory_probe.h"

@@ -8,6 +8,7 @@
 #include "bench/cli/cli.h"
 #include "bench/core/atomic_file.h"
 #include "bench/core/input_error.h"
+#include "bench/core/utc_time.h"
 #include "pricing/price_import.h"
 #include "pricing/price_table.h"
 

@@ -29,7 +29,7 @@
 #include "bench/dataservice/data_service.h"
 #include "bench/dataservice/request_check.h"
 #include "bench/dataservice/tensor_wire.h"
-#include "bench/env/process.h"
+#include "bench/core/process.h"
 #include "workloads/common/local_loader.h"
 
 namespace pperf {

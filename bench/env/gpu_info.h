@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "bench/core/result.h"
-#include "bench/env/process.h"
+#include "bench/core/process.h"
 
 namespace pperf {
 

@@ -5,7 +5,7 @@
 #include <unistd.h>
 
 #include "bench/env/gpu_info.h"
-#include "bench/env/process.h"
+#include "bench/core/process.h"
 
 #include <array>
 #include <cmath>
@@ -91,14 +91,6 @@ bool reset_peak_rss() {
 }
 int64_t available_memory_bytes() { return kib_field("/proc/meminfo", "MemAvailable"); }
 
-std::string utc_timestamp() {
-  std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
 
 std::string hostname() {
   char name[256] = {};

@@ -29,7 +29,5 @@ bool reset_peak_rss();
 /// Memory the kernel says is available for new allocations (MemAvailable), bytes; 0 if unknown.
 int64_t available_memory_bytes();
 
-/// Current UTC time as ISO 8601, e.g. "2026-11-22T10:04:05Z".
-std::string utc_timestamp();
 
 }  // namespace pperf

@@ -18,6 +18,7 @@
 
 #include "bench/core/crypto.h"
 #include "bench/core/input_error.h"
+#include "bench/core/utc_time.h"
 
 namespace pperf {
 
@@ -102,14 +103,6 @@ ALTER TABLE runs ADD COLUMN pricing_published TEXT NOT NULL DEFAULT '';
 constexpr int kMigrationCount = sizeof(kMigrations) / sizeof(kMigrations[0]);
 static_assert(kMigrationCount == kHistorySchemaVersion, "one migration per schema version");
 
-std::string utc_now() {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
 
 /// A prepared statement that finalizes itself; errors name the database.
 class Statement {
@@ -353,7 +346,7 @@ History::Recorded History::record(const std::string& text, const RunReport& repo
                          "pricing_table, pricing_retrieved, currency, results_sha256, results_json) "
                          "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
   const auto& host = report.host;
-  insert.bind(1, utc_now()).bind(2, report.started_at).bind(4, report.config_name).bind(5, report.config_path);
+  insert.bind(1, utc_timestamp()).bind(2, report.started_at).bind(4, report.config_name).bind(5, report.config_path);
   if (!report.finished_at.empty()) insert.bind(3, report.finished_at);
   insert.bind(6, report.config_sha256).bind(7, report.git_sha).bind(8, report.tool_version).bind(9, report.command);
   insert.bind(10, to_string(report.status)).bind(11, host_fingerprint(host)).bind(12, host_fact(host, {"hostname"}));
@@ -475,7 +468,7 @@ void History::store_detected(const std::string& config_name, const std::string& 
                 "INSERT INTO change_points (config_name, host_fingerprint, workload, preset, batch_size, configuration, "
                 "metric, run_id, before, after, source, note, created_at) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'detected', ?, ?)");
-  const std::string now = utc_now();
+  const std::string now = utc_timestamp();
   for (const auto& c : detected) {
     ins.bind(1, config_name).bind(2, fingerprint).bind(3, c.pair.workload).bind(4, c.pair.preset);
     ins.bind(5, c.pair.batch_size).bind(6, c.pair.configuration).bind(7, c.metric).bind(8, c.run_id);
@@ -494,7 +487,7 @@ void History::mark(const StoredChangePoint& c) {
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL, 'marked', ?, ?)");
   ins.bind(1, c.config_name).bind(2, c.host_fingerprint).bind(3, c.pair.workload).bind(4, c.pair.preset);
   ins.bind(5, c.pair.batch_size).bind(6, c.pair.configuration).bind(7, c.metric).bind(8, c.run_id);
-  ins.bind(9, c.note).bind(10, utc_now());
+  ins.bind(9, c.note).bind(10, utc_timestamp());
   ins.run();
   t.commit();
 }

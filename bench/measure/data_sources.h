@@ -10,7 +10,7 @@
 
 #include "bench/config/config.h"
 #include "bench/core/workload_registry.h"
-#include "bench/env/process.h"
+#include "bench/core/process.h"
 #include "workloads/workload.h"
 
 namespace pperf {

@@ -19,7 +19,7 @@
 #include "bench/env/gpu_info.h"
 #include "bench/env/host_info.h"
 #include "bench/env/memory_cgroup.h"
-#include "bench/env/process.h"
+#include "bench/core/process.h"
 #include "bench/measure/data_parallel.h"
 #include "bench/measure/data_sources.h"
 #include "bench/measure/interleave.h"

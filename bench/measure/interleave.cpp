@@ -11,7 +11,7 @@
 #include <numeric>
 #include <sstream>
 
-#include "bench/env/process.h"
+#include "bench/core/process.h"
 #include "bench/measure/memory_bound.h"
 #include "bench/stats/intervals.h"
 #include "bench/stats/stats.h"

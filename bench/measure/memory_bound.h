@@ -17,7 +17,7 @@
 
 #include "bench/core/result.h"
 #include "bench/env/memory_cgroup.h"
-#include "bench/env/process.h"
+#include "bench/core/process.h"
 
 namespace pperf {
 

@@ -11,7 +11,7 @@
 #include "bench/core/data_dir.h"
 #include "bench/core/workload_registry.h"
 #include "bench/env/host_info.h"
-#include "bench/env/process.h"
+#include "bench/core/process.h"
 #include "bench/measure/device.h"
 #include "bench/measure/executor.h"
 #include "bench/measure/memory_bound.h"

@@ -9,7 +9,7 @@
 #include <mutex>
 #include <stdexcept>
 
-#include "bench/env/process.h"
+#include "bench/core/process.h"
 #include "bench/measure/device.h"
 #include "bench/measure/executor.h"
 #include "bench/measure/runner.h"

@@ -17,7 +17,7 @@
 
 #include "bench/config/config.h"
 #include "bench/core/atomic_file.h"
-#include "bench/env/process.h"
+#include "bench/core/process.h"
 #include "bench/measure/data_sources.h"
 #include "workloads/common/local_loader.h"
 #include "workloads/workload.h"

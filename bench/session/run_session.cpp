@@ -6,7 +6,7 @@
 #include <set>
 
 #include "bench/core/input_error.h"
-#include "bench/env/process.h"
+#include "bench/core/process.h"
 #include "bench/measure/data_sources.h"
 #include "bench/measure/distributed.h"
 #include "bench/measure/memory_bound.h"

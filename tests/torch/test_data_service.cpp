@@ -10,7 +10,7 @@
 #include "bench/dataservice/data_service.grpc.pb.h"
 #include "bench/dataservice/data_service.h"
 #include "bench/dataservice/tensor_wire.h"
-#include "bench/env/process.h"
+#include "bench/core/process.h"
 #include "bench/measure/data_sources.h"
 #include "test_helpers.h"
 #include "workloads/workload.h"

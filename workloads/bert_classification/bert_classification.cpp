@@ -169,7 +169,7 @@ class BertPipeline : public InputPipeline {
     batch.targets = torch::empty({batch_size_}, torch::kLong);
     int64_t* in = batch.inputs.data_ptr<int64_t>();
     int64_t* targets = batch.targets.data_ptr<int64_t>();
-    std::mt19937_64 rng(seed_ * 0x9E3779B97F4A7C15ull + static_cast<uint64_t>(index));
+    std::mt19937_64 rng(batch_seed(seed_, index));
     // Synthetic ids avoid the first 1000 entries, where BERT vocabularies keep special tokens.
     std::uniform_int_distribution<int64_t> token(std::min<int64_t>(1000, vocab_ - 1), vocab_ - 1);
     for (int64_t i = 0; i < batch_size_; ++i) {

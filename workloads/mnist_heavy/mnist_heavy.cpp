@@ -12,6 +12,7 @@
 #include "workloads/common/adadelta.h"
 #include "workloads/common/gaussian_blur.h"
 #include "workloads/common/idx.h"
+#include "workloads/common/image_set.h"
 #include "workloads/workload.h"
 
 namespace pperf {
@@ -33,13 +34,6 @@ Shape preset_shape(const std::string& preset) {
   return preset == "tiny" ? Shape{8, 16, 32} : Shape{32, 64, 128};
 }
 
-struct ImageSet {
-  std::vector<uint8_t> images;  // n x 28 x 28
-  std::vector<uint8_t> labels;
-  DataInfo info;
-  int64_t size() const { return static_cast<int64_t>(labels.size()); }
-};
-
 std::shared_ptr<const ImageSet> load_fashion_mnist(const std::string& dir, const std::string& split) {
   // Decompressing 60k images takes a moment; every configuration of a run shares one copy.
   static std::mutex mutex;
@@ -56,8 +50,9 @@ std::shared_ptr<const ImageSet> load_fashion_mnist(const std::string& dir, const
   if (labels.dims.size() != 1 || labels.dims[0] != images.dims[0])
     throw InputError(labels_path, "", "label count does not match the image count");
   auto set = std::make_shared<ImageSet>();
+  set->side = kSide;
   set->images = std::move(images.data);
-  set->labels = std::move(labels.data);
+  set->labels.assign(labels.data.begin(), labels.data.end());
   set->info = {"fashion-mnist", images_path, set->size()};
   cache[images_path] = set;
   return set;
@@ -65,6 +60,7 @@ std::shared_ptr<const ImageSet> load_fashion_mnist(const std::string& dir, const
 
 std::shared_ptr<const ImageSet> make_synthetic(uint64_t seed) {
   auto set = std::make_shared<ImageSet>();
+  set->side = kSide;
   const int64_t n = 4096;
   std::mt19937_64 rng(seed);
   std::uniform_int_distribution<int> pixel(0, 255);
@@ -79,10 +75,7 @@ std::shared_ptr<const ImageSet> make_synthetic(uint64_t seed) {
 class MnistPipeline : public InputPipeline {
  public:
   MnistPipeline(std::shared_ptr<const ImageSet> data, int64_t batch_size, uint64_t seed)
-      : data_(std::move(data)), batch_size_(batch_size), seed_(seed), order_(data_->size()) {
-    std::iota(order_.begin(), order_.end(), 0);
-    std::shuffle(order_.begin(), order_.end(), std::mt19937_64(seed));
-  }
+      : data_(std::move(data)), batch_size_(batch_size), seed_(seed), order_(shuffled_order(data_->size(), seed)) {}
 
   Batch make_batch(int64_t index) const override {
     Batch batch;
@@ -91,13 +84,12 @@ class MnistPipeline : public InputPipeline {
     batch.targets = torch::empty({batch_size_}, torch::kLong);
     float* out = batch.inputs.data_ptr<float>();
     int64_t* targets = batch.targets.data_ptr<int64_t>();
-    // Per-batch RNG stream: the same batch index draws the same sigmas on any thread or host.
-    std::mt19937_64 rng(seed_ * 0x9E3779B97F4A7C15ull + static_cast<uint64_t>(index));
+    std::mt19937_64 rng(batch_seed(seed_, index));  // the same sigmas for a batch on any thread or host
     std::uniform_real_distribution<double> sigma(kSigmaMin, kSigmaMax);
     std::vector<float> normalized(kPixels), scratch;
     for (int64_t i = 0; i < batch_size_; ++i) {
       const int64_t sample = order_[sample_position(index, batch_size_, i, data_->size())];
-      const uint8_t* pixels = data_->images.data() + sample * kPixels;
+      const uint8_t* pixels = data_->image(sample);
       for (int p = 0; p < kPixels; ++p) normalized[p] = (pixels[p] / 255.0f - kMean) / kStd;
       gaussian_blur(normalized.data(), out + i * kPixels, kSide, kSide,
                     gaussian_kernel1d(kBlurKernel, sigma(rng)), scratch);

@@ -13,7 +13,7 @@
 
 #include "bench/core/data_dir.h"
 #include "bench/core/input_error.h"
-#include "bench/env/process.h"
+#include "bench/core/process.h"
 #include "workloads/workload.h"
 
 namespace pperf {

@@ -9,6 +9,7 @@
 
 #include "bench/core/input_error.h"
 #include "workloads/common/augment.h"
+#include "workloads/common/image_set.h"
 #include "workloads/workload.h"
 #include "workloads/common/foreach_optim.h"
 
@@ -128,14 +129,6 @@ struct ResNetImpl : torch::nn::Module {
 };
 TORCH_MODULE(ResNet);
 
-struct ImageSet {
-  int64_t side = 0;
-  std::vector<uint8_t> images;  // n x side x side x 3 (HWC)
-  std::vector<int64_t> labels;
-  DataInfo info;
-  int64_t size() const { return static_cast<int64_t>(labels.size()); }
-};
-
 /// `count` random uint8 images and random labels in [0, classes), from the seed (as the seed's
 /// job, which trains on random data). Shared between the pipelines of one process.
 std::shared_ptr<const ImageSet> make_synthetic(uint64_t seed, int64_t count, int64_t side, int64_t classes) {
@@ -146,6 +139,7 @@ std::shared_ptr<const ImageSet> make_synthetic(uint64_t seed, int64_t count, int
   if (auto cached = slot.lock()) return cached;
   auto set = std::make_shared<ImageSet>();
   set->side = side;
+  set->channels = kChannels;
   set->images.resize(static_cast<size_t>(count) * side * side * kChannels);
   std::mt19937_64 rng(seed);
   // Eight pixels per 64-bit draw: 224x224 sets are 150 KB an image.
@@ -166,10 +160,7 @@ std::shared_ptr<const ImageSet> make_synthetic(uint64_t seed, int64_t count, int
 class AugmentPipeline : public InputPipeline {
  public:
   AugmentPipeline(std::shared_ptr<const ImageSet> data, int64_t batch_size, uint64_t seed)
-      : data_(std::move(data)), batch_size_(batch_size), seed_(seed), order_(data_->size()) {
-    std::iota(order_.begin(), order_.end(), 0);
-    std::shuffle(order_.begin(), order_.end(), std::mt19937_64(seed));
-  }
+      : data_(std::move(data)), batch_size_(batch_size), seed_(seed), order_(shuffled_order(data_->size(), seed)) {}
 
   Batch make_batch(int64_t index) const override {
     const int side = static_cast<int>(data_->side);
@@ -180,14 +171,12 @@ class AugmentPipeline : public InputPipeline {
     batch.targets = torch::empty({batch_size_}, torch::kLong);
     float* out = batch.inputs.data_ptr<float>();
     int64_t* targets = batch.targets.data_ptr<int64_t>();
-    // Per-batch RNG stream: the same batch index draws the same flips, angles and zooms on any
-    // thread or host.
-    std::mt19937_64 rng(seed_ * 0x9E3779B97F4A7C15ull + static_cast<uint64_t>(index));
+    std::mt19937_64 rng(batch_seed(seed_, index));  // the same flips, angles and zooms on any thread or host
     AugmentScratch scratch;
     for (int64_t i = 0; i < batch_size_; ++i) {
       const int64_t sample = order_[sample_position(index, batch_size_, i, data_->size())];
       const AugmentDraw draw = draw_augment(rng);
-      augment_sample(data_->images.data() + sample * image_bytes, side, side, kChannels, draw,
+      augment_sample(data_->image(sample), side, side, kChannels, draw,
                      out + i * image_bytes, scratch);
       targets[i] = data_->labels[sample];
     }

@@ -1,4 +1,4 @@
-#include "bench/env/process.h"
+#include "bench/core/process.h"
 
 #include <fcntl.h>
 #include <poll.h>

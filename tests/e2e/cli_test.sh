@@ -239,12 +239,12 @@ j["status"] == "failed" and j["results"][0]["status"] == "failed" and "TorchScri
 
 # --- every results file written above reads back and writes byte-identical ---------------
 check "results round-trip" "$roundtrip" "$work/c1.json" "$work/c2.json" "$work/c4.json" "$work/run.json" \
-  "$work/p3.json" "$work/p4d.json" "$work/int.json" "$work/killed.json" "$work/allfail.out.json" "$work/part.json"
+  "$work/p3.json" "$work/p4d.json" "$work/int.json" "$work/killed.json.in-progress" "$work/allfail.out.json" "$work/part.json"
 
 # --- ... and matches schemas/results.schema.json (Debian's python3-jsonschema) ---------------
 check "results files match the schema" /usr/bin/python3 tests/e2e/validate_schema.py schemas/results.schema.json \
   "$work/c1.json" "$work/c2.json" "$work/c4.json" "$work/run.json" "$work/p3.json" "$work/p4d.json" "$work/int.json" \
-  "$work/killed.json" "$work/allfail.out.json" "$work/part.json"
+  "$work/killed.json.in-progress" "$work/allfail.out.json" "$work/part.json"
 
 # --- the data worker: token off loopback, survives garbage, clean exit on SIGTERM ---------
 check "worker off loopback needs a token" one_line_error "^--listen: 0.0.0.0:0 is not loopback: a token is required" \

@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "bench/stats/decision.h"
-#include "bench/stats/intervals.h"
+#include "src/stats/decision.h"
+#include "src/stats/intervals.h"
 
 namespace pperf {
 
@@ -219,5 +219,14 @@ std::string instances_label(const std::vector<PricedGroup>& groups) {
 std::string workload_label(const Result& r) {
   return r.workload + (r.preset.empty() ? "" : "/" + r.preset) + " batch " + std::to_string(r.batch_size);
 }
+
+std::vector<const Column*> columns_of(Shown writer) {
+  std::vector<const Column*> out;
+  for (const Column& c : result_columns())
+    if (c.shown & writer) out.push_back(&c);
+  return out;
+}
+
+std::string failure(const Result& x) { return to_string(x.status) + (x.reason.empty() ? "" : ": " + x.reason); }
 
 }  // namespace pperf

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "bench/core/result.h"
+#include "src/core/result.h"
 
 namespace pperf {
 
@@ -98,5 +98,10 @@ std::vector<std::string> decision_sentences(const std::vector<Result>& results);
 std::string instances_label(const std::vector<PricedGroup>& groups);
 /// "workload/preset batch 32".
 std::string workload_label(const Result& r);
+
+/// The columns that the writer `shown` shows, in table order.
+std::vector<const Column*> columns_of(Shown shown);
+/// The text of a row without figures (failed, not run): its status and why.
+std::string failure(const Result& r);
 
 }  // namespace pperf

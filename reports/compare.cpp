@@ -8,10 +8,10 @@
 #include <stdexcept>
 #include <tuple>
 
-#include "bench/core/input_error.h"
-#include "bench/stats/intervals.h"
-#include "bench/stats/compare_stats.h"
-#include "bench/stats/stats.h"
+#include "src/core/input_error.h"
+#include "src/stats/intervals.h"
+#include "src/stats/compare_stats.h"
+#include "src/stats/stats.h"
 
 namespace pperf {
 
@@ -63,9 +63,6 @@ PairFigures figures_of(const Result& r) {
 }
 
 bool has_samples(const Result& r) { return r.measurement && !r.measurement->step_ms.empty(); }
-
-  return v->is_string() ? v->get<std::string>() : v->dump();
-}
 
 std::string signed_pct(double v, int digits = 1) { return fmt::format("{:+.{}f} %", v, digits); }
 

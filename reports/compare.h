@@ -2,8 +2,8 @@
 // Comparing two runs (a baseline and a candidate): match results by (workload, preset,
 // batch_size, configuration), test each pair on its step-time samples, control the false
 // discovery rate across pairs, split the cost change into its time and price parts, and give
-// each pair a verdict (docs/compare.md). Pure functions over bench/core's record; writers for the comparison
-// (console, Markdown, JUnit XML, JSON) are in reports/compare_writers.h.
+// each pair a verdict (docs/compare.md). Pure functions over src/core's record; writers for the comparison
+// (console, Markdown, JUnit XML, JSON) are in reports/formats.h (registered in reports/writer.h).
 #include <nlohmann/json.hpp>
 
 #include <array>
@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "bench/core/result.h"
+#include "src/core/result.h"
 
 namespace pperf {
 

@@ -10,6 +10,8 @@
 #include <sstream>
 
 #include "reports/columns.h"
+#include "reports/formats.h"
+#include "reports/page_text.h"
 
 namespace pperf {
 
@@ -218,7 +220,7 @@ std::string to_console(const RunReport& report, const ConsoleOptions& options) {
                                      significant(r.cost->to_train->usd, 4), currency,
                                      r.cost->to_train->steps ? fmt::format(" ({} steps)", *r.cost->to_train->steps) : ""));
   if (!to_train.empty()) prose += "time and cost to train:\n" + fmt::to_string(fmt::join(to_train, "\n")) + "\n";
-  // Spot: the expected cost to train beside the same group On-Demand (bench/core/spot.h).
+  // Spot: the expected cost to train beside the same group On-Demand (src/core/spot.h).
   std::vector<std::string> spot;
   for (const auto& r : results) {
     if (r.checkpoint)
@@ -249,6 +251,61 @@ std::string to_console(const RunReport& report, const ConsoleOptions& options) {
                       : "No baseline in this run (not selected with --only, or none priced): improvements not computed. " +
                             prices + "\n";
   return out + wrap(prose, options.wide ? 0 : options.width);
+}
+
+std::string compare_console(const CompareReport& r) {
+  std::string out = "pperf compare\n";
+  out += "  baseline:  " + side_line(r.baseline) + "\n";
+  out += "  candidate: " + side_line(r.candidate) + "\n";
+  for (const auto& w : r.warnings) out += "warning: " + w.message() + "\n";
+  for (const auto& n : r.notes) out += "note: " + n + "\n";
+  const std::vector<std::string> header = {"verdict", "workload", "configuration", "mean ms", "change %",
+                                           "95% CI %", "q", r.currency + "/100 steps", "cost change % (time, price)"};
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& p : r.pairs)
+    rows.push_back({to_string(p.verdict), pair_workload_label(p), p.configuration, mean_text(p),
+                    opt(p.change_pct, "{:+.1f}"), ci_text(p.change_pct_ci95), q_text(p), money_text(p),
+                    cost_change_text(p)});
+  std::vector<size_t> width(header.size());
+  for (size_t c = 0; c < header.size(); ++c) width[c] = header[c].size();
+  for (const auto& row : rows)
+    for (size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], row[c].size());
+  auto line = [&](const std::vector<std::string>& cells) {
+    std::string s;
+    for (size_t c = 0; c < cells.size(); ++c)
+      s += (c ? "  " : "") + (c + 1 == cells.size() ? cells[c] : fmt::format("{:<{}}", cells[c], width[c]));
+    return s + "\n";
+  };
+  out += line(header);
+  for (const auto& row : rows) out += line(row);
+  for (const auto* p : pairs_by_severity(r)) {
+    if (!is_alarm(p->verdict) && p->verdict != Verdict::added && p->verdict != Verdict::undecided && !p->price_moved)
+      continue;
+    out += fmt::format("{} {} {}: ", to_string(p->verdict), pair_workload_label(*p), p->configuration);
+    for (size_t i = 0; i < p->reasons.size(); ++i) out += (i ? "; " : "") + p->reasons[i];
+    out += "\n";
+  }
+  out += compare_summary_sentence(r) + ".\n";
+  return out;
+}
+
+std::string advice_console(const Advice& advice) {
+  std::string out;
+  std::string workload;
+  for (const auto& r : advice.rows) {
+    if (r.workload != workload) {
+      workload = r.workload;
+      out += fmt::format("{}{} — expected cost to train {} steps, cheapest first:\n", out.empty() ? "" : "\n", workload,
+                         r.steps);
+    }
+    out += fmt::format("#{:<2} {:<28} {:<9} {:>12} USD  p95 {:>14}  {:>7} h billed  {:>7} h wall  {:>5} interruptions\n",
+                       r.rank, r.configuration, market_name(r.market), significant(r.usd, 4), p95_text(r),
+                       significant(r.hours, 3), significant(r.wall_hours, 3), fmt::format("{:.2g}", r.expected_interruptions));
+    out += "    " + r.reason + "\n";
+  }
+  if (advice.rows.empty()) out += "nothing to rank: no priced configuration\n";
+  for (const auto& n : advice.notes) out += "note: " + n + "\n";
+  return out;
 }
 
 }  // namespace pperf

@@ -4,7 +4,7 @@
 #include <cstddef>
 #include <string>
 
-#include "bench/core/result.h"
+#include "src/core/result.h"
 #include "reports/columns.h"
 
 namespace pperf {

@@ -52,7 +52,7 @@ for lib in "$out"/lib/*.so*; do
   patchelf --set-rpath '$ORIGIN' "$lib"
 done
 
-# pperf's data: found beside the binary as share/pperf (bench/core/data_dir.cpp).
+# pperf's data: found beside the binary as share/pperf (src/core/data_dir.cpp).
 cp -r "$root/pricing/tables" "$root/pricing/sources" "$out/share/pperf/pricing/"
 cp -r "$root/configs" "$root/schemas" "$out/share/pperf/"
 cp -r "$root/python/examples" "$out/share/pperf/python/"

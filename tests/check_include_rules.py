@@ -13,26 +13,26 @@ import tempfile
 
 # folder -> folders it may include (besides itself)
 ALLOWED = {
-    "bench/core": set(),
-    "bench/stats": {"bench/core"},
-    "pricing": {"bench/core", "bench/stats"},
-    "bench/config": {"bench/core", "bench/stats", "pricing"},
-    "reports": {"bench/core", "bench/stats"},
-    "bench/env": {"bench/core"},
-    "workloads": {"bench/core"},
-    "bench/dataservice": {"bench/core", "bench/env", "workloads"},
-    "bench/measure": {"bench/core", "bench/stats", "bench/config", "pricing", "bench/env", "workloads",
-                      "bench/dataservice"},
-    "bench/history": {"bench/core", "bench/stats"},
-    "bench/session": {"bench/core", "bench/stats", "bench/config", "pricing", "bench/env", "workloads",
-                      "bench/dataservice", "bench/measure"},
-    "bench/cli": {"bench/session", "bench/core", "bench/stats", "bench/config", "pricing", "reports", "bench/env",
-                  "workloads", "bench/dataservice", "bench/measure", "bench/history"},
+    "src/core": set(),
+    "src/stats": {"src/core"},
+    "pricing": {"src/core", "src/stats"},
+    "src/config": {"src/core", "src/stats", "pricing"},
+    "reports": {"src/core", "src/stats"},
+    "src/env": {"src/core"},
+    "workloads": {"src/core"},
+    "src/dataservice": {"src/core", "src/env", "workloads"},
+    "src/measure": {"src/core", "src/stats", "src/config", "pricing", "src/env", "workloads",
+                      "src/dataservice"},
+    "src/history": {"src/core", "src/stats"},
+    "src/session": {"src/core", "src/stats", "src/config", "pricing", "src/env", "workloads",
+                      "src/dataservice", "src/measure"},
+    "src/cli": {"src/session", "src/core", "src/stats", "src/config", "pricing", "reports", "src/env",
+                  "workloads", "src/dataservice", "src/measure", "src/history"},
     # benchmarks and tests may use any library but the CLI
-    "bench/micro": {"bench/core", "bench/stats", "bench/config", "pricing", "reports", "bench/env",
-                    "workloads", "bench/dataservice", "bench/measure", "bench/history"},
-    "tests": {"bench/session", "bench/core", "bench/stats", "bench/config", "pricing", "reports", "bench/env",
-              "workloads", "bench/dataservice", "bench/measure", "bench/history"},
+    "bench/micro": {"src/core", "src/stats", "src/config", "pricing", "reports", "src/env",
+                    "workloads", "src/dataservice", "src/measure", "src/history"},
+    "tests": {"src/session", "src/core", "src/stats", "src/config", "pricing", "reports", "src/env",
+              "workloads", "src/dataservice", "src/measure", "src/history"},
 }
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
@@ -47,7 +47,7 @@ def folder_of(path):
 
 def edges(root):
     found = {}
-    for top in ("bench", "pricing", "reports", "workloads", "tests"):
+    for top in ("src", "bench", "pricing", "reports", "workloads", "tests"):
         for dirpath, _, files in os.walk(os.path.join(root, top)):
             for name in files:
                 if not name.endswith((".h", ".cpp", ".cc")):
@@ -100,12 +100,12 @@ def self_test():
             os.makedirs(os.path.dirname(os.path.join(tmp, path)), exist_ok=True)
             with open(os.path.join(tmp, path), "w") as f:
                 f.write(text)
-        write("bench/core/a.h", '#include "bench/stats/b.h"\n')
-        write("bench/stats/b.h", '#include "bench/core/a.h"\n')
-        write("workloads/w.h", '#include "bench/measure/runner.h"\n')
+        write("src/core/a.h", '#include "src/stats/b.h"\n')
+        write("src/stats/b.h", '#include "src/core/a.h"\n')
+        write("workloads/w.h", '#include "src/measure/runner.h"\n')
         found = problems(tmp)
-        assert any("forbidden: bench/core -> bench/stats" in p for p in found), found
-        assert any("forbidden: workloads -> bench/measure" in p for p in found), found
+        assert any("forbidden: src/core -> src/stats" in p for p in found), found
+        assert any("forbidden: workloads -> src/measure" in p for p in found), found
         assert any(p.startswith("cycle: ") for p in found), found
 
 

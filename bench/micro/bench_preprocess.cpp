@@ -5,7 +5,7 @@
 #include <random>
 
 #include "workloads/common/gaussian_blur.h"
-#include "bench/core/workload_registry.h"
+#include "src/core/workload_registry.h"
 #include "workloads/workload.h"
 
 namespace {

@@ -10,7 +10,7 @@
 //   n/50 steps: the worst case of the incremental check.
 #include <benchmark/benchmark.h>
 
-#include "bench/measure/runner.h"
+#include "src/measure/runner.h"
 
 namespace {
 using namespace pperf;

@@ -3,7 +3,7 @@
 
 #include <random>
 
-#include "bench/stats/stats.h"
+#include "src/stats/stats.h"
 
 namespace {
 void BM_MedianCi95(benchmark::State& state) {

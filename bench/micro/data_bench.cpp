@@ -15,10 +15,10 @@
 #include <chrono>
 #include <iostream>
 
-#include "bench/config/config.h"
-#include "bench/core/atomic_file.h"
-#include "bench/core/process.h"
-#include "bench/measure/data_sources.h"
+#include "src/config/config.h"
+#include "src/core/atomic_file.h"
+#include "src/core/process.h"
+#include "src/measure/data_sources.h"
 #include "workloads/common/local_loader.h"
 #include "workloads/workload.h"
 

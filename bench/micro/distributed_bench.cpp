@@ -21,8 +21,8 @@
 #include <iostream>
 #include <thread>
 
-#include "bench/measure/data_parallel.h"
-#include "bench/stats/stats.h"
+#include "src/measure/data_parallel.h"
+#include "src/stats/stats.h"
 #include "workloads/workload.h"
 
 using namespace pperf;

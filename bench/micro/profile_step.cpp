@@ -2,7 +2,7 @@
 // the GEMMs that are slow, or the time around them? The workload is built through the registry
 // as pperf builds it; batches are made before any step, so only train_step is observed. Warm-up
 // steps run unprofiled, then STEPS steps under libtorch's legacy autograd profiler (CPU
-// ranges); each operator's self time (bench/core/op_profile.h) is summed into categories.
+// ranges); each operator's self time (src/core/op_profile.h) is summed into categories.
 //
 // usage: pperf_profile WORKLOAD PRESET BATCH_SIZE [STEPS] [key=value ...] [--warmup N]
 //                      [--threads N] [--json FILE] [--dump FILE]
@@ -35,12 +35,12 @@
 #include <iostream>
 #include <thread>
 
-#include "bench/core/op_profile.h"
-#include "bench/env/cpu_usage.h"
-#include "bench/env/host_info.h"
-#include "bench/history/history.h"
-#include "bench/measure/peak_flops.h"
-#include "bench/measure/torch_info.h"
+#include "src/core/op_profile.h"
+#include "src/env/cpu_usage.h"
+#include "src/env/host_info.h"
+#include "src/history/history.h"
+#include "src/measure/peak_flops.h"
+#include "src/measure/torch_info.h"
 #include "workloads/workload.h"
 
 using namespace pperf;
@@ -147,7 +147,7 @@ void append_range_events(const torch::autograd::profiler::thread_event_lists& li
 }  // namespace
 
 static int profile(int argc, char** argv) {
-  // As pperf's own process does (bench/cli/main.cpp): freed buffers stay mapped for reuse.
+  // As pperf's own process does (src/cli/main.cpp): freed buffers stay mapped for reuse.
   mallopt(M_MMAP_THRESHOLD, 256 << 20);
   mallopt(M_TRIM_THRESHOLD, 1 << 30);
   const Options o = parse(argc, argv);

@@ -4,8 +4,8 @@
 #include <cstdint>
 #include <exception>
 
-#include "bench/config/config.h"
-#include "bench/config/plan.h"
+#include "src/config/config.h"
+#include "src/config/plan.h"
 #include "fuzz_input_file.h"
 #include "unit_registry.h"
 

@@ -1,4 +1,4 @@
-// libFuzzer target: the data worker's checks of what a peer sends (bench/dataservice/
+// libFuzzer target: the data worker's checks of what a peer sends (src/dataservice/
 // request_check.h) on any bytes. The first byte picks the message (handshake, stream, shutdown)
 // and whether the worker needs a token; the rest is the message's wire bytes. Besides crashes it
 // traps on a broken promise: an accepted request that is not the served workload, or a refusal
@@ -6,8 +6,8 @@
 #include <cstdint>
 #include <string>
 
-#include "bench/dataservice/data_service.h"
-#include "bench/dataservice/request_check.h"
+#include "src/dataservice/data_service.h"
+#include "src/dataservice/request_check.h"
 
 namespace {
 

@@ -4,7 +4,7 @@
 #include <cstdlib>
 #include <exception>
 
-#include "bench/core/results_json.h"
+#include "src/core/results_json.h"
 #include "fuzz_input_file.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

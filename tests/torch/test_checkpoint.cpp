@@ -5,8 +5,8 @@
 
 #include <filesystem>
 
-#include "bench/core/workload_registry.h"
-#include "bench/measure/spot_drill.h"
+#include "src/core/workload_registry.h"
+#include "src/measure/spot_drill.h"
 #include "test_helpers.h"
 #include "workloads/workload.h"
 

@@ -5,9 +5,9 @@
 #include <set>
 #include <thread>
 
-#include "bench/core/input_error.h"
-#include "bench/measure/data_parallel.h"
-#include "bench/measure/runner.h"
+#include "src/core/input_error.h"
+#include "src/measure/data_parallel.h"
+#include "src/measure/runner.h"
 #include "workloads/common/torch_compat.h"
 
 using namespace pperf;

@@ -1,17 +1,17 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
-#include "bench/config/config.h"
+#include "src/config/config.h"
 #include <grpcpp/grpcpp.h>
 
 #include <limits>
 #include <thread>
 
-#include "bench/dataservice/data_service.grpc.pb.h"
-#include "bench/dataservice/data_service.h"
-#include "bench/dataservice/tensor_wire.h"
-#include "bench/core/process.h"
-#include "bench/measure/data_sources.h"
+#include "src/dataservice/data_service.grpc.pb.h"
+#include "src/dataservice/data_service.h"
+#include "src/dataservice/tensor_wire.h"
+#include "src/core/process.h"
+#include "src/measure/data_sources.h"
 #include "test_helpers.h"
 #include "workloads/workload.h"
 

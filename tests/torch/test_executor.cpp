@@ -7,10 +7,10 @@
 #include <fstream>
 #include <thread>
 
-#include "bench/config/plan.h"
-#include "bench/measure/data_sources.h"
-#include "bench/measure/executor.h"
-#include "bench/measure/memory_probe.h"
+#include "src/config/plan.h"
+#include "src/measure/data_sources.h"
+#include "src/measure/executor.h"
+#include "src/measure/memory_probe.h"
 #include "test_helpers.h"
 
 using namespace pperf;

@@ -3,7 +3,7 @@
 
 #include <filesystem>
 
-#include "bench/core/input_error.h"
+#include "src/core/input_error.h"
 #include "test_helpers.h"
 #include "workloads/common/idx.h"
 

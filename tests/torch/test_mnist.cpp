@@ -2,7 +2,7 @@
 #include <torch/torch.h>
 
 #include "workloads/common/adadelta.h"
-#include "bench/core/workload_registry.h"
+#include "src/core/workload_registry.h"
 #include "workloads/workload.h"
 
 using namespace pperf;

@@ -6,7 +6,7 @@
 
 #include "workloads/common/augment.h"
 #include "workloads/common/gaussian_blur.h"
-#include "bench/core/workload_registry.h"
+#include "src/core/workload_registry.h"
 #include "workloads/workload.h"
 
 using namespace pperf;

@@ -2,7 +2,7 @@
 
 #include <torch/cuda.h>
 
-#include "bench/measure/runner.h"
+#include "src/measure/runner.h"
 
 using namespace pperf;
 

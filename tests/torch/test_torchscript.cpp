@@ -1,10 +1,10 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
-#include "bench/config/config.h"
-#include "bench/core/input_error.h"
+#include "src/config/config.h"
+#include "src/core/input_error.h"
 #include "test_helpers.h"
-#include "bench/core/workload_registry.h"
+#include "src/core/workload_registry.h"
 #include "workloads/workload.h"
 
 using namespace pperf;

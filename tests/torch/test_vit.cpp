@@ -4,9 +4,9 @@
 
 #include <cmath>
 
-#include "bench/measure/executor.h"
+#include "src/measure/executor.h"
 #include "workloads/common/synthetic_normal.h"
-#include "bench/core/workload_registry.h"
+#include "src/core/workload_registry.h"
 #include "workloads/workload.h"
 
 using namespace pperf;

@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "bench/core/result.h"
-#include "bench/stats/intervals.h"
-#include "bench/stats/stats.h"
+#include "src/core/result.h"
+#include "src/stats/intervals.h"
+#include "src/stats/stats.h"
 
 namespace pperf::testing {
 

@@ -9,12 +9,12 @@
 #include <string>
 #include <vector>
 
-#include "bench/core/result.h"
-#include "bench/stats/compare_stats.h"
-#include "bench/stats/decision.h"
-#include "bench/stats/intervals.h"
-#include "bench/stats/stats.h"
-#include "bench/stats/stopping.h"
+#include "src/core/result.h"
+#include "src/stats/compare_stats.h"
+#include "src/stats/decision.h"
+#include "src/stats/intervals.h"
+#include "src/stats/stats.h"
+#include "src/stats/stopping.h"
 #include "pricing/cost_model.h"
 
 namespace pperf::coverage {

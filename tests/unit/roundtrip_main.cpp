@@ -4,8 +4,8 @@
 #include <iostream>
 #include <sstream>
 
-#include "bench/core/input_error.h"
-#include "bench/core/results_json.h"
+#include "src/core/input_error.h"
+#include "src/core/results_json.h"
 
 int main(int argc, char** argv) {
   int failures = 0;

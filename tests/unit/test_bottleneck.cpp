@@ -1,7 +1,7 @@
 // The bottleneck verdict's rules, at and around their thresholds.
 #include <gtest/gtest.h>
 
-#include "bench/core/bottleneck.h"
+#include "src/core/bottleneck.h"
 
 using namespace pperf;
 

@@ -2,7 +2,7 @@
 
 #include <random>
 
-#include "bench/stats/change_points.h"
+#include "src/stats/change_points.h"
 
 using namespace pperf;
 

@@ -1,10 +1,11 @@
 #include <gtest/gtest.h>
 
-#include "bench/core/input_error.h"
-#include "bench/stats/compare_stats.h"
+#include "src/core/input_error.h"
+#include "src/stats/compare_stats.h"
 #include "compare_fixtures.h"
 #include "reports/compare.h"
-#include "reports/compare_writers.h"
+#include "reports/formats.h"
+#include "reports/page_text.h"
 
 using namespace pperf;
 using namespace pperf::testing;

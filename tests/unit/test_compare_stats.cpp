@@ -1,4 +1,4 @@
-#include "bench/stats/compare_stats.h"
+#include "src/stats/compare_stats.h"
 
 #include <gtest/gtest.h>
 
@@ -9,7 +9,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "bench/stats/intervals.h"
+#include "src/stats/intervals.h"
 #include "coverage_sim.h"
 
 namespace pperf {

@@ -3,10 +3,10 @@
 #include <filesystem>
 #include <functional>
 
-#include "bench/config/config.h"
-#include "bench/core/input_error.h"
-#include "bench/core/atomic_file.h"
-#include "bench/core/crypto.h"
+#include "src/config/config.h"
+#include "src/core/input_error.h"
+#include "src/core/atomic_file.h"
+#include "src/core/crypto.h"
 #include "test_helpers.h"
 #include "unit_registry.h"
 

@@ -4,8 +4,8 @@
 
 #include <functional>
 
-#include "bench/config/config.h"
-#include "bench/core/input_error.h"
+#include "src/config/config.h"
+#include "src/core/input_error.h"
 #include "test_helpers.h"
 #include "unit_registry.h"
 

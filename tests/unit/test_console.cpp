@@ -4,7 +4,7 @@
 
 #include <sstream>
 
-#include "bench/core/results_json.h"
+#include "src/core/results_json.h"
 #include "reports/console.h"
 
 using namespace pperf;

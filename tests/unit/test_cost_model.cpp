@@ -2,9 +2,9 @@
 
 #include <cmath>
 
-#include "bench/config/config.h"
-#include "bench/config/plan.h"
-#include "bench/stats/intervals.h"
+#include "src/config/config.h"
+#include "src/config/plan.h"
+#include "src/stats/intervals.h"
 #include "pricing/cost_model.h"
 #include "pricing/pricing_stage.h"
 #include "unit_registry.h"

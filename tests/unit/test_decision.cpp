@@ -1,11 +1,11 @@
-// Decisions against the baseline (bench/stats/decision.h) and where the price stage makes them:
+// Decisions against the baseline (src/stats/decision.h) and where the price stage makes them:
 // exact figures from an independent numpy/scipy reference; the simulated error rates are in
 // test_coverage.cpp.
 #include <gtest/gtest.h>
 
 #include <cmath>
 
-#include "bench/stats/decision.h"
+#include "src/stats/decision.h"
 #include "pricing/pricing_stage.h"
 
 using namespace pperf;

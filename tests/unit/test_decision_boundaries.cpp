@@ -5,11 +5,11 @@
 
 #include <cmath>
 
-#include "bench/stats/change_points.h"
-#include "bench/stats/compare_stats.h"
-#include "bench/stats/decision.h"
-#include "bench/stats/intervals.h"
-#include "bench/stats/stopping.h"
+#include "src/stats/change_points.h"
+#include "src/stats/compare_stats.h"
+#include "src/stats/decision.h"
+#include "src/stats/intervals.h"
+#include "src/stats/stopping.h"
 
 using namespace pperf;
 

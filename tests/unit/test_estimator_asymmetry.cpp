@@ -6,7 +6,7 @@
 
 #include <cmath>
 
-#include "bench/stats/intervals.h"
+#include "src/stats/intervals.h"
 #include "pricing/cost_model.h"
 
 using namespace pperf;

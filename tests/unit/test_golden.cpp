@@ -9,8 +9,8 @@
 #include <set>
 #include <sstream>
 
-#include "bench/core/atomic_file.h"
-#include "bench/core/results_json.h"
+#include "src/core/atomic_file.h"
+#include "src/core/results_json.h"
 #include "reports/console.h"
 #include "reports/writer.h"
 
@@ -101,7 +101,7 @@ TEST(Golden, ConsoleAtFixedWidthsNarrowAndWide) {
   const RunReport run = sample_run();
   RunReportPage page;
   page.run = &run;
-  const RunWriter& console = *find_run_writer("console");
+  const RunWriter& console = *find_writer(run_writers(), "console");
   for (const size_t width : {80, 100}) {
     page.console = {width, false};
     const std::string text = console.write(page);
@@ -145,7 +145,7 @@ TEST(Writers, NamesAreUniqueAndFound) {
   std::set<std::string> names;
   for (const auto& w : run_writers()) {
     EXPECT_TRUE(names.insert(w.name).second) << w.name;
-    EXPECT_EQ(find_run_writer(w.name), &w);
+    EXPECT_EQ(find_writer(run_writers(), w.name), &w);
   }
-  EXPECT_EQ(find_run_writer("gbnch"), nullptr);
+  EXPECT_EQ(find_writer(run_writers(), "gbnch"), nullptr);
 }

@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <thread>
 
-#include "bench/env/gpu_info.h"
+#include "src/env/gpu_info.h"
 #include "test_helpers.h"
 
 using namespace pperf;

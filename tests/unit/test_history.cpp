@@ -3,9 +3,9 @@
 
 #include <fstream>
 
-#include "bench/core/input_error.h"
-#include "bench/core/results_json.h"
-#include "bench/history/history.h"
+#include "src/core/input_error.h"
+#include "src/core/results_json.h"
+#include "src/history/history.h"
 #include "compare_fixtures.h"
 #include "test_helpers.h"
 

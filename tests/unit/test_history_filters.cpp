@@ -4,8 +4,8 @@
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
-#include "bench/core/results_json.h"
-#include "bench/history/history.h"
+#include "src/core/results_json.h"
+#include "src/history/history.h"
 #include "compare_fixtures.h"
 #include "test_helpers.h"
 

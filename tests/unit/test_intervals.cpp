@@ -4,7 +4,7 @@
 #include <limits>
 #include <random>
 
-#include "bench/stats/intervals.h"
+#include "src/stats/intervals.h"
 
 using namespace pperf;
 

@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "bench/core/mfu.h"
+#include "src/core/mfu.h"
 
 using namespace pperf;
 

@@ -1,7 +1,7 @@
-// Operator self times from profiler ranges (bench/core/op_profile.h) on hand-made timelines.
+// Operator self times from profiler ranges (src/core/op_profile.h) on hand-made timelines.
 #include <gtest/gtest.h>
 
-#include "bench/core/op_profile.h"
+#include "src/core/op_profile.h"
 
 using namespace pperf;
 

@@ -1,8 +1,8 @@
 // Config -> Plan: filters, "valid" separate from "runnable here", samples per step from the item.
 #include <gtest/gtest.h>
 
-#include "bench/config/plan.h"
-#include "bench/core/input_error.h"
+#include "src/config/plan.h"
+#include "src/core/input_error.h"
 #include "test_helpers.h"
 #include "unit_registry.h"
 

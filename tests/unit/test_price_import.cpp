@@ -5,9 +5,9 @@
 
 #include <cmath>
 
-#include "bench/core/atomic_file.h"
-#include "bench/core/crypto.h"
-#include "bench/core/input_error.h"
+#include "src/core/atomic_file.h"
+#include "src/core/crypto.h"
+#include "src/core/input_error.h"
 #include "pricing/cost_model.h"
 #include "pricing/interruption_table.h"
 #include "pricing/price_import.h"

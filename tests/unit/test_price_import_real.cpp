@@ -6,8 +6,8 @@
 
 #include <cmath>
 
-#include "bench/core/atomic_file.h"
-#include "bench/core/input_error.h"
+#include "src/core/atomic_file.h"
+#include "src/core/input_error.h"
 #include "pricing/interruption_table.h"
 #include "pricing/price_import.h"
 #include "pricing/price_table.h"

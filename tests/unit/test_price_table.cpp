@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "bench/core/input_error.h"
+#include "src/core/input_error.h"
 #include "pricing/price_table.h"
 #include "test_helpers.h"
 

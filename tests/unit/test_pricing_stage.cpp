@@ -9,7 +9,7 @@
 #include <cmath>
 #include <functional>
 
-#include "bench/config/config.h"
+#include "src/config/config.h"
 #include "pricing/pricing_stage.h"
 #include "pricing/spot_model.h"
 #include "test_helpers.h"

@@ -2,7 +2,7 @@
 // is built, not when a config happens to use them.
 #include <gtest/gtest.h>
 
-#include "bench/core/workload_registry.h"
+#include "src/core/workload_registry.h"
 #include "unit_registry.h"
 
 using namespace pperf;

@@ -1,8 +1,8 @@
-// The data worker's checks of what a peer sends (bench/dataservice/request_check.h).
+// The data worker's checks of what a peer sends (src/dataservice/request_check.h).
 #include <gtest/gtest.h>
 
-#include "bench/dataservice/data_service.h"
-#include "bench/dataservice/request_check.h"
+#include "src/dataservice/data_service.h"
+#include "src/dataservice/request_check.h"
 
 namespace pperf {
 namespace {

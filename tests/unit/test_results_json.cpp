@@ -6,9 +6,9 @@
 #include <fstream>
 #include <sstream>
 
-#include "bench/core/input_error.h"
-#include "bench/core/json_view.h"
-#include "bench/core/results_json.h"
+#include "src/core/input_error.h"
+#include "src/core/json_view.h"
+#include "src/core/results_json.h"
 #include "member_count.h"
 #include "test_helpers.h"
 
@@ -171,7 +171,7 @@ TEST(ResultsJson, DistributedRoundTripsAndScalingEfficiencyIsFilled) {
 
 // A record member without a JSON key is dropped from every results file without a word. The
 // pins below fail when a member is added or removed without its key. A plain member needs only its
-// row in the record's k...Fields (bench/core/json_fields.h), which these pins count; one written by
+// row in the record's k...Fields (src/core/json_fields.h), which these pins count; one written by
 // hand in the record's to_json/read_* needs its count here updated. Members deliberately not
 // written are named.
 template <typename Fields>

@@ -4,8 +4,8 @@
 
 #include <functional>
 
-#include "bench/core/input_error.h"
-#include "bench/core/results_json.h"
+#include "src/core/input_error.h"
+#include "src/core/results_json.h"
 #include "compare_fixtures.h"
 
 using namespace pperf;

@@ -5,9 +5,9 @@
 #include <cmath>
 #include <functional>
 
-#include "bench/config/config.h"
-#include "bench/config/plan.h"
-#include "bench/core/input_error.h"
+#include "src/config/config.h"
+#include "src/config/plan.h"
+#include "src/core/input_error.h"
 #include "pricing/advise.h"
 #include "pricing/interruption_table.h"
 #include "pricing/pricing_stage.h"

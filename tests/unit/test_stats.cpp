@@ -3,7 +3,7 @@
 #include <cmath>
 #include <random>
 
-#include "bench/stats/stats.h"
+#include "src/stats/stats.h"
 
 using namespace pperf;
 

@@ -2,8 +2,8 @@
 
 #include <cmath>
 
-#include "bench/stats/intervals.h"
-#include "bench/stats/stopping.h"
+#include "src/stats/intervals.h"
+#include "src/stats/stopping.h"
 
 using namespace pperf;
 

@@ -3,12 +3,12 @@
 #include <filesystem>
 #include <fstream>
 
-#include "bench/core/atomic_file.h"
-#include "bench/core/results_json.h"
-#include "bench/stats/intervals.h"
-#include "bench/stats/stats.h"
+#include "src/core/atomic_file.h"
+#include "src/core/results_json.h"
+#include "src/stats/intervals.h"
+#include "src/stats/stats.h"
 #include "pricing/cost_model.h"
-#include "reports/writers.h"
+#include "reports/formats.h"
 #include "test_helpers.h"
 
 using namespace pperf;

@@ -1,0 +1,516 @@
+// Self-contained HTML pages (inline CSS and SVG, no script, no network): a run (with its
+// history's trends when given) and a comparison.
+#include "reports/formats.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "src/stats/stats.h"
+#include "reports/page_text.h"
+#include "reports/markup.h"
+#include "reports/columns.h"
+
+namespace pperf {
+
+namespace {
+/// An interval for drawing and tables; a point where there is none (a given step time).
+std::array<double, 2> ci_or(const std::optional<std::array<double, 2>>& ci, double point) {
+  return ci.value_or(std::array<double, 2>{point, point});
+}
+
+
+// ---- formatting ----------------------------------------------------------------------------
+
+
+std::string sig(double v, int digits = 4) { return fmt::format("{:.{}g}", v, digits); }
+std::string px(double v) { return fmt::format("{:.1f}", v); }
+
+/// "Nice" axis ticks covering [lo, hi].
+std::vector<double> ticks(double lo, double hi, int target = 5) {
+  if (!(hi > lo)) hi = lo + (lo == 0 ? 1 : std::fabs(lo) * 0.1);
+  const double raw = (hi - lo) / target;
+  const double mag = std::pow(10, std::floor(std::log10(raw)));
+  double step = mag;
+  for (double m : {1.0, 2.0, 2.5, 5.0, 10.0})
+    if (raw <= m * mag) {
+      step = m * mag;
+      break;
+    }
+  std::vector<double> out;
+  for (double t = std::ceil(lo / step) * step; t <= hi + step * 1e-9; t += step) out.push_back(std::fabs(t) < step * 1e-9 ? 0 : t);
+  return out;
+}
+
+/// Linear map from data [lo, hi] to pixels [a, b].
+struct Scale {
+  double lo, hi, a, b;
+  double operator()(double v) const { return hi == lo ? a : a + (v - lo) / (hi - lo) * (b - a); }
+};
+
+const char* kCss = R"css(
+:root { --ink: #1d2330; --muted: #5b6475; --line: #d7dce5; --base: #6c7a96; --bar: #2f6fde; --good: #1f9d55;
+        --bad: #d64545; --warn: #b7791f; --band: #e8eefb; }
+* { box-sizing: border-box; }
+body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, "DejaVu Sans", sans-serif; color: var(--ink);
+       margin: 0; background: #f6f7fa; }
+main { max-width: 1040px; margin: 0 auto; padding: 20px 24px; background: #fff; }
+h1 { font-size: 22px; margin: 0 0 4px; } h2 { font-size: 17px; margin: 28px 0 8px; border-bottom: 1px solid var(--line); padding-bottom: 4px; }
+h3 { font-size: 14px; margin: 18px 0 6px; color: var(--muted); }
+.subtitle { color: var(--muted); margin: 0 0 16px; }
+dl.prov { display: grid; grid-template-columns: 150px 1fr 150px 1fr; gap: 2px 12px; margin: 0; font-size: 13px; }
+dl.prov dt { color: var(--muted); } dl.prov dd { margin: 0; overflow-wrap: anywhere; }
+table { border-collapse: collapse; width: 100%; font-size: 12px; }
+.wide-table { overflow-x: auto; }
+th { white-space: normal; }
+th, td { border-bottom: 1px solid var(--line); padding: 3px 6px; text-align: right; white-space: nowrap; vertical-align: top; }
+td small, th small { color: var(--muted); font-weight: 400; }
+td:nth-child(-n+3), td.text { white-space: normal; }
+th:nth-child(-n+3), td:nth-child(-n+3), th.text, td.text { text-align: left; }
+th { background: #eef1f6; font-weight: 600; }
+td.failed { color: var(--bad); text-align: left; white-space: normal; }
+.note { color: var(--muted); font-size: 12.5px; }
+.warning { background: #fff7e6; border-left: 4px solid var(--warn); padding: 6px 10px; margin: 8px 0; }
+.verdict-regressed, .verdict-failed, .verdict-missing { color: var(--bad); font-weight: 600; }
+.verdict-improved { color: var(--good); font-weight: 600; }
+.verdict-undecided { color: var(--warn); font-weight: 600; }
+svg { display: block; margin: 4px 0 10px; font: 11px system-ui, "DejaVu Sans", sans-serif; }
+svg .axis { stroke: #9aa3b2; stroke-width: 1; } svg .grid { stroke: #eceff4; stroke-width: 1; }
+svg text { fill: var(--ink); } svg text.muted { fill: var(--muted); }
+svg .bar { fill: var(--bar); } svg .bar.baseline { fill: var(--base); }
+svg .whisker { stroke: var(--ink); stroke-width: 1.5; }
+svg .hist { fill: #8fb2f0; } svg .median { stroke: var(--ink); stroke-width: 2; } svg .ciband { fill: var(--band); }
+svg .zero { stroke: var(--ink); stroke-width: 1; stroke-dasharray: 3 3; }
+svg .dot { fill: var(--bar); } svg .dot.regressed { fill: var(--bad); } svg .dot.improved { fill: var(--good); }
+svg .line { fill: none; stroke: var(--bar); stroke-width: 1.8; } svg .line.cost { stroke: var(--good); }
+svg .change { stroke: var(--bad); stroke-width: 1.5; stroke-dasharray: 5 3; } svg text.change { fill: var(--bad); }
+svg .threshold { fill: #fdecec; }
+footer { margin-top: 28px; color: var(--muted); font-size: 12px; }
+)css";
+
+std::string page_start(const std::string& title) {
+  return "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>" +
+         markup_escape(title) + "</title>\n<style>" + kCss + "</style>\n</head>\n<body>\n<main>\n";
+}
+
+std::string page_end(const std::string& footer) {
+  return "<footer>" + footer + "</footer>\n</main>\n</body>\n</html>\n";
+}
+
+
+// ---- the run page ----------------------------------------------------------------------------
+
+std::string provenance(const RunReport& r, const std::string& source) {
+  const auto& h = r.host;
+  std::vector<std::pair<std::string, std::string>> rows = {
+      {"results", source},
+      {"config", r.config_name + " (" + r.config_path + ")"},
+      {"config sha256", r.config_sha256},
+      {"status", to_string(r.status) + " (" + r.command + ")"},
+      {"started", r.started_at},
+      {"finished", r.finished_at.empty() ? "-" : r.finished_at},
+      {"pperf", r.tool_version + ", git " + r.git_sha},
+      {"host", host_fact(h, {"hostname"}) + ", " + host_fact(h, {"os"})},
+      {"CPU", host_fact(h, {"cpu_model"}) + " (" + host_fact(h, {"logical_cpus"}) + " logical, " +
+                  host_fact(h, {"memory_gib"}) + " GiB)"},
+      {"kernel", host_fact(h, {"kernel"})},
+      {"BLAS", host_fact(h, {"blas", "library"})},
+      {"libtorch", host_fact(h, {"torch", "libtorch_version"})},
+      {"prices", r.pricing_table + " (" + r.pricing_region + ", published " +
+                     (r.pricing_published.empty() ? std::string("unknown") : r.pricing_published) + ", retrieved " +
+                     r.pricing_retrieved + ")"},
+      {"price source", r.pricing_source},
+      {"market", r.pricing_market + (r.discount_pct > 0 ? fmt::format(", discount {:g} %", r.discount_pct) : "")},
+      {"currency", r.pricing_currency}};
+  std::string out = "<dl class=\"prov\" id=\"provenance\">\n";
+  for (const auto& [k, v] : rows) out += "<dt>" + markup_escape(k) + "</dt><dd>" + markup_escape(v) + "</dd>\n";
+  return out + "</dl>\n";
+}
+
+
+
+
+std::string results_table(const RunReport& r) {
+  const auto columns = columns_of(kHtml);
+  const auto money = money_scale(r.results);
+  // Every column of a wide run scrolls inside the page rather than spilling out of it.
+  std::string out = "<div class=\"wide-table\"><table id=\"results\">\n<thead><tr>";
+  for (const Column* c : columns)
+    out += fmt::format("<th{}>{}{}</th>", c->style.kind == Style::text ? " class=\"text\"" : "",
+                       markup_escape(header_for_people(*c, r.pricing_currency, money.second)), c->ci_key.empty() ? "" : "<br><small>95% CI</small>");
+  out += "</tr></thead>\n<tbody>\n";
+  size_t figures = 0;
+  for (const Column* c : columns) figures += !c->identity;
+  for (const auto& x : r.results) {
+    out += "<tr data-configuration=\"" + markup_escape(x.configuration) + "\">";
+    bool failure_shown = false;
+    for (const Column* c : columns) {
+      if (!c->identity && !shows_figures(x)) {  // one cell across the figures says why there are none
+        if (!failure_shown) out += fmt::format("<td class=\"failed\" colspan=\"{}\">{}</td>", figures, markup_escape(failure(x)));
+        failure_shown = true;
+        continue;
+      }
+      const Figure f = c->read(x);
+      std::string cell = markup_escape(cell_for_people(*c, f, money.first) + (c->marks_baseline && x.baseline ? " (baseline)" : ""));
+      if (!c->ci_key.empty() && f.ci95) cell += "<br><small>" + ci_for_people(*c, f, money.first) + "</small>";
+      out += (c->style.kind == Style::text ? "<td class=\"text\">" : "<td>") + cell + "</td>";
+    }
+    out += "</tr>\n";
+  }
+  return out + "</tbody>\n</table></div>\n";
+}
+
+constexpr double kWidth = 940, kLabel = 190, kRight = 90, kRow = 30;
+
+std::string x_axis(const Scale& x, double y, const std::vector<double>& marks, const std::string& unit, double top) {
+  std::string out = fmt::format("<line class=\"axis\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\"/>\n", px(x.a), px(y), px(x.b), px(y));
+  for (double t : marks) {
+    out += fmt::format("<line class=\"grid\" x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\"/>", px(x(t)), px(top), px(y));
+    out += fmt::format("<text class=\"muted\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n", px(x(t)), px(y + 14), sig(t));
+  }
+  out += fmt::format("<text class=\"muted\" x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>\n", px(x.b), px(y + 28), markup_escape(unit));
+  return out;
+}
+
+/// Money per `money` steps (the results table's scale, money_scale) per configuration: bars with
+/// their 95 % CI as whiskers. data-usd-per-100-steps stays per 100 steps, for readers of the page.
+std::string cost_bars(const std::vector<const Result*>& rs, const std::string& currency, const std::string& group,
+                      const std::pair<double, std::string>& money) {
+  const double per = money.first;
+  const std::string per_label = currency + " per " + money.second;
+  double hi = 0;
+  for (const Result* r : rs) hi = std::max(hi, ci_or(r->cost->usd_per_step_ci95, r->cost->usd_per_step)[1] * per);
+  const auto marks = ticks(0, hi * 1.05);
+  const Scale x{0, std::max(hi * 1.05, marks.back()), kLabel, kWidth - kRight};
+  const double height = 12 + kRow * static_cast<double>(rs.size()) + 36;
+  std::string out = fmt::format(
+      "<svg class=\"chart\" data-chart=\"cost-bars\" data-workload=\"{}\" width=\"{}\" height=\"{}\" viewBox=\"0 0 {} {}\" "
+      "role=\"img\" aria-label=\"{} per configuration, {}\">\n",
+      markup_escape(group), kWidth, px(height), kWidth, px(height), markup_escape(per_label), markup_escape(group));
+  const double axis_y = 12 + kRow * static_cast<double>(rs.size());
+  out += x_axis(x, axis_y, marks, per_label + " (bar: mean step, as billed; whisker: 95 % CI)", 4);
+  for (size_t i = 0; i < rs.size(); ++i) {
+    const Result& r = *rs[i];
+    const double y = 12 + kRow * static_cast<double>(i), v = r.cost->usd_per_step * per;
+    const auto ci = ci_or(r.cost->usd_per_step_ci95, r.cost->usd_per_step);
+    const double lo = ci[0] * per, hi_i = ci[1] * per;
+    out += fmt::format("<g class=\"cost\" data-configuration=\"{}\" data-usd-per-100-steps=\"{}\">", markup_escape(r.configuration),
+                       sig(r.cost->usd_per_step * 100, 6));
+    out += fmt::format("<title>{}: {} {} (95 % CI {}..{})</title>", markup_escape(r.configuration), sig(v), markup_escape(per_label), sig(lo), sig(hi_i));
+    out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>", px(kLabel - 8), px(y + kRow / 2 + 4),
+                       markup_escape(r.configuration + (r.baseline ? " *" : "")));
+    out += fmt::format("<rect class=\"bar{}\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"/>", r.baseline ? " baseline" : "",
+                       px(x(0)), px(y + 5), px(std::max(0.5, x(v) - x(0))), px(kRow - 10));
+    out += fmt::format("<line class=\"whisker\" x1=\"{0}\" y1=\"{2}\" x2=\"{1}\" y2=\"{2}\"/>", px(x(lo)), px(x(hi_i)), px(y + kRow / 2));
+    for (double e : {lo, hi_i})
+      out += fmt::format("<line class=\"whisker\" x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\"/>", px(x(e)), px(y + 9), px(y + kRow - 9));
+    out += fmt::format("<text x=\"{}\" y=\"{}\">{}</text></g>\n", px(x(hi_i) + 6), px(y + kRow / 2 + 4), sig(v));
+  }
+  return out + "</svg>\n";
+}
+
+/// Step-time distribution per configuration: a histogram of every measured step on a common
+/// axis, the median as a tick and its 95 % CI as a band.
+std::string distributions(const std::vector<const Result*>& rs, const std::string& group) {
+  double lo = 1e300, hi = 0;
+  for (const Result* r : rs) {
+    if (r->measurement && !r->measurement->step_ms.empty()) {
+      lo = std::min(lo, percentile(r->measurement->step_ms, 2));
+      hi = std::max(hi, percentile(r->measurement->step_ms, 98));
+    }
+    lo = std::min(lo, ci_or(r->step->ci95_ms, r->step->median_ms)[0]);
+    hi = std::max(hi, ci_or(r->step->ci95_ms, r->step->median_ms)[1]);
+  }
+  const double pad = (hi - lo) * 0.05 + 1e-9;
+  const auto marks = ticks(std::max(0.0, lo - pad), hi + pad);
+  const Scale x{std::max(0.0, lo - pad), hi + pad, kLabel, kWidth - kRight};
+  const double rowh = 46;
+  const double height = 8 + rowh * static_cast<double>(rs.size()) + 36;
+  std::string out = fmt::format(
+      "<svg class=\"chart\" data-chart=\"step-distribution\" data-workload=\"{}\" width=\"{}\" height=\"{}\" viewBox=\"0 0 {} {}\" "
+      "role=\"img\" aria-label=\"step-time distribution per configuration, {}\">\n",
+      markup_escape(group), kWidth, px(height), kWidth, px(height), markup_escape(group));
+  const double axis_y = 8 + rowh * static_cast<double>(rs.size());
+  out += x_axis(x, axis_y, marks, "step time, ms (histogram of measured steps within the 2nd-98th percentiles; tick: median; band: its 95 % CI)", 4);
+  constexpr int kBins = 60;
+  for (size_t i = 0; i < rs.size(); ++i) {
+    const Result& r = *rs[i];
+    const double top = 8 + rowh * static_cast<double>(i), base = top + rowh - 8;
+    out += fmt::format("<g class=\"distribution\" data-configuration=\"{}\" data-median-ms=\"{}\" data-n=\"{}\">",
+                       markup_escape(r.configuration), sig(r.step->median_ms, 6), r.measurement ? r.measurement->step_ms.size() : 0);
+    out += fmt::format("<title>{}: median {} ms (95 % CI {}..{}), {} steps</title>", markup_escape(r.configuration), sig(r.step->median_ms),
+                       sig(ci_or(r.step->ci95_ms, r.step->median_ms)[0]), sig(ci_or(r.step->ci95_ms, r.step->median_ms)[1]), r.measurement ? r.measurement->step_ms.size() : 0);
+    out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>", px(kLabel - 8), px(base - 10),
+                       markup_escape(r.configuration + (r.baseline ? " *" : "")));
+    out += fmt::format("<rect class=\"ciband\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"/>", px(x(ci_or(r.step->ci95_ms, r.step->median_ms)[0])), px(top + 2),
+                       px(std::max(1.0, x(ci_or(r.step->ci95_ms, r.step->median_ms)[1]) - x(ci_or(r.step->ci95_ms, r.step->median_ms)[0]))), px(base - top - 2));
+    if (r.measurement && !r.measurement->step_ms.empty()) {
+      std::vector<int> bins(kBins, 0);
+      for (double v : r.measurement->step_ms) {
+        const int b = static_cast<int>((v - x.lo) / (x.hi - x.lo) * kBins);
+        if (b >= 0 && b < kBins) ++bins[static_cast<size_t>(b)];
+      }
+      const int peak = std::max(1, *std::max_element(bins.begin(), bins.end()));
+      const double bw = (x.b - x.a) / kBins;
+      for (int b = 0; b < kBins; ++b)
+        if (bins[static_cast<size_t>(b)])
+          out += fmt::format("<rect class=\"hist\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"/>", px(x.a + b * bw), px(base - (base - top - 4) * bins[static_cast<size_t>(b)] / peak),
+                             px(bw - 0.6), px((base - top - 4) * bins[static_cast<size_t>(b)] / peak));
+    }
+    out += fmt::format("<line class=\"median\" x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\"/>", px(x(r.step->median_ms)), px(top + 2), px(base));
+    out += fmt::format("<text x=\"{}\" y=\"{}\">{} ms</text></g>\n", px(kWidth - kRight + 6), px(base - 10), sig(r.step->median_ms));
+  }
+  return out + "</svg>\n";
+}
+
+/// Improvement % over the baseline with its 95 % CI (a forest plot; right of zero = cheaper).
+std::string improvement_chart(const std::vector<const Result*>& rs, const std::string& group) {
+  std::vector<const Result*> rows;
+  for (const Result* r : rs)
+    if (!r->baseline && r->comparison.improvement_pct) rows.push_back(r);
+  if (rows.empty()) return "<p class=\"note\">No improvement to show: no priced baseline for this workload.</p>\n";
+  double lo = 0, hi = 0;
+  for (const Result* r : rows) {
+    const auto ci = r->comparison.improvement_pct_ci95.value_or(std::array<double, 2>{*r->comparison.improvement_pct, *r->comparison.improvement_pct});
+    lo = std::min({lo, ci[0], *r->comparison.improvement_pct});
+    hi = std::max({hi, ci[1], *r->comparison.improvement_pct});
+  }
+  const double pad = (hi - lo) * 0.08 + 1;
+  const auto marks = ticks(lo - pad, hi + pad);
+  const Scale x{lo - pad, hi + pad, kLabel, kWidth - kRight};
+  const double height = 12 + kRow * static_cast<double>(rows.size()) + 36;
+  std::string out = fmt::format(
+      "<svg class=\"chart\" data-chart=\"improvement\" data-workload=\"{}\" width=\"{}\" height=\"{}\" viewBox=\"0 0 {} {}\" "
+      "role=\"img\" aria-label=\"improvement over the baseline, {}\">\n",
+      markup_escape(group), kWidth, px(height), kWidth, px(height), markup_escape(group));
+  const double axis_y = 12 + kRow * static_cast<double>(rows.size());
+  out += x_axis(x, axis_y, marks, "improvement in cost per step over the baseline, % (right of 0: cheaper; whisker: 95 % CI)", 4);
+  out += fmt::format("<line class=\"zero\" x1=\"{0}\" y1=\"4\" x2=\"{0}\" y2=\"{1}\"/>\n", px(x(0)), px(axis_y));
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const Result& r = *rows[i];
+    const double y = 12 + kRow * static_cast<double>(i) + kRow / 2, v = *r.comparison.improvement_pct;
+    const auto ci = r.comparison.improvement_pct_ci95.value_or(std::array<double, 2>{v, v});
+    out += fmt::format("<g class=\"improvement\" data-configuration=\"{}\" data-improvement-pct=\"{}\">", markup_escape(r.configuration), sig(v, 6));
+    out += fmt::format("<title>{}: {:+.1f} % (95 % CI {:+.1f}..{:+.1f})</title>", markup_escape(r.configuration), v, ci[0], ci[1]);
+    out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>", px(kLabel - 8), px(y + 4), markup_escape(r.configuration));
+    out += fmt::format("<line class=\"whisker\" x1=\"{0}\" y1=\"{2}\" x2=\"{1}\" y2=\"{2}\"/>", px(x(ci[0])), px(x(ci[1])), px(y));
+    for (double e : ci) out += fmt::format("<line class=\"whisker\" x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\"/>", px(x(e)), px(y - 6), px(y + 6));
+    out += fmt::format("<circle class=\"dot {}\" cx=\"{}\" cy=\"{}\" r=\"5\"/>", v >= 0 ? "improved" : "regressed", px(x(v)), px(y));
+    out += fmt::format("<text x=\"{}\" y=\"{}\">{:+.1f} %</text></g>\n", px(x(ci[1]) + 8), px(y + 4), v);
+  }
+  return out + "</svg>\n";
+}
+
+/// One trend panel: a value per run, change points as dashed lines naming the run.
+std::string trend_panel(const TrendSeries& s, bool cost, const std::string& currency) {
+  std::vector<double> v;
+  std::vector<size_t> idx;
+  for (size_t i = 0; i < s.points.size(); ++i) {
+    const auto& p = s.points[i];
+    if (cost && !p.usd_per_step) continue;
+    v.push_back(cost ? *p.usd_per_step * 100 : p.median_ms);
+    idx.push_back(i);
+  }
+  if (v.empty()) return "";
+  const double w = 460, h = 190, left = 56, right = 12, top = 22, bottom = 150;
+  double lo = *std::min_element(v.begin(), v.end()), hi = *std::max_element(v.begin(), v.end());
+  const double pad = (hi - lo) * 0.1 + std::fabs(hi) * 0.01 + 1e-12;
+  const auto marks = ticks(lo - pad, hi + pad, 4);
+  const Scale y{lo - pad, hi + pad, bottom, top};
+  const double n = static_cast<double>(s.points.size());
+  const Scale x{0, std::max(1.0, n - 1), left + 8, w - right - 8};
+  std::string out = fmt::format(
+      "<svg class=\"chart trend\" data-chart=\"{}\" data-series=\"{}\" data-runs=\"{}\" width=\"{}\" height=\"{}\" viewBox=\"0 0 {} {}\" "
+      "role=\"img\" aria-label=\"{} across runs, {}\">\n",
+      cost ? "trend-cost" : "trend-median", markup_escape(s.label), s.points.size(), w, h, w, h,
+      cost ? "cost per 100 steps" : "median step time", markup_escape(s.label));
+  out += fmt::format("<text x=\"{}\" y=\"14\" font-weight=\"600\">{}</text>\n", px(left),
+                     cost ? markup_escape(currency) + " per 100 steps" : std::string("median step time, ms"));
+  for (double t : marks) {
+    if (t < y.lo || t > y.hi) continue;
+    out += fmt::format("<line class=\"grid\" x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\"/>", px(left), px(y(t)), px(w - right));
+    out += fmt::format("<text class=\"muted\" x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>\n", px(left - 4), px(y(t) + 4), sig(t));
+  }
+  out += fmt::format("<line class=\"axis\" x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\"/>\n", px(left), px(bottom), px(w - right));
+  const auto& changes = cost ? s.cost_changes : s.median_changes;
+  for (size_t c : changes) {
+    if (c >= s.points.size()) continue;
+    const double cx = (x(static_cast<double>(c)) + x(static_cast<double>(c) - 1)) / 2;
+    const auto& p = s.points[c];
+    out += fmt::format("<g class=\"change-point\" data-run=\"{}\" data-git-sha=\"{}\"><title>level changes at run {} (git {}, {})</title>",
+                       p.run_id, markup_escape(p.git_sha), p.run_id, markup_escape(short_sha(p.git_sha)), markup_escape(p.started_at));
+    out += fmt::format("<line class=\"change\" x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\"/>", px(cx), px(top), px(bottom));
+    out += fmt::format("<text class=\"change\" x=\"{}\" y=\"{}\">{}</text></g>\n", px(cx + 3), px(top + 10), markup_escape(short_sha(p.git_sha).substr(0, 7)));
+  }
+  std::string path;
+  for (size_t k = 0; k < v.size(); ++k) path += fmt::format("{}{},{} ", k ? "L" : "M", px(x(static_cast<double>(idx[k]))), px(y(v[k])));
+  out += "<path class=\"line" + std::string(cost ? " cost" : "") + "\" d=\"" + path + "\"/>\n";
+  for (size_t k = 0; k < v.size(); ++k) {
+    const auto& p = s.points[idx[k]];
+    out += fmt::format("<circle class=\"dot\" cx=\"{}\" cy=\"{}\" r=\"3\"><title>{} run {} (git {}): {}</title></circle>", px(x(static_cast<double>(idx[k]))),
+                       px(y(v[k])), markup_escape(p.started_at), p.run_id ? std::to_string(p.run_id) : std::string("this"), markup_escape(short_sha(p.git_sha)), sig(v[k]));
+  }
+  out += fmt::format("\n<text class=\"muted\" x=\"{}\" y=\"{}\">{}</text>", px(left), px(bottom + 16), markup_escape(s.points.front().started_at.substr(0, 10)));
+  out += fmt::format("<text class=\"muted\" x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>", px(w - right), px(bottom + 16),
+                     markup_escape(s.points.back().started_at.substr(0, 10)));
+  out += fmt::format("<text class=\"muted\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">{} runs</text>\n", px((left + w) / 2), px(bottom + 32), s.points.size());
+  return out + "</svg>\n";
+}
+
+std::map<std::string, std::vector<const Result*>> ok_by_workload(const RunReport& r, std::vector<std::string>& order) {
+  std::map<std::string, std::vector<const Result*>> out;
+  for (const auto& x : r.results) {
+    if (x.status != ResultStatus::ok || !x.step || !x.cost) continue;
+    const std::string key = workload_label(x);
+    if (!out.count(key)) order.push_back(key);
+    out[key].push_back(&x);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string run_report_html(const RunReportPage& page) {
+  const RunReport& r = *page.run;
+  std::string out = page_start("pperf report: " + r.config_name);
+  out += "<h1>pperf report: " + markup_escape(r.config_name) + "</h1>\n";
+  size_t ok = 0;
+  for (const auto& x : r.results) ok += x.status == ResultStatus::ok;
+  out += fmt::format("<p class=\"subtitle\">{} result(s), {} ok; prices {} (published {}, retrieved {}), started {}.</p>\n",
+                     r.results.size(), ok, markup_escape(r.pricing_table),
+                     markup_escape(r.pricing_published.empty() ? "unknown" : r.pricing_published),
+                     markup_escape(r.pricing_retrieved), markup_escape(r.started_at));
+  const auto decisions = decision_sentences(r.results);
+  if (!decisions.empty()) {
+    out += "<section id=\"decisions\"><h2>Decisions</h2>\n";
+    for (const auto& d : decisions) out += "<p class=\"decision\">" + markup_escape(d) + "</p>\n";
+    out += "</section>\n";
+  }
+  out += "<section id=\"provenance-section\"><h2>Provenance</h2>\n" + provenance(r, page.source) + "</section>\n";
+  out += "<section id=\"results-section\"><h2>Results</h2>\n" + results_table(r) +
+         "<p class=\"note\">Median step time with its distribution-free 95 % CI (the typical step); cost per step = "
+         "price per hour × mean step time (total time ÷ steps, what is billed) with the mean's 95 % CI; improvement = "
+         "1 − cost ÷ the baseline's, 95 % CI combined from the two means' intervals; verdicts from a confidence "
+         "sequence over paired rounds when the configurations took turns (docs/statistics.md).</p></section>\n";
+  std::vector<std::string> order;
+  const auto groups = ok_by_workload(r, order);
+  const auto money = money_scale(r.results);  // the table's, so chart and table read alike
+  for (const auto& g : order) {
+    const auto& rs = groups.at(g);
+    out += "<section class=\"workload\" data-workload=\"" + markup_escape(g) + "\"><h2>" + markup_escape(g) + "</h2>\n";
+    out += "<h3>" + markup_escape(r.pricing_currency) + " per " + money.second + " (* baseline)</h3>\n" +
+           cost_bars(rs, r.pricing_currency, g, money);
+    out += "<h3>Step-time distribution</h3>\n" + distributions(rs, g);
+    out += "<h3>Improvement over the baseline</h3>\n" + improvement_chart(rs, g);
+    out += "</section>\n";
+  }
+  bool failed = false;
+  for (const auto& x : r.results) failed |= x.status != ResultStatus::ok;
+  if (failed) out += "<p class=\"warning\">Some results did not finish: see the table.</p>\n";
+  if (!page.trends.empty() || !page.history_note.empty()) {
+    out += "<section id=\"trends\"><h2>Trends across runs</h2>\n<p class=\"note\">" + markup_escape(page.history_note) +
+           " Dashed red lines mark change points (a penalised piecewise-constant fit), named by the git sha of the first "
+           "run of the new level.</p>\n";
+    for (const auto& s : page.trends) {
+      out += "<div class=\"trend-pair\" data-series=\"" + markup_escape(s.label) + "\"><h3>" + markup_escape(s.label) + "</h3>\n";
+      out += "<div style=\"display:flex;gap:12px;flex-wrap:wrap\">" + trend_panel(s, false, r.pricing_currency) +
+             trend_panel(s, true, r.pricing_currency) + "</div></div>\n";
+    }
+    out += "</section>\n";
+  }
+  return out + page_end("Generated by pperf " + markup_escape(r.tool_version) + " from " + markup_escape(page.source) +
+                        ". Self-contained: no script, no network.");
+}
+
+
+std::string compare_report_html(const CompareReport& r) {
+  std::string out = page_start("pperf compare: " + r.candidate.report.config_name);
+  const size_t alarms = r.count(Verdict::regressed) + r.count(Verdict::missing) + r.count(Verdict::failed);
+  out += "<h1>pperf compare: " + markup_escape(r.candidate.report.config_name) + "</h1>\n";
+  out += fmt::format("<p class=\"subtitle\"><span class=\"{}\">{}</span> — {}.</p>\n",
+                     alarms ? "verdict-regressed" : "verdict-improved", alarms ? fmt::format("{} alarm(s)", alarms) : "no regression",
+                     markup_escape(compare_summary_sentence(r)));
+  out += "<dl class=\"prov\" id=\"provenance\">\n";
+  for (const auto* s : {&r.baseline, &r.candidate}) {
+    const std::string which = s == &r.baseline ? "baseline" : "candidate";
+    out += "<dt>" + which + "</dt><dd>" + markup_escape(s->file + (s->description.empty() ? "" : " (" + s->description + ")")) + "</dd>\n";
+    out += "<dt>" + which + " run</dt><dd>" + markup_escape(s->report.config_name + ", git " + short_sha(s->report.git_sha) + ", started " +
+                                                 s->report.started_at) + "</dd>\n";
+  }
+  out += "</dl>\n";
+  for (const auto& w : r.warnings) out += "<p class=\"warning\">Not like for like: " + markup_escape(w.message()) + "</p>\n";
+  for (const auto& n : r.notes) out += "<p class=\"note\">" + markup_escape(n) + "</p>\n";
+  out += "<h2>Pairs</h2>\n<table id=\"pairs\"><thead><tr><th>verdict</th><th>workload</th><th>configuration</th><th>mean ms</th>"
+         "<th>change %</th><th>95% CI</th><th>q</th><th>" + markup_escape(r.currency) + "/100 steps</th><th>cost change % (time, price)</th></tr></thead><tbody>\n";
+  for (const auto* p : pairs_by_severity(r)) {
+    auto fig = [](const std::optional<PairFigures>& f, bool money) {
+      if (!f) return std::string("-");
+      const auto& v = money ? f->usd_per_step : f->mean_ms;
+      return v ? sig(*v * (money ? 100 : 1)) : std::string("-");
+    };
+    out += fmt::format("<tr><td class=\"verdict-{0}\">{0}</td><td>{1}</td><td>{2}</td><td>{3} → {4}</td><td>{5}</td><td>{6}</td><td>{7}</td>"
+                       "<td>{8} → {9}</td><td>{10}</td></tr>\n",
+                       to_string(p->verdict), markup_escape(pair_workload_label(*p)), markup_escape(p->configuration), fig(p->baseline, false),
+                       fig(p->candidate, false), p->change_pct ? fmt::format("{:+.1f}", *p->change_pct) : "-",
+                       p->change_pct_ci95 ? fmt::format("{:+.1f}..{:+.1f}", (*p->change_pct_ci95)[0], (*p->change_pct_ci95)[1]) : "-",
+                       p->q_value ? sig(*p->q_value, 3) : "-", fig(p->baseline, true), fig(p->candidate, true),
+                       p->cost_change_pct ? fmt::format("{:+.1f} ({:+.1f}, {:+.1f})", *p->cost_change_pct, *p->cost_time_part_pct,
+                                                        *p->cost_price_part_pct)
+                                          : "-");
+  }
+  out += "</tbody></table>\n";
+  // Forest plot of the step-time change with its CI, the slowdown threshold shaded.
+  std::vector<const PairComparison*> rows;
+  for (const auto* p : pairs_by_severity(r))
+    if (p->change_pct) rows.push_back(p);
+  if (!rows.empty()) {
+    double lo = -r.options.max_slowdown_pct, hi = r.options.max_slowdown_pct;
+    for (const auto* p : rows) {
+      const auto ci = p->change_pct_ci95.value_or(std::array<double, 2>{*p->change_pct, *p->change_pct});
+      lo = std::min({lo, ci[0], *p->change_pct});
+      hi = std::max({hi, ci[1], *p->change_pct});
+    }
+    const double pad = (hi - lo) * 0.08 + 0.5;
+    const auto marks = ticks(lo - pad, hi + pad);
+    const Scale x{lo - pad, hi + pad, kLabel + 60, kWidth - kRight};
+    const double height = 12 + kRow * static_cast<double>(rows.size()) + 36, axis_y = 12 + kRow * static_cast<double>(rows.size());
+    out += "<h2>Mean step-time change with its 95 % interval</h2>\n";
+    out += fmt::format("<svg class=\"chart\" data-chart=\"change\" width=\"{}\" height=\"{}\" viewBox=\"0 0 {} {}\" role=\"img\" "
+                       "aria-label=\"step-time change per pair\">\n", kWidth, px(height), kWidth, px(height));
+    out += fmt::format("<rect class=\"threshold\" x=\"{}\" y=\"4\" width=\"{}\" height=\"{}\"><title>slower than the {:g} % threshold</title></rect>\n",
+                       px(x(r.options.max_slowdown_pct)), px(std::max(0.0, x.b - x(r.options.max_slowdown_pct))), px(axis_y - 4),
+                       r.options.max_slowdown_pct);
+    out += x_axis(x, axis_y, marks, "mean step-time change, % (95 % interval; shaded: over the slowdown threshold)", 4);
+    out += fmt::format("<line class=\"zero\" x1=\"{0}\" y1=\"4\" x2=\"{0}\" y2=\"{1}\"/>\n", px(x(0)), px(axis_y));
+    for (size_t i = 0; i < rows.size(); ++i) {
+      const auto& p = *rows[i];
+      const double y = 12 + kRow * static_cast<double>(i) + kRow / 2, v = *p.change_pct;
+      const auto ci = p.change_pct_ci95.value_or(std::array<double, 2>{v, v});
+      out += fmt::format("<g class=\"pair\" data-verdict=\"{}\" data-change-pct=\"{}\"><title>{} {}: {:+.2f} % ({})</title>", to_string(p.verdict),
+                         sig(v, 6), markup_escape(pair_workload_label(p)), markup_escape(p.configuration), v, to_string(p.verdict));
+      out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>", px(kLabel + 52), px(y + 4),
+                         markup_escape(pair_workload_label(p) + " " + p.configuration));
+      out += fmt::format("<line class=\"whisker\" x1=\"{0}\" y1=\"{2}\" x2=\"{1}\" y2=\"{2}\"/>", px(x(ci[0])), px(x(ci[1])), px(y));
+      out += fmt::format("<circle class=\"dot {}\" cx=\"{}\" cy=\"{}\" r=\"5\"/></g>\n", to_string(p.verdict), px(x(v)), px(y));
+    }
+    out += "</svg>\n";
+  }
+  bool details = false;
+  for (const auto* p : pairs_by_severity(r)) {
+    if (!is_alarm(p->verdict) && p->verdict != Verdict::undecided && !p->price_moved) continue;
+    if (!details) out += "<h2>Details</h2>\n<ul>\n", details = true;
+    std::string reasons;
+    for (const auto& s : p->reasons) reasons += (reasons.empty() ? "" : "; ") + s;
+    out += "<li><b class=\"verdict-" + to_string(p->verdict) + "\">" + to_string(p->verdict) + "</b> " + markup_escape(pair_workload_label(*p) + " " + p->configuration) +
+           ": " + markup_escape(reasons) + "</li>\n";
+  }
+  if (details) out += "</ul>\n";
+  return out + page_end(fmt::format("Generated by pperf compare. alpha {:g} (Benjamini–Hochberg over {} pair(s)), thresholds {:g} % "
+                                    "slowdown, {:g} % cost from step time. Self-contained: no script, no network.",
+                                    r.options.alpha, r.tested_pairs, r.options.max_slowdown_pct, r.options.max_cost_increase_pct));
+}
+
+}  // namespace pperf

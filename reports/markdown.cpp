@@ -1,0 +1,131 @@
+// GitHub-flavoured Markdown of each page: a run's summary (with trends), a comparison
+// (regressions first; fit for $GITHUB_STEP_SUMMARY or a merge-request comment), the advice.
+#include <fmt/format.h>
+
+#include "reports/columns.h"
+#include "reports/formats.h"
+#include "reports/markup.h"
+#include "reports/page_text.h"
+
+namespace pperf {
+
+namespace {
+std::string sig(double v, int digits = 4) { return fmt::format("{:.{}g}", v, digits); }
+
+/// `s` inside a Markdown table cell: only a pipe would end it (GFM leaves intraword _ alone).
+std::string table_cell(const std::string& s) {
+  std::string out;
+  for (char c : s) out += c == '|' ? std::string("\\|") : std::string(1, c);
+  return out;
+}
+}  // namespace
+
+std::string run_report_markdown(const RunReportPage& page) {
+  const RunReport& r = *page.run;
+  std::string out = fmt::format("## pperf report: {}\n\n", r.config_name);
+  out += fmt::format("`{}` — {} run, {}, started {}; pperf {} (git `{}`); host {} ({}, {} logical CPUs, BLAS {}, libtorch {}); "
+                     "prices {} ({}, published {}, retrieved {}).\n\n",
+                     page.source, to_string(r.status), r.config_name, r.started_at, r.tool_version, short_sha(r.git_sha),
+                     host_fact(r.host, {"hostname"}), host_fact(r.host, {"cpu_model"}), host_fact(r.host, {"logical_cpus"}),
+                     host_fact(r.host, {"blas", "library"}), host_fact(r.host, {"torch", "libtorch_version"}),
+                     r.pricing_table, r.pricing_region, r.pricing_published.empty() ? "unknown" : r.pricing_published,
+                     r.pricing_retrieved);
+  for (const auto& d : decision_sentences(r.results)) out += "**" + d + "**\n\n";
+  const auto columns = columns_of(kMarkdown);
+  const auto money = money_scale(r.results);
+  std::string header = "|", rule = "|";
+  for (const Column* c : columns) {
+    header += " " + table_cell(header_for_people(*c, r.pricing_currency, money.second)) + (c->ci_key.empty() ? "" : " [95 % CI]") + " |";
+    rule += c->style.kind == Style::text ? "---|" : "---:|";
+  }
+  out += header + "\n" + rule + "\n";
+  for (const auto& x : r.results) {
+    std::string row = "|";
+    bool failure_shown = false;
+    for (const Column* c : columns) {
+      if (!c->identity && !shows_figures(x)) {  // the first figure's cell says why there are none
+        row += failure_shown ? " |" : " " + table_cell(failure(x)) + " |";
+        failure_shown = true;
+        continue;
+      }
+      const Figure f = c->read(x);
+      std::string cell = cell_for_people(*c, f, money.first) + (c->marks_baseline && x.baseline ? " (baseline)" : "");
+      if (!c->ci_key.empty() && f.ci95) cell += " [" + ci_for_people(*c, f, money.first) + "]";
+      row += " " + table_cell(cell) + " |";
+    }
+    out += row + "\n";
+  }
+  if (!page.trends.empty() || !page.history_note.empty()) {
+    out += "\n**Trends** — " + page.history_note + "\n\n| pair | runs | median ms first → last | change points (run, git) |\n|---|---:|---|---|\n";
+    for (const auto& s : page.trends) {
+      std::string changes;
+      for (size_t c : s.median_changes)
+        changes += (changes.empty() ? "" : ", ") + fmt::format("run {} `{}` {}", s.points[c].run_id, short_sha(s.points[c].git_sha).substr(0, 7),
+                                                               s.points[c].started_at.substr(0, 10));
+      out += fmt::format("| {} | {} | {} → {} | {} |\n", s.label, s.points.size(), sig(s.points.front().median_ms),
+                         sig(s.points.back().median_ms), changes.empty() ? "none" : changes);
+    }
+  }
+  return out;
+}
+
+std::string compare_markdown(const CompareReport& r) {
+  std::string out = fmt::format("## pperf compare: {}\n\n", markdown_escape(r.candidate.report.config_name));
+  const size_t alarms = r.count(Verdict::regressed) + r.count(Verdict::missing) + r.count(Verdict::failed);
+  out += fmt::format("**{}** — {}.\n\n", alarms ? "🔴 " + std::to_string(alarms) + " alarm(s)" : std::string("🟢 no regression"),
+                     compare_summary_sentence(r));
+  out += "| | source | config | git | started |\n|---|---|---|---|---|\n";
+  for (const auto* s : {&r.baseline, &r.candidate})
+    out += fmt::format("| {} | `{}`{} | {} | `{}` | {} |\n", s == &r.baseline ? "baseline" : "candidate", s->file,
+                       s->description.empty() ? "" : " (" + markdown_escape(s->description) + ")", markdown_escape(s->report.config_name),
+                       short_sha(s->report.git_sha), s->report.started_at);
+  out += "\n";
+  if (!r.warnings.empty()) {
+    out += "> [!WARNING]\n> Not like for like:\n";
+    for (const auto& w : r.warnings) out += "> - " + markdown_escape(w.message()) + "\n";
+    out += "\n";
+  }
+  for (const auto& n : r.notes) out += "> " + markdown_escape(n) + "\n\n";
+  out += fmt::format("| verdict | workload | configuration | mean ms | change % | 95 % CI % | q | {}/100 steps | cost change % (time, price) |\n",
+                     markdown_escape(r.currency));
+  out += "|---|---|---|---:|---:|---:|---:|---:|---|\n";
+  for (const auto* p : pairs_by_severity(r))
+    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", verdict_badge(p->verdict),
+                       markdown_escape(pair_workload_label(*p)), markdown_escape(p->configuration), mean_text(*p),
+                       opt(p->change_pct, "{:+.1f}"), ci_text(p->change_pct_ci95), q_text(*p), money_text(*p),
+                       cost_change_text(*p));
+  out += "\n";
+  bool any_detail = false;
+  for (const auto* p : pairs_by_severity(r)) {
+    if (!is_alarm(p->verdict) && p->verdict != Verdict::undecided && !p->price_moved) continue;
+    if (!any_detail) out += "**Details**\n\n", any_detail = true;
+    out += fmt::format("- **{} {} {}**: ", to_string(p->verdict), markdown_escape(pair_workload_label(*p)), markdown_escape(p->configuration));
+    for (size_t i = 0; i < p->reasons.size(); ++i) out += (i ? "; " : "") + markdown_escape(p->reasons[i]);
+    out += "\n";
+  }
+  if (any_detail) out += "\n";
+  out += "<sub>" + markdown_escape(method_sentence(r)) + "</sub>\n";
+  return out;
+}
+
+std::string advice_markdown(const Advice& advice) {
+  std::string out = "# Expected cost to train\n";
+  std::string workload;
+  for (const auto& r : advice.rows) {
+    if (r.workload != workload) {
+      workload = r.workload;
+      out += fmt::format("\n## {} ({} steps)\n\n", markdown_escape(workload), r.steps);
+      out += "| rank | configuration | instances | market | expected USD | p95 USD | billed h | wall h | expected interruptions | why |\n";
+      out += "|---:|---|---|---|---:|---:|---:|---:|---:|---|\n";
+    }
+    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {:.2g} | {} |\n", r.rank, markdown_escape(r.configuration),
+                       markdown_escape(r.instances), market_name(r.market), significant(r.usd, 4),
+                       r.p95_usd ? significant(*r.p95_usd, 4) : "-", significant(r.hours, 3), significant(r.wall_hours, 3),
+                       r.expected_interruptions, markdown_escape(r.reason));
+  }
+  if (!advice.notes.empty()) out += "\n";
+  for (const auto& n : advice.notes) out += "- " + markdown_escape(n) + "\n";
+  return out;
+}
+
+}  // namespace pperf

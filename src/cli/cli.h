@@ -1,0 +1,188 @@
+#pragma once
+// What the command files share: flag parsing that turns every mistake into an InputError
+// naming the flag, the exit-code policy (one place), and the run header every results file
+// starts with.
+#include <boost/program_options.hpp>
+
+#include <atomic>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "src/config/config.h"
+#include "src/config/plan.h"
+#include "src/core/atomic_file.h"
+#include "src/core/result.h"
+#include "src/session/run_session.h"
+#include "reports/writer.h"
+
+namespace pperf::cli {
+
+namespace po = boost::program_options;
+
+// Exit codes (docs/cli.md): 0 ok, 1 a result failed (or regressed), 2 bad input, 3 runtime
+// failure or interrupted. Mapped here for run and cost, by CompareReport::exit_code for compare,
+// and in main for exceptions (InputError 2, any other 3).
+constexpr int kExitOk = 0, kExitResultFailed = 1, kExitBadInput = 2, kExitRuntime = 3;
+
+/// The exit code a finished run or cost earns: interrupted 3, else 1 if any result failed or is
+/// partial, or (`require_converged`) stopped before its CI reached the target, else 0.
+int exit_code_for(const RunReport& report, bool require_converged = false);
+/// The first measured result that stopped on max_steps/max_seconds before converging; nullptr if none.
+const Result* first_unconverged(const RunReport& report);
+
+struct Parsed {
+  po::variables_map vars;
+  bool help = false;
+  bool has(const std::string& flag) const { return vars.count(flag) > 0; }
+  std::string string(const std::string& flag) const { return vars[flag].as<std::string>(); }
+};
+
+/// Parses a subcommand's flags; any mistake is an InputError naming the flag.
+Parsed parse(const std::string& command, const po::options_description& options, const std::vector<std::string>& args,
+             const po::positional_options_description* positional = nullptr);
+
+/// The options every config-taking command has: --help, --config FILE.
+po::options_description config_options(const std::string& command);
+
+/// The internal child commands' options (config_options + --config-sha256, --workload-index,
+/// --configuration-index), and the plan item they name (InputError when the config changed
+/// since the parent read it, or an index is out of range).
+po::options_description item_options(const std::string& command);
+PlanItem item_from(const Parsed& p, const Config& config);
+std::vector<std::string> split_commas(const std::string& s);
+
+/// `text` as a whole number > 0 (all of it, no sign, no spaces); nullopt otherwise.
+std::optional<int64_t> positive_integer(const std::string& text);
+
+/// Provenance: tool, config, host, pricing. Status "interrupted" until the caller says otherwise.
+RunReport report_header(const Config& config, const std::string& command, const std::vector<std::string>& argv);
+
+/// On stderr, when the config's price table is older than pricing.max_age_days (from its
+/// publication date) or records no publication date (not with --quiet: errors only). Run and
+/// cost call it once.
+void warn_if_prices_stale(const Config& config, bool quiet);
+
+/// One file a command writes in one of reports/writer.h's formats of its page.
+template <class Page>
+struct FileOutput {
+  const Writer<Page>* writer = nullptr;
+  std::string path;
+};
+using OutputFile = FileOutput<RunReportPage>;
+
+/// The directory of `path`, created if missing, accepts a new file: else InputError naming `flag`
+/// with the real cause.
+void check_writable(const std::string& path, const std::string& flag);
+
+/// A flag per format of `writers` that has one ("--markdown FILE": `verb` + its description).
+template <class Page>
+void add_file_flags(po::options_description& options, const std::vector<Writer<Page>>& writers,
+                    const std::string& verb = "also write ") {
+  for (const auto& w : writers)
+    if (!w.flag.empty()) options.add_options()(w.flag.c_str(), po::value<std::string>(), (verb + w.description).c_str());
+}
+/// The files the flags of `writers` ask for, each checked writable up front (check_writable).
+template <class Page>
+std::vector<FileOutput<Page>> file_outputs(const Parsed& parsed, const std::vector<Writer<Page>>& writers) {
+  std::vector<FileOutput<Page>> files;
+  for (const auto& w : writers)
+    if (!w.flag.empty() && parsed.has(w.flag)) {
+      files.push_back({&w, parsed.string(w.flag)});
+      check_writable(files.back().path, "--" + w.flag);
+    }
+  return files;
+}
+/// Writes `page` to each of `files` atomically.
+template <class Page>
+void write_file_outputs(const Page& page, const std::vector<FileOutput<Page>>& files) {
+  for (const auto& f : files) write_file_atomically(f.path, f.writer->write(page));
+}
+
+/// Where a run's or cost's results go (--out, default results/<config name>.json; a file per
+/// format flag given: --csv, --html, --markdown, --gbench) and how the console shows them (--wide,
+/// --quiet). While a run measures, its results so far go to `in_progress_path` beside --out;
+/// --out itself is replaced only by the finished results.
+struct Outputs {
+  std::string json_path;
+  std::string in_progress_path;  // <out>.in-progress
+  std::vector<OutputFile> files;
+  bool wide = false, quiet = false;
+  std::string replaced_run;  // started_at of the results file this run replaces, if any
+  int lock_fd = -1;          // held while this process writes json_path
+};
+/// Adds --out, a flag per file format (reports/writer.h), --wide and --quiet to `options`.
+void add_output_options(po::options_description& options);
+/// Checks up front that every output can be written (InputError naming the flag and the real
+/// cause), and takes the output's lock: a second pperf writing the same --out is refused.
+Outputs outputs_from(const Parsed& parsed, const Config& config);
+/// The run's first in-progress file (its header, marked interrupted); InputError naming --out
+/// when it cannot be written (a full disk is found here, before anything is measured).
+void start_in_progress(const RunReport& report, const Outputs& outputs);
+/// Replaces the in-progress file with `report` atomically (the results so far).
+void write_in_progress(const RunReport& report, const Outputs& outputs);
+
+/// How a run or cost ended: its exit code and where its results JSON went.
+struct Finished {
+  int code = 0;
+  bool written = false;   // json_path holds the finished results
+  std::string json_path;  // --out, or where they went when --out could not be written
+};
+/// The end of run and cost: price and rate (the session's pricing), stamp, write every output
+/// atomically, print the table and where each file went. When --out cannot be written (a full
+/// disk), the table is still printed and the results go to a file in the temporary directory
+/// that the error line names (exit 3; else the in-progress file is kept and named). Exit code:
+/// exit_code_for(report, require_converged), saying which result did not converge.
+Finished finish(RunReport& report, const RunSession& session, const Outputs& outputs, bool require_converged = false);
+/// With a history database: rewrites the files whose format draws trends (HTML, Markdown) with
+/// the run's trends from it. Call after record_in_history. Does nothing without a database.
+void write_trend_reports(const RunReport& report, const Outputs& outputs, const std::string& history_db);
+
+/// `--history [FILE]`: record the finished run in the SQLite history (default FILE:
+/// $PPERF_HISTORY, else results/history.sqlite). PPERF_HISTORY set also turns recording on.
+void add_history_option(po::options_description& options);
+
+/// `--max-memory GIB`: what each item's processes may hold together.
+void add_memory_option(po::options_description& options);
+/// The session a config-taking command asks for: --config, and --max-memory when the command
+/// has it (InputError for a value that is not a number of GiB > 0).
+SessionRequest session_request(const Parsed& parsed);
+/// `--history FILE` written with a space: boost takes only `--history=FILE` for an option whose
+/// value is optional, so the next argument is joined to it when it is not itself a flag.
+std::vector<std::string> join_optional_value(const std::vector<std::string>& args, const std::string& flag);
+/// The database to record in, or "" when recording is off.
+std::string history_path_from(const Parsed& parsed);
+/// Records the results file just written (its exact text) in the history; prints where.
+void record_in_history(const std::string& db, const std::string& results_path, const RunReport& report);
+
+/// SIGINT/SIGTERM set the flag (first signal: finish the current step; second: default action).
+/// With `announce`, the first signal also says so on stderr.
+const std::atomic<bool>& install_stop_handlers(bool announce);
+
+/// Columns of the terminal `fd` (stdout by default) goes to ($COLUMNS, else the terminal's width);
+/// 0 when it is not a terminal and COLUMNS is unset (a file gets every column, whole lines).
+size_t terminal_columns(int fd = 1);
+
+// The commands; each returns its exit code and throws InputError for bad input.
+int command_run(const std::vector<std::string>& args, const std::vector<std::string>& argv);
+int command_cost(const std::vector<std::string>& args, const std::vector<std::string>& argv);
+int command_validate(const std::vector<std::string>& args);
+int command_list(const std::vector<std::string>& args);
+int command_data_worker(const std::vector<std::string>& args);
+int command_compare(const std::vector<std::string>& args);
+int command_history(const std::vector<std::string>& args);
+int command_export(const std::vector<std::string>& args);
+int command_report(const std::vector<std::string>& args);
+int command_advise(const std::vector<std::string>& args);
+int command_prices(const std::vector<std::string>& args);
+int command_spot_drill_worker(const std::vector<std::string>& args);
+
+/// Writes `files` of `run` (read from `source`, whose text is `run_text`); with `history_db`, the
+/// formats that draw trends get the trends of the run's config on its host, change points marked.
+void write_run_files(const RunReport& run, const std::string& source, const std::string& run_text,
+                     const std::string& history_db, const std::vector<OutputFile>& files);
+int command_measure_item(const std::vector<std::string>& args, const std::vector<std::string>& argv);
+int command_probe_memory(const std::vector<std::string>& args);
+
+}  // namespace pperf::cli

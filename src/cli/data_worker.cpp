@@ -1,0 +1,73 @@
+// `pperf data-worker`: serve a config's preprocessed batches over gRPC (the data role).
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <thread>
+
+#include "src/cli/cli.h"
+#include "src/core/input_error.h"
+#include "src/dataservice/data_service.h"
+
+namespace pperf::cli {
+
+int command_data_worker(const std::vector<std::string>& args) {
+  po::options_description options("pperf data-worker options");
+  options.add_options()("help,h", "show this help")(
+      "config", po::value<std::string>()->required(), "config whose workload to serve (a file, or a shipped config's name)")(
+      "workload", po::value<std::string>(), "which workload of the config (default: the first)")(
+      "listen", po::value<std::string>()->default_value("127.0.0.1:0"), "HOST:PORT (port 0: any free port)")(
+      "workers", po::value<int64_t>()->default_value(1), "preprocessing threads per stream")(
+      "prefetch", po::value<int64_t>()->default_value(4), "ready batches buffered per stream")(
+      "max-streams", po::value<int64_t>()->default_value(8), "concurrent streams served; more are refused")(
+      "stall-timeout-s", po::value<double>()->default_value(120), "cancel a stream that reads no batch for this long")(
+      "token-file", po::value<std::string>(), "file holding the shared secret every RPC must carry (or env PPERF_DATA_TOKEN)")(
+      "token", po::value<std::string>(), "the secret itself (visible in ps: prefer --token-file)")(
+      "tls-cert", po::value<std::string>(), "PEM certificate: serve over TLS")(
+      "tls-key", po::value<std::string>(), "PEM private key of --tls-cert")(
+      "insecure", "allow plaintext off loopback (a token is still required)")(
+      "cpus", po::value<std::string>(), "comma-separated CPUs to pin to");
+  Parsed p = parse("data-worker", options, args);
+  if (p.help) return std::cout << options, kExitOk;
+  const Config config = load_config(p.string("config"), builtin_workloads());
+  const WorkloadSpec* spec = &config.workloads.front();
+  if (p.has("workload")) {
+    spec = nullptr;
+    for (const auto& w : config.workloads)
+      if (w.name == p.string("workload")) spec = &w;
+    if (!spec) throw InputError("--workload", "", "no workload '" + p.string("workload") + "' in " + config.path);
+  }
+  DataWorkerOptions o;
+  o.listen = p.vars["listen"].as<std::string>();
+  o.workers = p.vars["workers"].as<int64_t>();
+  o.prefetch_batches = p.vars["prefetch"].as<int64_t>();
+  if (o.workers < 1) throw InputError("--workers", "", "must be >= 1");
+  if (o.prefetch_batches < 1) throw InputError("--prefetch", "", "must be >= 1");
+  o.max_streams = p.vars["max-streams"].as<int64_t>();
+  o.stall_timeout_s = p.vars["stall-timeout-s"].as<double>();
+  if (p.has("token") && p.has("token-file")) throw InputError("--token", "", "give --token or --token-file, not both");
+  if (p.has("token-file")) {
+    std::ifstream in(p.string("token-file"));
+    if (!in || !std::getline(in, o.token) || o.token.empty())
+      throw InputError("--token-file", "", "cannot read a token from " + p.string("token-file"));
+  } else if (p.has("token")) {
+    o.token = p.string("token");
+    std::cerr << "pperf data-worker: warning: --token is visible to every local user (ps); use --token-file or PPERF_DATA_TOKEN\n";
+  } else if (const char* t = std::getenv("PPERF_DATA_TOKEN")) {
+    o.token = t;
+  }
+  if (p.has("tls-cert")) o.tls_cert = p.string("tls-cert");
+  if (p.has("tls-key")) o.tls_key = p.string("tls-key");
+  o.insecure = p.has("insecure");
+  if (p.has("cpus")) {
+    for (const auto& c : split_commas(p.string("cpus"))) {
+      char* end = nullptr;
+      long cpu = std::strtol(c.c_str(), &end, 10);
+      if (*end || cpu < 0 || cpu >= static_cast<long>(std::thread::hardware_concurrency()))
+        throw InputError("--cpus", "", "'" + c + "' is not a CPU of this host");
+      o.cpus.push_back(static_cast<int>(cpu));
+    }
+  }
+  return run_data_worker(*spec, builtin_workloads(), o);
+}
+
+}  // namespace pperf::cli

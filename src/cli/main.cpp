@@ -1,0 +1,104 @@
+// pperf's entry point: dispatch to a command, and the one place exceptions become exit codes.
+#include <malloc.h>
+#include <stdlib.h>
+
+#include <fmt/format.h>
+
+#include <iostream>
+
+#include "src/cli/cli.h"
+#include "src/core/input_error.h"
+#include "src/env/build_info.h"
+#include "src/measure/torch_info.h"
+
+namespace {
+
+/// Batches and activations are large (MBs) and allocated every step. glibc would hand each one
+/// fresh mmap'd pages and unmap them on free, so every step pays thousands of page faults
+/// (costly under virtualisation). Keeping freed memory in the heap makes the buffers reused.
+void keep_freed_memory_mapped() {
+  mallopt(M_MMAP_THRESHOLD, 256 << 20);
+  mallopt(M_TRIM_THRESHOLD, 1 << 30);
+}
+
+/// CUDA numbers GPUs fastest first unless told otherwise; in PCI order cuda:N is the Nth GPU the
+/// driver and nvidia-smi list, so a rank's GPU, its NUMA node and its utilization samples are
+/// the same device. A user's own CUDA_DEVICE_ORDER is kept.
+void number_gpus_in_pci_order() { setenv("CUDA_DEVICE_ORDER", "PCI_BUS_ID", 0); }
+
+using Args = std::vector<std::string>;
+
+/// One row per command: dispatch, the usage text and did-you-mean all read this table, so a new
+/// command is one row. Internal commands (started by pperf itself) have no summary and are not listed.
+struct Command {
+  const char* name;
+  const char* summary;  // nullptr: internal
+  int (*handler)(const Args& args, const Args& argv);
+};
+
+const Command kCommands[] = {
+    {"run", "measure each (workload x configuration) and price it", pperf::cli::command_run},
+    {"cost", "price the step times given in a config (nothing is run)", pperf::cli::command_cost},
+    {"validate", "check a config, and say whether it can run on this host",
+     [](const Args& a, const Args&) { return pperf::cli::command_validate(a); }},
+    {"list", "list workloads, instances or the shipped configs", [](const Args& a, const Args&) { return pperf::cli::command_list(a); }},
+    {"data-worker", "serve a config's preprocessed batches over gRPC (the data role)",
+     [](const Args& a, const Args&) { return pperf::cli::command_data_worker(a); }},
+    {"compare", "compare two results files: per-pair verdicts, exit 1 on a regression",
+     [](const Args& a, const Args&) { return pperf::cli::command_compare(a); }},
+    {"history", "record, list and show runs in the SQLite history",
+     [](const Args& a, const Args&) { return pperf::cli::command_history(a); }},
+    {"export", "a results file in another format: console, CSV, HTML, Markdown, Google Benchmark JSON",
+     [](const Args& a, const Args&) { return pperf::cli::command_export(a); }},
+    {"report", "a self-contained HTML report (and Markdown) of a run, with trends from the history",
+     [](const Args& a, const Args&) { return pperf::cli::command_report(a); }},
+    {"advise", "rank configurations of results files by expected USD to train, On-Demand and Spot",
+     [](const Args& a, const Args&) { return pperf::cli::command_advise(a); }},
+    {"prices", "import price tables from providers' files (offline); diff two tables",
+     [](const Args& a, const Args&) { return pperf::cli::command_prices(a); }},
+    {"spot-drill-worker", nullptr, [](const Args& a, const Args&) { return pperf::cli::command_spot_drill_worker(a); }},
+    {"measure-item", nullptr, pperf::cli::command_measure_item},
+    {"probe-memory", nullptr, [](const Args& a, const Args&) { return pperf::cli::command_probe_memory(a); }},
+};
+
+std::string usage() {
+  std::string out = "usage: pperf <command> [options]\ncommands:\n";
+  for (const Command& c : kCommands)
+    if (c.summary) out += fmt::format("  {:<12} {}\n", c.name, c.summary);
+  return out + "`pperf <command> --help` shows a command's options; `pperf --version` the version.\n";
+}
+
+int dispatch(const std::string& command, const Args& args, const Args& argv) {
+  using namespace pperf::cli;
+  for (const Command& c : kCommands)
+    if (command == c.name) return c.handler(args, argv);
+  if (command == "--help" || command == "-h" || command == "help") return std::cout << usage(), kExitOk;
+  if (command == "--version")
+    return std::cout << "pperf " << pperf::build_version() << " (" << pperf::build_git_sha() << "), built against "
+                     << pperf::torch_build_summary() << "\n",
+           kExitOk;
+  std::vector<std::string> listed;
+  for (const Command& c : kCommands)
+    if (c.summary) listed.push_back(c.name);
+  throw pperf::InputError("pperf", "", "unknown command '" + command + "'" + pperf::did_you_mean(command, listed));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace pperf::cli;
+  keep_freed_memory_mapped();
+  number_gpus_in_pci_order();
+  const std::vector<std::string> argv_copy(argv, argv + argc);
+  if (argc < 2) return std::cerr << usage(), kExitBadInput;
+  const std::string command = argv[1];
+  try {
+    return dispatch(command, std::vector<std::string>(argv + 2, argv + argc), argv_copy);
+  } catch (const pperf::InputError& e) {
+    std::cerr << e.what() << "\n";
+    return kExitBadInput;
+  } catch (const std::exception& e) {
+    std::cerr << "pperf " << command << ": " << e.what() << "\n";
+    return kExitRuntime;
+  }
+}

@@ -1,0 +1,45 @@
+// `pperf validate`: is the config valid (exit 0 / 2), and would `run` run it here. Exactly the
+// run session's preflight, without measuring: a config it calls runnable here passes `run`'s
+// checks, and a refusal is the line `run` prints.
+#include <fmt/format.h>
+
+#include <iostream>
+#include <optional>
+
+#include "src/cli/cli.h"
+
+namespace pperf::cli {
+
+int command_validate(const std::vector<std::string>& args) {
+  auto options = config_options("validate");
+  add_memory_option(options);
+  Parsed p = parse("validate", options, args);
+  if (p.help) return std::cout << options, kExitOk;
+  const RunSession session(session_request(p));
+  const Config& config = session.config();
+  // A refusal is one line, as run prints it; "valid" only for a config that passes.
+  const std::optional<Preflight> checked =
+      config.priced_only ? std::nullopt : std::optional<Preflight>(session.preflight(true, true));
+  std::cout << fmt::format("{}: valid ({} workload(s) x {} configuration(s), {}, prices {})\n", config.path,
+                           config.workloads.size(), config.configurations.size(),
+                           config.priced_only ? "priced only" : "measured", config.price_table.name);
+  if (!checked) return kExitOk;
+  if (!checked->notes.empty()) std::cout << "note:\n";
+  for (const auto& n : checked->notes) std::cout << "  " << n << "\n";
+  if (!checked->not_runnable.empty()) {
+    std::cout << "runnable here: no (`pperf run` would refuse it on this host; fine on the host it was written for)\n";
+    for (size_t i = 0; i < checked->not_runnable.size(); ++i)
+      std::cout << fmt::format("  {}: {} (configuration '{}')\n", checked->not_runnable[i].pointer,
+                               checked->not_runnable[i].reason, checked->not_runnable_configurations[i]);
+    return kExitOk;
+  }
+  std::cout << "runnable here: yes\n";
+  const auto& plan = session.plan();
+  std::cout << fmt::format("memory (each item may hold {:.1f} GiB):\n", checked->memory_limit_bytes / double(1LL << 30));
+  for (size_t i = 0; i < checked->memory.size(); ++i)
+    std::cout << fmt::format("  {} x {} (batch {}): {}\n", plan.items[i].workload->name, plan.items[i].configuration->name,
+                             plan.items[i].workload->batch_size, checked->memory[i].describe());
+  return kExitOk;
+}
+
+}  // namespace pperf::cli

@@ -1,0 +1,71 @@
+#pragma once
+// Config -> Plan: the (workload x configuration) items a run measures, after the --only and
+// --workload filters, each with what would keep it from running on this host.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "src/config/config.h"
+#include "src/core/result.h"
+
+namespace pperf {
+
+struct PlanFilter {
+  std::vector<std::string> configurations;  // empty = all
+  std::string workload;                     // empty = all
+};
+
+/// What the plan needs to know of this host.
+struct HostCapacity {
+  int64_t logical_cpus = 1;
+  int64_t cuda_devices = 0;  // GPUs this pperf can train on here (0 in a CPU-only build)
+  std::string no_cuda_reason;  // why cuda_devices is 0
+  /// Set when a launcher (torchrun, Slurm, ...) started this process as one of that many ranks:
+  /// then ranks are not spawned here, and each needs one visible GPU, not world_size of them.
+  std::optional<int64_t> launcher_world_size;
+  /// `--native`: this host is one of the priced instances, so what it measures is theirs.
+  bool native = false;
+  /// This host's.
+  static HostCapacity here();
+};
+
+/// Something that keeps a valid item from running on this host, and where the config asks for it.
+struct Obstacle {
+  std::string pointer;  // JSON pointer into the config
+  std::string reason;
+};
+
+struct PlanItem {
+  size_t workload_index = 0;       // into Config::workloads
+  size_t configuration_index = 0;  // into Config::configurations
+  const WorkloadSpec* workload = nullptr;
+  const Configuration* configuration = nullptr;
+  int64_t ranks = 1;  // data-parallel processes; each consumes one batch per step
+  /// Why this item cannot run on this host (empty: it can).
+  std::vector<Obstacle> not_runnable_here;
+  /// What the item measures that a reader of its cost must know (it runs, and its result and
+  /// `validate` say so), e.g. one GPU trained of the eight priced.
+  std::vector<std::string> notes;
+
+  int64_t samples_per_step() const { return workload->batch_size * ranks; }
+  /// A Result carrying the item's identity (workload, configuration, samples per step), status ok.
+  Result result_skeleton() const;
+};
+
+struct Plan {
+  std::vector<PlanItem> items;
+  bool runnable_here() const;
+};
+
+/// The items of `config` selected by `filter`, in config order (workloads outer). An unknown
+/// name in the filter is an InputError naming the flag (--only / --workload). The items point
+/// into `config`, which must outlive the plan.
+Plan make_plan(const Config& config, const PlanFilter& filter, const HostCapacity& host);
+
+/// The one item (workload_index, configuration_index); std::out_of_range when there is none.
+PlanItem plan_item(const Config& config, size_t workload_index, size_t configuration_index, const HostCapacity& host);
+
+/// Results for a priced-only config: each configuration's given step time, nothing run.
+std::vector<Result> given_results(const Plan& plan);
+
+}  // namespace pperf

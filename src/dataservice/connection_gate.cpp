@@ -1,0 +1,272 @@
+#include "src/dataservice/connection_gate.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "src/core/input_error.h"
+
+namespace pperf {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+/// What every HTTP/2 client sends first (RFC 9113, 3.4).
+constexpr char kPreface[] = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
+constexpr size_t kPrefaceBytes = sizeof kPreface - 1;
+/// How often the gate looks at deadlines, at connections gRPC closed, and at its stop flag.
+constexpr int kTickMs = 100;
+/// Accepts per tick at most, so that a flood cannot starve the pending connections' checks.
+constexpr int kAcceptsPerTick = 256;
+
+ino_t inode_of(int fd) {
+  struct stat st {};
+  return fstat(fd, &st) == 0 ? st.st_ino : 0;
+}
+
+}  // namespace
+
+std::pair<int, int> listen_tcp(const std::string& host, int port) {
+  std::string name = host;
+  if (name.size() > 2 && name.front() == '[' && name.back() == ']') name = name.substr(1, name.size() - 2);
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_PASSIVE;
+  addrinfo* found = nullptr;
+  const std::string where = host + ":" + std::to_string(port);
+  if (getaddrinfo(name.c_str(), std::to_string(port).c_str(), &hints, &found) != 0 || !found)
+    throw InputError("--listen", "", "cannot resolve " + host);
+  std::string why = "no address";
+  for (addrinfo* a = found; a; a = a->ai_next) {
+    const int fd = ::socket(a->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0) continue;
+    const int on = 1;
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on);
+    sockaddr_storage bound{};
+    socklen_t length = sizeof bound;
+    if (::bind(fd, a->ai_addr, a->ai_addrlen) == 0 && ::listen(fd, 512) == 0 &&
+        getsockname(fd, reinterpret_cast<sockaddr*>(&bound), &length) == 0) {
+      freeaddrinfo(found);
+      const int bound_port = bound.ss_family == AF_INET6 ? ntohs(reinterpret_cast<sockaddr_in6*>(&bound)->sin6_port)
+                                                         : ntohs(reinterpret_cast<sockaddr_in*>(&bound)->sin_port);
+      return {fd, bound_port};
+    }
+    why = std::strerror(errno);
+    ::close(fd);
+  }
+  freeaddrinfo(found);
+  throw InputError("--listen", "", "cannot listen on " + where + ": " + why);
+}
+
+int64_t raise_descriptor_limit() {
+  rlimit limit{};
+  if (getrlimit(RLIMIT_NOFILE, &limit) != 0) return 1024;
+  if (limit.rlim_cur < limit.rlim_max) {
+    rlimit raised = limit;
+    raised.rlim_cur = limit.rlim_max;
+    if (setrlimit(RLIMIT_NOFILE, &raised) == 0) limit = raised;
+  }
+  return limit.rlim_cur == RLIM_INFINITY ? int64_t{1} << 20 : static_cast<int64_t>(limit.rlim_cur);
+}
+
+int64_t open_descriptors() {
+  DIR* dir = opendir("/proc/self/fd");
+  if (!dir) return 0;
+  int64_t n = 0;
+  while (const dirent* e = readdir(dir))
+    if (e->d_name[0] != '.') ++n;
+  closedir(dir);
+  return n - 1;  // the directory's own descriptor
+}
+
+int shut_down_connections_on_port(int port) {
+  DIR* dir = opendir("/proc/self/fd");
+  if (!dir) return 0;
+  const int own = dirfd(dir);
+  int count = 0;
+  while (const dirent* e = readdir(dir)) {
+    if (e->d_name[0] == '.') continue;
+    const int fd = std::atoi(e->d_name);
+    struct stat st {};
+    if (fd == own || fstat(fd, &st) != 0 || !S_ISSOCK(st.st_mode)) continue;
+    int type = 0, listening = 1;
+    socklen_t length = sizeof type;
+    if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &length) != 0 || type != SOCK_STREAM) continue;
+    length = sizeof listening;
+    if (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &length) != 0 || listening) continue;
+    sockaddr_storage local{}, peer{};
+    socklen_t local_length = sizeof local, peer_length = sizeof peer;
+    if (getsockname(fd, reinterpret_cast<sockaddr*>(&local), &local_length) != 0 ||
+        getpeername(fd, reinterpret_cast<sockaddr*>(&peer), &peer_length) != 0)
+      continue;
+    const int local_port = local.ss_family == AF_INET6 ? ntohs(reinterpret_cast<sockaddr_in6*>(&local)->sin6_port)
+                           : local.ss_family == AF_INET ? ntohs(reinterpret_cast<sockaddr_in*>(&local)->sin_port)
+                                                        : -1;
+    if (local_port == port && ::shutdown(fd, SHUT_RDWR) == 0) ++count;
+  }
+  closedir(dir);
+  return count;
+}
+
+struct ConnectionGate::State {
+  struct Silent {
+    int fd;
+    Clock::time_point since;
+    bool partial = false;  // part of the preface came: looked at every tick, not polled
+  };
+  struct Held {
+    int fd;
+    ino_t inode;  // gRPC may close the descriptor and the number be reused: the inode tells
+  };
+  int listen_fd;
+  int reserve_fd;  // given up for a moment to accept and close when descriptors run out
+  GateOptions options;
+  std::function<void(int)> hand_over;
+  std::deque<Silent> silent;  // oldest first
+  std::vector<Held> held;
+  mutable std::mutex counts_mutex;
+  GateCounts counts;
+  std::atomic<bool> stop{false};
+  std::thread thread;
+
+  void run() {
+    std::vector<pollfd> fds;
+    while (!stop) {
+      forget_closed();
+      fds.clear();
+      fds.push_back({listen_fd, POLLIN, 0});
+      for (const auto& s : silent) fds.push_back({s.fd, static_cast<short>(s.partial ? 0 : POLLIN), 0});
+      if (::poll(fds.data(), fds.size(), kTickMs) < 0 && errno != EINTR) break;
+      const auto now = Clock::now();
+      std::deque<Silent> still;
+      for (size_t i = 0; i < silent.size(); ++i) {
+        Silent s = silent[i];
+        if ((fds[i + 1].revents != 0 || s.partial) && !examine(s)) continue;
+        if (now - s.since > options.handshake_deadline) {
+          ::close(s.fd);
+          count(&GateCounts::timed_out);
+          continue;
+        }
+        still.push_back(s);
+      }
+      silent.swap(still);
+      if (fds[0].revents & POLLIN) accept_some();
+    }
+  }
+
+  /// Whether `s` stays silent (waiting for the rest of its preface); otherwise it was handed
+  /// over or closed.
+  bool examine(Silent& s) {
+    char bytes[kPrefaceBytes];
+    const ssize_t n = ::recv(s.fd, bytes, sizeof bytes, MSG_PEEK);
+    if (n < 0 && (errno == EAGAIN || errno == EINTR)) return true;
+    if (n <= 0) {  // the peer left
+      ::close(s.fd);
+      return false;
+    }
+    if (std::memcmp(bytes, kPreface, static_cast<size_t>(n)) != 0) {
+      ::close(s.fd);
+      count(&GateCounts::not_http2);
+      return false;
+    }
+    if (static_cast<size_t>(n) < kPrefaceBytes) return s.partial = true;
+    held.push_back({s.fd, inode_of(s.fd)});
+    count(&GateCounts::handed_over);
+    hand_over(s.fd);
+    return false;
+  }
+
+  void accept_some() {
+    for (int i = 0; i < kAcceptsPerTick; ++i) {
+      const int fd = ::accept4(listen_fd, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+      if (fd < 0) {
+        if (errno == EINTR || errno == ECONNABORTED) continue;
+        if (errno == EMFILE || errno == ENFILE) refuse_without_descriptors();
+        return;  // EAGAIN: none left waiting
+      }
+      // At the cap the oldest silent connection makes room (looked at once more: it may have
+      // just sent its preface), so silent ones never lock a trainer out.
+      while (full() && !silent.empty()) {
+        Silent oldest = silent.front();
+        silent.pop_front();
+        if (examine(oldest)) {
+          ::close(oldest.fd);
+          count(&GateCounts::displaced);
+        }
+      }
+      if (full()) {  // every held connection speaks HTTP/2: say no at once
+        ::close(fd);
+        count(&GateCounts::refused);
+        continue;
+      }
+      const int on = 1;
+      setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof on);
+      silent.push_back({fd, Clock::now()});
+    }
+  }
+
+  /// Something else in the process used the headroom: close one waiting connection rather
+  /// than leave it in the backlog, where poll would report it again at once.
+  void refuse_without_descriptors() {
+    if (reserve_fd >= 0) ::close(reserve_fd);
+    const int fd = ::accept4(listen_fd, nullptr, nullptr, SOCK_CLOEXEC);
+    if (fd >= 0) ::close(fd), count(&GateCounts::refused);
+    reserve_fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+  }
+
+  bool full() const { return static_cast<int64_t>(silent.size() + held.size()) >= options.max_connections; }
+
+  void forget_closed() {
+    std::vector<Held> open;
+    for (const auto& h : held)
+      if (inode_of(h.fd) == h.inode) open.push_back(h);
+    held.swap(open);
+  }
+
+  void count(int64_t GateCounts::*field) {
+    std::lock_guard<std::mutex> lock(counts_mutex);
+    ++(counts.*field);
+  }
+};
+
+ConnectionGate::ConnectionGate(int listen_fd, GateOptions options, std::function<void(int)> hand_over)
+    : state_(std::make_unique<State>()) {
+  state_->listen_fd = listen_fd;
+  state_->reserve_fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+  state_->options = options;
+  state_->hand_over = std::move(hand_over);
+  state_->thread = std::thread([s = state_.get()] { s->run(); });
+}
+
+ConnectionGate::~ConnectionGate() {
+  state_->stop = true;
+  state_->thread.join();
+  for (const auto& s : state_->silent) ::close(s.fd);
+  ::close(state_->listen_fd);
+  if (state_->reserve_fd >= 0) ::close(state_->reserve_fd);
+}
+
+GateCounts ConnectionGate::counts() const {
+  std::lock_guard<std::mutex> lock(state_->counts_mutex);
+  return state_->counts;
+}
+
+}  // namespace pperf

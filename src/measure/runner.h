@@ -1,0 +1,63 @@
+#pragma once
+// The runner: owns warmup, timing and stopping. It pulls a batch from the data source, hands
+// it to the workload, and times both from outside; the workload never sees a clock.
+#include <atomic>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "src/core/measurement.h"
+#include "src/measure/device.h"
+#include "src/measure/turns.h"
+#include "src/stats/stopping.h"
+#include "workloads/workload.h"
+
+namespace pperf {
+
+/// Monotonic milliseconds. Injected so tests can drive the runner with a fake clock.
+class Clock {
+ public:
+  virtual ~Clock() = default;
+  virtual double now_ms() const = 0;
+};
+const Clock& steady_clock();
+
+/// Where a measurement stands, after each step (for progress lines; the runner's timing is
+/// unaffected beyond the callback's own cost).
+struct Progress {
+  bool warmup = false;
+  int64_t steps = 0;                            // warmup steps, or measured steps so far
+  const std::vector<double>* step_ms = nullptr;  // measured phase: the samples so far
+};
+using ProgressCallback = std::function<void(const Progress&)>;
+
+/// Data-parallel ranks must run the same number of steps. After every step (warmup included,
+/// outside the timed part) the runner proposes a code and gets the group's decision back:
+/// 0 go on, 1 stop (rank 0's stop rule fired), 2 interrupted. Only rank 0's stop rules count.
+struct StepAgreement {
+  bool rank0 = true;
+  std::function<int(int)> agree;
+};
+
+/// Runs `settings.warmup_steps` untimed steps, then timed steps until a stop rule fires, the
+/// data source ends, or `stop_requested` becomes true (then the measurement says interrupted).
+/// Each timed step = waiting for the batch + placing it on `device` + the training step +
+/// waiting for the device to finish it; the wait for the batch is recorded apart.
+/// Exceptions from the workload propagate to the caller, and so do the data source's before the
+/// first measured step; after it, a failing data source ends the phase with what was measured
+/// (`source_failed`).
+Measurement measure(Workload& workload, DataSource& data, const MeasureSettings& settings,
+                    const std::atomic<bool>& stop_requested, const Clock& clock = steady_clock(),
+                    const ProgressCallback& on_progress = {}, const Device& device = cpu_device(),
+                    const StepAgreement* agreement = nullptr);
+
+/// Measuring in turns (TurnTaking): warmup (before the first round), then per round `untimed_steps` un-timed steps (what a
+/// paused configuration's loader prepared meanwhile is consumed outside the clock) and the
+/// ordered timed steps, timed as measure() times them. Ends at the scheduler's word, when the
+/// data source ends or fails (what was measured is kept) or on `stop_requested`.
+Measurement measure_in_turns(Workload& workload, DataSource& data, const MeasureSettings& settings, int64_t untimed_steps,
+                             TurnTaking& turns, const std::atomic<bool>& stop_requested,
+                             const Clock& clock = steady_clock(), const Device& device = cpu_device());
+
+}  // namespace pperf

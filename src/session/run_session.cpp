@@ -1,0 +1,139 @@
+#include "src/session/run_session.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <set>
+
+#include "src/core/input_error.h"
+#include "src/core/process.h"
+#include "src/measure/data_sources.h"
+#include "src/measure/distributed.h"
+#include "src/measure/memory_bound.h"
+
+namespace pperf {
+
+HostCapacity host_capacity(bool native) {
+  HostCapacity host = HostCapacity::here();
+  if (const auto launcher = launcher_from_env()) host.launcher_world_size = launcher->world_size;
+  host.native = native;
+  return host;
+}
+
+RunSession::RunSession(const SessionRequest& request)
+    : request_(request),
+      config_(load_config(request.config, builtin_workloads())),
+      plan_(make_plan(config_, request.filter, host_capacity(request.process.native))),
+      pricing_(pricing_inputs(config_)) {}
+
+int64_t RunSession::memory_limit_bytes() const {
+  const std::optional<double> gib = request_.max_memory_gib ? request_.max_memory_gib : config_.measure.max_memory_gib;
+  return gib ? static_cast<int64_t>(*gib * (1LL << 30)) : default_memory_limit_bytes();
+}
+
+namespace {
+/// A Python dataset that does not import, whose factory raises or whose samples do not fit the
+/// model: refused naming the module. Workers already running elsewhere (endpoints) are checked
+/// at their handshake instead.
+void check_python_datasets(const Config& config, const Plan& plan) {
+  for (const auto& item : plan.items) {
+    const DataSettings& data = item.configuration->execution.data;
+    if (data.worker != DataWorker::python || (data.mode == DataMode::service && data.spawn_local_processes == 0)) continue;
+    const WorkloadDescriptor* descriptor = builtin_workloads().find(item.workload->name);
+    const std::vector<TensorDecl> expected =
+        descriptor && descriptor->batch_layout ? descriptor->batch_layout(*item.workload) : std::vector<TensorDecl>{};
+    if (const std::string why = check_python_dataset(self_executable(), *item.workload, data, expected); !why.empty())
+      throw InputError(config.path,
+                       item.configuration->pointer + "/execution/data/" + (data.dataset_is_dataloader ? "dataloader" : "dataset"),
+                       why);
+  }
+}
+
+/// Each workload entry's own preflight (python_step: its module imports), once per entry.
+void check_workloads(const Config& config, const Plan& plan) {
+  std::set<size_t> checked;
+  for (const auto& item : plan.items) {
+    const WorkloadDescriptor* descriptor = builtin_workloads().find(item.workload->name);
+    if (!descriptor || !descriptor->preflight || !checked.insert(item.workload_index).second) continue;
+    try {
+      descriptor->preflight(*item.workload);
+    } catch (const InputError& e) {
+      // The param's own complaint ("'python9' is not on PATH"), re-anchored in the config file.
+      const std::string prefix = e.where() + ": " + e.pointer() + ": ";
+      const std::string what = e.what();
+      throw InputError(config.path, fmt::format("/workloads/{}/{}", item.workload_index, e.pointer()),
+                       what.rfind(prefix, 0) == 0 ? what.substr(prefix.size()) : what);
+    } catch (const std::exception& e) {
+      throw InputError(config.path, fmt::format("/workloads/{}", item.workload_index), e.what());
+    }
+  }
+}
+}  // namespace
+
+Preflight RunSession::preflight(bool list_not_runnable, bool probe_memory) const {
+  PreflightObserver silent;
+  return preflight(list_not_runnable, probe_memory, silent);
+}
+
+Preflight RunSession::preflight(bool list_not_runnable, bool probe_memory, PreflightObserver& observer) const {
+  if (config_.priced_only)
+    throw InputError(config_.path, "/configurations", "every configuration gives step_time_ms (nothing to measure): use `pperf cost`");
+  Preflight out;
+  out.memory_limit_bytes = memory_limit_bytes();
+  for (const auto& item : plan_.items) {
+    for (const auto& note : item.notes) {
+      const std::string line = fmt::format("configuration '{}': {}", item.configuration->name, note);
+      if (std::find(out.notes.begin(), out.notes.end(), line) == out.notes.end()) out.notes.push_back(line);
+    }
+    for (const auto& obstacle : item.not_runnable_here) {
+      if (!list_not_runnable) throw InputError(config_.path, obstacle.pointer, "not runnable on this host: " + obstacle.reason);
+      const bool seen = std::any_of(out.not_runnable.begin(), out.not_runnable.end(), [&](const Obstacle& o) {
+        return o.pointer == obstacle.pointer && o.reason == obstacle.reason;
+      });
+      if (seen) continue;
+      out.not_runnable.push_back(obstacle);
+      out.not_runnable_configurations.push_back(item.configuration->name);
+    }
+  }
+  if (!out.not_runnable.empty()) return out;
+  check_python_datasets(config_, plan_);
+  check_workloads(config_, plan_);
+  if (!probe_memory) return out;
+  // A batch that cannot fit is refused before anything runs (the bound would end it; this says
+  // so before the wait).
+  out.memory = estimate_plan_memory(config_, plan_, self_executable(), out.memory_limit_bytes,
+                                    [&](const PlanItem& item) { observer.probing_memory(item); });
+  for (size_t i = 0; i < out.memory.size(); ++i)
+    if (!out.memory[i].fits())
+      throw InputError(config_.path, fmt::format("/workloads/{}/batch_size", plan_.items[i].workload_index),
+                       fmt::format("does not fit in memory (configuration '{}'): one training step {}; the limit is "
+                                   "{:.1f} GiB: lower batch_size or raise --max-memory",
+                                   plan_.items[i].configuration->name, out.memory[i].describe(),
+                                   out.memory_limit_bytes / double(1LL << 30)));
+  return out;
+}
+
+ExecutorOptions RunSession::executor_options() const {
+  ExecutorOptions options;
+  options.native = request_.process.native;
+  options.in_process = request_.process.in_process;
+  options.sequential = request_.process.sequential;
+  options.max_memory_bytes = memory_limit_bytes();
+  options.pperf_binary = self_executable();
+  options.launcher = launcher_from_env();
+  for (const auto& c : config_.configurations)
+    if (c.baseline) options.price_ratio = price_ratios(pricing_, c.name);
+  options.decision = pricing_.decision;
+  return options;
+}
+
+std::vector<Result> RunSession::measure(const ExecutorOptions& options, const std::atomic<bool>& stop_requested,
+                                        MeasureObserver& observer) const {
+  return run_plan(config_, plan_, builtin_workloads(), options, stop_requested, observer);
+}
+
+void RunSession::price(std::vector<Result>& results, const nlohmann::json& host) const {
+  price_and_rate(results, pricing_, host);
+}
+
+}  // namespace pperf

@@ -1,0 +1,95 @@
+#include "src/stats/stopping.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "src/stats/intervals.h"
+
+namespace pperf {
+
+namespace {
+class MaxSteps : public StopRule {
+ public:
+  explicit MaxSteps(int64_t n) : n_(n) {}
+  std::optional<StopCause> check(const std::vector<double>& step_ms, double) override {
+    if (static_cast<int64_t>(step_ms.size()) >= n_) return StopCause{StopReason::max_steps, fmt::format("max_steps ({})", n_)};
+    return std::nullopt;
+  }
+
+ private:
+  int64_t n_;
+};
+
+class MaxSeconds : public StopRule {
+ public:
+  explicit MaxSeconds(double s) : s_(s) {}
+  std::optional<StopCause> check(const std::vector<double>&, double elapsed_s) override {
+    if (elapsed_s >= s_) return StopCause{StopReason::max_seconds, fmt::format("max_seconds ({:g} s)", s_)};
+    return std::nullopt;
+  }
+
+ private:
+  double s_;
+};
+
+class TargetRelCi : public StopRule {
+ public:
+  TargetRelCi(int64_t min_steps, double target, int64_t max_steps)
+      : min_steps_(min_steps), target_(target), max_steps_(static_cast<size_t>(std::max<int64_t>(0, max_steps))) {}
+  std::optional<StopCause> check(const std::vector<double>& step_ms, double) override {
+    const size_t n = step_ms.size();
+    if (static_cast<int64_t>(n) < min_steps_ || n < kMinCiSteps || (n < next_check_ && n != max_steps_)) return std::nullopt;
+    // Looking after every step would stop on the runs whose spread happens to look small, and
+    // their intervals would under-cover (the audit: 0 % for rare slow steps). So the rule looks
+    // rarely: at the first possible step, then where the intervals seen there say the target
+    // would be met (they shrink as 1/sqrt(n)), at least 25 % later each time.
+    const RelativePrecision p = relative_precision(step_ms);
+    const double worst = std::max(p.mean, p.median);
+    // A look that meets the target is confirmed by the next, a quarter more steps on: a stretch
+    // that merely lacked its slow steps rarely lasts through both.
+    const bool met = worst <= target_;
+    // On the last allowed step one look decides: the run met its target or it did not.
+    if (!met || (!met_before_ && n != max_steps_)) {
+      const double planned = met || !std::isfinite(worst) ? 0 : std::ceil(static_cast<double>(n) * (worst / target_) * (worst / target_));
+      next_check_ = std::max<size_t>(n + std::max<size_t>(1, n / 4), static_cast<size_t>(std::min(planned, 1e12)));
+      met_before_ = met;
+      return std::nullopt;
+    }
+    return StopCause{StopReason::target_rel_ci, fmt::format("target_rel_ci (mean ±{:.2f} %, median ±{:.2f} % <= {:.2f} %)",
+                                                            p.mean * 100, p.median * 100, target_ * 100)};
+  }
+
+ private:
+  int64_t min_steps_;
+  double target_;
+  size_t max_steps_;
+  size_t next_check_ = 0;
+  bool met_before_ = false;
+};
+}  // namespace
+
+std::unique_ptr<StopRule> stop_at_max_steps(int64_t n) { return std::make_unique<MaxSteps>(n); }
+std::unique_ptr<StopRule> stop_at_max_seconds(double s) { return std::make_unique<MaxSeconds>(s); }
+std::unique_ptr<StopRule> stop_at_target_rel_ci(int64_t min_steps, double target, int64_t max_steps) {
+  return std::make_unique<TargetRelCi>(min_steps, target, max_steps);
+}
+
+std::vector<std::unique_ptr<StopRule>> make_stop_rules(const MeasureSettings& s) {
+  std::vector<std::unique_ptr<StopRule>> rules;
+  // The target first: a run that meets it on its last allowed step has converged.
+  rules.push_back(stop_at_target_rel_ci(s.min_steps, s.target_rel_ci, s.max_steps));
+  rules.push_back(stop_at_max_steps(s.max_steps));
+  rules.push_back(stop_at_max_seconds(s.max_seconds));
+  return rules;
+}
+
+std::optional<StopCause> first_stop(std::vector<std::unique_ptr<StopRule>>& rules, const std::vector<double>& step_ms,
+                                    double elapsed_s) {
+  for (const auto& rule : rules)
+    if (auto reason = rule->check(step_ms, elapsed_s)) return reason;
+  return std::nullopt;
+}
+
+}  // namespace pperf

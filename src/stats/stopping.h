@@ -1,0 +1,50 @@
+#pragma once
+// Stop rules for the measured phase (warmup is never counted). Each rule is a small object the
+// runner consults after every step; the first that fires ends the phase and names the reason.
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "src/core/measurement.h"
+
+namespace pperf {
+
+struct MeasureSettings {
+  int64_t warmup_steps = 3;
+  int64_t min_steps = 10;
+  int64_t max_steps = 200;
+  double max_seconds = 60;      // measured phase only
+  double target_rel_ci = 0.02;  // stop once the 95 % CI half-widths of mean and median / estimate are below
+  double equivalence_pct = 2;   // configurations in turns: |improvement| within this is "equivalent"
+  /// The memory bound of each item's processes, GiB (src/measure/memory_bound.h); unset: a
+  /// share of the memory available when the run starts.
+  std::optional<double> max_memory_gib;
+};
+
+class StopRule {
+ public:
+  virtual ~StopRule() = default;
+  /// Called after every measured step with every measured step time so far (ms; the same
+  /// vector, one sample longer each call) and the measured phase's elapsed seconds. Returns why
+  /// the phase should end, nullopt to go on. A rule may keep running state.
+  virtual std::optional<StopCause> check(const std::vector<double>& step_ms, double elapsed_s) = 0;
+};
+
+std::unique_ptr<StopRule> stop_at_max_steps(int64_t max_steps);
+std::unique_ptr<StopRule> stop_at_max_seconds(double max_seconds);
+/// Fires once at least max(min_steps, kMinCiSteps) are in and both the mean's and the median's
+/// 95 % CI half-width relative to its estimate are <= target (src/stats/intervals.h) at two
+/// consecutive looks. It looks rarely, so stopping does not pick the runs whose spread happens to
+/// look small: first at the minimum, then where the last look's intervals say the target will be
+/// met, and at least 25 % later each time; and once more at max_steps (one look decides there).
+std::unique_ptr<StopRule> stop_at_target_rel_ci(int64_t min_steps, double target_rel_ci, int64_t max_steps = 0);
+
+/// The standard set for a MeasureSettings: target CI, max steps, max seconds (in that order).
+std::vector<std::unique_ptr<StopRule>> make_stop_rules(const MeasureSettings& settings);
+
+/// The first rule's cause, or nullopt.
+std::optional<StopCause> first_stop(std::vector<std::unique_ptr<StopRule>>& rules, const std::vector<double>& step_ms,
+                                    double elapsed_s);
+
+}  // namespace pperf

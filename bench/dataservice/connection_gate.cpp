@@ -179,6 +179,7 @@ struct ConnectionGate::State {
     Clock::time_point since;
     bool trusted = false;  // vouched for
     bool shut = false;     // shut down by the gate; gRPC closes it
+    bool stranger = false;  // a call had a wrong token: shut down at the next tick, once its reply is out
   };
   enum class Verdict { trusted, stranger };
   int listen_fd;
@@ -310,10 +311,12 @@ struct ConnectionGate::State {
       const auto verdict = verdicts.find(h.peer);
       if (verdict != verdicts.end() && verdict->second == Verdict::trusted) {
         h.trusted = true;
-      } else if (verdict != verdicts.end() || now - h.since > options.trust_deadline) {
+      } else if (verdict != verdicts.end() && !h.stranger) {
+        h.stranger = true;
+      } else if (h.stranger || now - h.since > options.trust_deadline) {
         ::shutdown(h.fd, SHUT_RDWR);
         h.shut = true;
-        ++(counts.*(verdict != verdicts.end() ? &GateCounts::strangers : &GateCounts::untrusted));
+        ++(counts.*(h.stranger ? &GateCounts::strangers : &GateCounts::untrusted));
       }
     }
   }

@@ -70,6 +70,19 @@ def drain(s, stop):
     return got
 
 
+def closed_by_peer(s):
+    """Whether the worker closed `s` (what it sent before is read and dropped)."""
+    s.setblocking(False)
+    try:
+        while s.recv(1 << 16):
+            pass
+        return True
+    except BlockingIOError:
+        return False
+    except OSError:
+        return True
+
+
 def hold(host, port, n, seconds, opening):
     socks, failed = [], 0
     for _ in range(n):
@@ -80,15 +93,8 @@ def hold(host, port, n, seconds, opening):
         except OSError:
             failed += 1
     time.sleep(seconds)
-    closed = 0
+    closed = sum(closed_by_peer(s) for s in socks)
     for s in socks:
-        s.setblocking(False)
-        try:
-            closed += s.recv(1 << 16) == b""
-        except BlockingIOError:
-            pass
-        except OSError:
-            closed += 1
         s.close()
     print(f"{len(socks)} connections held {seconds} s ({failed} failed to connect); {closed} closed by the worker")
 

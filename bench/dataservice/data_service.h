@@ -64,9 +64,13 @@ constexpr int kDataWorkerForcedExit = 4;
 int run_data_worker(const WorkloadSpec& spec, const WorkloadRegistry& registry,
                     const DataWorkerOptions& options);
 
-/// A channel to a data worker, sized for batch messages (large receive limit, wide HTTP/2
-/// window so a worker can stay several batches ahead). With `tls_ca_pem` non-empty the channel
-/// is TLS, trusting that CA; otherwise plaintext.
+/// The trainer's HTTP/2 receive window per stream (no BDP probing): below one batch, so that a
+/// worker's write completes only when the trainer takes a batch.
+constexpr int kTrainerWindowBytes = 16 * 1024;
+
+/// A channel to a data worker, sized for batch messages (large receive limit; a receive window
+/// of kTrainerWindowBytes, so the worker sees each batch the trainer takes). With `tls_ca_pem`
+/// non-empty the channel is TLS, trusting that CA; otherwise plaintext.
 std::shared_ptr<grpc::Channel> open_data_channel(const std::string& endpoint, const std::string& tls_ca_pem = "");
 
 }  // namespace pperf

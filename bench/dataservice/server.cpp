@@ -170,6 +170,7 @@ class StreamGuard {
     std::lock_guard<std::mutex> lock(mutex_);
     const auto now = std::chrono::steady_clock::now();
     if (!now_writing) longest_wait_ = std::max(longest_wait_, now - since_);
+    if (!now_writing && getenv("PP_WAITS")) fprintf(stderr, "wait %.3f s\n", std::chrono::duration<double>(now - since_).count());
     writing_ = now_writing;
     since_ = now;
   }
@@ -512,9 +513,12 @@ int run_data_worker(const WorkloadSpec& spec, const WorkloadRegistry& registry, 
 std::shared_ptr<grpc::Channel> open_data_channel(const std::string& endpoint, const std::string& tls_ca_pem) {
   grpc::ChannelArguments args;
   args.SetMaxReceiveMessageSize(1 << 30);
-  // Batches are large: a wide HTTP/2 window lets a worker stay several batches ahead instead
-  // of waiting a round trip for window updates every 64 KiB.
-  args.SetInt(GRPC_ARG_HTTP2_STREAM_LOOKAHEAD_BYTES, 64 << 20);
+  // A receive window below one batch: the worker's write of a batch then completes when the
+  // trainer takes the one before, which is how the worker tells a slow reader from one that
+  // stopped (its stall timeout). The trainer's own queue holds the batches read ahead; each
+  // read opens the window for the whole next message at once.
+  args.SetInt(GRPC_ARG_HTTP2_STREAM_LOOKAHEAD_BYTES, kTrainerWindowBytes);
+  args.SetInt(GRPC_ARG_HTTP2_BDP_PROBE, 0);
   std::shared_ptr<grpc::ChannelCredentials> credentials =
       tls_ca_pem.empty() ? grpc::InsecureChannelCredentials()
                          : grpc::SslCredentials(grpc::SslCredentialsOptions{tls_ca_pem, "", ""});

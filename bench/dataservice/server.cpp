@@ -125,7 +125,7 @@ class HandshakeLogSummary {
 
   static bool is_handshake_failure(const char* message) {
     return std::strstr(message, "SSL_ERROR") || std::strstr(message, "andshake failed") ||
-           std::strstr(message, "andshaking failed");
+           std::strstr(message, "andshaking failed") || std::strstr(message, "Compression algorithm");
   }
 
   static void flush_locked(std::chrono::steady_clock::time_point now, bool now_anyway) {
@@ -170,7 +170,6 @@ class StreamGuard {
     std::lock_guard<std::mutex> lock(mutex_);
     const auto now = std::chrono::steady_clock::now();
     if (!now_writing) longest_wait_ = std::max(longest_wait_, now - since_);
-    if (!now_writing && getenv("PP_WAITS")) fprintf(stderr, "wait %.3f s\n", std::chrono::duration<double>(now - since_).count());
     writing_ = now_writing;
     since_ = now;
   }

@@ -242,21 +242,39 @@ class StreamSlot {
   bool held_;
 };
 
-class DataServiceImpl final : public dataservice::DataService::Service {
+/// The DataService, registered by hand as protoc's generated Service would be, except that
+/// StreamBatches writes WireBatch (a BatchMessage's wire bytes, its tensors not copied).
+class DataServiceImpl final : public grpc::Service {
  public:
   DataServiceImpl(WorkloadSpec spec, std::shared_ptr<const InputPipeline> pipeline, std::vector<TensorDecl> layout,
                   DataWorkerOptions options)
       : served_{std::move(spec), options.token},
         pipeline_(std::move(pipeline)),
         layout_(std::move(layout)),
-        options_(std::move(options)) {}
+        options_(std::move(options)) {
+    using grpc::internal::RpcMethod;
+    using grpc::internal::RpcServiceMethod;
+    using Message = grpc::protobuf::MessageLite;
+    AddMethod(new RpcServiceMethod(
+        kHandshakeMethod.c_str(), RpcMethod::NORMAL_RPC,
+        new grpc::internal::RpcMethodHandler<DataServiceImpl, dataservice::HandshakeRequest, dataservice::HandshakeReply,
+                                             Message, Message>(&DataServiceImpl::Handshake, this)));
+    AddMethod(new RpcServiceMethod(
+        kStreamBatchesMethod.c_str(), RpcMethod::SERVER_STREAMING,
+        new grpc::internal::ServerStreamingHandler<DataServiceImpl, dataservice::StreamRequest, WireBatch>(
+            &DataServiceImpl::StreamBatches, this)));
+    AddMethod(new RpcServiceMethod(
+        kShutdownMethod.c_str(), RpcMethod::NORMAL_RPC,
+        new grpc::internal::RpcMethodHandler<DataServiceImpl, dataservice::ShutdownRequest, dataservice::ShutdownReply,
+                                             Message, Message>(&DataServiceImpl::Shutdown, this)));
+  }
 
   /// The gate that keeps connections whose calls pass the token check and shuts the others.
   void set_gate(ConnectionGate* gate) { gate_ = gate; }
   int64_t active_streams() const { return active_streams_; }
 
   grpc::Status Handshake(grpc::ServerContext* context, const dataservice::HandshakeRequest* request,
-                         dataservice::HandshakeReply* reply) override {
+                         dataservice::HandshakeReply* reply) {
     const std::optional<Refusal> refused = check_handshake(*request, served_);
     judge(context, refused);
     if (refused) return to_status(*refused);
@@ -277,7 +295,7 @@ class DataServiceImpl final : public dataservice::DataService::Service {
   }
 
   grpc::Status StreamBatches(grpc::ServerContext* context, const dataservice::StreamRequest* request,
-                             grpc::ServerWriter<dataservice::BatchMessage>* writer) override {
+                             grpc::ServerWriter<WireBatch>* writer) {
     const std::optional<Refusal> refused = check_stream_request(*request, served_);
     judge(context, refused);
     if (refused) return to_status(*refused);
@@ -297,10 +315,7 @@ class DataServiceImpl final : public dataservice::DataService::Service {
       std::optional<Batch> batch = loader.next_within(kCancelCheckMs, timed_out);
       if (timed_out) continue;  // look at cancellation and shutdown again
       if (!batch) break;
-      dataservice::BatchMessage message;
-      message.set_index(batch->index);
-      tensor_to_wire(batch->inputs, message.mutable_inputs());
-      tensor_to_wire(batch->targets, message.mutable_targets());
+      const WireBatch message = batch_to_wire(batch->index, batch->inputs, batch->targets);
       guard.writing(true);
       const bool written = writer->Write(message);
       guard.writing(false);
@@ -311,7 +326,7 @@ class DataServiceImpl final : public dataservice::DataService::Service {
   }
 
   grpc::Status Shutdown(grpc::ServerContext* context, const dataservice::ShutdownRequest* request,
-                        dataservice::ShutdownReply*) override {
+                        dataservice::ShutdownReply*) {
     if (!shutdown_authorized(*request, served_)) {
       judge(context, Refusal{RefusalKind::unauthenticated, ""});
       return {grpc::StatusCode::UNAUTHENTICATED, "bad token"};
@@ -321,6 +336,11 @@ class DataServiceImpl final : public dataservice::DataService::Service {
   }
 
  private:
+  static inline const std::string kService = "/" + std::string(dataservice::DataService::service_full_name()) + "/";
+  static inline const std::string kHandshakeMethod = kService + "Handshake";
+  static inline const std::string kStreamBatchesMethod = kService + "StreamBatches";
+  static inline const std::string kShutdownMethod = kService + "Shutdown";
+
   /// A call with a wrong token marks its connection a stranger's (the gate shuts it down);
   /// any other keeps its connection.
   void judge(grpc::ServerContext* context, const std::optional<Refusal>& refused) {

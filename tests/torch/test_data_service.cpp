@@ -365,3 +365,34 @@ TEST(Workloads, EveryWorkloadDeclaresTheBatchItsPipelineMakes) {
     EXPECT_EQ(inputs.shape(0), 3);
   }
 }
+
+// What a worker streams (a BatchMessage written by hand around its tensors' own bytes) must
+// parse as the BatchMessage protoc's code writes, for every wire dtype, a scalar-per-sample
+// target, an empty batch and a non-contiguous tensor.
+TEST(TensorWire, ABatchWrittenWithoutCopiesParsesAsTheMessage) {
+  const std::vector<std::pair<torch::Tensor, torch::Tensor>> batches = {
+      {torch::randn({3, 1, 4, 5}), torch::arange(3, torch::kLong)},
+      {torch::randint(0, 255, {2, 7}, torch::kByte), torch::randint(0, 9, {2, 3}, torch::kInt)},
+      {torch::randn({4, 6}).to(torch::kBFloat16).t(), torch::zeros({6}, torch::kLong)},
+      {torch::zeros({0, 3}), torch::zeros({0}, torch::kLong)},
+  };
+  int64_t index = (int64_t{1} << 40) - 1;
+  for (const auto& [inputs, targets] : batches) {
+    const WireBatch wire = batch_to_wire(index, inputs, targets);
+    std::vector<grpc::Slice> slices;
+    ASSERT_TRUE(wire.bytes.Dump(&slices).ok());
+    std::string bytes;
+    for (const auto& s : slices) bytes.append(reinterpret_cast<const char*>(s.begin()), s.size());
+    dataservice::BatchMessage parsed;
+    ASSERT_TRUE(parsed.ParseFromString(bytes));
+    EXPECT_EQ(parsed.index(), index);
+    dataservice::BatchMessage expected;
+    expected.set_index(index);
+    tensor_to_wire(inputs, expected.mutable_inputs());
+    tensor_to_wire(targets, expected.mutable_targets());
+    EXPECT_EQ(parsed.SerializeAsString(), expected.SerializeAsString());
+    EXPECT_TRUE(torch::equal(tensor_from_wire(*parsed.mutable_inputs()), inputs.contiguous()));
+    EXPECT_TRUE(torch::equal(tensor_from_wire(*parsed.mutable_targets()), targets));
+    index = 0;
+  }
+}

@@ -9,6 +9,9 @@ Each mode attacks HOST:PORT and prints one line of what it did; the caller measu
   utf8 N           N Handshake calls whose token is invalid UTF-8, on one connection
   gzip KIB         one Handshake whose message is a gzip bomb of KIB KiB (inflates 1000x)
   idle N S         N silent TCP connections (no byte sent), reopened when closed, held S s
+  streams N [ACK]  one connection, N calls opened at once and never finished: prints the
+                   worker's SETTINGS_MAX_CONCURRENT_STREAMS and how many calls it took up
+                   (ACK 0: the worker's settings are never acknowledged)
 """
 import gzip
 import socket
@@ -139,6 +142,40 @@ def main():
         drainer.join()
         s.close()
         print(f"{sent} {mode} calls on one connection in {time.monotonic() - start:.1f} s")
+    elif mode == "streams":
+        s = connect(host, port)
+        s.sendall(PREFACE + settings)
+        time.sleep(0.3)  # the worker's settings arrive; acknowledge them (an attacker may not)
+        s.sendall((frame(4, 1, 0) if len(args) < 2 or args[1] else b"") +
+                  b"".join(frame(1, 0x4, 2 * i + 1, headers(HANDSHAKE)) for i in range(args[0])))
+        s.settimeout(0.5)
+        data, end = b"", time.monotonic() + 3
+        while time.monotonic() < end:
+            try:
+                chunk = s.recv(1 << 16)
+            except socket.timeout:
+                continue
+            if not chunk:
+                break
+            data += chunk
+        s.close()
+        advertised, refused, at, answered, goaway = None, 0, 0, set(), ""
+        while at + 9 <= len(data):
+            length, kind = int.from_bytes(data[at:at + 3], "big"), data[at + 3]
+            payload = data[at + 9:at + 9 + length]
+            if kind == 4:  # SETTINGS: 6-byte entries
+                for k in range(0, len(payload) - 5, 6):
+                    if int.from_bytes(payload[k:k + 2], "big") == 3:
+                        advertised = int.from_bytes(payload[k + 2:k + 6], "big")
+            elif kind == 3 and int.from_bytes(payload, "big") == 7:  # RST_STREAM REFUSED_STREAM
+                refused += 1
+            elif kind == 7:  # GOAWAY: last stream, error code, debug text
+                goaway = f"; GOAWAY after stream {int.from_bytes(payload[:4], 'big') & 0x7FFFFFFF}: {payload[8:].decode(errors='replace')}"
+            if kind in (1, 3):  # HEADERS or RST_STREAM: the worker took up the call
+                answered.add(int.from_bytes(data[at + 5:at + 9], "big") & 0x7FFFFFFF)
+            at += 9 + length
+        print(f"max concurrent streams advertised: {advertised}; the worker took up {len(answered)} of {args[0]} calls "
+              f"opened at once ({refused} refused with REFUSED_STREAM, the rest ignored){goaway}")
     elif mode == "gzip":
         inner = b"\x08\x01" + b"\x22" + encode_varint(args[0] * 1000 * 1024) + b"\0" * (args[0] * 1000 * 1024)
         packed = gzip.compress(inner, 9)

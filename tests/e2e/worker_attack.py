@@ -149,13 +149,16 @@ def main():
         s.sendall((frame(4, 1, 0) if len(args) < 2 or args[1] else b"") +
                   b"".join(frame(1, 0x4, 2 * i + 1, headers(HANDSHAKE)) for i in range(args[0])))
         s.settimeout(0.5)
-        data, end = b"", time.monotonic() + 3
+        data, end, closed = b"", time.monotonic() + 3, False
         while time.monotonic() < end:
             try:
                 chunk = s.recv(1 << 16)
             except socket.timeout:
                 continue
+            except OSError:
+                chunk = b""
             if not chunk:
+                closed = True
                 break
             data += chunk
         s.close()
@@ -175,7 +178,8 @@ def main():
                 answered.add(int.from_bytes(data[at + 5:at + 9], "big") & 0x7FFFFFFF)
             at += 9 + length
         print(f"max concurrent streams advertised: {advertised}; the worker took up {len(answered)} of {args[0]} calls "
-              f"opened at once ({refused} refused with REFUSED_STREAM, the rest ignored){goaway}")
+              f"opened at once ({refused} refused with REFUSED_STREAM){goaway}"
+              f"{'; the worker closed the connection' if closed else ''}")
     elif mode == "gzip":
         inner = b"\x08\x01" + b"\x22" + encode_varint(args[0] * 1000 * 1024) + b"\0" * (args[0] * 1000 * 1024)
         packed = gzip.compress(inner, 9)

@@ -11,7 +11,9 @@
 # 4. a reader taking one batch every 1.5 s under --stall-timeout-s 3 is never dropped; one that
 #    stops reading is, with ABORTED and the bound;
 # 5. invalid UTF-8 requests print one stderr line, a gzip bomb is refused without inflating,
-#    and SIGTERM ends a worker with open and half-open connections within 1 s.
+#    and SIGTERM ends a worker with open and half-open connections within 1 s;
+# 6. the worker advertises 4 calls per connection, and a trainer facing a SIGSTOPped worker
+#    says it answers nothing (not that TLS may be wrong).
 # usage: tests/e2e/worker_floods_test.sh PATH/TO/pperf
 set -uo pipefail
 pperf="$1"
@@ -150,6 +152,20 @@ ms=$((($(date +%s%N) - t0) / 1000000))
 echo "     SIGTERM with a stream and 50 half-open connections: exit $code after $ms ms"
 check "a stop with connections held takes under 1 s and exits 0" bash -c "[ $code -eq 0 ] && [ $ms -lt 1000 ]"
 check "the stop summarizes the malformed requests" grep -q "more connections failed their handshake or sent malformed requests" "$work/w.err"
+
+# --- 6. calls per connection; a stopped (SIGSTOP) worker as the trainer sees it -----------------
+start_worker 1024
+attack streams "$endpoint" 10 >"$work/streams.log" 2>&1
+cat "$work/streams.log"
+check "the worker advertises 4 calls per connection" grep -q "max concurrent streams advertised: 4;" "$work/streams.log"
+kill -STOP "$wpid"
+trainer 2>/dev/null
+kill -CONT "$wpid"
+grep -o "it accepts connections but answers nothing.*" "$work/run.err" | head -1
+check "a trainer's error for a stopped worker says it answers nothing, not TLS" \
+  bash -c "grep -q 'answers nothing within 3 s (stopped' '$work/run.err' && ! grep -q 'tls_ca' '$work/run.err'"
+stop_worker
+check "worker exits 0 after SIGCONT and SIGTERM (exit $code)" test "$code" -eq 0
 
 echo "$failed failed"
 [ "$failed" -eq 0 ]

@@ -5,7 +5,7 @@
 #include <arpa/inet.h>
 #include <netdb.h>
 #include <netinet/in.h>
-#include <netinet/tcp.h>
+#include <linux/tcp.h>  // struct tcp_info with tcpi_bytes_received (and TCP_NODELAY)
 #include <poll.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -40,6 +40,16 @@ constexpr int kAcceptsPerTick = 256;
 
 /// Shut-down connections gRPC has not closed yet may exceed the cap by this many descriptors.
 constexpr int64_t kClosingSlack = 32;
+
+/// Bytes the peer of a TCP socket has sent so far (0 if the kernel does not say).
+uint64_t bytes_received(int fd) {
+  tcp_info info{};
+  socklen_t length = sizeof info;
+  if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &info, &length) != 0 ||
+      length < offsetof(tcp_info, tcpi_bytes_received) + sizeof info.tcpi_bytes_received)
+    return 0;
+  return info.tcpi_bytes_received;
+}
 
 ino_t inode_of(int fd) {
   struct stat st {};
@@ -313,7 +323,8 @@ struct ConnectionGate::State {
         h.trusted = true;
       } else if (verdict != verdicts.end() && !h.stranger) {
         h.stranger = true;
-      } else if (h.stranger || now - h.since > options.trust_deadline) {
+      } else if (h.stranger || now - h.since > options.trust_deadline ||
+                 bytes_received(h.fd) > static_cast<uint64_t>(options.untrusted_bytes)) {
         ::shutdown(h.fd, SHUT_RDWR);
         h.shut = true;
         ++(counts.*(h.stranger ? &GateCounts::strangers : &GateCounts::untrusted));

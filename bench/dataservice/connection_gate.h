@@ -36,6 +36,9 @@ struct GateOptions {
   /// A handed-over connection that has carried no authenticated call (vouch) within this is
   /// shut down: preface-only connections and calls that never finish cannot hold the cap.
   std::chrono::milliseconds trust_deadline{10000};
+  /// ... and one that has sent more than this before any vouched-for call (a trainer's first
+  /// call takes well under 1 KiB; a flood of calls reset at once, far more) likewise.
+  int64_t untrusted_bytes = 64 * 1024;
   bool tls = false;  // the first byte must open a TLS record (0x16), not the HTTP/2 preface
 };
 
@@ -45,7 +48,8 @@ struct GateCounts {
   int64_t displaced = 0;       // silent, closed to make room for a newcomer at the cap
   int64_t refused = 0;         // closed on arrival: the cap was held by HTTP/2 connections
   int64_t not_http2 = 0;       // sent something other than the preface (or a TLS record)
-  int64_t untrusted = 0;       // handed over, no authenticated call within trust_deadline: shut down
+  int64_t untrusted = 0;       // handed over, no authenticated call within trust_deadline (or
+                               // untrusted_bytes): shut down
   int64_t evicted = 0;         // handed over, not yet vouched for, shut down to make room at the cap
   int64_t strangers = 0;       // shut down at once: a call on it had a wrong token
 };
@@ -54,8 +58,8 @@ struct GateCounts {
 /// Guarantees: at most max_connections accepted sockets are open at once, counting those
 /// handed over until gRPC closes them; a connection that has not sent the whole HTTP/2 preface
 /// within handshake_deadline is closed, as is one that sends anything else; a handed-over
-/// connection that carries no vouched-for call within trust_deadline is shut down (both
-/// directions; gRPC then closes it). At the cap a newcomer displaces the oldest silent
+/// connection that carries no vouched-for call within trust_deadline, or before it has sent
+/// untrusted_bytes, is shut down (both directions; gRPC then closes it). At the cap a newcomer displaces the oldest silent
 /// connection, else the oldest handed-over one not yet vouched for, so strangers can never lock
 /// a trainer out; only when every held connection is vouched for is a newcomer closed at once
 /// (those end by gRPC's idle and keepalive policy). An accept that fails for want of descriptors

@@ -2,7 +2,11 @@
 // data service on loopback, with 1 and 2 data-worker processes, measured side by side in one
 // run. The consumer only takes batches (no training), so this is the data path's ceiling.
 // Preprocessing runs on CPU 1 in every case (loader thread or data workers); the consumer runs
-// on CPU 0 — so each rate is per preprocessing core.
+// on CPU 0 — so each rate is per preprocessing core. It also counts the CPU seconds the data
+// side spent (the loader's threads: the process's CPU time less the consumer thread's; a
+// worker: its whole process, transport included) and prints batches per CPU-second of
+// preprocessing: the data service's goal is >= 0.9x the local loader's (issue 41). Rates
+// per core need an idle host; per CPU-second hold up on a shared one.
 //
 // With CERT KEY CA (PEM files for 127.0.0.1, e.g. from bench/tls_cost.sh) it also measures one
 // worker serving over TLS against one in plaintext: the price of encryption on the data path.
@@ -11,9 +15,14 @@
 #include <fmt/format.h>
 
 #include <malloc.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <iostream>
+#include <fstream>
+#include <sstream>
 
 #include "src/config/config.h"
 #include "src/core/atomic_file.h"
@@ -27,18 +36,48 @@ using namespace pperf;
 namespace {
 struct Rate {
   double batches_per_s = 0, mb_per_s = 0;
+  double batches_per_cpu_s = 0;  // per CPU-second of the data side (loader threads or workers)
 };
 
-Rate drain(DataSource& source, int64_t batches) {
+double seconds(const timeval& t) { return t.tv_sec + t.tv_usec / 1e6; }
+
+/// CPU seconds of the data side so far: `worker_pids`' whole processes, or with none, this
+/// process less the calling (consumer) thread.
+double data_side_cpu_s(const std::vector<int>& worker_pids) {
+  if (worker_pids.empty()) {
+    rusage self{};
+    getrusage(RUSAGE_SELF, &self);
+    timespec consumer{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &consumer);
+    return seconds(self.ru_utime) + seconds(self.ru_stime) - (consumer.tv_sec + consumer.tv_nsec / 1e9);
+  }
+  double total = 0;
+  for (int pid : worker_pids) {
+    std::ifstream file("/proc/" + std::to_string(pid) + "/stat");  // size 0: read as a stream
+    std::string stat;
+    std::getline(file, stat);
+    std::istringstream fields(stat.substr(stat.rfind(')') + 2));  // after "pid (comm) "
+    std::string field;
+    double ticks = 0;
+    for (int i = 3; i <= 15 && fields >> field; ++i)
+      if (i == 14 || i == 15) ticks += std::stod(field);  // utime, stime
+    total += ticks / static_cast<double>(sysconf(_SC_CLK_TCK));
+  }
+  return total;
+}
+
+Rate drain(DataSource& source, int64_t batches, const std::vector<int>& worker_pids = {}) {
   source.next();  // the first batch pays for start-up; not counted
   const auto start = std::chrono::steady_clock::now();
+  const double cpu_start = data_side_cpu_s(worker_pids);
   double bytes = 0;
   for (int64_t i = 0; i < batches; ++i) {
     Batch b = *source.next();
     bytes += b.inputs.nbytes() + b.targets.nbytes();
   }
+  const double cpu_s = data_side_cpu_s(worker_pids) - cpu_start;
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  return {batches / s, bytes / s / 1e6};
+  return {batches / s, bytes / s / 1e6, batches / cpu_s};
 }
 }  // namespace
 
@@ -68,7 +107,7 @@ int main(int argc, char** argv) {
     LocalDataGroup group(pperf, config_path, spec.name, processes, 1, std::getenv("NOPIN") ? std::vector<int>{} : std::vector<int>{1}, "");
     ServiceSourceOptions options;
     options.endpoints = group.endpoints();
-    service.push_back(drain(*connect_service(spec, options), batches));
+    service.push_back(drain(*connect_service(spec, options), batches, group.pids()));
   }
   std::optional<Rate> tls;
   if (argc > 6) {
@@ -82,16 +121,19 @@ int main(int argc, char** argv) {
     ServiceSourceOptions options;
     options.endpoints = {line->substr(line->find("listening on ") + 13)};
     options.tls_ca_pem = read_text_file(argv[6]);
-    tls = drain(*connect_service(spec, options), batches);
+    tls = drain(*connect_service(spec, options), batches, {worker.pid()});
   }
   fmt::print("{} / {} / batch {}: {} batches each, preprocessing on 1 core, consumer on another\n", spec.name,
              spec.preset, spec.batch_size, batches);
-  fmt::print("{:<34} {:>12} {:>10} {:>22}\n", "data path", "batches/s", "MB/s", "vs local loader");
-  fmt::print("{:<34} {:>12.1f} {:>10.1f} {:>22}\n", "local loader, 1 thread", local.batches_per_s, local.mb_per_s, "1.00x");
+  fmt::print("{:<34} {:>12} {:>10} {:>16} {:>18} {:>20}\n", "data path", "batches/s", "MB/s", "vs local loader",
+             "batches/CPU-s", "per CPU-s vs local");
+  fmt::print("{:<34} {:>12.1f} {:>10.1f} {:>16} {:>18.1f} {:>20}\n", "local loader, 1 thread", local.batches_per_s,
+             local.mb_per_s, "1.00x", local.batches_per_cpu_s, "1.00x");
   for (size_t i = 0; i < service.size(); ++i)
-    fmt::print("{:<34} {:>12.1f} {:>10.1f} {:>21.2f}x\n",
+    fmt::print("{:<34} {:>12.1f} {:>10.1f} {:>15.2f}x {:>18.1f} {:>19.2f}x\n",
                fmt::format("service, {} worker process(es)", i + 1), service[i].batches_per_s,
-               service[i].mb_per_s, service[i].batches_per_s / local.batches_per_s);
+               service[i].mb_per_s, service[i].batches_per_s / local.batches_per_s, service[i].batches_per_cpu_s,
+               service[i].batches_per_cpu_s / local.batches_per_cpu_s);
   if (tls)
     fmt::print("{:<34} {:>12.1f} {:>10.1f} {:>21.2f}x   (TLS / plaintext, 1 process: {:.2f}x)\n", "service over TLS, 1 process",
                tls->batches_per_s, tls->mb_per_s, tls->batches_per_s / local.batches_per_s,

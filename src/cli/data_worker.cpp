@@ -19,7 +19,8 @@ int command_data_worker(const std::vector<std::string>& args) {
       "workers", po::value<int64_t>()->default_value(1), "preprocessing threads per stream")(
       "prefetch", po::value<int64_t>()->default_value(4), "ready batches buffered per stream")(
       "max-streams", po::value<int64_t>()->default_value(8), "concurrent streams served; more are refused")(
-      "stall-timeout-s", po::value<double>()->default_value(120), "cancel a stream that reads no batch for this long")(
+      "stall-timeout-s", po::value<double>()->default_value(120),
+      "cancel a stream whose reader takes no batch for this long (s), or for 4x its longest wait before if longer")(
       "token-file", po::value<std::string>(), "file holding the shared secret every RPC must carry (or env PPERF_DATA_TOKEN)")(
       "token", po::value<std::string>(), "the secret itself (visible in ps: prefer --token-file)")(
       "tls-cert", po::value<std::string>(), "PEM certificate: serve over TLS")(

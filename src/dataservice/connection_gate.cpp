@@ -2,9 +2,10 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <arpa/inet.h>
 #include <netdb.h>
 #include <netinet/in.h>
-#include <netinet/tcp.h>
+#include <linux/tcp.h>  // struct tcp_info with tcpi_bytes_received (and TCP_NODELAY)
 #include <poll.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -18,6 +19,7 @@
 #include <deque>
 #include <mutex>
 #include <thread>
+#include <unordered_map>
 #include <vector>
 
 #include "src/core/input_error.h"
@@ -36,9 +38,57 @@ constexpr int kTickMs = 100;
 /// Accepts per tick at most, so that a flood cannot starve the pending connections' checks.
 constexpr int kAcceptsPerTick = 256;
 
+/// Shut-down connections gRPC has not closed yet may exceed the cap by this many descriptors.
+constexpr int64_t kClosingSlack = 32;
+
+/// Bytes the peer of a TCP socket has sent so far (0 if the kernel does not say).
+uint64_t bytes_received(int fd) {
+  tcp_info info{};
+  socklen_t length = sizeof info;
+  if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &info, &length) != 0 ||
+      length < offsetof(tcp_info, tcpi_bytes_received) + sizeof info.tcpi_bytes_received)
+    return 0;
+  return info.tcpi_bytes_received;
+}
+
 ino_t inode_of(int fd) {
   struct stat st {};
   return fstat(fd, &st) == 0 ? st.st_ino : 0;
+}
+
+/// "ADDRESS:PORT" of a socket's peer, as peer_key writes gRPC's peer strings.
+std::string peer_of(int fd) {
+  sockaddr_storage peer{};
+  socklen_t length = sizeof peer;
+  if (getpeername(fd, reinterpret_cast<sockaddr*>(&peer), &length) != 0) return "";
+  char text[INET6_ADDRSTRLEN] = "";
+  int port = 0;
+  if (peer.ss_family == AF_INET) {
+    const auto* v4 = reinterpret_cast<const sockaddr_in*>(&peer);
+    inet_ntop(AF_INET, &v4->sin_addr, text, sizeof text);
+    port = ntohs(v4->sin_port);
+  } else if (peer.ss_family == AF_INET6) {
+    const auto* v6 = reinterpret_cast<const sockaddr_in6*>(&peer);
+    if (IN6_IS_ADDR_V4MAPPED(&v6->sin6_addr))  // gRPC names these as IPv4
+      inet_ntop(AF_INET, &v6->sin6_addr.s6_addr[12], text, sizeof text);
+    else
+      inet_ntop(AF_INET6, &v6->sin6_addr, text, sizeof text);
+    port = ntohs(v6->sin6_port);
+  }
+  return std::string(text) + ":" + std::to_string(port);
+}
+
+/// gRPC's "ipv4:1.2.3.4:5" or "ipv6:%5B::1%5D:5" as "1.2.3.4:5" or "::1:5".
+std::string peer_key(const std::string& grpc_peer) {
+  std::string rest = grpc_peer.substr(grpc_peer.find(':') + 1), key;
+  for (size_t i = 0; i < rest.size(); ++i) {
+    if (rest.compare(i, 3, "%5B") == 0 || rest.compare(i, 3, "%5D") == 0) {
+      i += 2;
+    } else if (rest[i] != '[' && rest[i] != ']') {
+      key += rest[i];
+    }
+  }
+  return key;
 }
 
 }  // namespace
@@ -135,15 +185,22 @@ struct ConnectionGate::State {
   struct Held {
     int fd;
     ino_t inode;  // gRPC may close the descriptor and the number be reused: the inode tells
+    std::string peer;
+    Clock::time_point since;
+    bool trusted = false;  // vouched for
+    bool shut = false;     // shut down by the gate; gRPC closes it
+    bool stranger = false;  // a call had a wrong token: shut down at the next tick, once its reply is out
   };
+  enum class Verdict { trusted, stranger };
   int listen_fd;
   int reserve_fd;  // given up for a moment to accept and close when descriptors run out
   GateOptions options;
   std::function<void(int)> hand_over;
   std::deque<Silent> silent;  // oldest first
-  std::vector<Held> held;
-  mutable std::mutex counts_mutex;
+  std::vector<Held> held;  // oldest first
+  mutable std::mutex counts_mutex;  // guards counts and verdicts
   GateCounts counts;
+  std::unordered_map<std::string, Verdict> verdicts;  // from the handlers, by peer; read each tick
   std::atomic<bool> stop{false};
   std::thread thread;
 
@@ -151,6 +208,7 @@ struct ConnectionGate::State {
     std::vector<pollfd> fds;
     while (!stop) {
       forget_closed();
+      judge_held(Clock::now());
       fds.clear();
       fds.push_back({listen_fd, POLLIN, 0});
       for (const auto& s : silent) fds.push_back({s.fd, static_cast<short>(s.partial ? 0 : POLLIN), 0});
@@ -182,13 +240,14 @@ struct ConnectionGate::State {
       ::close(s.fd);
       return false;
     }
-    if (std::memcmp(bytes, kPreface, static_cast<size_t>(n)) != 0) {
+    const bool opens = options.tls ? bytes[0] == 0x16 : std::memcmp(bytes, kPreface, static_cast<size_t>(n)) == 0;
+    if (!opens) {
       ::close(s.fd);
       count(&GateCounts::not_http2);
       return false;
     }
-    if (static_cast<size_t>(n) < kPrefaceBytes) return s.partial = true;
-    held.push_back({s.fd, inode_of(s.fd)});
+    if (!options.tls && static_cast<size_t>(n) < kPrefaceBytes) return s.partial = true;
+    held.push_back({s.fd, inode_of(s.fd), peer_of(s.fd), Clock::now()});
     count(&GateCounts::handed_over);
     hand_over(s.fd);
     return false;
@@ -212,7 +271,10 @@ struct ConnectionGate::State {
           count(&GateCounts::displaced);
         }
       }
-      if (full()) {  // every held connection speaks HTTP/2: say no at once
+      // Then the oldest handed-over connection no call has vouched for yet.
+      for (auto h = held.begin(); full() && h != held.end(); ++h)
+        if (!h->trusted && !h->shut) shut(*h, &GateCounts::evicted);
+      if (full() || closing_over_slack()) {  // every held connection is vouched for: say no at once
         ::close(fd);
         count(&GateCounts::refused);
         continue;
@@ -232,13 +294,61 @@ struct ConnectionGate::State {
     reserve_fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
   }
 
-  bool full() const { return static_cast<int64_t>(silent.size() + held.size()) >= options.max_connections; }
+  /// Live connections (silent and handed over, not shut down) at the cap.
+  bool full() const {
+    int64_t live = static_cast<int64_t>(silent.size());
+    for (const auto& h : held) live += !h.shut;
+    return live >= options.max_connections;
+  }
+
+  bool closing_over_slack() const {
+    return static_cast<int64_t>(silent.size() + held.size()) >= options.max_connections + kClosingSlack;
+  }
+
+  /// Shuts a handed-over connection down (gRPC sees it end and closes the descriptor).
+  void shut(Held& h, int64_t GateCounts::*why) {
+    ::shutdown(h.fd, SHUT_RDWR);
+    h.shut = true;
+    count(why);
+  }
+
+  /// Takes the handlers' verdicts, and shuts down strangers and connections still unvouched for
+  /// past the trust deadline.
+  void judge_held(Clock::time_point now) {
+    std::unique_lock<std::mutex> lock(counts_mutex);
+    for (auto& h : held) {
+      if (h.trusted || h.shut) continue;
+      const auto verdict = verdicts.find(h.peer);
+      if (verdict != verdicts.end() && verdict->second == Verdict::trusted) {
+        h.trusted = true;
+      } else if (verdict != verdicts.end() && !h.stranger) {
+        h.stranger = true;
+      } else if (h.stranger || now - h.since > options.trust_deadline ||
+                 bytes_received(h.fd) > static_cast<uint64_t>(options.untrusted_bytes)) {
+        ::shutdown(h.fd, SHUT_RDWR);
+        h.shut = true;
+        ++(counts.*(h.stranger ? &GateCounts::strangers : &GateCounts::untrusted));
+      }
+    }
+  }
 
   void forget_closed() {
     std::vector<Held> open;
-    for (const auto& h : held)
-      if (inode_of(h.fd) == h.inode) open.push_back(h);
+    std::lock_guard<std::mutex> lock(counts_mutex);
+    for (auto& h : held) {
+      if (inode_of(h.fd) == h.inode)
+        open.push_back(std::move(h));
+      else
+        verdicts.erase(h.peer);
+    }
     held.swap(open);
+  }
+
+  void judge(const std::string& grpc_peer, Verdict verdict) {
+    std::lock_guard<std::mutex> lock(counts_mutex);
+    auto [it, added] = verdicts.emplace(peer_key(grpc_peer), verdict);
+    if (!added && verdict == Verdict::trusted) it->second = verdict;  // one good call is enough
+    if (added && verdicts.size() > 4 * static_cast<size_t>(options.max_connections)) verdicts.erase(it);  // bounded
   }
 
   void count(int64_t GateCounts::*field) {
@@ -263,6 +373,10 @@ ConnectionGate::~ConnectionGate() {
   ::close(state_->listen_fd);
   if (state_->reserve_fd >= 0) ::close(state_->reserve_fd);
 }
+
+void ConnectionGate::vouch(const std::string& peer) { state_->judge(peer, State::Verdict::trusted); }
+
+void ConnectionGate::distrust(const std::string& peer) { state_->judge(peer, State::Verdict::stranger); }
 
 GateCounts ConnectionGate::counts() const {
   std::lock_guard<std::mutex> lock(state_->counts_mutex);

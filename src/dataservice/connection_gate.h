@@ -1,9 +1,10 @@
 #pragma once
-// The door of a plaintext data worker: it accepts TCP connections itself and hands gRPC only
-// those that speak HTTP/2. gRPC 1.51 (Debian 12) has no cap on connections, waits for a silent
-// one up to its handshake timeout, and its listener stops for good on the first EMFILE (the
-// "Failed accept4: Too many open files" a flood of idle sockets causes), so descriptors must
-// never run out in the first place.
+// The door of a data worker: it accepts TCP connections itself and hands gRPC only those that
+// start HTTP/2 (or TLS), and it closes handed-over connections that never make an authenticated
+// call. gRPC 1.51 (Debian 12) has no cap on connections, keeps a connection with a call that
+// never finishes for ever, and its listener stops for good on the first EMFILE (the "Failed
+// accept4: Too many open files" a flood of idle sockets causes), so descriptors must never run
+// out in the first place, plaintext or TLS.
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -32,6 +33,13 @@ int shut_down_connections_on_port(int port);
 struct GateOptions {
   int64_t max_connections = 64;  // sockets held at once, silent and handed over together
   std::chrono::milliseconds handshake_deadline{5000};  // to send the 24-byte HTTP/2 preface
+  /// A handed-over connection that has carried no authenticated call (vouch) within this is
+  /// shut down: preface-only connections and calls that never finish cannot hold the cap.
+  std::chrono::milliseconds trust_deadline{10000};
+  /// ... and one that has sent more than this before any vouched-for call (a trainer's first
+  /// call takes well under 1 KiB; a flood of calls reset at once, far more) likewise.
+  int64_t untrusted_bytes = 64 * 1024;
+  bool tls = false;  // the first byte must open a TLS record (0x16), not the HTTP/2 preface
 };
 
 struct GateCounts {
@@ -39,18 +47,24 @@ struct GateCounts {
   int64_t timed_out = 0;       // silent (or an unfinished preface) past the handshake deadline
   int64_t displaced = 0;       // silent, closed to make room for a newcomer at the cap
   int64_t refused = 0;         // closed on arrival: the cap was held by HTTP/2 connections
-  int64_t not_http2 = 0;       // sent something other than the preface
+  int64_t not_http2 = 0;       // sent something other than the preface (or a TLS record)
+  int64_t untrusted = 0;       // handed over, no authenticated call within trust_deadline (or
+                               // untrusted_bytes): shut down
+  int64_t evicted = 0;         // handed over, not yet vouched for, shut down to make room at the cap
+  int64_t strangers = 0;       // shut down at once: a call on it had a wrong token
 };
 
 /// Accepts on `listen_fd` (which it owns and closes) on a thread of its own.
 /// Guarantees: at most max_connections accepted sockets are open at once, counting those
 /// handed over until gRPC closes them; a connection that has not sent the whole HTTP/2 preface
-/// within handshake_deadline is closed, as is one that sends anything else; at the cap a
-/// newcomer displaces the oldest silent connection, so silent ones can never lock a trainer
-/// out; only when every held connection speaks HTTP/2 is a newcomer closed at once (those end
-/// by gRPC's idle and keepalive policy). An accept that fails for want of descriptors never
-/// stops the gate. `hand_over` receives each connection that spoke HTTP/2 (non-blocking,
-/// TCP_NODELAY, the preface still unread) and owns it from then on.
+/// within handshake_deadline is closed, as is one that sends anything else; a handed-over
+/// connection that carries no vouched-for call within trust_deadline, or before it has sent
+/// untrusted_bytes, is shut down (both directions; gRPC then closes it). At the cap a newcomer displaces the oldest silent
+/// connection, else the oldest handed-over one not yet vouched for, so strangers can never lock
+/// a trainer out; only when every held connection is vouched for is a newcomer closed at once
+/// (those end by gRPC's idle and keepalive policy). An accept that fails for want of descriptors
+/// never stops the gate. `hand_over` receives each connection that spoke first (non-blocking,
+/// TCP_NODELAY, nothing read) and owns it from then on.
 class ConnectionGate {
  public:
   ConnectionGate(int listen_fd, GateOptions options, std::function<void(int fd)> hand_over);
@@ -58,6 +72,11 @@ class ConnectionGate {
   ConnectionGate(const ConnectionGate&) = delete;
   ConnectionGate& operator=(const ConnectionGate&) = delete;
   GateCounts counts() const;
+  /// A call on the connection from `peer` (gRPC's ServerContext::peer(), e.g. "ipv4:1.2.3.4:5")
+  /// passed the token check: the connection is kept. Thread-safe; unknown peers are ignored.
+  void vouch(const std::string& peer);
+  /// A call on that connection had a wrong token: unless vouched for, it is shut down at once.
+  void distrust(const std::string& peer);
 
  private:
   struct State;

@@ -33,7 +33,8 @@ struct DataWorkerOptions {
   std::vector<int> cpus;               // pin the worker's threads to these CPUs (empty: all)
   std::string tls_cert, tls_key;       // PEM files: serve over TLS
   bool insecure = false;               // allow plaintext off loopback (token still required)
-  double stall_timeout_s = 120;        // a stream that reads no batch for this long is cancelled
+  double stall_timeout_s = 120;        // a stream whose reader takes nothing for this long (or 4x its
+                                       // longest wait before, if longer) is cancelled
 };
 
 /// Requests are small: anything larger is refused before it is parsed.
@@ -57,16 +58,22 @@ constexpr int kDataWorkerForcedExit = 4;
 
 /// Runs a data worker until a Shutdown RPC, SIGTERM or SIGINT. Prints
 /// "pperf data-worker listening on HOST:PORT" on stdout once it accepts connections. Returns the
-/// process exit code (0, or kDataWorkerForcedExit from its watchdog). Plaintext workers cap
-/// their connections below the descriptor limit (raised to the hard one) and close those that
-/// do not start HTTP/2 within 5 s; streams that read nothing for stall_timeout_s are cancelled.
+/// process exit code (0, or kDataWorkerForcedExit from its watchdog). Workers (plaintext and
+/// TLS) cap their connections below the descriptor limit (raised to the hard one), close those
+/// that do not start HTTP/2 (or TLS) within 5 s and those that carry no call with the token
+/// within 10 s; call threads and calls per connection are bounded; streams whose reader takes
+/// nothing for max(stall_timeout_s, 4x its longest wait before) are cancelled.
 /// Throws InputError for bad options (e.g. no token off loopback).
 int run_data_worker(const WorkloadSpec& spec, const WorkloadRegistry& registry,
                     const DataWorkerOptions& options);
 
-/// A channel to a data worker, sized for batch messages (large receive limit, wide HTTP/2
-/// window so a worker can stay several batches ahead). With `tls_ca_pem` non-empty the channel
-/// is TLS, trusting that CA; otherwise plaintext.
+/// The trainer's HTTP/2 receive window per stream (no BDP probing): below one batch, so that a
+/// worker's write completes only when the trainer takes a batch.
+constexpr int kTrainerWindowBytes = 16 * 1024;
+
+/// A channel to a data worker, sized for batch messages (large receive limit; a receive window
+/// of kTrainerWindowBytes, so the worker sees each batch the trainer takes). With `tls_ca_pem`
+/// non-empty the channel is TLS, trusting that CA; otherwise plaintext.
 std::shared_ptr<grpc::Channel> open_data_channel(const std::string& endpoint, const std::string& tls_ca_pem = "");
 
 }  // namespace pperf

@@ -1,8 +1,9 @@
 // `pperf data-worker`: serves one workload's ready batches over gRPC.
 #include <grpc/grpc.h>
 #include <grpc/support/log.h>
+#include <google/protobuf/stubs/logging.h>
 #include <grpcpp/grpcpp.h>
-#include <grpcpp/server_posix.h>
+#include <grpcpp/resource_quota.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -45,24 +46,43 @@ constexpr int64_t kCancelCheckMs = 100;
 constexpr std::chrono::seconds kStopDeadline{4};
 /// At a stop, how long calls may end by themselves before their connections are shut down.
 constexpr std::chrono::seconds kStopGrace{2};
-/// A connection must start HTTP/2 (or TLS) within this; a trainer does so at once.
+/// A connection must start HTTP/2 (or TLS) within this, and finish its TLS handshake and send
+/// its HTTP/2 settings within as long again; a trainer does so at once.
 constexpr std::chrono::milliseconds kHandshakeDeadline{5000};
+/// A connection must carry a call with the right token (any well-formed call on a worker
+/// without one) within this, or it is shut down; a trainer's first call comes at once.
+constexpr std::chrono::milliseconds kTrustDeadline{10000};
+/// Calls open at once on one connection (SETTINGS_MAX_CONCURRENT_STREAMS; more are refused by
+/// gRPC's transport). A trainer has at most two: its handshake, then its stream.
+constexpr int kMaxCallsPerConnection = 4;
+/// gRPC's threads for calls, beyond one per stream: every call needs one while it runs; past
+/// the bound a call is answered RESOURCE_EXHAUSTED at once (the trainer retries).
+constexpr int kCallThreadsBeyondStreams = 8;
+/// A blocked write is a stall only past this many times the longest wait its reader needed
+/// before (and past --stall-timeout-s): a reader that keeps its pace is never dropped.
+constexpr int64_t kStallScale = 4;
 /// A connection with no RPC for this long is closed (GOAWAY: a client just reconnects).
 constexpr int kMaxConnectionIdleMs = 30000;
 /// Pings on connections with streams find peers that vanished without a FIN.
 constexpr int kKeepaliveTimeMs = 60000, kKeepaliveTimeoutMs = 20000;
 /// Descriptors kept free beyond those open when the worker starts serving (gRPC's, torch's,
-/// files a pipeline opens later): the connection cap is the limit minus both.
-constexpr int64_t kDescriptorMargin = 32;
-/// Handshake failures (e.g. plaintext clients of a TLS worker) are printed once per interval,
-/// then counted: spawned workers share the user's terminal.
+/// files a pipeline opens later, and connections the gate shut down that gRPC has not closed
+/// yet): the connection cap is the limit minus both.
+constexpr int64_t kDescriptorMargin = 64;
+/// Lines about bad peers (failed handshakes, e.g. plaintext clients of a TLS worker; requests
+/// protobuf cannot parse) are printed once per interval, then counted: spawned workers share
+/// the user's terminal.
 constexpr std::chrono::seconds kLogSummaryInterval{60};
 
-/// gRPC's log lines, except that handshake failures are summarized: the first of each interval
-/// is printed, the rest counted and reported in one line when the interval is over.
+/// gRPC's and protobuf's log lines, except that those about bad peers (failed handshakes,
+/// requests protobuf cannot parse) are summarized: the first of each interval is printed, the
+/// rest counted and reported in one line when the interval is over.
 class HandshakeLogSummary {
  public:
-  static void install() { gpr_set_log_function(&HandshakeLogSummary::log); }
+  static void install() {
+    gpr_set_log_function(&HandshakeLogSummary::log);
+    google::protobuf::SetLogHandler(&HandshakeLogSummary::log_protobuf);
+  }
 
   /// Prints the count of failures not yet reported, if the interval is over (or `now_anyway`).
   static void flush(bool now_anyway) {
@@ -71,14 +91,23 @@ class HandshakeLogSummary {
   }
 
  private:
+  /// Protobuf logs only what it meets parsing requests from the network: all of it is summarized.
+  static void log_protobuf(google::protobuf::LogLevel, const char* file, int line, const std::string& message) {
+    print('E', file, line, message.c_str(), true);
+  }
+
   static void log(gpr_log_func_args* args) {
+    const char severity = args->severity == GPR_LOG_SEVERITY_ERROR ? 'E' : args->severity == GPR_LOG_SEVERITY_INFO ? 'I' : 'D';
     const char* message = args->message ? args->message : "";
-    const char* file = args->file ? args->file : "";
+    print(severity, args->file, args->line, message, is_handshake_failure(message));
+  }
+
+  static void print(char severity, const char* file_path, int line, const char* message, bool about_a_peer) {
+    const char* file = file_path ? file_path : "";
     const char* base = std::strrchr(file, '/');
     base = base ? base + 1 : file;
-    const char severity = args->severity == GPR_LOG_SEVERITY_ERROR ? 'E' : args->severity == GPR_LOG_SEVERITY_INFO ? 'I' : 'D';
-    if (!is_handshake_failure(message)) {
-      std::fprintf(stderr, "%c %s:%d] %s\n", severity, base, args->line, message);
+    if (!about_a_peer) {
+      std::fprintf(stderr, "%c %s:%d] %s\n", severity, base, line, message);
       return;
     }
     std::lock_guard<std::mutex> lock(mutex_);
@@ -90,19 +119,19 @@ class HandshakeLogSummary {
     }
     printed_in_interval_ = true;
     interval_start_ = now;
-    std::fprintf(stderr, "%c %s:%d] %s (further handshake failures in the next %lld s are counted, not printed)\n",
-                 severity, base, args->line, message, static_cast<long long>(kLogSummaryInterval.count()));
+    std::fprintf(stderr, "%c %s:%d] %s (further failed handshakes and malformed requests in the next %lld s are counted, not printed)\n",
+                 severity, base, line, message, static_cast<long long>(kLogSummaryInterval.count()));
   }
 
   static bool is_handshake_failure(const char* message) {
     return std::strstr(message, "SSL_ERROR") || std::strstr(message, "andshake failed") ||
-           std::strstr(message, "andshaking failed");
+           std::strstr(message, "andshaking failed") || std::strstr(message, "Compression algorithm");
   }
 
   static void flush_locked(std::chrono::steady_clock::time_point now, bool now_anyway) {
     if (!printed_in_interval_ || (!now_anyway && now - interval_start_ < kLogSummaryInterval)) return;
     if (suppressed_ > 0)
-      std::fprintf(stderr, "pperf data-worker: %lld more connections failed their handshake in the last %lld s (e.g. plaintext clients of a TLS worker)\n",
+      std::fprintf(stderr, "pperf data-worker: %lld more connections failed their handshake or sent malformed requests in the last %lld s (e.g. plaintext clients of a TLS worker)\n",
                    static_cast<long long>(suppressed_),
                    static_cast<long long>(std::chrono::duration_cast<std::chrono::seconds>(now - interval_start_).count()));
     suppressed_ = 0;
@@ -116,9 +145,12 @@ class HandshakeLogSummary {
 };
 
 /// Ends a stream whose Write is blocked (flow control full) when the worker cannot wait for
-/// its reader: once the reader has not read for longer than the bound (the status names the
-/// cause, and the slot is free for another trainer; a worker without a token cannot tell a
-/// trainer from anyone else), and at once when the worker is stopping. Cancelling the call
+/// its reader: once the reader has taken nothing for longer than the bound, max(stall_bound,
+/// kStallScale x the longest wait this reader needed before), so the bound grows with the
+/// reader's own step time (the status names the cause, and the slot is free for another
+/// trainer), and at once when the worker is stopping. The wait is measured from when the
+/// batch was ready; the trainer keeps its receive window to a few batches, so a write
+/// completes each time it takes one. Cancelling the call
 /// fails the pending send unless the socket itself is full; then the send ends when the
 /// connection does (at a stop, see run_data_worker).
 class StreamGuard {
@@ -136,8 +168,10 @@ class StreamGuard {
   /// Brackets each Write.
   void writing(bool now_writing) {
     std::lock_guard<std::mutex> lock(mutex_);
+    const auto now = std::chrono::steady_clock::now();
+    if (!now_writing) longest_wait_ = std::max(longest_wait_, now - since_);
     writing_ = now_writing;
-    since_ = std::chrono::steady_clock::now();
+    since_ = now;
   }
 
  private:
@@ -149,10 +183,13 @@ class StreamGuard {
       if (done_ || !writing_) continue;
       if (g_worker_stop) {
         cancel(GRPC_STATUS_UNAVAILABLE, "data worker shutting down");
-      } else if (std::chrono::steady_clock::now() - since_ > stall_bound_) {
+      } else if (const auto bound = std::max<std::chrono::steady_clock::duration>(stall_bound_, kStallScale * longest_wait_);
+                 std::chrono::steady_clock::now() - since_ > bound) {
         std::ostringstream why;
-        why << "stream cancelled by the data worker: no batch read for " << stall_bound_.count() / 1000.0
-            << " s (--stall-timeout-s); its slot is free for another trainer";
+        why << "stream cancelled by the data worker: no batch read for "
+            << std::chrono::duration_cast<std::chrono::milliseconds>(bound).count() / 1000.0
+            << " s (--stall-timeout-s " << stall_bound_.count() / 1000.0 << " s, or " << kStallScale
+            << "x the longest wait between reads before); its slot is free for another trainer";
         cancel(GRPC_STATUS_ABORTED, why.str());
       }
     }
@@ -171,6 +208,7 @@ class StreamGuard {
   std::condition_variable wake_;
   bool done_ = false, writing_ = false, cancelled_ = false;
   std::chrono::steady_clock::time_point since_;
+  std::chrono::steady_clock::duration longest_wait_{};  // of a completed write
   std::thread thread_;  // last: starts once the fields above exist
 };
 
@@ -204,18 +242,42 @@ class StreamSlot {
   bool held_;
 };
 
-class DataServiceImpl final : public dataservice::DataService::Service {
+/// The DataService, registered by hand as protoc's generated Service would be, except that
+/// StreamBatches writes WireBatch (a BatchMessage's wire bytes, its tensors not copied).
+class DataServiceImpl final : public grpc::Service {
  public:
   DataServiceImpl(WorkloadSpec spec, std::shared_ptr<const InputPipeline> pipeline, std::vector<TensorDecl> layout,
                   DataWorkerOptions options)
       : served_{std::move(spec), options.token},
         pipeline_(std::move(pipeline)),
         layout_(std::move(layout)),
-        options_(std::move(options)) {}
+        options_(std::move(options)) {
+    using grpc::internal::RpcMethod;
+    using grpc::internal::RpcServiceMethod;
+    using Message = grpc::protobuf::MessageLite;
+    AddMethod(new RpcServiceMethod(
+        kHandshakeMethod.c_str(), RpcMethod::NORMAL_RPC,
+        new grpc::internal::RpcMethodHandler<DataServiceImpl, dataservice::HandshakeRequest, dataservice::HandshakeReply,
+                                             Message, Message>(&DataServiceImpl::Handshake, this)));
+    AddMethod(new RpcServiceMethod(
+        kStreamBatchesMethod.c_str(), RpcMethod::SERVER_STREAMING,
+        new grpc::internal::ServerStreamingHandler<DataServiceImpl, dataservice::StreamRequest, WireBatch>(
+            &DataServiceImpl::StreamBatches, this)));
+    AddMethod(new RpcServiceMethod(
+        kShutdownMethod.c_str(), RpcMethod::NORMAL_RPC,
+        new grpc::internal::RpcMethodHandler<DataServiceImpl, dataservice::ShutdownRequest, dataservice::ShutdownReply,
+                                             Message, Message>(&DataServiceImpl::Shutdown, this)));
+  }
 
-  grpc::Status Handshake(grpc::ServerContext*, const dataservice::HandshakeRequest* request,
-                         dataservice::HandshakeReply* reply) override {
-    if (const std::optional<Refusal> refused = check_handshake(*request, served_)) return to_status(*refused);
+  /// The gate that keeps connections whose calls pass the token check and shuts the others.
+  void set_gate(ConnectionGate* gate) { gate_ = gate; }
+  int64_t active_streams() const { return active_streams_; }
+
+  grpc::Status Handshake(grpc::ServerContext* context, const dataservice::HandshakeRequest* request,
+                         dataservice::HandshakeReply* reply) {
+    const std::optional<Refusal> refused = check_handshake(*request, served_);
+    judge(context, refused);
+    if (refused) return to_status(*refused);
     reply->set_schema_version(kDataServiceSchemaVersion);
     reply->set_preprocessing_threads(static_cast<int32_t>(options_.workers));
     const DataInfo info = pipeline_->data_info();
@@ -233,8 +295,10 @@ class DataServiceImpl final : public dataservice::DataService::Service {
   }
 
   grpc::Status StreamBatches(grpc::ServerContext* context, const dataservice::StreamRequest* request,
-                             grpc::ServerWriter<dataservice::BatchMessage>* writer) override {
-    if (const std::optional<Refusal> refused = check_stream_request(*request, served_)) return to_status(*refused);
+                             grpc::ServerWriter<WireBatch>* writer) {
+    const std::optional<Refusal> refused = check_stream_request(*request, served_);
+    judge(context, refused);
+    if (refused) return to_status(*refused);
     const StreamSlot slot(active_streams_, options_.max_streams);
     if (!slot.held())
       return {grpc::StatusCode::RESOURCE_EXHAUSTED,
@@ -251,10 +315,7 @@ class DataServiceImpl final : public dataservice::DataService::Service {
       std::optional<Batch> batch = loader.next_within(kCancelCheckMs, timed_out);
       if (timed_out) continue;  // look at cancellation and shutdown again
       if (!batch) break;
-      dataservice::BatchMessage message;
-      message.set_index(batch->index);
-      tensor_to_wire(batch->inputs, message.mutable_inputs());
-      tensor_to_wire(batch->targets, message.mutable_targets());
+      const WireBatch message = batch_to_wire(batch->index, batch->inputs, batch->targets);
       guard.writing(true);
       const bool written = writer->Write(message);
       guard.writing(false);
@@ -264,19 +325,39 @@ class DataServiceImpl final : public dataservice::DataService::Service {
     return grpc::Status::OK;
   }
 
-  grpc::Status Shutdown(grpc::ServerContext*, const dataservice::ShutdownRequest* request,
-                        dataservice::ShutdownReply*) override {
-    if (!shutdown_authorized(*request, served_)) return {grpc::StatusCode::UNAUTHENTICATED, "bad token"};
+  grpc::Status Shutdown(grpc::ServerContext* context, const dataservice::ShutdownRequest* request,
+                        dataservice::ShutdownReply*) {
+    if (!shutdown_authorized(*request, served_)) {
+      judge(context, Refusal{RefusalKind::unauthenticated, ""});
+      return {grpc::StatusCode::UNAUTHENTICATED, "bad token"};
+    }
     g_worker_stop = true;
     return grpc::Status::OK;
   }
 
  private:
+  static inline const std::string kService = "/" + std::string(dataservice::DataService::service_full_name()) + "/";
+  static inline const std::string kHandshakeMethod = kService + "Handshake";
+  static inline const std::string kStreamBatchesMethod = kService + "StreamBatches";
+  static inline const std::string kShutdownMethod = kService + "Shutdown";
+
+  /// A call with a wrong token marks its connection a stranger's (the gate shuts it down);
+  /// any other keeps its connection.
+  void judge(grpc::ServerContext* context, const std::optional<Refusal>& refused) {
+    ConnectionGate* gate = gate_;
+    if (!gate) return;
+    if (refused && refused->kind == RefusalKind::unauthenticated)
+      gate->distrust(context->peer());
+    else
+      gate->vouch(context->peer());
+  }
+
   ServedWorkload served_;
   std::shared_ptr<const InputPipeline> pipeline_;
   std::vector<TensorDecl> layout_;
   DataWorkerOptions options_;
   std::atomic<int64_t> active_streams_{0};
+  std::atomic<ConnectionGate*> gate_{nullptr};
 };
 
 std::shared_ptr<grpc::ServerCredentials> server_credentials(const DataWorkerOptions& options) {
@@ -346,34 +427,50 @@ int run_data_worker(const WorkloadSpec& spec, const WorkloadRegistry& registry, 
   // handler has returned, and each handler joins its loader threads before it returns.
   DataServiceImpl service(spec, descriptor->make_pipeline(spec),
                           descriptor->batch_layout ? descriptor->batch_layout(spec) : std::vector<TensorDecl>{}, options);
-  // Plaintext: the gate accepts connections and hands gRPC those that speak HTTP/2 (see
-  // connection_gate.h). TLS: gRPC listens itself (it takes only plaintext connections from
-  // outside), bounded by the handshake deadline and the idle policy, without a cap.
-  const bool gated = options.tls_cert.empty();
-  int listen_fd = -1, port = 0;
-  if (gated) std::tie(listen_fd, port) = listen_tcp(host, requested_port);
+  // The gate accepts connections, plaintext and TLS, and hands gRPC those that start HTTP/2 or
+  // TLS (see connection_gate.h); gRPC's external-connection acceptor then runs the TLS
+  // handshake and waits for the client's HTTP/2 settings, both within kHandshakeDeadline.
+  const auto [listen_fd, port] = listen_tcp(host, requested_port);
   grpc::ServerBuilder builder;
-  if (!gated) builder.AddListeningPort(options.listen, credentials, &port);
+  std::shared_ptr<grpc::experimental::ExternalConnectionAcceptor> acceptor = builder.experimental().AddExternalConnectionAcceptor(
+      grpc::ServerBuilder::experimental_type::ExternalConnectionType::FROM_FD, credentials);
   builder.RegisterService(&service);
   builder.SetMaxReceiveMessageSize(kMaxRequestBytes);
   builder.SetMaxSendMessageSize(1 << 30);
+  // Compressed requests would be inflated before the size limit sees them.
+  builder.SetCompressionAlgorithmSupportStatus(GRPC_COMPRESS_DEFLATE, false);
+  builder.SetCompressionAlgorithmSupportStatus(GRPC_COMPRESS_GZIP, false);
+  // One completion queue and a thread quota: the sync server's threads are bounded.
+  grpc::ResourceQuota quota("pperf-data-worker");
+  quota.SetMaxThreads(static_cast<int>(options.max_streams) + kCallThreadsBeyondStreams);
+  builder.SetResourceQuota(quota);
+  builder.SetSyncServerOption(grpc::ServerBuilder::SyncServerOption::NUM_CQS, 1);
+  builder.SetSyncServerOption(grpc::ServerBuilder::SyncServerOption::MIN_POLLERS, 1);
+  builder.SetSyncServerOption(grpc::ServerBuilder::SyncServerOption::MAX_POLLERS, 2);
+  builder.AddChannelArgument(GRPC_ARG_MAX_CONCURRENT_STREAMS, kMaxCallsPerConnection);
   builder.AddChannelArgument(GRPC_ARG_HTTP2_STREAM_LOOKAHEAD_BYTES, 64 << 20);
   builder.AddChannelArgument(GRPC_ARG_SERVER_HANDSHAKE_TIMEOUT_MS, static_cast<int>(kHandshakeDeadline.count()));
   builder.AddChannelArgument(GRPC_ARG_MAX_CONNECTION_IDLE_MS, kMaxConnectionIdleMs);
   builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIME_MS, kKeepaliveTimeMs);
   builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, kKeepaliveTimeoutMs);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
-  if (!server || port == 0) {
-    if (listen_fd >= 0) ::close(listen_fd);
+  if (!server) {
+    ::close(listen_fd);
     throw InputError("--listen", "", "cannot listen on " + options.listen);
   }
+  GateOptions gate_options;
+  gate_options.max_connections = std::max<int64_t>(2, descriptor_limit - open_descriptors() - kDescriptorMargin);
+  gate_options.handshake_deadline = kHandshakeDeadline;
+  gate_options.trust_deadline = kTrustDeadline;
+  gate_options.tls = !options.tls_cert.empty();
   std::optional<ConnectionGate> gate;
-  if (gated) {
-    GateOptions gate_options;
-    gate_options.max_connections = std::max<int64_t>(2, descriptor_limit - open_descriptors() - kDescriptorMargin);
-    gate_options.handshake_deadline = kHandshakeDeadline;
-    gate.emplace(listen_fd, gate_options, [s = server.get()](int fd) { grpc::AddInsecureChannelFromFd(s, fd); });
-  }
+  gate.emplace(listen_fd, gate_options, [acceptor, listen_fd = listen_fd](int fd) {
+    grpc::experimental::ExternalConnectionAcceptor::NewConnectionParameters connection;
+    connection.listener_fd = listen_fd;
+    connection.fd = fd;
+    acceptor->HandleNewConnection(&connection);
+  });
+  service.set_gate(&*gate);
 
   std::signal(SIGTERM, on_worker_signal);
   std::signal(SIGINT, on_worker_signal);
@@ -382,7 +479,6 @@ int run_data_worker(const WorkloadSpec& spec, const WorkloadRegistry& registry, 
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
     HandshakeLogSummary::flush(false);
   }
-  gate.reset();  // no new connections while the streams end
   HandshakeLogSummary::flush(true);
   // Handlers see the stop flag within kCancelCheckMs, and each stream's guard cancels a Write
   // that waits for its reader (StreamGuard). A Write can still wait on the socket itself: a
@@ -411,7 +507,12 @@ int run_data_worker(const WorkloadSpec& spec, const WorkloadRegistry& registry, 
     std::unique_lock<std::mutex> lock(stop_mutex);
     if (!stopped_cv.wait_for(lock, kStopGrace, [&] { return stopped; })) shut_down_connections_on_port(port);
   });
-  server->Shutdown(std::chrono::system_clock::now() + kStopGrace);
+  // Streams end by themselves within kCancelCheckMs (with "shutting down"); then the server
+  // stops at once: idle connections held by clients do not delay the exit.
+  const auto grace_end = std::chrono::steady_clock::now() + kStopGrace;
+  while (service.active_streams() > 0 && std::chrono::steady_clock::now() < grace_end)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  server->Shutdown(std::chrono::system_clock::now());
   server->Wait();
   {
     std::lock_guard<std::mutex> lock(stop_mutex);
@@ -431,9 +532,12 @@ int run_data_worker(const WorkloadSpec& spec, const WorkloadRegistry& registry, 
 std::shared_ptr<grpc::Channel> open_data_channel(const std::string& endpoint, const std::string& tls_ca_pem) {
   grpc::ChannelArguments args;
   args.SetMaxReceiveMessageSize(1 << 30);
-  // Batches are large: a wide HTTP/2 window lets a worker stay several batches ahead instead
-  // of waiting a round trip for window updates every 64 KiB.
-  args.SetInt(GRPC_ARG_HTTP2_STREAM_LOOKAHEAD_BYTES, 64 << 20);
+  // A receive window below one batch: the worker's write of a batch then completes when the
+  // trainer takes the one before, which is how the worker tells a slow reader from one that
+  // stopped (its stall timeout). The trainer's own queue holds the batches read ahead; each
+  // read opens the window for the whole next message at once.
+  args.SetInt(GRPC_ARG_HTTP2_STREAM_LOOKAHEAD_BYTES, kTrainerWindowBytes);
+  args.SetInt(GRPC_ARG_HTTP2_BDP_PROBE, 0);
   std::shared_ptr<grpc::ChannelCredentials> credentials =
       tls_ca_pem.empty() ? grpc::InsecureChannelCredentials()
                          : grpc::SslCredentials(grpc::SslCredentialsOptions{tls_ca_pem, "", ""});

@@ -17,6 +17,49 @@ constexpr DtypeName kDtypes[] = {{torch::kFloat, "float32"}, {torch::kLong, "int
                                  {torch::kBFloat16, "bfloat16"}};
 }  // namespace
 
+namespace {
+
+void put_varint(std::string& out, uint64_t value) {
+  for (; value >= 0x80; value >>= 7) out.push_back(static_cast<char>(value | 0x80));
+  out.push_back(static_cast<char>(value));
+}
+
+const char* wire_dtype(torch::ScalarType type) {
+  for (const auto& d : kDtypes)
+    if (d.type == type) return d.name;
+  throw std::runtime_error("tensor dtype not supported on the wire");
+}
+
+/// Appends field `field` (a TensorData) up to the start of its data bytes, and the slices: the
+/// header so far, then the tensor's bytes themselves (the slice holds the tensor).
+void append_tensor(int field, const torch::Tensor& tensor, std::string& header, std::vector<grpc::Slice>& slices) {
+  const std::string dtype = wire_dtype(tensor.scalar_type());
+  std::string shape;
+  for (int64_t s : tensor.sizes()) put_varint(shape, static_cast<uint64_t>(s));
+  const uint64_t nbytes = tensor.nbytes();
+  std::string fields;  // TensorData: dtype = 1, shape = 2 (packed), data = 3
+  fields.push_back(0x0a), put_varint(fields, dtype.size()), fields += dtype;
+  fields.push_back(0x12), put_varint(fields, shape.size()), fields += shape;
+  fields.push_back(0x1a), put_varint(fields, nbytes);
+  header.push_back(static_cast<char>(field << 3 | 2)), put_varint(header, fields.size() + nbytes), header += fields;
+  slices.emplace_back(header);
+  header.clear();
+  if (nbytes == 0) return;
+  auto* held = new torch::Tensor(tensor);
+  slices.emplace_back(held->data_ptr(), nbytes, [](void* t) { delete static_cast<torch::Tensor*>(t); }, held);
+}
+
+}  // namespace
+
+WireBatch batch_to_wire(int64_t index, const torch::Tensor& inputs, const torch::Tensor& targets) {
+  std::string header;
+  header.push_back(0x08), put_varint(header, static_cast<uint64_t>(index));  // index = 1
+  std::vector<grpc::Slice> slices;
+  append_tensor(2, inputs.contiguous(), header, slices);
+  append_tensor(3, targets.contiguous(), header, slices);
+  return {grpc::ByteBuffer(slices.data(), slices.size())};
+}
+
 void tensor_to_wire(const torch::Tensor& tensor, dataservice::TensorData* out) {
   const torch::Tensor t = tensor.contiguous();
   for (const auto& d : kDtypes)

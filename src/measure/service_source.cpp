@@ -33,8 +33,22 @@ std::chrono::system_clock::time_point deadline_in(double seconds) {
          std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000));
 }
 
+/// What a worker that accepted a TCP connection does with an HTTP/2 preface (and settings)
+/// within a few seconds: "http2" (it sent its settings: a plaintext worker), "tls" (a TLS
+/// alert or record: a TLS worker), "closed", or "" (nothing at all).
+std::string answer_to_preface(int fd) {
+  static const char kPrefaceAndSettings[] = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n\0\0\0\x04\0\0\0\0\0";
+  if (::send(fd, kPrefaceAndSettings, sizeof kPrefaceAndSettings - 1, MSG_NOSIGNAL) < 0) return "closed";
+  unsigned char head[9];
+  const ssize_t n = ::recv(fd, head, sizeof head, MSG_WAITALL);
+  if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK)) return "closed";
+  if (n < 0) return "";
+  if (head[0] == 0x15 || head[0] == 0x16) return "tls";
+  return n >= 4 && head[3] == 0x04 ? "http2" : "closed";
+}
+
 /// gRPC says "Deadline Exceeded" for a worker that is not there: ask the network what is wrong.
-std::string describe_failure(const std::string& endpoint, const grpc::Status& status) {
+std::string describe_failure(const std::string& endpoint, const grpc::Status& status, bool tls) {
   if (status.error_code() != grpc::StatusCode::DEADLINE_EXCEEDED && status.error_code() != grpc::StatusCode::UNAVAILABLE)
     return status.error_message();
   const auto colon = endpoint.rfind(':');
@@ -50,11 +64,22 @@ std::string describe_failure(const std::string& endpoint, const grpc::Status& st
   if (fd >= 0) {
     timeval timeout{3, 0};
     setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, sizeof timeout);
-    if (::connect(fd, found->ai_addr, found->ai_addrlen) != 0)
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
+    if (::connect(fd, found->ai_addr, found->ai_addrlen) != 0) {
       reason = (errno == ECONNREFUSED ? "connection refused" : std::string(std::strerror(errno))) + " at " + endpoint;
-    else
-      reason = "reachable at " + endpoint + " but not answering the data-service handshake (" + status.error_message() +
-               "; a TLS worker needs tls_ca, a plaintext one none)";
+    } else {
+      const std::string answer = answer_to_preface(fd);
+      const std::string prefix = "reachable at " + endpoint + " but not answering the data-service handshake (" +
+                                 status.error_message() + "): ";
+      if (answer == "http2" && tls)
+        reason = prefix + "it speaks plaintext HTTP/2, so it is not a TLS worker (remove tls_ca)";
+      else if (answer == "tls" && !tls)
+        reason = prefix + "it is a TLS worker (the config needs execution.data.tls_ca)";
+      else if (answer == "closed")
+        reason = prefix + "it closes new connections (stopping, or strangers' connections fill its cap)";
+      else
+        reason = prefix + "it accepts connections but answers nothing within 3 s (stopped, e.g. SIGSTOP, or overloaded)";
+    }
     ::close(fd);
   }
   freeaddrinfo(found);
@@ -85,13 +110,11 @@ class ServiceSource : public DataSource {
       auto stream = std::make_unique<Stream>();
       stream->endpoint = options_.endpoints[k];
       stream->stub = dataservice::DataService::NewStub(open_data_channel(stream->endpoint, options_.tls_ca_pem));
-      grpc::ClientContext context;
-      context.set_deadline(deadline_in(options_.rpc_deadline_s));
-      context.set_wait_for_ready(true);  // a just-started worker may still be binding
       dataservice::HandshakeReply reply;
-      grpc::Status status = stream->stub->Handshake(&context, handshake, &reply);
+      const grpc::Status status = handshake_with(*stream->stub, handshake, &reply);
       if (!status.ok())
-        throw std::runtime_error(fmt::format("data worker {}: {}", stream->endpoint, describe_failure(stream->endpoint, status)));
+        throw std::runtime_error(fmt::format("data worker {}: {}", stream->endpoint,
+                                             describe_failure(stream->endpoint, status, !options_.tls_ca_pem.empty())));
       std::vector<TensorDecl> served;
       for (const auto& t : reply.tensors()) served.push_back({t.name(), t.dtype(), {t.shape().begin(), t.shape().end()}});
       if (!options_.expected_layout.empty()) {
@@ -146,6 +169,22 @@ class ServiceSource : public DataSource {
   std::optional<DataInfo> data_info() const override { return data_info_; }
 
  private:
+  /// The handshake, retried within the RPC deadline while the worker's call threads are all
+  /// busy (RESOURCE_EXHAUSTED from gRPC's thread quota, e.g. during a flood of calls).
+  grpc::Status handshake_with(dataservice::DataService::Stub& stub, const dataservice::HandshakeRequest& handshake,
+                              dataservice::HandshakeReply* reply) const {
+    const auto deadline = deadline_in(options_.rpc_deadline_s);
+    for (;;) {
+      grpc::ClientContext context;
+      context.set_deadline(deadline);
+      context.set_wait_for_ready(true);  // a just-started worker may still be binding
+      grpc::Status status = stub.Handshake(&context, handshake, reply);
+      if (status.error_code() != grpc::StatusCode::RESOURCE_EXHAUSTED || std::chrono::system_clock::now() > deadline)
+        return status;
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+  }
+
   struct Stream {
     std::string endpoint;
     std::unique_ptr<dataservice::DataService::Stub> stub;
@@ -154,6 +193,7 @@ class ServiceSource : public DataSource {
     std::thread reader;
     Clock::time_point last_batch;
     int64_t batches = 0;
+    bool stalled = false;  // cancelled by the trainer's own stall deadline
   };
 
   void read(Stream& s) {
@@ -194,7 +234,11 @@ class ServiceSource : public DataSource {
     std::lock_guard<std::mutex> lock(mutex_);
     --alive_;
     if (!stopping_) {
-      if (failure.empty()) failure = status.ok() ? "stream ended" : status.error_message();
+      if (s.stalled)
+        failure = fmt::format("no batch for {} s (batch_stall_deadline_s): the worker sent nothing (stopped, e.g. SIGSTOP, or overloaded)",
+                              options_.batch_stall_deadline_s);
+      else if (failure.empty())
+        failure = status.ok() ? "stream ended" : status.error_message();
       events_.push_back(fmt::format("data worker {} dropped after {} batches: {}", s.endpoint, s.batches, failure));
     }
     ready_.notify_all();
@@ -219,6 +263,7 @@ class ServiceSource : public DataSource {
     for (auto& s : streams_)
       if (std::chrono::duration<double>(now - s->last_batch).count() > options_.batch_stall_deadline_s) {
         s->context.TryCancel();
+        s->stalled = true;
         s->last_batch = now;  // cancel once; the reader reports the drop
       }
   }

@@ -4,8 +4,8 @@
 #    ~100 silent connections open (reopening those the worker closes), a real trainer
 #    (`pperf run` against the worker) still gets in and finishes, and every silent connection
 #    is closed by the worker within its 5 s handshake deadline (bound checked: 30 s);
-# 4. a TLS worker probed with plaintext connections prints a bounded number of stderr lines,
-#    and a summary of the rest when it stops.
+# 4. a TLS worker probed with plaintext connections and broken TLS records prints a bounded
+#    number of stderr lines, and a summary of the rest when it stops.
 # usage: tests/e2e/worker_limits_test.sh PATH/TO/pperf
 set -uo pipefail
 pperf="$1"
@@ -118,9 +118,11 @@ if openssl req -x509 -newkey rsa:2048 -nodes -keyout "$work/key.pem" -out "$work
   python3 - "$tls_endpoint" <<'PY'
 import socket, sys, time
 host, port = sys.argv[1].rsplit(":", 1)
-for _ in range(40):  # plaintext HTTP/2 clients of a TLS worker
+# Plaintext HTTP/2 clients of a TLS worker (closed by its gate, which wants a TLS record first),
+# then clients whose TLS record is garbage (gRPC's TLS handshake fails: its lines are summarized).
+for opening in [b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + b"\0" * 64] * 20 + [b"\x16\x03\x01\x00\x40" + b"\0" * 64] * 40:
     s = socket.create_connection((host, int(port)), timeout=5)
-    s.sendall(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + b"\0" * 64)
+    s.sendall(opening)
     try:
         s.recv(100)
     except OSError:
@@ -129,7 +131,7 @@ for _ in range(40):  # plaintext HTTP/2 clients of a TLS worker
 time.sleep(1)
 PY
   lines=$(wc -l <"$work/t.err")
-  echo "     40 plaintext connections to a TLS worker: $lines stderr lines"
+  echo "     20 plaintext and 40 bad TLS connections to a TLS worker: $lines stderr lines"
   check "plaintext connections to a TLS worker do not flood stderr" test "$lines" -le 4
   kill -TERM "$tpid"; wait "$tpid"
   check "the rest are summarized when the worker stops" grep -q "more connections failed their handshake" "$work/t.err"

@@ -1,12 +1,17 @@
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
 #include <signal.h>
+#include <sys/socket.h>
 
 #include "src/config/config.h"
 #include <grpcpp/grpcpp.h>
 
 #include <limits>
+#include <mutex>
 #include <thread>
 
+#include "src/dataservice/connection_gate.h"
 #include "src/dataservice/data_service.grpc.pb.h"
 #include "src/dataservice/data_service.h"
 #include "src/dataservice/tensor_wire.h"
@@ -363,5 +368,106 @@ TEST(Workloads, EveryWorkloadDeclaresTheBatchItsPipelineMakes) {
     };
     EXPECT_EQ(layout_mismatch(d.batch_layout(spec), {decl("inputs", inputs), decl("targets", targets)}), "");
     EXPECT_EQ(inputs.shape(0), 3);
+  }
+}
+
+// What a worker streams (a BatchMessage written by hand around its tensors' own bytes) must
+// parse as the BatchMessage protoc's code writes, for every wire dtype, a scalar-per-sample
+// target, an empty batch and a non-contiguous tensor.
+TEST(TensorWire, ABatchWrittenWithoutCopiesParsesAsTheMessage) {
+  const std::vector<std::pair<torch::Tensor, torch::Tensor>> batches = {
+      {torch::randn({3, 1, 4, 5}), torch::arange(3, torch::kLong)},
+      {torch::randint(0, 255, {2, 7}, torch::kByte), torch::randint(0, 9, {2, 3}, torch::kInt)},
+      {torch::randn({4, 6}).to(torch::kBFloat16).t(), torch::zeros({6}, torch::kLong)},
+      {torch::zeros({0, 3}), torch::zeros({0}, torch::kLong)},
+  };
+  int64_t index = (int64_t{1} << 40) - 1;
+  for (const auto& [inputs, targets] : batches) {
+    const WireBatch wire = batch_to_wire(index, inputs, targets);
+    std::vector<grpc::Slice> slices;
+    ASSERT_TRUE(wire.bytes.Dump(&slices).ok());
+    std::string bytes;
+    for (const auto& s : slices) bytes.append(reinterpret_cast<const char*>(s.begin()), s.size());
+    dataservice::BatchMessage parsed;
+    ASSERT_TRUE(parsed.ParseFromString(bytes));
+    EXPECT_EQ(parsed.index(), index);
+    dataservice::BatchMessage expected;
+    expected.set_index(index);
+    tensor_to_wire(inputs, expected.mutable_inputs());
+    tensor_to_wire(targets, expected.mutable_targets());
+    EXPECT_EQ(parsed.SerializeAsString(), expected.SerializeAsString());
+    EXPECT_TRUE(torch::equal(tensor_from_wire(*parsed.mutable_inputs()), inputs.contiguous()));
+    EXPECT_TRUE(torch::equal(tensor_from_wire(*parsed.mutable_targets()), targets));
+    index = 0;
+  }
+}
+
+namespace {
+/// A client socket connected to 127.0.0.1:port that has sent `opening`.
+int client_sending(int port, const std::string& opening) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in to{};
+  to.sin_family = AF_INET;
+  to.sin_port = htons(static_cast<uint16_t>(port));
+  to.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  EXPECT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&to), sizeof to), 0);
+  EXPECT_EQ(::send(fd, opening.data(), opening.size(), MSG_NOSIGNAL), static_cast<ssize_t>(opening.size()));
+  return fd;
+}
+
+/// gRPC's name for the peer of the worker's end of `client`: "ipv4:127.0.0.1:PORT".
+std::string grpc_peer_of(int client) {
+  sockaddr_in own{};
+  socklen_t length = sizeof own;
+  getsockname(client, reinterpret_cast<sockaddr*>(&own), &length);
+  return "ipv4:127.0.0.1:" + std::to_string(ntohs(own.sin_port));
+}
+
+/// Whether the worker ended `client` (EOF or reset), without waiting.
+bool ended(int client) {
+  char byte;
+  const ssize_t n = ::recv(client, &byte, 1, MSG_DONTWAIT);
+  return n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK);
+}
+}  // namespace
+
+// Connections that only open HTTP/2 (or TLS), and those whose calls carry a wrong token, must
+// not hold the worker's connections: only a vouched-for connection outlives the trust deadline.
+TEST(ConnectionGate, OnlyConnectionsAVouchedCallCameOnOutliveTheTrustDeadline) {
+  for (const bool tls : {false, true}) {
+    SCOPED_TRACE(tls ? "TLS" : "plaintext");
+    const auto [listen_fd, port] = listen_tcp("127.0.0.1", 0);
+    std::mutex mutex;
+    std::vector<int> handed;
+    GateOptions options;
+    options.max_connections = 8;
+    options.trust_deadline = std::chrono::milliseconds(700);
+    options.tls = tls;
+    ConnectionGate gate(listen_fd, options, [&](int fd) {
+      std::lock_guard<std::mutex> lock(mutex);
+      handed.push_back(fd);
+    });
+    const std::string opening = tls ? std::string("\x16\x03\x01", 3) : std::string("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n");
+    const int silent_stranger = client_sending(port, opening);
+    const int trainer = client_sending(port, opening);
+    const int wrong_token = client_sending(port, opening);
+    const int not_speaking = client_sending(port, tls ? "GET / HTTP/1.1\r\n" : "\x16\x03\x01");
+    for (int i = 0; i < 50 && gate.counts().handed_over < 3; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    ASSERT_EQ(gate.counts().handed_over, 3);
+    gate.vouch(grpc_peer_of(trainer));
+    gate.distrust(grpc_peer_of(wrong_token));
+    std::this_thread::sleep_for(std::chrono::milliseconds(350));  // a few ticks, inside the deadline
+    EXPECT_TRUE(ended(wrong_token));
+    EXPECT_TRUE(ended(not_speaking));
+    EXPECT_FALSE(ended(silent_stranger));
+    std::this_thread::sleep_for(std::chrono::milliseconds(600));  // past the trust deadline
+    EXPECT_TRUE(ended(silent_stranger));
+    EXPECT_FALSE(ended(trainer));
+    const GateCounts counts = gate.counts();
+    EXPECT_EQ(counts.strangers, 1);
+    EXPECT_EQ(counts.untrusted, 1);
+    EXPECT_EQ(counts.not_http2, 1);
+    for (int fd : {silent_stranger, trainer, wrong_token, not_speaking}) ::close(fd);
+    for (int fd : handed) ::close(fd);
   }
 }

@@ -4,8 +4,8 @@
 #include <fmt/format.h>
 #include <map>
 
-#include "bench/core/input_error.h"
-#include "bench/stats/decision.h"
+#include "src/core/input_error.h"
+#include "src/stats/decision.h"
 #include "pricing/spot_model.h"
 
 namespace pperf {

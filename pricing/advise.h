@@ -7,8 +7,8 @@
 #include <utility>
 #include <vector>
 
-#include "bench/core/advice.h"
-#include "bench/core/result.h"
+#include "src/core/advice.h"
+#include "src/core/result.h"
 
 namespace pperf {
 

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "bench/stats/intervals.h"
-#include "bench/stats/stats.h"
+#include "src/stats/intervals.h"
+#include "src/stats/stats.h"
 
 namespace pperf {
 

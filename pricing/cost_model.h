@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "bench/core/result.h"
+#include "src/core/result.h"
 
 namespace pperf {
 
@@ -46,7 +46,7 @@ struct PricedStep {
 /// candidate's dearest over the baseline's cheapest, and the reverse). Null when neither side
 /// has samples and a CI, and no side is priced as a range.
 /// `paired_time_ratio_ci`: when the two took turns, the CI of the time ratio from their paired
-/// rounds (bench/stats/decision.h), used instead of combining the two means' intervals.
+/// rounds (src/stats/decision.h), used instead of combining the two means' intervals.
 Comparison compare(const PricedStep& candidate, const PricedStep& baseline, bool is_baseline,
                    const std::optional<std::array<double, 2>>& paired_time_ratio_ci = std::nullopt);
 

@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "bench/core/json_view.h"
+#include "src/core/json_view.h"
 #include "pricing/price_table.h"
 
 namespace pperf {

@@ -11,9 +11,9 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "bench/core/crypto.h"
-#include "bench/core/input_error.h"
-#include "bench/core/json_view.h"
+#include "src/core/crypto.h"
+#include "src/core/input_error.h"
+#include "src/core/json_view.h"
 
 namespace pperf {
 

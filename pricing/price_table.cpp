@@ -6,10 +6,10 @@
 
 #include <fmt/format.h>
 
-#include "bench/core/atomic_file.h"
-#include "bench/core/crypto.h"
-#include "bench/core/data_dir.h"
-#include "bench/core/json_view.h"
+#include "src/core/atomic_file.h"
+#include "src/core/crypto.h"
+#include "src/core/data_dir.h"
+#include "src/core/json_view.h"
 
 namespace pperf {
 

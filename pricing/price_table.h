@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "bench/core/result.h"
+#include "src/core/result.h"
 
 namespace pperf {
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "bench/core/mfu.h"
+#include "src/core/mfu.h"
 #include "pricing/cost_model.h"
 #include "pricing/spot_model.h"
 

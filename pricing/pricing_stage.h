@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "bench/core/result.h"
-#include "bench/stats/decision.h"
+#include "src/core/result.h"
+#include "src/stats/decision.h"
 #include "pricing/price_table.h"
 
 namespace pperf {
@@ -63,7 +63,7 @@ void price_results(std::vector<Result>& results, const PricingInputs& inputs);
 
 /// The one stage between measuring and reporting, for `run` (every partial record set and the
 /// finished one) and `cost`: each result's MFU against `host`'s peak (set_mfu,
-/// bench/core/mfu.h), then price_results. Call it once per set of results: it adds events, so a set
+/// src/core/mfu.h), then price_results. Call it once per set of results: it adds events, so a set
 /// already through it is not passed again (run prices a copy of the results so far).
 void price_and_rate(std::vector<Result>& results, const PricingInputs& inputs, const nlohmann::json& host);
 

@@ -6,7 +6,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "bench/stats/stats.h"
+#include "src/stats/stats.h"
 
 namespace pperf {
 

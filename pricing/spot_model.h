@@ -13,7 +13,7 @@
 #include <optional>
 #include <vector>
 
-#include "bench/core/spot.h"
+#include "src/core/spot.h"
 
 namespace pperf {
 

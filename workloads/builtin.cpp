@@ -4,7 +4,7 @@
 #include "workloads/resnet50_augment/resnet50_augment.h"
 #include "workloads/torchscript/torchscript.h"
 #include "workloads/vit_synthetic/vit_synthetic.h"
-#include "bench/core/workload_registry.h"
+#include "src/core/workload_registry.h"
 #include "workloads/workload.h"
 
 namespace pperf {

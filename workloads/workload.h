@@ -6,7 +6,7 @@
 
 #include <optional>
 
-#include "bench/core/workload_registry.h"
+#include "src/core/workload_registry.h"
 
 namespace pperf {
 

@@ -4,7 +4,7 @@
 #include <fstream>
 #include <random>
 
-#include "bench/core/input_error.h"
+#include "src/core/input_error.h"
 #include "workloads/bert_classification/wordpiece.h"
 #include "workloads/workload.h"
 #include "workloads/common/foreach_optim.h"

@@ -2,7 +2,7 @@
 
 #include <fstream>
 
-#include "bench/core/input_error.h"
+#include "src/core/input_error.h"
 
 namespace pperf {
 

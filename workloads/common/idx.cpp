@@ -4,7 +4,7 @@
 
 #include <memory>
 
-#include "bench/core/input_error.h"
+#include "src/core/input_error.h"
 
 namespace pperf {
 

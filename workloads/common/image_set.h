@@ -6,7 +6,7 @@
 #include <random>
 #include <vector>
 
-#include "bench/core/workload_registry.h"
+#include "src/core/workload_registry.h"
 
 namespace pperf {
 

@@ -2,7 +2,7 @@
 // Every difference between the libtorch versions pperf builds against — Debian 12's 1.13 (CPU)
 // and a current 2.x (PyPI's wheel, CUDA and NCCL) — lives here, so the rest of the code is
 // written once. The c10d helpers are templates over c10d's types so that this header needs no
-// c10d include: only bench/measure/data_parallel.cpp instantiates them.
+// c10d include: only src/measure/data_parallel.cpp instantiates them.
 #include <ATen/autocast_mode.h>
 #include <c10/core/impl/DeviceGuardImplInterface.h>
 #include <torch/version.h>

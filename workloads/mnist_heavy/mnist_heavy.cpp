@@ -8,7 +8,7 @@
 #include <numeric>
 #include <random>
 
-#include "bench/core/input_error.h"
+#include "src/core/input_error.h"
 #include "workloads/common/adadelta.h"
 #include "workloads/common/gaussian_blur.h"
 #include "workloads/common/idx.h"

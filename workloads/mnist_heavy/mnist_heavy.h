@@ -1,7 +1,7 @@
 #pragma once
 // mnist_heavy: the seed's MNIST network with a deliberately heavy per-sample input pipeline
 // (normalise + 11x11 Gaussian blur with a random sigma per sample), on Fashion-MNIST.
-#include "bench/core/workload_registry.h"
+#include "src/core/workload_registry.h"
 
 namespace pperf {
 WorkloadDescriptor mnist_heavy_descriptor();

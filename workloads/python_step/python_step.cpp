@@ -11,9 +11,9 @@
 #include <iterator>
 #include <sstream>
 
-#include "bench/core/data_dir.h"
-#include "bench/core/input_error.h"
-#include "bench/core/process.h"
+#include "src/core/data_dir.h"
+#include "src/core/input_error.h"
+#include "src/core/process.h"
 #include "workloads/workload.h"
 
 namespace pperf {

@@ -5,7 +5,7 @@
 // object's synchronize()". docs/python_step.md has the protocol.
 #include <string>
 
-#include "bench/core/workload_registry.h"
+#include "src/core/workload_registry.h"
 
 namespace pperf {
 

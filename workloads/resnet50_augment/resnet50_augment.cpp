@@ -7,7 +7,7 @@
 #include <random>
 #include <tuple>
 
-#include "bench/core/input_error.h"
+#include "src/core/input_error.h"
 #include "workloads/common/augment.h"
 #include "workloads/common/image_set.h"
 #include "workloads/workload.h"

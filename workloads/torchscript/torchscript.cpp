@@ -6,7 +6,7 @@
 
 #include <sstream>
 
-#include "bench/core/input_error.h"
+#include "src/core/input_error.h"
 #include "workloads/common/synthetic_normal.h"
 #include "workloads/workload.h"
 #include "workloads/common/foreach_optim.h"

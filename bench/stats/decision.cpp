@@ -7,12 +7,13 @@
 #include <boost/math/distributions/students_t.hpp>
 #include <cmath>
 
+#include "bench/stats/intervals.h"
 #include "bench/stats/stats.h"
 
 namespace pperf {
 
-std::array<double, 2> improvement_bounds(std::array<double, 2> log_time_ratio, double price_ratio) {
-  return {(1 - price_ratio * std::exp(log_time_ratio[1])) * 100, (1 - price_ratio * std::exp(log_time_ratio[0])) * 100};
+std::array<double, 2> improvement_bounds(std::array<double, 2> log_time_ratio, PriceRatio price_ratio) {
+  return {(1 - price_ratio[1] * std::exp(log_time_ratio[1])) * 100, (1 - price_ratio[0] * std::exp(log_time_ratio[0])) * 100};
 }
 
 std::string verdict_phrase(CostVerdict verdict, double equivalence_pct) {
@@ -44,6 +45,18 @@ double confidence_sequence_halfwidth(double sd, size_t rounds, const DecisionSet
   return small_sample * sd * std::sqrt(2 * v / (t * t * rho2) * std::log(std::sqrt(v) / alpha));
 }
 
+double round_correlation_widening(const std::vector<double>& terms) {
+  const size_t t = terms.size();
+  if (t < 3) return 1;
+  const double m = mean(terms);
+  double num = 0, den = 0;
+  for (size_t j = 0; j < t; ++j) {
+    den += (terms[j] - m) * (terms[j] - m);
+    if (j > 0) num += (terms[j] - m) * (terms[j - 1] - m);
+  }
+  return den > 0 ? autocorrelation_widening(num / den, t) : 1;
+}
+
 namespace {
 /// log(mean c / mean b) and its linearised per-round terms c_j / mc - b_j / mb (a drift both
 /// sides share within a round cancels), over the first t paired rounds.
@@ -66,6 +79,14 @@ PairedRounds paired(const std::vector<double>& baseline_round_ms, const std::vec
 
 std::string percent(double x) { return fmt::format("{:+.1f} %", x); }
 
+/// The anytime half-width on the log ratio; nullopt without spread.
+std::optional<double> anytime_halfwidth(const PairedRounds& p, const DecisionSettings& settings) {
+  if (p.t < 2) return std::nullopt;
+  const double sd = stdev(p.psi);
+  if (!(sd > 0) || !std::isfinite(sd)) return std::nullopt;
+  return confidence_sequence_halfwidth(sd, p.t, settings) * round_correlation_widening(p.psi);
+}
+
 std::string reason_of(CostVerdict v, const std::array<double, 2>& b, double eq) {
   switch (v) {
     case CostVerdict::equivalent:
@@ -82,7 +103,7 @@ std::string reason_of(CostVerdict v, const std::array<double, 2>& b, double eq) 
 }  // namespace
 
 Decision decide_interleaved(const std::vector<double>& baseline_round_ms, const std::vector<double>& candidate_round_ms,
-                            double price_ratio, const DecisionSettings& settings, double seconds_per_round) {
+                            PriceRatio price_ratio, const DecisionSettings& settings, double seconds_per_round) {
   Decision d;
   d.confidence = settings.confidence;
   d.equivalence_pct = settings.equivalence_pct;
@@ -90,33 +111,54 @@ Decision decide_interleaved(const std::vector<double>& baseline_round_ms, const 
   const PairedRounds p = paired(baseline_round_ms, candidate_round_ms);
   const size_t t = p.t;
   d.looks = static_cast<int64_t>(t);
+  const std::optional<double> half = anytime_halfwidth(p, settings);
+  if (t >= 2 && !half) {
+    d.reason = fmt::format("{} paired rounds without spread (every round's mean ratio the same: a timer too coarse to "
+                           "tell steps apart, or constant step times): no interval, no verdict",
+                           t);
+    return d;
+  }
+  const double log_ratio = p.log_ratio;
+  std::array<double, 2> bounds{};
+  if (half) {
+    bounds = improvement_bounds({log_ratio - *half, log_ratio + *half}, price_ratio);
+    d.improvement_pct_bounds = bounds;
+  }
   if (t < settings.min_rounds) {
     d.reason = fmt::format("{} paired rounds: the first look is at {}", t, settings.min_rounds);
     return d;
   }
-  const double log_ratio = p.log_ratio;
-  const double half = confidence_sequence_halfwidth(stdev(p.psi), t, settings);
-  const auto bounds = improvement_bounds({log_ratio - half, log_ratio + half}, price_ratio);
-  d.improvement_pct_bounds = bounds;
   d.verdict = verdict_of(bounds, settings.equivalence_pct);
   d.reason = reason_of(d.verdict, bounds, settings.equivalence_pct);
-  if (d.verdict == CostVerdict::undecided && seconds_per_round > 0 && half > 0) {
+  if (price_ratio[0] != price_ratio[1])
+    d.reason += fmt::format("; at both ends of the price ratio {:.4g} to {:.4g}", price_ratio[0], price_ratio[1]);
+  if (d.verdict == CostVerdict::undecided && seconds_per_round > 0 && *half > 0) {
     // The half-width that would decide: down to the break-even point, or (when the estimate
     // sits inside the margin) down to the nearer edge of the margin. It shrinks about as
     // 1/sqrt(rounds).
-    const double log_even = -std::log(price_ratio);
+    const double mid_price = std::sqrt(price_ratio[0] * price_ratio[1]);
+    const double log_even = -std::log(mid_price);
     const double eq = settings.equivalence_pct / 100;
-    const double lo_edge = std::log((1 - eq) / price_ratio), hi_edge = std::log((1 + eq) / price_ratio);
+    const double lo_edge = std::log((1 - eq) / mid_price), hi_edge = std::log((1 + eq) / mid_price);
     double needed = std::abs(log_ratio - log_even);
     if (log_ratio > lo_edge && log_ratio < hi_edge) needed = std::max(needed, std::min(log_ratio - lo_edge, hi_edge - log_ratio));
     if (needed > 0) {
-      const double rounds = static_cast<double>(t) * (half / needed) * (half / needed);
+      const double rounds = static_cast<double>(t) * (*half / needed) * (*half / needed);
       d.seconds_to_decide = rounds * seconds_per_round;
       d.reason += fmt::format("; about {:.0f} rounds ({:.0f} s of measuring per configuration) would likely decide it",
                               std::ceil(rounds), *d.seconds_to_decide);
     }
   }
   return d;
+}
+
+std::optional<std::array<double, 2>> anytime_time_ratio_interval(const std::vector<double>& baseline_round_ms,
+                                                                 const std::vector<double>& candidate_round_ms,
+                                                                 const DecisionSettings& settings) {
+  const PairedRounds p = paired(baseline_round_ms, candidate_round_ms);
+  const std::optional<double> half = anytime_halfwidth(p, settings);
+  if (!half) return std::nullopt;
+  return std::array<double, 2>{std::exp(p.log_ratio - *half), std::exp(p.log_ratio + *half)};
 }
 
 std::optional<std::array<double, 2>> paired_time_ratio_interval(const std::vector<double>& baseline_round_ms,
@@ -131,7 +173,7 @@ std::optional<std::array<double, 2>> paired_time_ratio_interval(const std::vecto
   return std::array<double, 2>{std::exp(p.log_ratio - half), std::exp(p.log_ratio + half)};
 }
 
-Decision decide_fixed(const std::optional<std::array<double, 2>>& time_ratio_ci, double price_ratio,
+Decision decide_fixed(const std::optional<std::array<double, 2>>& time_ratio_ci, PriceRatio price_ratio,
                       const DecisionSettings& settings, bool given) {
   Decision d;
   d.confidence = settings.confidence;
@@ -146,6 +188,9 @@ Decision decide_fixed(const std::optional<std::array<double, 2>>& time_ratio_ci,
   d.improvement_pct_bounds = bounds;
   d.verdict = verdict_of(bounds, settings.equivalence_pct);
   d.reason = reason_of(d.verdict, bounds, settings.equivalence_pct) +
+             (price_ratio[0] != price_ratio[1]
+                  ? fmt::format("; at both ends of the price ratio {:.4g} to {:.4g}", price_ratio[0], price_ratio[1])
+                  : std::string()) +
              (given ? "; step times given, not measured: the figures are taken as exact"
                     : "; measured one after the other: a drift of the host between the two is not cancelled");
   return d;

@@ -6,6 +6,7 @@
 #include <boost/math/distributions/normal.hpp>
 #include <boost/math/distributions/students_t.hpp>
 #include <cmath>
+#include <limits>
 
 #include "bench/stats/intervals.h"
 #include "bench/stats/stats.h"
@@ -132,24 +133,72 @@ Decision decide_interleaved(const std::vector<double>& baseline_round_ms, const 
   d.reason = reason_of(d.verdict, bounds, settings.equivalence_pct);
   if (price_ratio[0] != price_ratio[1])
     d.reason += fmt::format("; at both ends of the price ratio {:.4g} to {:.4g}", price_ratio[0], price_ratio[1]);
-  if (d.verdict == CostVerdict::undecided && seconds_per_round > 0 && *half > 0) {
-    // The half-width that would decide: down to the break-even point, or (when the estimate
-    // sits inside the margin) down to the nearer edge of the margin. It shrinks about as
-    // 1/sqrt(rounds).
-    const double mid_price = std::sqrt(price_ratio[0] * price_ratio[1]);
-    const double log_even = -std::log(mid_price);
-    const double eq = settings.equivalence_pct / 100;
-    const double lo_edge = std::log((1 - eq) / mid_price), hi_edge = std::log((1 + eq) / mid_price);
-    double needed = std::abs(log_ratio - log_even);
-    if (log_ratio > lo_edge && log_ratio < hi_edge) needed = std::max(needed, std::min(log_ratio - lo_edge, hi_edge - log_ratio));
-    if (needed > 0) {
-      const double rounds = static_cast<double>(t) * (*half / needed) * (*half / needed);
-      d.seconds_to_decide = rounds * seconds_per_round;
-      d.reason += fmt::format("; about {:.0f} rounds ({:.0f} s of measuring per configuration) would likely decide it",
-                              std::ceil(rounds), *d.seconds_to_decide);
+  if (d.verdict == CostVerdict::undecided && seconds_per_round > 0) {
+    if (const auto r = rounds_to_decide(baseline_round_ms, candidate_round_ms, price_ratio, settings)) {
+      d.seconds_to_decide = r->median * seconds_per_round;
+      d.reason += fmt::format("; about {:.0f} rounds in all ({:.0f} s of measuring per configuration) would likely decide "
+                              "it, 80 % of the time within {:.0f} to {}",
+                              r->median, *d.seconds_to_decide, r->low,
+                              std::isfinite(r->high) ? fmt::format("{:.0f} rounds", r->high) : std::string("never"));
     }
   }
   return d;
+}
+
+namespace {
+/// The least round count t' >= from at which the sequence's half-width (same sd and widening)
+/// is at most `needed`; infinity when none up to kMaxRounds.
+double rounds_until(double sd, double widening, double needed, size_t from, const DecisionSettings& settings) {
+  constexpr size_t kMaxRounds = 100000;
+  const auto fits = [&](size_t t) { return confidence_sequence_halfwidth(sd, t, settings) * widening <= needed; };
+  if (!(needed > 0)) return std::numeric_limits<double>::infinity();
+  size_t hi = std::max<size_t>(from, 2);
+  while (!fits(hi)) {
+    if (hi >= kMaxRounds) return std::numeric_limits<double>::infinity();
+    hi = std::min(kMaxRounds, hi * 2);
+  }
+  size_t lo = std::max<size_t>(from, 2);
+  while (lo < hi) {  // the half-width falls with t from a few rounds on
+    const size_t mid = (lo + hi) / 2;
+    if (fits(mid))
+      hi = mid;
+    else
+      lo = mid + 1;
+  }
+  return static_cast<double>(hi);
+}
+}  // namespace
+
+std::optional<RoundsToDecide> rounds_to_decide(const std::vector<double>& baseline_round_ms,
+                                               const std::vector<double>& candidate_round_ms, PriceRatio price_ratio,
+                                               const DecisionSettings& settings) {
+  const PairedRounds p = paired(baseline_round_ms, candidate_round_ms);
+  if (p.t < 2) return std::nullopt;
+  const double sd = stdev(p.psi);
+  if (!(sd > 0) || !std::isfinite(sd)) return std::nullopt;
+  const double widening = round_correlation_widening(p.psi);
+  // The distance from the log ratio to the nearest boundary that would decide it: break-even at
+  // the dearer end of the price range (cheaper) or the cheaper end (dearer), or, for an
+  // estimate inside the margin, the margin's nearer edge.
+  const double eq = settings.equivalence_pct / 100;
+  const auto distance = [&](double log_ratio) {
+    const double cheaper = -std::log(price_ratio[1]) - log_ratio, dearer = log_ratio + std::log(price_ratio[0]);
+    double need = std::max(cheaper, dearer);  // > 0 on one side of the break-even band
+    const double lo_edge = std::log((1 - eq) / price_ratio[0]), hi_edge = std::log((1 + eq) / price_ratio[1]);
+    if (log_ratio > lo_edge && log_ratio < hi_edge) need = std::max(need, std::min(log_ratio - lo_edge, hi_edge - log_ratio));
+    return need;
+  };
+  // The effect is uncertain: its estimate +-1.28 standard errors gives the 80 % range.
+  const double se = sd * widening / std::sqrt(static_cast<double>(p.t));
+  const size_t from = std::max(p.t + 1, settings.min_rounds);
+  RoundsToDecide r;
+  r.median = rounds_until(sd, widening, distance(p.log_ratio), from, settings);
+  double a = rounds_until(sd, widening, distance(p.log_ratio - 1.2816 * se), from, settings);
+  double b = rounds_until(sd, widening, distance(p.log_ratio + 1.2816 * se), from, settings);
+  r.low = std::min({a, b, r.median});
+  r.high = std::max({a, b, r.median});
+  if (!std::isfinite(r.median)) return std::nullopt;
+  return r;
 }
 
 std::optional<std::array<double, 2>> anytime_time_ratio_interval(const std::vector<double>& baseline_round_ms,

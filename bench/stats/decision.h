@@ -66,6 +66,18 @@ std::optional<std::array<double, 2>> anytime_time_ratio_interval(const std::vect
                                                                  const std::vector<double>& candidate_round_ms,
                                                                  const DecisionSettings& settings);
 
+/// Rounds in all (counted from the first) an undecided comparison would likely need: `median`
+/// where the sequence, at the rounds' present spread and correlation, would decide the present
+/// estimate; `low`..`high` the same for the estimate +-1.28 standard errors (an 80 % range;
+/// `high` may be infinite: never). nullopt below 2 rounds, without spread, or when the estimate
+/// itself sits on a boundary.
+struct RoundsToDecide {
+  double median = 0, low = 0, high = 0;
+};
+std::optional<RoundsToDecide> rounds_to_decide(const std::vector<double>& baseline_round_ms,
+                                               const std::vector<double>& candidate_round_ms, PriceRatio price_ratio,
+                                               const DecisionSettings& settings);
+
 /// The fixed-sample interval of mean(candidate) / mean(baseline) from paired round means (the
 /// same linearised terms as the decision, Student t over the rounds): drift shared within a round
 /// cancels. Valid for a number of rounds fixed in advance only; a run stopped by its decision

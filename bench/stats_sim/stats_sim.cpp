@@ -1,0 +1,177 @@
+// The decision tables of docs/statistics.md and docs/compare.md added by issue 40, simulated
+// through the real code (bench/stats/decision.h, turn_order.h, compare_stats.h):
+//   build/pperf_stats_sim TABLE [TRIALS]     TABLE: interval | aa | order | compare | all
+// TRIALS per cell (default 10000; the unit tests run a few hundred of the same simulations).
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "coverage_sim.h"
+
+using namespace pperf;
+using namespace pperf::coverage;
+
+namespace {
+const std::vector<std::pair<const char*, Generator>> kShapeRows = {
+    {"lognormal s=0.05", {Shape::lognormal_005}},      {"lognormal s=0.3", {Shape::lognormal_03}},
+    {"5% outliers at 3x", {Shape::outliers_5pct_3x}},  {"bimodal 25% at 1.7x", {Shape::bimodal}},
+    {"AR(1) r=0.5", {Shape::lognormal_005, 100, 0.5}}, {"AR(1) r=0.5 + 5% outliers", {Shape::outliers_5pct_3x, 100, 0.5}},
+    {"AR(1) r=0.8", {Shape::lognormal_005, 100, 0.8}}};
+
+double pct(int count, int of) { return of ? 100.0 * count / of : 0; }
+
+/// Coverage of the printed improvement interval in turns at the run's end: the fixed-sample t
+/// printed before (`before`) and the anytime interval printed now, over every run, and over the
+/// runs the decision stopped (a true 5.5 % difference: nearly all of them).
+void interval_table(int trials, size_t max_rounds, uint64_t& seed) {
+  fmt::print("\nImprovement interval printed after a run in turns ({} rounds at most, a look after every round), {} trials "
+             "a cell: coverage of the true improvement at the run's end, in %, before (fixed-sample t) / now (anytime). "
+             "Every run: A/A and 5.5 % cheaper (10 % faster at a 5 % higher price); runs the decision stopped: 5.5 % "
+             "cheaper (the share stopped in brackets):\n\n",
+             max_rounds, trials);
+  fmt::print("| shape | effect | runs |");
+  for (Drift d : kDrifts) fmt::print(" {} |", name(d));
+  fmt::print("\n|---|---|---|---|---|---|---|\n");
+  for (const auto& [label, g] : kShapeRows) {
+    std::vector<DecisionCell> cells[2];
+    for (int effect = 0; effect < 2; ++effect)
+      for (Drift d : kDrifts) {
+        TurnsSetup s;
+        s.base = g;
+        s.speed = {1, effect ? 0.9 : 1.0};
+        s.price_ratio = {1, effect ? 1.05 : 1.0};
+        s.drift = d;
+        s.max_rounds = max_rounds;
+        cells[effect].push_back(simulate_turns(s, trials, seed++));
+      }
+    for (int row = 0; row < 3; ++row) {
+      fmt::print("| {} | {} | {} |", label, row == 0 ? "A/A" : "5.5 % cheaper", row < 2 ? "every run" : "stopped by the decision");
+      for (const DecisionCell& c : cells[row == 0 ? 0 : 1]) {
+        if (row < 2)
+          fmt::print(" {:.1f} / {:.1f} |", pct(c.fixed_hits, c.intervals), pct(c.anytime_hits, c.intervals));
+        else
+          fmt::print(" {:.1f} / {:.1f} ({:.0f} %) |", pct(c.stopped_fixed_hits, c.stopped), pct(c.stopped_anytime_hits, c.stopped),
+                     pct(c.stopped, c.trials));
+      }
+      fmt::print("\n");
+    }
+  }
+}
+
+/// A/A false decisions (cheaper + dearer) / equivalent / undecided, in %, and mean rounds.
+void aa_table(int trials, size_t max_rounds, uint64_t& seed) {
+  fmt::print("\nA/A in turns (identical configurations, equal prices; {} rounds at most), {} trials a cell: cheaper + dearer "
+             "(false decisions) / equivalent / undecided, in %, and mean rounds:\n\n| shape |",
+             max_rounds, trials);
+  for (Drift d : kDrifts) fmt::print(" {} |", name(d));
+  fmt::print("\n|---|---|---|---|---|\n");
+  for (const auto& [label, g] : kShapeRows) {
+    fmt::print("| {} |", label);
+    for (Drift d : kDrifts) {
+      const DecisionCell c = simulate_decisions(g, 1.0, 1.0, d, trials, seed++, 10, 3, max_rounds);
+      fmt::print(" {:.1f} / {:.1f} / {:.1f}, {:.0f} |", c.rate(c.cheaper + c.dearer) * 100, c.rate(c.equivalent) * 100,
+                 c.rate(c.undecided) * 100, c.rounds);
+    }
+    fmt::print("\n");
+  }
+}
+
+/// Three or four identical configurations with a carry-over effect of the order itself.
+void order_table(int trials, uint64_t& seed) {
+  fmt::print("\nOrder of turns with a carry-over effect, identical configurations (lognormal s=0.05, no drift, 60 rounds at "
+             "most), {} trials a cell: each candidate's false decisions against configuration A (cheaper + dearer), in %, "
+             "before (A B C, C B A, ...) / now (Williams design):\n\n"
+             "| configurations | carry-over | B vs A | C vs A | D vs A |\n|---|---|---|---|---|\n",
+             trials);
+  for (size_t k : {3, 4})
+    for (int model = 0; model < 2; ++model) {
+      CarryOver carry;
+      (model == 0 ? carry.back_to_back : carry.first_in_round) = model == 0 ? 0.98 : 1.02;
+      fmt::print("| {} | {} |", k, model == 0 ? "2 % faster back to back" : "2 % slower first in a round");
+      for (size_t cand = 1; cand < 4; ++cand) {
+        if (cand >= k) {
+          fmt::print(" — |");
+          continue;
+        }
+        double rate[2];
+        for (int o = 0; o < 2; ++o) {
+          TurnsSetup s;
+          s.base = {Shape::lognormal_005};
+          s.speed.assign(k, 1);
+          s.price_ratio.assign(k, 1);
+          s.order = o == 0 ? Order::reversing : Order::balanced;
+          s.carry = carry;
+          s.candidate = cand;
+          const DecisionCell c = simulate_turns(s, trials, seed++);
+          rate[o] = c.rate(c.cheaper + c.dearer) * 100;
+        }
+        fmt::print(" {:.1f} / {:.1f} |", rate[0], rate[1]);
+      }
+      fmt::print("\n");
+    }
+}
+
+/// `pperf compare`'s calls against its 5 % threshold: before (point estimate beyond it, p <
+/// 0.05) and now (the 95 % interval beyond it, p < 0.05).
+void compare_table(int trials, uint64_t& seed) {
+  fmt::print("\n`pperf compare` against a 5 % threshold, one run a side, {} trials a cell: share called regressed (true "
+             "change > 0) or improved (< 0), in %, before (point estimate beyond 5 %, p < 0.05) / now (the 95 % interval "
+             "beyond 5 %, p < 0.05). Run-to-run: each run's level drawn with that sd of log.\n\n"
+             "| shape | steps a run | run-to-run | -10 % | -3 % | 0 | +3 % | +7.5 % | +10 % |\n|---|---|---|---|---|---|---|---|---|\n",
+             trials);
+  for (const auto& [label, g] : kShapeRows)
+    for (size_t n : {kMinCiSteps, size_t{200}})
+      for (double run_sd : {0.0, 0.03}) {
+        fmt::print("| {} | {} | {:g} % |", label, n, run_sd * 100);
+        for (double change : {-0.10, -0.03, 0.0, 0.03, 0.075, 0.10}) {
+          std::mt19937_64 rng(seed++);
+          std::normal_distribution<double> z(0, 1);
+          auto run = [&](double factor) {
+            std::vector<double> steps = g.draw(n, rng);
+            const double level = factor * std::exp(run_sd * z(rng));
+            for (double& x : steps) x *= level;
+            return steps;
+          };
+          int before = 0, now = 0;
+          for (int t = 0; t < trials; ++t) {
+            const std::vector<double> b = run(1), c = run(1 + change);
+            const auto m = welch_mean_change(b, c);
+            if (!m || m->p_value >= 0.05) continue;
+            const bool up = change >= 0;  // the direction counted; for 0 both
+            const double est = m->estimate * 100;
+            const ThresholdSide side = threshold_side({m->ci[0] * 100, m->ci[1] * 100}, 5);
+            if (change == 0) {
+              before += std::abs(est) > 5, now += side != ThresholdSide::within;
+            } else {
+              before += up ? est > 5 : est < -5;
+              now += side == (up ? ThresholdSide::above : ThresholdSide::below);
+            }
+          }
+          fmt::print(" {:.1f} / {:.1f} |", pct(before, trials), pct(now, trials));
+        }
+        fmt::print("\n");
+      }
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::string table = argc > 1 ? argv[1] : "all";
+  const int trials = argc > 2 ? std::atoi(argv[2]) : 10000;
+  uint64_t seed = 40;
+  const bool all = table == "all";
+  if (all || table == "interval") interval_table(trials, 20, seed), interval_table(trials, 60, seed);
+  if (all || table == "aa") aa_table(trials, 20, seed), aa_table(trials, 60, seed);
+  if (all || table == "aa200") {
+    fmt::print("\nAR(1) r=0.8 at 200 rounds:\n");
+    for (Drift d : kDrifts) {
+      const DecisionCell c = simulate_decisions({Shape::lognormal_005, 100, 0.8}, 1.0, 1.0, d, trials, seed++, 10, 3, 200);
+      fmt::print("| {} | {:.1f} / {:.1f} / {:.1f}, {:.0f} |\n", name(d), c.rate(c.cheaper + c.dearer) * 100,
+                 c.rate(c.equivalent) * 100, c.rate(c.undecided) * 100, c.rounds);
+    }
+  }
+  if (all || table == "order") order_table(trials, seed);
+  if (all || table == "compare") compare_table(trials, seed);
+  return 0;
+}

@@ -188,15 +188,21 @@ std::optional<RoundsToDecide> rounds_to_decide(const std::vector<double>& baseli
     if (log_ratio > lo_edge && log_ratio < hi_edge) need = std::max(need, std::min(log_ratio - lo_edge, hi_edge - log_ratio));
     return need;
   };
-  // The effect is uncertain: its estimate +-1.28 standard errors gives the 80 % range.
+  // The effect is uncertain: the true log ratio drawn as N(estimate, se^2) at 40 quantiles,
+  // each with the rounds that would decide it; their median and 10th..90th percentiles.
   const double se = sd * widening / std::sqrt(static_cast<double>(p.t));
   const size_t from = std::max(p.t + 1, settings.min_rounds);
+  constexpr int kDraws = 40;
+  std::vector<double> need;
+  for (int i = 0; i < kDraws; ++i) {
+    const double z = boost::math::quantile(boost::math::normal(), (i + 0.5) / kDraws);
+    need.push_back(rounds_until(sd, widening, distance(p.log_ratio + z * se), from, settings));
+  }
+  std::sort(need.begin(), need.end());
   RoundsToDecide r;
-  r.median = rounds_until(sd, widening, distance(p.log_ratio), from, settings);
-  double a = rounds_until(sd, widening, distance(p.log_ratio - 1.2816 * se), from, settings);
-  double b = rounds_until(sd, widening, distance(p.log_ratio + 1.2816 * se), from, settings);
-  r.low = std::min({a, b, r.median});
-  r.high = std::max({a, b, r.median});
+  r.median = (need[kDraws / 2 - 1] + need[kDraws / 2]) / 2;
+  r.low = need[kDraws / 10 - 1 + 1];      // the 10th percentile of the 40 (the 5th smallest)
+  r.high = need[kDraws - kDraws / 10 - 1];  // the 90th (the 36th)
   if (!std::isfinite(r.median)) return std::nullopt;
   return r;
 }

@@ -1,11 +1,12 @@
 // The decision tables of docs/statistics.md and docs/compare.md added by issue 40, simulated
 // through the real code (bench/stats/decision.h, turn_order.h, compare_stats.h):
-//   build/pperf_stats_sim TABLE [TRIALS]     TABLE: interval | aa | order | compare | all
+//   build/pperf_stats_sim TABLE [TRIALS]     TABLE: interval | aa | aa200 | order | stop | predict | compare | all
 // TRIALS per cell (default 10000; the unit tests run a few hundred of the same simulations).
 #include <fmt/format.h>
 
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <string>
 
 #include "coverage_sim.h"
@@ -57,6 +58,90 @@ void interval_table(int trials, size_t max_rounds, uint64_t& seed) {
       }
       fmt::print("\n");
     }
+  }
+}
+
+/// The precision stop rule: how often it stops on its target, and the mean CI's coverage over
+/// the runs it stopped (conditional) and over every run.
+void stop_table(int trials, uint64_t& seed) {
+  fmt::print("\nThe precision stop rule (min_steps 10, max_seconds out of the way), {} trials a cell: share stopped on the "
+             "target, in %, the mean CI's coverage over those runs / over every run, in %, and mean steps:\n\n"
+             "| shape | target | max_steps | stopped on target | coverage when stopped on target | coverage, every run | mean n |\n"
+             "|---|---|---|---|---|---|---|\n",
+             trials);
+  for (const auto& [label, g] : kShapeRows)
+    for (double target : {0.01, 0.02, 0.05})
+      for (int64_t max_steps : {200, 400, 1000}) {
+        MeasureSettings m;
+        m.min_steps = 10;
+        m.max_steps = max_steps;
+        m.max_seconds = 1e9;
+        m.target_rel_ci = target;
+        const Cell c = simulate(g, 0, trials, seed++, &m);
+        fmt::print("| {} | {:g} % | {} | {:.1f} | {} | {:.1f} | {:.0f} |\n", label, target * 100, max_steps,
+                   pct(c.on_target, c.trials),
+                   c.on_target ? fmt::format("{:.1f}", pct(c.on_target_mean_hits, c.on_target)) : std::string("—"),
+                   c.mean_coverage() * 100, c.steps);
+      }
+}
+
+/// The rounds-to-decide prediction of an undecided run at the default budget (20 rounds): the
+/// run goes on (up to 1000 rounds) and the share decided by the predicted median and within the
+/// predicted 80 % range is counted.
+void predict_table(int trials, uint64_t& seed) {
+  fmt::print("\nRounds-to-decide prediction, made after 20 rounds (the default budget) for runs still undecided, then "
+             "checked by going on (up to 1000 rounds), {} trials a cell: share of undecided runs, and of those the share "
+             "decided by the predicted median (goal 50 %) and within the predicted 80 % range (goal 80 %), in %:\n\n"
+             "| case | undecided at 20 | decided by the median | within the 80 % range |\n|---|---|---|---|\n",
+             trials);
+  struct Case {
+    const char* label;
+    Generator g;
+    double speed, price;
+  };
+  const std::vector<Case> cases = {{"2 % faster, 5% of steps 3x slower", {Shape::outliers_5pct_3x}, 0.98, 1},
+                                   {"5 % faster, 5% of steps 3x slower", {Shape::outliers_5pct_3x}, 0.95, 1},
+                                   {"3 % faster, lognormal s=0.3", {Shape::lognormal_03}, 0.97, 1},
+                                   {"5 % faster, bimodal", {Shape::bimodal}, 0.95, 1},
+                                   {"1 % faster, lognormal s=0.05", {Shape::lognormal_005}, 0.99, 1},
+                                   {"A/A, lognormal s=0.3", {Shape::lognormal_03}, 1, 1}};
+  constexpr size_t kAt = 20, kCap = 1000, kRound = 10, kUntimed = 3;
+  for (const Case& c : cases) {
+    std::mt19937_64 rng(seed++);
+    int undecided = 0, by_median = 0, in_range = 0;
+    for (int t = 0; t < trials; ++t) {
+      Generator cand = c.g;
+      cand.scale *= c.speed;
+      std::vector<double> a, b;
+      std::optional<RoundsToDecide> predicted;
+      size_t decided_at = 0;
+      // Each side's steps drawn a round at a time (AR state not carried: these shapes are independent).
+      for (size_t r = 1; r <= kCap; ++r) {
+        for (int side = 0; side < 2; ++side) {
+          const std::vector<double> steps = (side ? cand : c.g).draw(kRound + kUntimed, rng);
+          double sum = 0;
+          for (size_t j = kUntimed; j < steps.size(); ++j) sum += steps[j];
+          (side ? b : a).push_back(sum / kRound);
+        }
+        if (r < DecisionSettings{}.min_rounds) continue;
+        const Decision d = decide_interleaved(a, b, c.price, DecisionSettings{});
+        if (d.verdict != CostVerdict::undecided) {
+          decided_at = r;
+          break;
+        }
+        if (r == kAt) {
+          predicted = rounds_to_decide(a, b, PriceRatio{c.price, c.price}, DecisionSettings{});
+          if (!predicted) break;
+        }
+      }
+      if (!predicted) continue;
+      ++undecided;
+      const double at = decided_at ? static_cast<double>(decided_at) : std::numeric_limits<double>::infinity();
+      by_median += at <= predicted->median;
+      in_range += at >= predicted->low && at <= predicted->high;
+    }
+    fmt::print("| {} | {:.1f} | {:.1f} | {:.1f} |\n", c.label, pct(undecided, trials), pct(by_median, undecided),
+               pct(in_range, undecided));
   }
 }
 
@@ -172,6 +257,8 @@ int main(int argc, char** argv) {
     }
   }
   if (all || table == "order") order_table(trials, seed);
+  if (all || table == "stop") stop_table(trials, seed);
+  if (all || table == "predict") predict_table(trials, seed);
   if (all || table == "compare") compare_table(trials, seed);
   return 0;
 }

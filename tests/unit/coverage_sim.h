@@ -69,6 +69,7 @@ struct Generator {
 struct Cell {
   int trials = 0, median_hits = 0, mean_hits = 0, median_intervals = 0, mean_intervals = 0;
   int before_hits = 0;  // before issue 13: cost CI = the median's CI (median_ci95), vs the bill
+  int on_target = 0, on_target_mean_hits = 0;  // runs the precision target stopped, and their mean CI's hits
   double steps = 0;  // mean n at the end
   double median_coverage() const { return median_intervals ? double(median_hits) / median_intervals : 0; }
   double mean_coverage() const { return mean_intervals ? double(mean_hits) / mean_intervals : 0; }
@@ -78,12 +79,15 @@ struct Cell {
 /// Measures like the runner: feeds one step at a time to the real stop rules until one fires
 /// (with max_seconds out of the way), then estimates as the executor does.
 inline StepTimeEstimate measure_like_pperf(const std::vector<double>& steps, const MeasureSettings& settings,
-                                           size_t& used) {
+                                           size_t& used, StopReason* reason = nullptr) {
   auto rules = make_stop_rules(settings);
   std::vector<double> so_far;
   for (double x : steps) {
     so_far.push_back(x);
-    if (first_stop(rules, so_far, 0)) break;
+    if (auto cause = first_stop(rules, so_far, 0)) {
+      if (reason) *reason = cause->code;
+      break;
+    }
   }
   used = so_far.size();
   return step_time_estimate(so_far);
@@ -97,13 +101,16 @@ inline Cell simulate(const Generator& g, size_t n, int trials, uint64_t seed, co
   for (int t = 0; t < trials; ++t) {
     const std::vector<double> steps = g.draw(settings ? static_cast<size_t>(settings->max_steps) : n, rng);
     size_t used = steps.size();
-    const StepTimeEstimate e = settings ? measure_like_pperf(steps, *settings, used) : step_time_estimate(steps);
+    StopReason reason = StopReason::other;
+    const StepTimeEstimate e = settings ? measure_like_pperf(steps, *settings, used, &reason) : step_time_estimate(steps);
     ++c.trials;
     c.steps += static_cast<double>(used) / trials;
     if (e.ci95_ms) ++c.median_intervals, c.median_hits += (*e.ci95_ms)[0] <= median && median <= (*e.ci95_ms)[1];
     const auto before = median_ci95(steps);
     c.before_hits += before[0] <= mean && mean <= before[1];
     if (e.mean_ci95_ms) ++c.mean_intervals, c.mean_hits += (*e.mean_ci95_ms)[0] <= mean && mean <= (*e.mean_ci95_ms)[1];
+    if (reason == StopReason::target_rel_ci && e.mean_ci95_ms)
+      ++c.on_target, c.on_target_mean_hits += (*e.mean_ci95_ms)[0] <= mean && mean <= (*e.mean_ci95_ms)[1];
   }
   return c;
 }

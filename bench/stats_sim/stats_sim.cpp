@@ -4,6 +4,8 @@
 // TRIALS per cell (default 10000; the unit tests run a few hundred of the same simulations).
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <boost/math/distributions/normal.hpp>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
@@ -145,8 +147,55 @@ void predict_table(int trials, uint64_t& seed) {
   }
 }
 
+/// The cost of deciding: rounds the sequential decision needs (median, up to 1000 rounds) against
+/// a fixed-sample paired t test with the same error rates (alpha 5 % two-sided, the sequential
+/// test's power), for 2/5/10/20 % faster candidates at equal prices.
+void cost_table(int trials, size_t min_rounds, uint64_t& seed) {
+  fmt::print("\nCost of deciding (first look at {} rounds, equal prices, no drift, up to 1000 rounds), {} trials a cell: "
+             "the sequential test's median rounds to a `cheaper` verdict (and its 10th-90th percentiles), the share "
+             "decided cheaper, the fixed-sample rounds with the same alpha and power, and the ratio of the medians:\n\n"
+             "| shape | faster | median rounds (10-90 %) | cheaper | fixed-sample rounds | ratio |\n|---|---|---|---|---|---|\n",
+             min_rounds, trials);
+  for (const auto& [label, g] : kShapeRows) {
+    if (g.rho > 0) continue;
+    for (double faster : {0.02, 0.05, 0.10, 0.20}) {
+      TurnsSetup s;
+      s.base = g;
+      s.speed = {1, 1 - faster};
+      s.max_rounds = 1000;
+      s.settings.min_rounds = min_rounds;
+      // The rounds' terms' true sd, from one long A/A draw.
+      std::mt19937_64 rng(seed);
+      std::vector<double> a, b;
+      for (int r = 0; r < 20000; ++r) {
+        for (int side = 0; side < 2; ++side) {
+          const std::vector<double> steps = g.draw(13, rng);
+          double sum = 0;
+          for (size_t j = 3; j < 13; ++j) sum += steps[j];
+          (side ? b : a).push_back(sum / 10);
+        }
+      }
+      const double ma = mean(a), mb = mean(b);
+      std::vector<double> psi;
+      for (size_t j = 0; j < a.size(); ++j) psi.push_back(b[j] / mb - a[j] / ma);
+      const double sd = stdev(psi);
+      const DecisionCell c = simulate_turns(s, trials, seed++);
+      std::vector<double> rounds = c.rounds_each;
+      std::sort(rounds.begin(), rounds.end());
+      const double power = std::min(0.99, std::max(0.5, c.rate(c.cheaper)));
+      const boost::math::normal z;
+      const double n_fixed = std::pow((boost::math::quantile(z, 0.975) + boost::math::quantile(z, power)) * sd /
+                                          std::abs(std::log(1 - faster)), 2);
+      const double median = rounds[rounds.size() / 2];
+      fmt::print("| {} | {:g} % | {:.0f} ({:.0f}-{:.0f}) | {:.1f} % | {:.1f} | {:.2f} |\n", label, faster * 100, median,
+                 rounds[rounds.size() / 10], rounds[rounds.size() * 9 / 10], c.rate(c.cheaper) * 100, std::max(2.0, n_fixed),
+                 median / std::max(2.0, n_fixed));
+    }
+  }
+}
+
 /// A/A false decisions (cheaper + dearer) / equivalent / undecided, in %, and mean rounds.
-void aa_table(int trials, size_t max_rounds, uint64_t& seed) {
+void aa_table(int trials, size_t max_rounds, uint64_t& seed, size_t min_rounds = DecisionSettings{}.min_rounds) {
   fmt::print("\nA/A in turns (identical configurations, equal prices; {} rounds at most), {} trials a cell: cheaper + dearer "
              "(false decisions) / equivalent / undecided, in %, and mean rounds:\n\n| shape |",
              max_rounds, trials);
@@ -155,7 +204,12 @@ void aa_table(int trials, size_t max_rounds, uint64_t& seed) {
   for (const auto& [label, g] : kShapeRows) {
     fmt::print("| {} |", label);
     for (Drift d : kDrifts) {
-      const DecisionCell c = simulate_decisions(g, 1.0, 1.0, d, trials, seed++, 10, 3, max_rounds);
+      TurnsSetup s;
+      s.base = g;
+      s.drift = d;
+      s.max_rounds = max_rounds;
+      s.settings.min_rounds = min_rounds;
+      const DecisionCell c = simulate_turns(s, trials, seed++);
       fmt::print(" {:.1f} / {:.1f} / {:.1f}, {:.0f} |", c.rate(c.cheaper + c.dearer) * 100, c.rate(c.equivalent) * 100,
                  c.rate(c.undecided) * 100, c.rounds);
     }
@@ -259,6 +313,9 @@ int main(int argc, char** argv) {
   if (all || table == "order") order_table(trials, seed);
   if (all || table == "stop") stop_table(trials, seed);
   if (all || table == "predict") predict_table(trials, seed);
+  if (all || table == "cost") cost_table(trials, 8, seed);
+  if (table == "cost3") cost_table(trials, 3, seed);
+  if (table == "aa3") aa_table(trials, 20, seed, 3);
   if (all || table == "compare") compare_table(trials, seed);
   return 0;
 }

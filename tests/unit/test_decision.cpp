@@ -167,6 +167,14 @@ TEST(Decision, ThePriceStageDecidesInTurnsFromTheRoundsAndOtherwiseOnce) {
   for (auto& r : results) r.measurement->turns = Turns{};
   price_results(results, inputs);
   EXPECT_EQ(results[1].decision->method, "fixed-sample interval");
+  // Paired rounds without spread (every round 100 ms and 80 ms): no interval anywhere, no verdict.
+  std::vector<Result> flat = {result("base", true, std::vector<double>(12, 100)), result("cand", false, std::vector<double>(12, 80))};
+  price_results(flat, inputs);
+  EXPECT_EQ(flat[1].decision->verdict, CostVerdict::undecided);
+  EXPECT_NE(flat[1].decision->reason.find("without spread"), std::string::npos) << flat[1].decision->reason;
+  EXPECT_FALSE(flat[1].comparison.improvement_pct_ci95);
+  EXPECT_FALSE(flat[1].comparison.speedup_ci95);
+  EXPECT_TRUE(flat[1].comparison.improvement_pct) << "the point figure stays";
 }
 
 TEST(TurnOrder, TwoConfigurationsAlternate) {

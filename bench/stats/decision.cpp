@@ -55,7 +55,11 @@ double round_correlation_widening(const std::vector<double>& terms) {
     den += (terms[j] - m) * (terms[j] - m);
     if (j > 0) num += (terms[j] - m) * (terms[j - 1] - m);
   }
-  return den > 0 ? autocorrelation_widening(num / den, t) : 1;
+  if (!(den > 0)) return 1;
+  // One standard error of r (1/sqrt(t)) above its bias-corrected estimate: a few rounds say
+  // little about their correlation, and too narrow a sequence errs where too wide one waits.
+  const double r = std::clamp(num / den + (1 + 3 * num / den) / static_cast<double>(t) + 0.5 / std::sqrt(static_cast<double>(t)), 0.0, 0.9);
+  return std::sqrt((1 + r) / (1 - r));
 }
 
 namespace {

@@ -52,8 +52,9 @@ CostVerdict verdict_of(const std::array<double, 2>& improvement_pct, double equi
 double confidence_sequence_halfwidth(double sd, size_t rounds, const DecisionSettings& settings);
 
 /// Widening of the confidence sequence for serial correlation between rounds: sqrt((1 + r) /
-/// (1 - r)) for the linearised terms' lag-1 autocorrelation r, estimated and bias-corrected
-/// (r + (1 + 3 r) / t, clamped to [0, 0.9]); 1 below 3 rounds. A host whose speed wanders over
+/// (1 - r)) for the linearised terms' lag-1 autocorrelation r, estimated, bias-corrected and
+/// raised by half its standard error (r + (1 + 3 r) / t + 0.5 / sqrt(t), clamped to [0, 0.9]);
+/// 1 below 3 rounds. A host whose speed wanders over
 /// several rounds makes neighbouring rounds alike, and the rounds' variance alone under-states
 /// the spread of their mean.
 double round_correlation_widening(const std::vector<double>& terms);

@@ -316,6 +316,7 @@ int main(int argc, char** argv) {
   if (all || table == "cost") cost_table(trials, 8, seed);
   if (table == "cost3") cost_table(trials, 3, seed);
   if (table == "aa3") aa_table(trials, 20, seed, 3);
+  if (table == "aa200all") aa_table(trials, 200, seed);
   if (all || table == "compare") compare_table(trials, seed);
   return 0;
 }

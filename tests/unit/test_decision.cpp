@@ -74,17 +74,18 @@ TEST(Decision, RoundsWithoutSpreadGetNoIntervalAndNoVerdict) {
 
 TEST(Decision, CorrelatedRoundsWidenTheSequence) {
   // Rounds whose ratio wanders slowly: lag-1 autocorrelation of the linearised terms
-  // 0.5906582583769927, bias-corrected r' = 0.7639066818226788, widening sqrt((1 + r') / (1 - r'))
-  // = 2.7333544615722216 (Python, from the definitions in decision.h).
+  // 0.5906582583769927, bias-corrected and raised by half a standard error, r' = r + (1 + 3r)/t +
+  // 0.5/sqrt(t) = 0.8889066818226788, widening sqrt((1 + r') / (1 - r')) = 4.123455215827367
+  // (Python, from the definitions in decision.h).
   const std::vector<double> b = {100, 100, 100, 100, 101, 101, 101, 101, 100, 100, 100, 100, 99, 99, 99, 99};
   const std::vector<double> c = {90, 90.5, 91, 91.5, 92, 92, 91.5, 91, 90.5, 90, 89.5, 89, 89.5, 90, 90.5, 91};
   std::vector<double> psi;
   const double mb = 100, mc = 1449.5 / 16;
   for (size_t j = 0; j < b.size(); ++j) psi.push_back(c[j] / mc - b[j] / mb);
-  EXPECT_NEAR(round_correlation_widening(psi), 2.7333544615722216, 1e-12);
+  EXPECT_NEAR(round_correlation_widening(psi), 4.123455215827367, 1e-12);
   const auto ci = anytime_time_ratio_interval(b, c, DecisionSettings{});
   ASSERT_TRUE(ci);
-  const double half = confidence_sequence_halfwidth(0.008411265370849552, 16, DecisionSettings{}) * 2.7333544615722216;
+  const double half = confidence_sequence_halfwidth(0.008411265370849552, 16, DecisionSettings{}) * 4.123455215827367;
   EXPECT_NEAR(std::log((*ci)[1]), -0.09878495986616248 + half, 1e-9);
   EXPECT_NEAR(std::log((*ci)[0]), -0.09878495986616248 - half, 1e-9);
   // Independent-looking rounds (negative lag-1) are never narrowed.

@@ -94,8 +94,17 @@ bool took_turns(const Result& a, const Result& b) {
 
 /// The verdict against the baseline: from the paired rounds when the two took turns, else once
 /// from the fixed-sample interval of the ratio of means (a given step time has none).
+/// The candidate's hourly price over the baseline's, at both ends of any price range.
+PriceRatio price_ratio_of(const Cost& candidate, const Cost& baseline) {
+  const auto ends = [](const Cost& c) {
+    return c.usd_per_hour_range ? *c.usd_per_hour_range : std::array<double, 2>{c.usd_per_hour, c.usd_per_hour};
+  };
+  const auto c = ends(candidate), b = ends(baseline);
+  return {c[0] / b[1], c[1] / b[0]};
+}
+
 Decision decide_against(const Result& r, const Result& base, bool paired, const DecisionSettings& settings) {
-  const double price_ratio = r.cost->usd_per_hour / base.cost->usd_per_hour;
+  const PriceRatio price_ratio = price_ratio_of(*r.cost, *base.cost);
   if (paired) {
     // One configuration's measured seconds per round, the two averaged.
     const double seconds_per_round = (r.measurement->elapsed_s + base.measurement->elapsed_s) / 2 /
@@ -141,23 +150,37 @@ void price_results(std::vector<Result>& results, const PricingInputs& inputs) {
     }
     const auto samples = [](const Result& x) { return x.measurement ? &x.measurement->step_ms : nullptr; };
     const bool paired = took_turns(r, *base);
-    r.comparison = compare({*r.cost, *r.step, samples(r)}, {*base->cost, *base->step, samples(*base)}, r.baseline,
-                           paired ? paired_time_ratio_interval(base->measurement->round_means_ms(), r.measurement->round_means_ms())
-                                  : std::nullopt);
-    if (!r.baseline && base->cost->usd_per_hour > 0) r.decision = decide_against(r, *base, paired, inputs.decision);
+    // In turns the run may have stopped on its decision: the one interval printed is the
+    // anytime one (the confidence sequence's), valid under that stop; none without spread.
+    const auto paired_ratio =
+        paired ? anytime_time_ratio_interval(base->measurement->round_means_ms(), r.measurement->round_means_ms(), inputs.decision)
+               : std::nullopt;
+    r.comparison = compare({*r.cost, *r.step, samples(r)}, {*base->cost, *base->step, samples(*base)}, r.baseline, paired_ratio);
+    if (paired && !paired_ratio) r.comparison.improvement_pct_ci95.reset(), r.comparison.speedup_ci95.reset();
+    if (!r.baseline && base->cost->usd_per_hour > 0) {
+      r.decision = decide_against(r, *base, paired, inputs.decision);
+      // One interval: the table's is the decision's, bit for bit.
+      if (paired) r.comparison.improvement_pct_ci95 = r.decision->improvement_pct_bounds;
+    }
   }
 }
 
-std::map<std::string, double> price_ratios(const PricingInputs& inputs, const std::string& baseline) {
-  std::map<std::string, double> ratios;
+std::map<std::string, PriceRatio> price_ratios(const PricingInputs& inputs, const std::string& baseline) {
+  std::map<std::string, PriceRatio> ratios;
   const auto base = inputs.configurations.find(baseline);
   if (base == inputs.configurations.end()) return ratios;
+  // Each configuration's $/h at both ends of its range (the point price twice without one).
   const auto usd_per_hour = [&](const ConfigurationPricing& c) {
-    return group_usd_per_hour(price_groups(c.instances, inputs.table), inputs.discount_pct);
+    const auto groups = price_groups(c.instances, inputs.table);
+    const double point = group_usd_per_hour(groups, inputs.discount_pct);
+    return group_usd_per_hour_range(groups, inputs.discount_pct).value_or(std::array<double, 2>{point, point});
   };
-  const double base_usd = usd_per_hour(base->second);
-  if (!(base_usd > 0)) return ratios;
-  for (const auto& [name, c] : inputs.configurations) ratios[name] = usd_per_hour(c) / base_usd;
+  const auto base_usd = usd_per_hour(base->second);
+  if (!(base_usd[0] > 0)) return ratios;
+  for (const auto& [name, c] : inputs.configurations) {
+    const auto usd = usd_per_hour(c);
+    ratios[name] = {usd[0] / base_usd[1], usd[1] / base_usd[0]};
+  }
   return ratios;
 }
 

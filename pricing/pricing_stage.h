@@ -47,9 +47,10 @@ struct PricingInputs {
   DecisionSettings decision;
 };
 
-/// Each configuration's hourly price over the baseline configuration's (what the decision to
-/// stop measuring needs of prices, and all it gets); empty without a baseline.
-std::map<std::string, double> price_ratios(const PricingInputs& inputs, const std::string& baseline);
+/// Each configuration's hourly price over the baseline configuration's, at both ends of any
+/// price range (what the decision to stop measuring needs of prices, and all it gets; the
+/// final decision reads the same ends); empty without a baseline.
+std::map<std::string, PriceRatio> price_ratios(const PricingInputs& inputs, const std::string& baseline);
 
 /// The groups with their hourly prices (override, else the table's quote). Throws
 /// std::invalid_argument for a type or market the table does not price (config loading checks

@@ -81,30 +81,41 @@ void judge(PairComparison& p, const CompareOptions& o) {
   const bool tested = p.compared_by != "threshold";
   const double change = *p.change_pct;
   const std::optional<double> time_part = p.cost_time_part_pct;
-  const bool slower = change > o.max_slowdown_pct;
-  const bool costlier = time_part && *time_part > o.max_cost_increase_pct;
-  const bool faster = change < -o.max_slowdown_pct;
-  const bool cheaper = time_part && *time_part < -o.max_cost_increase_pct;
+  // Tested pairs are judged by the change's interval, which must clear the threshold (a true
+  // 3 % change is then rarely called beyond 5 %); untested ones by their point figures. The
+  // cost's time part is the mean's change, so it has the same interval, shifted.
+  const std::array<double, 2> ci = tested && p.change_pct_ci95 ? *p.change_pct_ci95 : std::array<double, 2>{change, change};
+  const std::array<double, 2> cost_ci = {ci[0] - change + time_part.value_or(change), ci[1] - change + time_part.value_or(change)};
+  const ThresholdSide time_side = threshold_side(ci, o.max_slowdown_pct);
+  const ThresholdSide cost_side = time_part ? threshold_side(cost_ci, o.max_cost_increase_pct) : ThresholdSide::within;
+  const bool slower = time_side == ThresholdSide::above, costlier = cost_side == ThresholdSide::above;
+  const bool faster = time_side == ThresholdSide::below, cheaper = cost_side == ThresholdSide::below;
   const bool evidence = tested ? p.significant : true;
   const std::string how =
       tested ? test_phrase(p, o) : "compared by threshold alone (a side has no step-time samples)";
+  const std::string interval =
+      tested ? fmt::format(" (95 % interval {} to {})", signed_pct(ci[0]), signed_pct(ci[1])) : std::string();
   if (evidence && (slower || costlier)) {
     p.verdict = Verdict::regressed;
-    if (slower) p.reasons.push_back(fmt::format("mean step time {} > {:g} % allowed", signed_pct(change), o.max_slowdown_pct));
+    if (slower)
+      p.reasons.push_back(fmt::format("mean step time {}{} > {:g} % allowed", signed_pct(change), interval, o.max_slowdown_pct));
     if (costlier)
       p.reasons.push_back(fmt::format("USD per step {} from step time > {:g} % allowed", signed_pct(*time_part),
                                       o.max_cost_increase_pct));
     p.reasons.push_back(how);
   } else if (evidence && (faster || cheaper)) {
     p.verdict = Verdict::improved;
-    p.reasons.push_back(fmt::format("mean step time {}", signed_pct(change)));
+    p.reasons.push_back(fmt::format("mean step time {}{}", signed_pct(change), interval));
     p.reasons.push_back(how);
   } else {
     p.verdict = Verdict::unchanged;
     if (tested && !p.significant)
       p.reasons.push_back(fmt::format("not significant after Benjamini–Hochberg ({})", how));
+    else if (tested && std::abs(change) > o.max_slowdown_pct)
+      p.reasons.push_back(fmt::format("mean step time {}{}: the interval does not clear ±{:g} % ({})", signed_pct(change),
+                                      interval, o.max_slowdown_pct, how));
     else
-      p.reasons.push_back(fmt::format("mean step time {} within {:g} % ({})", signed_pct(change), o.max_slowdown_pct, how));
+      p.reasons.push_back(fmt::format("mean step time {}{} within {:g} % ({})", signed_pct(change), interval, o.max_slowdown_pct, how));
   }
   if (p.price_moved && p.cost_price_part_pct)
     p.reasons.push_back(fmt::format("price moved: USD/h {:.6g} -> {:.6g}, USD per step {} from price "

@@ -20,7 +20,7 @@ constexpr int kCompareSchemaVersion = 2;
 
 struct CompareOptions {
   double alpha = 0.05;                ///< false discovery rate across the pairs (BH q <= alpha)
-  double max_slowdown_pct = 5;        ///< step-time increase over which a significant change regresses
+  double max_slowdown_pct = 5;        ///< a significant change regresses when its 95 % interval lies above this (improves: below minus it)
   double max_cost_increase_pct = 5;   ///< the same for the time part of the USD-per-step change
 };
 

@@ -39,8 +39,8 @@ struct ExecutorOptions {
   /// of in turns (src/measure/interleave.h).
   bool sequential = false;
   /// Taking turns: each configuration's hourly price over its baseline's (by configuration
-  /// name; a number, never a price table), and how the decision to stop is made.
-  std::map<std::string, double> price_ratio;
+  /// name; [lo, hi] over any price range, never a price table), and how the decision to stop is made.
+  std::map<std::string, PriceRatio> price_ratio;
   DecisionSettings decision;
   /// The memory bound of each item's measuring processes and their data workers, bytes
   /// (memory_bound.h); 0: unbounded. Items measured in this process are never bound.

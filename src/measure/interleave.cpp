@@ -105,20 +105,23 @@ TurnsSnapshot snapshot_of(const std::vector<Turn>& turns, const Config& config, 
   return s;
 }
 
-/// Why the turns end after this round, or nullopt to go on.
+/// Why the turns end after this round, or nullopt to go on. A decision (or the precision
+/// target) reached on the round that also reaches the budget is reported as such, not as the
+/// budget.
 std::optional<StopCause> end_of_turns(const std::vector<Turn>& turns, const Config& config, const ExecutorOptions& options) {
   const MeasureSettings& m = config.measure;
+  std::optional<StopCause> budget;
   for (const Turn& t : turns) {
-    if (!t.active) continue;
+    if (!t.active || budget) continue;
     if (static_cast<int64_t>(t.steps_ms.size()) >= m.max_steps)
-      return StopCause{StopReason::max_steps, fmt::format("max_steps ({})", m.max_steps)};
-    if (t.measured_s() >= m.max_seconds)
-      return StopCause{StopReason::max_seconds, fmt::format("max_seconds ({:g} s)", m.max_seconds)};
+      budget = StopCause{StopReason::max_steps, fmt::format("max_steps ({})", m.max_steps)};
+    else if (t.measured_s() >= m.max_seconds)
+      budget = StopCause{StopReason::max_seconds, fmt::format("max_seconds ({:g} s)", m.max_seconds)};
   }
   // min_steps is the user's floor: neither a decision nor the precision target ends the turns
   // before every configuration has that many.
   for (const Turn& t : turns)
-    if (t.active && static_cast<int64_t>(t.steps_ms.size()) < m.min_steps) return std::nullopt;
+    if (t.active && static_cast<int64_t>(t.steps_ms.size()) < m.min_steps) return budget;
   const auto base = std::find_if(turns.begin(), turns.end(), [](const Turn& t) { return t.item->configuration->baseline; });
   if (base != turns.end() && base->active) {
     int decided = 0, candidates = 0;
@@ -126,19 +129,19 @@ std::optional<StopCause> end_of_turns(const std::vector<Turn>& turns, const Conf
       if (&t == &*base || !t.active) continue;
       ++candidates;
       const auto ratio = options.price_ratio.find(t.item->configuration->name);
-      if (ratio == options.price_ratio.end()) return std::nullopt;  // unpriced: the budget decides
+      if (ratio == options.price_ratio.end()) return budget;  // unpriced: the budget decides
       if (decide_interleaved(base->round_means_ms(), t.round_means_ms(), ratio->second, options.decision).verdict !=
           CostVerdict::undecided)
         ++decided;
     }
     if (candidates > 0 && decided == candidates)
       return StopCause{StopReason::decided, fmt::format("decided (after {} rounds)", base->round_means_ms().size())};
-    return std::nullopt;
+    return budget;
   }
   for (const Turn& t : turns) {
     if (!t.active) continue;
     const RelativePrecision p = relative_precision(t.steps_ms);
-    if (!(p.mean <= m.target_rel_ci && p.median <= m.target_rel_ci)) return std::nullopt;
+    if (!(p.mean <= m.target_rel_ci && p.median <= m.target_rel_ci)) return budget;
   }
   return StopCause{StopReason::target_rel_ci,
                    fmt::format("target_rel_ci (every configuration's intervals within ±{:.2f} %)", m.target_rel_ci * 100)};
@@ -200,10 +203,10 @@ std::vector<Result> measure_interleaved(const Config& config, const std::vector<
   };
   tell();
   for (size_t round = 0; !stop_requested; ++round) {
-    // A B, B A, A B, ...: each position in a round is every configuration's in turn.
+    // A B, B A, ... for two; a Williams design for more: every position and every predecessor
+    // is every configuration's equally often over a cycle.
     std::vector<Turn*> order;
-    for (Turn& t : turns) order.push_back(&t);
-    if (round % 2 == 1) std::reverse(order.begin(), order.end());
+    for (size_t i : turn_order(turns.size(), round)) order.push_back(&turns[i]);
     for (Turn* t : order)
       if (t->active && !stop_requested) take_round(*t, stop_requested, tick);
     if (stop_requested) break;

@@ -7,8 +7,9 @@
 // Each configuration keeps its own measuring process (`pperf measure-item --turns`: its CPU
 // set, thread pools, data workers and allocator) for the whole run; only one measures at a
 // time. Per round each takes kRoundSteps timed steps, after un-timed ones that consume what its
-// loader prepared while paused; the order alternates (A B, B A, ...), so a trend inside a round
-// favours neither. After every round the scheduler looks: with a baseline, it stops once every
+// loader prepared while paused; the order follows a balanced design (turn_order: A B, B A for
+// two; a Williams design for three or more), so neither a trend inside a round nor what ran
+// just before favours anyone. After every round the scheduler looks: with a baseline, it stops once every
 // configuration is decided against it (src/stats/decision.h: valid however often it looks);
 // without one, once every configuration's intervals meet measure.target_rel_ci (either only once
 // each has measure.min_steps); in any case at the first configuration to reach
@@ -19,6 +20,7 @@
 #include <vector>
 
 #include "src/measure/executor.h"
+#include "src/stats/turn_order.h"
 
 namespace pperf {
 

@@ -154,4 +154,10 @@ std::optional<MeanChange> run_to_run_change(const std::vector<double>& baseline_
   return log_change(std::log(candidate_mean) - mean(logs), stdev(logs) * std::sqrt(1 + 1 / kk), kk - 1, confidence);
 }
 
+ThresholdSide threshold_side(const std::array<double, 2>& change_pct_interval, double threshold_pct) {
+  if (change_pct_interval[0] > threshold_pct) return ThresholdSide::above;
+  if (change_pct_interval[1] < -threshold_pct) return ThresholdSide::below;
+  return ThresholdSide::within;
+}
+
 }  // namespace pperf

@@ -62,6 +62,13 @@ constexpr size_t kMinBaselineRuns = 3;
 std::optional<MeanChange> run_to_run_change(const std::vector<double>& baseline_run_means, double candidate_mean,
                                             double confidence = 0.95);
 
+/// Where an interval of a change (%) lies against a threshold t >= 0: above when its lower end
+/// exceeds +t, below when its upper end is under -t, else within. `pperf compare` calls a pair
+/// regressed/improved only when its interval clears the threshold (a point estimate beyond it
+/// is not enough: docs/compare.md has the simulated rates).
+enum class ThresholdSide { below, within, above };
+ThresholdSide threshold_side(const std::array<double, 2>& change_pct_interval, double threshold_pct);
+
 /// Benjamini–Hochberg adjusted p-values (q-values), in input order: with p sorted ascending,
 /// q_(i) = min over j >= i of min(1, p_(j) m / j). So p <= q <= 1 and q is monotone in p.
 /// Preconditions: every p in [0, 1]. Empty input gives empty output.

@@ -31,9 +31,17 @@ struct DecisionSettings {
 /// "dearer per step", "the same cost per step within ±2 %", "undecided".
 std::string verdict_phrase(CostVerdict verdict, double equivalence_pct);
 
+/// The candidate's hourly price over the baseline's as [lo, hi]: lo == hi for point prices; with
+/// a price range (Spot) the candidate's cheapest over the baseline's dearest, and the reverse.
+using PriceRatio = std::array<double, 2>;
+
 /// The interval of the improvement (%) from a log-ratio interval of candidate / baseline mean
-/// step times and the price ratio (candidate's $/h over the baseline's).
-std::array<double, 2> improvement_bounds(std::array<double, 2> log_time_ratio, double price_ratio);
+/// step times and the price ratio: [1 - hi price x hi time, 1 - lo price x lo time], so a
+/// verdict read from it holds at both ends of a price range.
+std::array<double, 2> improvement_bounds(std::array<double, 2> log_time_ratio, PriceRatio price_ratio);
+inline std::array<double, 2> improvement_bounds(std::array<double, 2> log_time_ratio, double price_ratio) {
+  return improvement_bounds(log_time_ratio, PriceRatio{price_ratio, price_ratio});
+}
 
 /// The verdict an improvement interval (%) supports: equivalent when it lies within
 /// +-equivalence_pct, else cheaper when it is above 0, dearer when below, else undecided.
@@ -43,24 +51,64 @@ CostVerdict verdict_of(const std::array<double, 2>& improvement_pct, double equi
 /// linearised log-ratio terms have standard deviation `sd` (exposed for tests and the planner).
 double confidence_sequence_halfwidth(double sd, size_t rounds, const DecisionSettings& settings);
 
+/// Widening of the confidence sequence for serial correlation between rounds: sqrt((1 + r) /
+/// (1 - r)) for the linearised terms' lag-1 autocorrelation r, estimated, bias-corrected and
+/// raised by half its standard error (r + (1 + 3 r) / t + 0.5 / sqrt(t), clamped to [0, 0.9]);
+/// 1 below 3 rounds. A host whose speed wanders over
+/// several rounds makes neighbouring rounds alike, and the rounds' variance alone under-states
+/// the spread of their mean.
+double round_correlation_widening(const std::vector<double>& terms);
+
+/// The anytime interval of mean(candidate) / mean(baseline) after the paired rounds so far: the
+/// confidence sequence (widened for the rounds' correlation) at the current round. It holds
+/// however the run was stopped, so it is the one interval printed for runs that took turns.
+/// nullopt below 2 paired rounds or when the rounds have no spread.
+std::optional<std::array<double, 2>> anytime_time_ratio_interval(const std::vector<double>& baseline_round_ms,
+                                                                 const std::vector<double>& candidate_round_ms,
+                                                                 const DecisionSettings& settings);
+
+/// Rounds in all (counted from the first) an undecided comparison would likely need: `median`
+/// where the sequence, at the rounds' present spread and correlation, would decide the present
+/// estimate; `low`..`high` the same for the estimate +-1.28 standard errors (an 80 % range;
+/// `high` may be infinite: never). nullopt below 2 rounds, without spread, or when the estimate
+/// itself sits on a boundary.
+struct RoundsToDecide {
+  double median = 0, low = 0, high = 0;
+};
+std::optional<RoundsToDecide> rounds_to_decide(const std::vector<double>& baseline_round_ms,
+                                               const std::vector<double>& candidate_round_ms, PriceRatio price_ratio,
+                                               const DecisionSettings& settings);
+
 /// The fixed-sample interval of mean(candidate) / mean(baseline) from paired round means (the
 /// same linearised terms as the decision, Student t over the rounds): drift shared within a round
-/// cancels. nullopt below 2 paired rounds or without spread.
+/// cancels. Valid for a number of rounds fixed in advance only; a run stopped by its decision
+/// prints anytime_time_ratio_interval. nullopt below 2 paired rounds or without spread.
 std::optional<std::array<double, 2>> paired_time_ratio_interval(const std::vector<double>& baseline_round_ms,
                                                                 const std::vector<double>& candidate_round_ms,
                                                                 double confidence = 0.95);
 
 /// Decides from paired round means (ms; baseline's and candidate's round j measured next to
-/// each other; extra rounds on either side are ignored). `seconds_per_round`: measured seconds
-/// one configuration spends per round, for the budget an undecided result would likely need
-/// (0: unknown).
+/// each other; extra rounds on either side are ignored). improvement_pct_bounds is the anytime
+/// interval (set from 2 rounds with spread, even before the first look); the verdict is read
+/// from it from min_rounds on. Rounds without spread: undecided, no interval, the reason says
+/// why. `seconds_per_round`: measured seconds one configuration spends per round, for the
+/// budget an undecided result would likely need (0: unknown).
 Decision decide_interleaved(const std::vector<double>& baseline_round_ms, const std::vector<double>& candidate_round_ms,
-                            double price_ratio, const DecisionSettings& settings, double seconds_per_round = 0);
+                            PriceRatio price_ratio, const DecisionSettings& settings, double seconds_per_round = 0);
+inline Decision decide_interleaved(const std::vector<double>& baseline_round_ms, const std::vector<double>& candidate_round_ms,
+                                   double price_ratio, const DecisionSettings& settings, double seconds_per_round = 0) {
+  return decide_interleaved(baseline_round_ms, candidate_round_ms, PriceRatio{price_ratio, price_ratio}, settings,
+                            seconds_per_round);
+}
 
 /// Decides once from a fixed-sample interval of the ratio of mean step times (candidate /
 /// baseline; sequential measurement), or from step times given rather than measured (`given`:
 /// the ratio is exact, lo = hi). nullopt interval: undecided, saying why.
-Decision decide_fixed(const std::optional<std::array<double, 2>>& time_ratio_ci, double price_ratio,
+Decision decide_fixed(const std::optional<std::array<double, 2>>& time_ratio_ci, PriceRatio price_ratio,
                       const DecisionSettings& settings, bool given = false);
+inline Decision decide_fixed(const std::optional<std::array<double, 2>>& time_ratio_ci, double price_ratio,
+                             const DecisionSettings& settings, bool given = false) {
+  return decide_fixed(time_ratio_ci, PriceRatio{price_ratio, price_ratio}, settings, given);
+}
 
 }  // namespace pperf

@@ -15,6 +15,7 @@
 #include "src/stats/intervals.h"
 #include "src/stats/stats.h"
 #include "src/stats/stopping.h"
+#include "src/stats/turn_order.h"
 #include "pricing/cost_model.h"
 
 namespace pperf::coverage {
@@ -68,6 +69,7 @@ struct Generator {
 struct Cell {
   int trials = 0, median_hits = 0, mean_hits = 0, median_intervals = 0, mean_intervals = 0;
   int before_hits = 0;  // before issue 13: cost CI = the median's CI (median_ci95), vs the bill
+  int on_target = 0, on_target_mean_hits = 0;  // runs the precision target stopped, and their mean CI's hits
   double steps = 0;  // mean n at the end
   double median_coverage() const { return median_intervals ? double(median_hits) / median_intervals : 0; }
   double mean_coverage() const { return mean_intervals ? double(mean_hits) / mean_intervals : 0; }
@@ -77,12 +79,15 @@ struct Cell {
 /// Measures like the runner: feeds one step at a time to the real stop rules until one fires
 /// (with max_seconds out of the way), then estimates as the executor does.
 inline StepTimeEstimate measure_like_pperf(const std::vector<double>& steps, const MeasureSettings& settings,
-                                           size_t& used) {
+                                           size_t& used, StopReason* reason = nullptr) {
   auto rules = make_stop_rules(settings);
   std::vector<double> so_far;
   for (double x : steps) {
     so_far.push_back(x);
-    if (first_stop(rules, so_far, 0)) break;
+    if (auto cause = first_stop(rules, so_far, 0)) {
+      if (reason) *reason = cause->code;
+      break;
+    }
   }
   used = so_far.size();
   return step_time_estimate(so_far);
@@ -96,13 +101,16 @@ inline Cell simulate(const Generator& g, size_t n, int trials, uint64_t seed, co
   for (int t = 0; t < trials; ++t) {
     const std::vector<double> steps = g.draw(settings ? static_cast<size_t>(settings->max_steps) : n, rng);
     size_t used = steps.size();
-    const StepTimeEstimate e = settings ? measure_like_pperf(steps, *settings, used) : step_time_estimate(steps);
+    StopReason reason = StopReason::other;
+    const StepTimeEstimate e = settings ? measure_like_pperf(steps, *settings, used, &reason) : step_time_estimate(steps);
     ++c.trials;
     c.steps += static_cast<double>(used) / trials;
     if (e.ci95_ms) ++c.median_intervals, c.median_hits += (*e.ci95_ms)[0] <= median && median <= (*e.ci95_ms)[1];
     const auto before = median_ci95(steps);
     c.before_hits += before[0] <= mean && mean <= before[1];
     if (e.mean_ci95_ms) ++c.mean_intervals, c.mean_hits += (*e.mean_ci95_ms)[0] <= mean && mean <= (*e.mean_ci95_ms)[1];
+    if (reason == StopReason::target_rel_ci && e.mean_ci95_ms)
+      ++c.on_target, c.on_target_mean_hits += (*e.mean_ci95_ms)[0] <= mean && mean <= (*e.mean_ci95_ms)[1];
   }
   return c;
 }
@@ -160,48 +168,115 @@ inline std::vector<double> host_speed(Drift d, size_t steps, std::mt19937_64& rn
 struct DecisionCell {
   int trials = 0, cheaper = 0, dearer = 0, equivalent = 0, undecided = 0;
   double rounds = 0;  // mean rounds at the stop
+  /// The printed improvement interval (the anytime one) and the fixed-sample t over the same
+  /// rounds: how often each holds the true improvement, over all runs and over the runs the
+  /// decision stopped.
+  int intervals = 0, anytime_hits = 0, fixed_hits = 0, stopped = 0, stopped_anytime_hits = 0, stopped_fixed_hits = 0;
+  std::vector<double> rounds_each;  // rounds at the stop, per trial
   double rate(int count) const { return trials ? double(count) / trials : 0; }
+  double coverage(int hits, int of) const { return of ? double(hits) / of : 0; }
 };
+
+/// How configurations took turns before issue 40: A B C, C B A, ... (the middle one always in
+/// the middle); turn_order (a Williams design) since.
+enum class Order { balanced, reversing };
+
+/// Effects of the order itself on a turn's step times, as factors: `back_to_back` when a
+/// configuration's turn directly follows its own previous one (e.g. 0.98: 2 % faster, its caches
+/// warm); `first_in_round` on the first turn of each round (e.g. 1.02: after the scheduler's look).
+struct CarryOver {
+  double back_to_back = 1, first_in_round = 1;
+};
+
+/// k configurations measured as `pperf run` takes turns (kRoundSteps-step rounds after `untimed`
+/// un-timed steps, on one drifting host), configuration 0 the baseline; configuration i's steps
+/// are the baseline's shape x speed[i], priced at price_ratio[i] of the baseline. Looks after
+/// every round (from min_rounds on) and stops once every candidate is decided, or after
+/// `max_rounds`. Counts candidate 1's verdicts; `candidate` picks another one.
+struct TurnsSetup {
+  Generator base;
+  std::vector<double> speed = {1, 1}, price_ratio = {1, 1};
+  Drift drift = Drift::none;
+  Order order = Order::balanced;
+  CarryOver carry;
+  size_t round_steps = 10, untimed = 3, max_rounds = 60;
+  size_t candidate = 1;
+  DecisionSettings settings{};
+};
+
+inline DecisionCell simulate_turns(const TurnsSetup& s, int trials, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  DecisionCell cell;
+  const size_t k = s.speed.size();
+  const size_t per_side = s.max_rounds * (s.round_steps + s.untimed);
+  const double truth = (1 - s.price_ratio[s.candidate] * s.speed[s.candidate]) * 100;
+  for (int t = 0; t < trials; ++t) {
+    std::vector<std::vector<double>> steps(k), rounds(k);
+    for (size_t i = 0; i < k; ++i) {
+      Generator g = s.base;
+      g.scale *= s.speed[i];
+      steps[i] = g.draw(per_side, rng);
+    }
+    const std::vector<double> host = host_speed(s.drift, k * per_side, rng);
+    std::vector<size_t> next(k, 0);
+    size_t clock = 0, last = k;
+    std::vector<Decision> d(k);
+    bool decided = false;
+    for (size_t r = 0; r < s.max_rounds && !decided; ++r) {
+      std::vector<size_t> order = turn_order(k, r);
+      if (s.order == Order::reversing) {
+        order.resize(k);
+        for (size_t j = 0; j < k; ++j) order[j] = r % 2 ? k - 1 - j : j;
+      }
+      for (size_t i : order) {
+        const double carry = (last == i ? s.carry.back_to_back : 1) * (i == order.front() ? s.carry.first_in_round : 1);
+        next[i] += s.untimed, clock += s.untimed;
+        double sum = 0;
+        for (size_t j = 0; j < s.round_steps; ++j) sum += steps[i][next[i]++] * host[clock++] * carry;
+        rounds[i].push_back(sum / static_cast<double>(s.round_steps));
+        last = i;
+      }
+      decided = true;
+      for (size_t i = 1; i < k; ++i) {
+        d[i] = decide_interleaved(rounds[0], rounds[i], s.price_ratio[i], s.settings);
+        decided = decided && d[i].verdict != CostVerdict::undecided;
+      }
+    }
+    ++cell.trials;
+    const size_t used = rounds[0].size();
+    cell.rounds += static_cast<double>(used) / trials;
+    cell.rounds_each.push_back(static_cast<double>(used));
+    const Decision& c = d[s.candidate];
+    switch (c.verdict) {
+      case CostVerdict::cheaper: ++cell.cheaper; break;
+      case CostVerdict::dearer: ++cell.dearer; break;
+      case CostVerdict::equivalent: ++cell.equivalent; break;
+      case CostVerdict::undecided: ++cell.undecided; break;
+    }
+    const auto fixed = paired_time_ratio_interval(rounds[0], rounds[s.candidate]);
+    if (c.improvement_pct_bounds && fixed) {
+      const double p = s.price_ratio[s.candidate];
+      const bool any = (*c.improvement_pct_bounds)[0] <= truth && truth <= (*c.improvement_pct_bounds)[1];
+      const bool fix = (1 - p * (*fixed)[1]) * 100 <= truth && truth <= (1 - p * (*fixed)[0]) * 100;
+      ++cell.intervals, cell.anytime_hits += any, cell.fixed_hits += fix;
+      if (decided) ++cell.stopped, cell.stopped_anytime_hits += any, cell.stopped_fixed_hits += fix;
+    }
+  }
+  return cell;
+}
 
 /// Two configurations measured the way `pperf run` takes turns (kRoundSteps-step rounds after
 /// `untimed` un-timed steps, A B / B A alternating, on one drifting host), looking after every
 /// round and stopping when decided or after `max_rounds`; candidate = base's shape x `speed`.
 inline DecisionCell simulate_decisions(const Generator& base, double speed, double price_ratio, Drift drift, int trials,
                                        uint64_t seed, size_t round_steps = 10, size_t untimed = 3, size_t max_rounds = 60) {
-  std::mt19937_64 rng(seed);
-  DecisionCell cell;
-  Generator cand = base;
-  cand.scale *= speed;
-  const size_t per_side = max_rounds * (round_steps + untimed);
-  for (int t = 0; t < trials; ++t) {
-    const std::vector<double> a = base.draw(per_side, rng), b = cand.draw(per_side, rng);
-    const std::vector<double> host = host_speed(drift, 2 * per_side, rng);
-    std::vector<double> rounds_a, rounds_b;
-    size_t clock = 0, next_a = 0, next_b = 0;
-    Decision d;
-    for (size_t r = 0; r < max_rounds; ++r) {
-      for (int turn = 0; turn < 2; ++turn) {
-        const bool is_a = (r % 2 == 0) == (turn == 0);
-        const std::vector<double>& steps = is_a ? a : b;
-        size_t& next = is_a ? next_a : next_b;
-        next += untimed, clock += untimed;
-        double sum = 0;
-        for (size_t i = 0; i < round_steps; ++i) sum += steps[next++] * host[clock++];
-        (is_a ? rounds_a : rounds_b).push_back(sum / static_cast<double>(round_steps));
-      }
-      d = decide_interleaved(rounds_a, rounds_b, price_ratio, DecisionSettings{});
-      if (d.verdict != CostVerdict::undecided) break;
-    }
-    ++cell.trials;
-    cell.rounds += static_cast<double>(rounds_a.size()) / trials;
-    switch (d.verdict) {
-      case CostVerdict::cheaper: ++cell.cheaper; break;
-      case CostVerdict::dearer: ++cell.dearer; break;
-      case CostVerdict::equivalent: ++cell.equivalent; break;
-      case CostVerdict::undecided: ++cell.undecided; break;
-    }
-  }
-  return cell;
+  TurnsSetup s;
+  s.base = base;
+  s.speed = {1, speed};
+  s.price_ratio = {1, price_ratio};
+  s.drift = drift;
+  s.round_steps = round_steps, s.untimed = untimed, s.max_rounds = max_rounds;
+  return simulate_turns(s, trials, seed);
 }
 
 /// `pperf compare`'s error rates: the share of comparisons whose test says p < 0.05, the

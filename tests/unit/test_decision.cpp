@@ -3,9 +3,11 @@
 // test_coverage.cpp.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "src/stats/decision.h"
+#include "src/stats/turn_order.h"
 #include "pricing/pricing_stage.h"
 
 using namespace pperf;
@@ -51,11 +53,56 @@ TEST(Decision, ConfidenceSequenceOverPairedRoundsMatchesTheReference) {
   const Decision even = decide_interleaved(baseline_rounds(), candidate_rounds(), 1.107, DecisionSettings{}, 2.0);
   EXPECT_EQ(even.verdict, CostVerdict::undecided);
   EXPECT_TRUE(even.seconds_to_decide && *even.seconds_to_decide > 12) << even.reason;
-  // Before the first look: undecided, no interval.
+  // Before the first look: undecided, but the anytime interval is there (it holds at every round).
   const std::vector<double> b = baseline_rounds(), c = candidate_rounds();
   const Decision early = decide_interleaved({b.begin(), b.begin() + 7}, {c.begin(), c.begin() + 7}, 1.05, DecisionSettings{});
   EXPECT_EQ(early.verdict, CostVerdict::undecided);
-  EXPECT_FALSE(early.improvement_pct_bounds);
+  EXPECT_TRUE(early.improvement_pct_bounds);
+  EXPECT_NE(early.reason.find("first look is at 8"), std::string::npos) << early.reason;
+}
+
+TEST(Decision, RoundsWithoutSpreadGetNoIntervalAndNoVerdict) {
+  // A timer too coarse to tell steps apart: every round's means the same, 20 % apart.
+  const std::vector<double> b(12, 100), c(12, 80);
+  const Decision d = decide_interleaved(b, c, 1.0, DecisionSettings{}, 2.0);
+  EXPECT_EQ(d.verdict, CostVerdict::undecided);
+  EXPECT_FALSE(d.improvement_pct_bounds);
+  EXPECT_FALSE(d.seconds_to_decide);
+  EXPECT_NE(d.reason.find("without spread"), std::string::npos) << d.reason;
+  EXPECT_FALSE(anytime_time_ratio_interval(b, c, DecisionSettings{}));
+}
+
+TEST(Decision, CorrelatedRoundsWidenTheSequence) {
+  // Rounds whose ratio wanders slowly: lag-1 autocorrelation of the linearised terms
+  // 0.5906582583769927, bias-corrected and raised by half a standard error, r' = r + (1 + 3r)/t +
+  // 0.5/sqrt(t) = 0.8889066818226788, widening sqrt((1 + r') / (1 - r')) = 4.123455215827367
+  // (Python, from the definitions in decision.h).
+  const std::vector<double> b = {100, 100, 100, 100, 101, 101, 101, 101, 100, 100, 100, 100, 99, 99, 99, 99};
+  const std::vector<double> c = {90, 90.5, 91, 91.5, 92, 92, 91.5, 91, 90.5, 90, 89.5, 89, 89.5, 90, 90.5, 91};
+  std::vector<double> psi;
+  const double mb = 100, mc = 1449.5 / 16;
+  for (size_t j = 0; j < b.size(); ++j) psi.push_back(c[j] / mc - b[j] / mb);
+  EXPECT_NEAR(round_correlation_widening(psi), 4.123455215827367, 1e-12);
+  const auto ci = anytime_time_ratio_interval(b, c, DecisionSettings{});
+  ASSERT_TRUE(ci);
+  const double half = confidence_sequence_halfwidth(0.008411265370849552, 16, DecisionSettings{}) * 4.123455215827367;
+  EXPECT_NEAR(std::log((*ci)[1]), -0.09878495986616248 + half, 1e-9);
+  EXPECT_NEAR(std::log((*ci)[0]), -0.09878495986616248 - half, 1e-9);
+  // Independent-looking rounds (negative lag-1) are never narrowed.
+  EXPECT_EQ(round_correlation_widening({1, -1, 1, -1, 1, -1}), 1);
+}
+
+TEST(Decision, APriceRangeDecidesOnlyWhenBothEndsAgree) {
+  // The reference rounds are 3.1 to 7.1 % cheaper at a price ratio of 1.05: cheaper at both ends
+  // of 1.00..1.05, undecided over 1.00..1.10 (at 1.10 the interval spans 0).
+  const Decision both = decide_interleaved(baseline_rounds(), candidate_rounds(), PriceRatio{1.0, 1.05}, DecisionSettings{});
+  EXPECT_EQ(both.verdict, CostVerdict::cheaper);
+  EXPECT_NEAR((*both.improvement_pct_bounds)[0], 3.134543187933647, 1e-8);
+  EXPECT_NE(both.reason.find("both ends"), std::string::npos) << both.reason;
+  const Decision wide = decide_interleaved(baseline_rounds(), candidate_rounds(), PriceRatio{1.0, 1.10}, DecisionSettings{});
+  EXPECT_EQ(wide.verdict, CostVerdict::undecided);
+  EXPECT_LT((*wide.improvement_pct_bounds)[0], 0);
+  EXPECT_GT((*wide.improvement_pct_bounds)[1], 0);
 }
 
 TEST(Decision, PairedIntervalIsStudentTOverTheRounds) {
@@ -111,11 +158,58 @@ TEST(Decision, ThePriceStageDecidesInTurnsFromTheRoundsAndOtherwiseOnce) {
   ASSERT_TRUE(results[1].decision);
   EXPECT_EQ(results[1].decision->method, "confidence sequence over paired rounds");
   EXPECT_NEAR((*results[1].decision->improvement_pct_bounds)[0], 3.134543187933647, 1e-8);
-  // The improvement's interval is the paired one, not the two means' combined.
-  EXPECT_NEAR((*results[1].comparison.improvement_pct_ci95)[0], (1 - 1.05 * 0.9153687285080332) * 100, 1e-7);
-  EXPECT_EQ(price_ratios(inputs, "base").at("cand"), 1.05);
+  // One interval: the table's improvement interval is the decision's anytime one, bit for bit
+  // (not the fixed-sample t, which under-covers once the run stopped on its decision).
+  EXPECT_EQ(results[1].comparison.improvement_pct_ci95, results[1].decision->improvement_pct_bounds);
+  ASSERT_TRUE(results[1].comparison.speedup_ci95);
+  EXPECT_NEAR(1 - 1.05 / (*results[1].comparison.speedup_ci95)[0], 3.134543187933647 / 100, 1e-9);
+  EXPECT_EQ(price_ratios(inputs, "base").at("cand"), (PriceRatio{1.05, 1.05}));
   // Measured one after the other: one look at the fixed-sample interval.
   for (auto& r : results) r.measurement->turns = Turns{};
   price_results(results, inputs);
   EXPECT_EQ(results[1].decision->method, "fixed-sample interval");
+  // Paired rounds without spread (every round 100 ms and 80 ms): no interval anywhere, no verdict.
+  std::vector<Result> flat = {result("base", true, std::vector<double>(12, 100)), result("cand", false, std::vector<double>(12, 80))};
+  price_results(flat, inputs);
+  EXPECT_EQ(flat[1].decision->verdict, CostVerdict::undecided);
+  EXPECT_NE(flat[1].decision->reason.find("without spread"), std::string::npos) << flat[1].decision->reason;
+  EXPECT_FALSE(flat[1].comparison.improvement_pct_ci95);
+  EXPECT_FALSE(flat[1].comparison.speedup_ci95);
+  EXPECT_TRUE(flat[1].comparison.improvement_pct) << "the point figure stays";
+}
+
+TEST(TurnOrder, TwoConfigurationsAlternate) {
+  EXPECT_EQ(turn_order(2, 0), (std::vector<size_t>{0, 1}));
+  EXPECT_EQ(turn_order(2, 1), (std::vector<size_t>{1, 0}));
+  EXPECT_EQ(turn_order(2, 2), (std::vector<size_t>{0, 1}));
+  EXPECT_EQ(turn_order_cycle(2), 2u);
+}
+
+TEST(TurnOrder, ThreeOrMoreFollowAWilliamsDesign) {
+  EXPECT_EQ(turn_order(3, 0), (std::vector<size_t>{0, 1, 2}));
+  EXPECT_EQ(turn_order(3, 1), (std::vector<size_t>{1, 2, 0}));
+  EXPECT_EQ(turn_order(3, 3), (std::vector<size_t>{0, 2, 1}));
+  EXPECT_EQ(turn_order(4, 0), (std::vector<size_t>{0, 1, 3, 2}));
+  for (size_t k = 3; k <= 8; ++k) {
+    const size_t cycle = turn_order_cycle(k);
+    EXPECT_EQ(cycle, k % 2 ? 2 * k : k);
+    std::vector<std::vector<int>> position(k, std::vector<int>(k)), follows(k, std::vector<int>(k));
+    size_t previous = k;  // the last turn of the round before
+    for (size_t round = 0; round < 2 * cycle; ++round) {
+      const std::vector<size_t> order = turn_order(k, round);
+      std::vector<size_t> sorted = order;
+      std::sort(sorted.begin(), sorted.end());
+      for (size_t i = 0; i < k; ++i) ASSERT_EQ(sorted[i], i) << "a permutation";
+      EXPECT_NE(order.front(), previous) << "k " << k << ": back to back across rounds at round " << round;
+      previous = order.back();
+      if (round >= cycle) continue;
+      for (size_t j = 0; j < k; ++j) ++position[order[j]][j];
+      for (size_t j = 1; j < k; ++j) ++follows[order[j - 1]][order[j]];
+    }
+    for (size_t a = 0; a < k; ++a)
+      for (size_t b = 0; b < k; ++b) {
+        EXPECT_EQ(position[a][b], static_cast<int>(cycle / k)) << "k " << k << ": configuration " << a << " at " << b;
+        if (a != b) EXPECT_EQ(follows[a][b], static_cast<int>(cycle / k)) << "k " << k << ": " << b << " after " << a;
+      }
+  }
 }

@@ -1,0 +1,322 @@
+// The decision tables of docs/statistics.md and docs/compare.md added by issue 40, simulated
+// through the real code (src/stats/decision.h, turn_order.h, compare_stats.h):
+//   build/pperf_stats_sim TABLE [TRIALS]     TABLE: interval | aa | aa200 | order | stop | predict | compare | all
+// TRIALS per cell (default 10000; the unit tests run a few hundred of the same simulations).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <boost/math/distributions/normal.hpp>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <string>
+
+#include "coverage_sim.h"
+
+using namespace pperf;
+using namespace pperf::coverage;
+
+namespace {
+const std::vector<std::pair<const char*, Generator>> kShapeRows = {
+    {"lognormal s=0.05", {Shape::lognormal_005}},      {"lognormal s=0.3", {Shape::lognormal_03}},
+    {"5% outliers at 3x", {Shape::outliers_5pct_3x}},  {"bimodal 25% at 1.7x", {Shape::bimodal}},
+    {"AR(1) r=0.5", {Shape::lognormal_005, 100, 0.5}}, {"AR(1) r=0.5 + 5% outliers", {Shape::outliers_5pct_3x, 100, 0.5}},
+    {"AR(1) r=0.8", {Shape::lognormal_005, 100, 0.8}}};
+
+double pct(int count, int of) { return of ? 100.0 * count / of : 0; }
+
+/// Coverage of the printed improvement interval in turns at the run's end: the fixed-sample t
+/// printed before (`before`) and the anytime interval printed now, over every run, and over the
+/// runs the decision stopped (a true 5.5 % difference: nearly all of them).
+void interval_table(int trials, size_t max_rounds, uint64_t& seed) {
+  fmt::print("\nImprovement interval printed after a run in turns ({} rounds at most, a look after every round), {} trials "
+             "a cell: coverage of the true improvement at the run's end, in %, before (fixed-sample t) / now (anytime). "
+             "Every run: A/A and 5.5 % cheaper (10 % faster at a 5 % higher price); runs the decision stopped: 5.5 % "
+             "cheaper (the share stopped in brackets):\n\n",
+             max_rounds, trials);
+  fmt::print("| shape | effect | runs |");
+  for (Drift d : kDrifts) fmt::print(" {} |", name(d));
+  fmt::print("\n|---|---|---|---|---|---|---|\n");
+  for (const auto& [label, g] : kShapeRows) {
+    std::vector<DecisionCell> cells[2];
+    for (int effect = 0; effect < 2; ++effect)
+      for (Drift d : kDrifts) {
+        TurnsSetup s;
+        s.base = g;
+        s.speed = {1, effect ? 0.9 : 1.0};
+        s.price_ratio = {1, effect ? 1.05 : 1.0};
+        s.drift = d;
+        s.max_rounds = max_rounds;
+        cells[effect].push_back(simulate_turns(s, trials, seed++));
+      }
+    for (int row = 0; row < 3; ++row) {
+      fmt::print("| {} | {} | {} |", label, row == 0 ? "A/A" : "5.5 % cheaper", row < 2 ? "every run" : "stopped by the decision");
+      for (const DecisionCell& c : cells[row == 0 ? 0 : 1]) {
+        if (row < 2)
+          fmt::print(" {:.1f} / {:.1f} |", pct(c.fixed_hits, c.intervals), pct(c.anytime_hits, c.intervals));
+        else
+          fmt::print(" {:.1f} / {:.1f} ({:.0f} %) |", pct(c.stopped_fixed_hits, c.stopped), pct(c.stopped_anytime_hits, c.stopped),
+                     pct(c.stopped, c.trials));
+      }
+      fmt::print("\n");
+    }
+  }
+}
+
+/// The precision stop rule: how often it stops on its target, and the mean CI's coverage over
+/// the runs it stopped (conditional) and over every run.
+void stop_table(int trials, uint64_t& seed) {
+  fmt::print("\nThe precision stop rule (min_steps 10, max_seconds out of the way), {} trials a cell: share stopped on the "
+             "target, in %, the mean CI's coverage over those runs / over every run, in %, and mean steps:\n\n"
+             "| shape | target | max_steps | stopped on target | coverage when stopped on target | coverage, every run | mean n |\n"
+             "|---|---|---|---|---|---|---|\n",
+             trials);
+  for (const auto& [label, g] : kShapeRows)
+    for (double target : {0.01, 0.02, 0.05})
+      for (int64_t max_steps : {200, 400, 1000}) {
+        MeasureSettings m;
+        m.min_steps = 10;
+        m.max_steps = max_steps;
+        m.max_seconds = 1e9;
+        m.target_rel_ci = target;
+        const Cell c = simulate(g, 0, trials, seed++, &m);
+        fmt::print("| {} | {:g} % | {} | {:.1f} | {} | {:.1f} | {:.0f} |\n", label, target * 100, max_steps,
+                   pct(c.on_target, c.trials),
+                   c.on_target ? fmt::format("{:.1f}", pct(c.on_target_mean_hits, c.on_target)) : std::string("—"),
+                   c.mean_coverage() * 100, c.steps);
+      }
+}
+
+/// The rounds-to-decide prediction of an undecided run at the default budget (20 rounds): the
+/// run goes on (up to 1000 rounds) and the share decided by the predicted median and within the
+/// predicted 80 % range is counted.
+void predict_table(int trials, uint64_t& seed) {
+  fmt::print("\nRounds-to-decide prediction, made after 20 rounds (the default budget) for runs still undecided, then "
+             "checked by going on (up to 1000 rounds), {} trials a cell: share of undecided runs, and of those the share "
+             "decided by the predicted median (goal 50 %) and within the predicted 80 % range (goal 80 %), in %:\n\n"
+             "| case | undecided at 20 | decided by the median | within the 80 % range |\n|---|---|---|---|\n",
+             trials);
+  struct Case {
+    const char* label;
+    Generator g;
+    double speed, price;
+  };
+  const std::vector<Case> cases = {{"2 % faster, 5% of steps 3x slower", {Shape::outliers_5pct_3x}, 0.98, 1},
+                                   {"5 % faster, 5% of steps 3x slower", {Shape::outliers_5pct_3x}, 0.95, 1},
+                                   {"3 % faster, lognormal s=0.3", {Shape::lognormal_03}, 0.97, 1},
+                                   {"5 % faster, bimodal", {Shape::bimodal}, 0.95, 1},
+                                   {"1 % faster, lognormal s=0.05", {Shape::lognormal_005}, 0.99, 1},
+                                   {"A/A, lognormal s=0.3", {Shape::lognormal_03}, 1, 1}};
+  constexpr size_t kAt = 20, kCap = 1000, kRound = 10, kUntimed = 3;
+  for (const Case& c : cases) {
+    std::mt19937_64 rng(seed++);
+    int undecided = 0, by_median = 0, in_range = 0;
+    for (int t = 0; t < trials; ++t) {
+      Generator cand = c.g;
+      cand.scale *= c.speed;
+      std::vector<double> a, b;
+      std::optional<RoundsToDecide> predicted;
+      size_t decided_at = 0;
+      // Each side's steps drawn a round at a time (AR state not carried: these shapes are independent).
+      for (size_t r = 1; r <= kCap; ++r) {
+        for (int side = 0; side < 2; ++side) {
+          const std::vector<double> steps = (side ? cand : c.g).draw(kRound + kUntimed, rng);
+          double sum = 0;
+          for (size_t j = kUntimed; j < steps.size(); ++j) sum += steps[j];
+          (side ? b : a).push_back(sum / kRound);
+        }
+        if (r < DecisionSettings{}.min_rounds) continue;
+        const Decision d = decide_interleaved(a, b, c.price, DecisionSettings{});
+        if (d.verdict != CostVerdict::undecided) {
+          decided_at = r;
+          break;
+        }
+        if (r == kAt) {
+          predicted = rounds_to_decide(a, b, PriceRatio{c.price, c.price}, DecisionSettings{});
+          if (!predicted) break;
+        }
+      }
+      if (!predicted) continue;
+      ++undecided;
+      const double at = decided_at ? static_cast<double>(decided_at) : std::numeric_limits<double>::infinity();
+      by_median += at <= predicted->median;
+      in_range += at >= predicted->low && at <= predicted->high;
+    }
+    fmt::print("| {} | {:.1f} | {:.1f} | {:.1f} |\n", c.label, pct(undecided, trials), pct(by_median, undecided),
+               pct(in_range, undecided));
+  }
+}
+
+/// The cost of deciding: rounds the sequential decision needs (median, up to 1000 rounds) against
+/// a fixed-sample paired t test with the same error rates (alpha 5 % two-sided, the sequential
+/// test's power), for 2/5/10/20 % faster candidates at equal prices.
+void cost_table(int trials, size_t min_rounds, uint64_t& seed) {
+  fmt::print("\nCost of deciding (first look at {} rounds, equal prices, no drift, up to 1000 rounds), {} trials a cell: "
+             "the sequential test's median rounds to a `cheaper` verdict (and its 10th-90th percentiles), the share "
+             "decided cheaper, the fixed-sample rounds with the same alpha and power, and the ratio of the medians:\n\n"
+             "| shape | faster | median rounds (10-90 %) | cheaper | fixed-sample rounds | ratio |\n|---|---|---|---|---|---|\n",
+             min_rounds, trials);
+  for (const auto& [label, g] : kShapeRows) {
+    if (g.rho > 0) continue;
+    for (double faster : {0.02, 0.05, 0.10, 0.20}) {
+      TurnsSetup s;
+      s.base = g;
+      s.speed = {1, 1 - faster};
+      s.max_rounds = 1000;
+      s.settings.min_rounds = min_rounds;
+      // The rounds' terms' true sd, from one long A/A draw.
+      std::mt19937_64 rng(seed);
+      std::vector<double> a, b;
+      for (int r = 0; r < 20000; ++r) {
+        for (int side = 0; side < 2; ++side) {
+          const std::vector<double> steps = g.draw(13, rng);
+          double sum = 0;
+          for (size_t j = 3; j < 13; ++j) sum += steps[j];
+          (side ? b : a).push_back(sum / 10);
+        }
+      }
+      const double ma = mean(a), mb = mean(b);
+      std::vector<double> psi;
+      for (size_t j = 0; j < a.size(); ++j) psi.push_back(b[j] / mb - a[j] / ma);
+      const double sd = stdev(psi);
+      const DecisionCell c = simulate_turns(s, trials, seed++);
+      std::vector<double> rounds = c.rounds_each;
+      std::sort(rounds.begin(), rounds.end());
+      const double power = std::min(0.99, std::max(0.5, c.rate(c.cheaper)));
+      const boost::math::normal z;
+      const double n_fixed = std::pow((boost::math::quantile(z, 0.975) + boost::math::quantile(z, power)) * sd /
+                                          std::abs(std::log(1 - faster)), 2);
+      const double median = rounds[rounds.size() / 2];
+      fmt::print("| {} | {:g} % | {:.0f} ({:.0f}-{:.0f}) | {:.1f} % | {:.1f} | {:.2f} |\n", label, faster * 100, median,
+                 rounds[rounds.size() / 10], rounds[rounds.size() * 9 / 10], c.rate(c.cheaper) * 100, std::max(2.0, n_fixed),
+                 median / std::max(2.0, n_fixed));
+    }
+  }
+}
+
+/// A/A false decisions (cheaper + dearer) / equivalent / undecided, in %, and mean rounds.
+void aa_table(int trials, size_t max_rounds, uint64_t& seed, size_t min_rounds = DecisionSettings{}.min_rounds) {
+  fmt::print("\nA/A in turns (identical configurations, equal prices; {} rounds at most), {} trials a cell: cheaper + dearer "
+             "(false decisions) / equivalent / undecided, in %, and mean rounds:\n\n| shape |",
+             max_rounds, trials);
+  for (Drift d : kDrifts) fmt::print(" {} |", name(d));
+  fmt::print("\n|---|---|---|---|---|\n");
+  for (const auto& [label, g] : kShapeRows) {
+    fmt::print("| {} |", label);
+    for (Drift d : kDrifts) {
+      TurnsSetup s;
+      s.base = g;
+      s.drift = d;
+      s.max_rounds = max_rounds;
+      s.settings.min_rounds = min_rounds;
+      const DecisionCell c = simulate_turns(s, trials, seed++);
+      fmt::print(" {:.1f} / {:.1f} / {:.1f}, {:.0f} |", c.rate(c.cheaper + c.dearer) * 100, c.rate(c.equivalent) * 100,
+                 c.rate(c.undecided) * 100, c.rounds);
+    }
+    fmt::print("\n");
+  }
+}
+
+/// Three or four identical configurations with a carry-over effect of the order itself.
+void order_table(int trials, uint64_t& seed) {
+  fmt::print("\nOrder of turns with a carry-over effect, identical configurations (lognormal s=0.05, no drift, 60 rounds at "
+             "most), {} trials a cell: each candidate's false decisions against configuration A (cheaper + dearer), in %, "
+             "before (A B C, C B A, ...) / now (Williams design):\n\n"
+             "| configurations | carry-over | B vs A | C vs A | D vs A |\n|---|---|---|---|---|\n",
+             trials);
+  for (size_t k : {3, 4})
+    for (int model = 0; model < 2; ++model) {
+      CarryOver carry;
+      (model == 0 ? carry.back_to_back : carry.first_in_round) = model == 0 ? 0.98 : 1.02;
+      fmt::print("| {} | {} |", k, model == 0 ? "2 % faster back to back" : "2 % slower first in a round");
+      for (size_t cand = 1; cand < 4; ++cand) {
+        if (cand >= k) {
+          fmt::print(" — |");
+          continue;
+        }
+        double rate[2];
+        for (int o = 0; o < 2; ++o) {
+          TurnsSetup s;
+          s.base = {Shape::lognormal_005};
+          s.speed.assign(k, 1);
+          s.price_ratio.assign(k, 1);
+          s.order = o == 0 ? Order::reversing : Order::balanced;
+          s.carry = carry;
+          s.candidate = cand;
+          const DecisionCell c = simulate_turns(s, trials, seed++);
+          rate[o] = c.rate(c.cheaper + c.dearer) * 100;
+        }
+        fmt::print(" {:.1f} / {:.1f} |", rate[0], rate[1]);
+      }
+      fmt::print("\n");
+    }
+}
+
+/// `pperf compare`'s calls against its 5 % threshold: before (point estimate beyond it, p <
+/// 0.05) and now (the 95 % interval beyond it, p < 0.05).
+void compare_table(int trials, uint64_t& seed) {
+  fmt::print("\n`pperf compare` against a 5 % threshold, one run a side, {} trials a cell: share called regressed (true "
+             "change > 0) or improved (< 0), in %, before (point estimate beyond 5 %, p < 0.05) / now (the 95 % interval "
+             "beyond 5 %, p < 0.05). Run-to-run: each run's level drawn with that sd of log.\n\n"
+             "| shape | steps a run | run-to-run | -10 % | -3 % | 0 | +3 % | +7.5 % | +10 % |\n|---|---|---|---|---|---|---|---|---|\n",
+             trials);
+  for (const auto& [label, g] : kShapeRows)
+    for (size_t n : {kMinCiSteps, size_t{200}})
+      for (double run_sd : {0.0, 0.03}) {
+        fmt::print("| {} | {} | {:g} % |", label, n, run_sd * 100);
+        for (double change : {-0.10, -0.03, 0.0, 0.03, 0.075, 0.10}) {
+          std::mt19937_64 rng(seed++);
+          std::normal_distribution<double> z(0, 1);
+          auto run = [&](double factor) {
+            std::vector<double> steps = g.draw(n, rng);
+            const double level = factor * std::exp(run_sd * z(rng));
+            for (double& x : steps) x *= level;
+            return steps;
+          };
+          int before = 0, now = 0;
+          for (int t = 0; t < trials; ++t) {
+            const std::vector<double> b = run(1), c = run(1 + change);
+            const auto m = welch_mean_change(b, c);
+            if (!m || m->p_value >= 0.05) continue;
+            const bool up = change >= 0;  // the direction counted; for 0 both
+            const double est = m->estimate * 100;
+            const ThresholdSide side = threshold_side({m->ci[0] * 100, m->ci[1] * 100}, 5);
+            if (change == 0) {
+              before += std::abs(est) > 5, now += side != ThresholdSide::within;
+            } else {
+              before += up ? est > 5 : est < -5;
+              now += side == (up ? ThresholdSide::above : ThresholdSide::below);
+            }
+          }
+          fmt::print(" {:.1f} / {:.1f} |", pct(before, trials), pct(now, trials));
+        }
+        fmt::print("\n");
+      }
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::string table = argc > 1 ? argv[1] : "all";
+  const int trials = argc > 2 ? std::atoi(argv[2]) : 10000;
+  uint64_t seed = 40;
+  const bool all = table == "all";
+  if (all || table == "interval") interval_table(trials, 20, seed), interval_table(trials, 60, seed);
+  if (all || table == "aa") aa_table(trials, 20, seed), aa_table(trials, 60, seed);
+  if (all || table == "aa200") {
+    fmt::print("\nAR(1) r=0.8 at 200 rounds:\n");
+    for (Drift d : kDrifts) {
+      const DecisionCell c = simulate_decisions({Shape::lognormal_005, 100, 0.8}, 1.0, 1.0, d, trials, seed++, 10, 3, 200);
+      fmt::print("| {} | {:.1f} / {:.1f} / {:.1f}, {:.0f} |\n", name(d), c.rate(c.cheaper + c.dearer) * 100,
+                 c.rate(c.equivalent) * 100, c.rate(c.undecided) * 100, c.rounds);
+    }
+  }
+  if (all || table == "order") order_table(trials, seed);
+  if (all || table == "stop") stop_table(trials, seed);
+  if (all || table == "predict") predict_table(trials, seed);
+  if (all || table == "cost") cost_table(trials, 8, seed);
+  if (table == "cost3") cost_table(trials, 3, seed);
+  if (table == "aa3") aa_table(trials, 20, seed, 3);
+  if (table == "aa200all") aa_table(trials, 200, seed);
+  if (all || table == "compare") compare_table(trials, seed);
+  return 0;
+}

@@ -60,6 +60,8 @@ std::unique_ptr<DataSource> open_data_source(const Config& config, const Workloa
   const char* env_token = std::getenv("PPERF_DATA_TOKEN");
   service.token = env_token ? env_token : "";
   service.prefetch_batches = data.prefetch_batches;
+  // A worker that stops answering ends the stream soon after the budget would have, not 120 s later.
+  service.batch_stall_deadline_s = std::min(120.0, std::max(10.0, config.measure.max_seconds));
   service.pin_memory = pins_batches(spec);
   if (descriptor.batch_layout) service.expected_layout = descriptor.batch_layout(spec);
   if (python) service.dataset = data.dataset, service.dataset_kwargs = data.dataset_kwargs.dump();

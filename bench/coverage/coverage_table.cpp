@@ -38,7 +38,7 @@ int main(int argc, char** argv) {
   fmt::print("| shape | target | max_steps | mean n | median CI | mean CI |\n|---|---|---|---|---|---|\n");
   for (const auto& [label, g] : shapes)
     for (int64_t max_steps : {100, 400}) {
-      MeasureSettings m;
+      StopSettings m;
       m.min_steps = 10;
       m.max_steps = max_steps;
       m.max_seconds = 1e9;

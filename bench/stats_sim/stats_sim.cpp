@@ -74,7 +74,7 @@ void stop_table(int trials, uint64_t& seed) {
   for (const auto& [label, g] : kShapeRows)
     for (double target : {0.01, 0.02, 0.05})
       for (int64_t max_steps : {200, 400, 1000}) {
-        MeasureSettings m;
+        StopSettings m;
         m.min_steps = 10;
         m.max_steps = max_steps;
         m.max_seconds = 1e9;

@@ -35,13 +35,13 @@ int command_measure_item(const std::vector<std::string>& args, const std::vector
   const PlanItem item = item_from(p, config);
 
   ExecutorOptions executor;
-  executor.native = p.has("native");
-  executor.terminal_progress = p.has("progress");
-  executor.pperf_binary = self_executable();
+  executor.process.native = p.has("native");
+  executor.process.terminal_progress = p.has("progress");
+  executor.process.pperf_binary = self_executable();
   TurnTaking turns;
   if (p.has("turns")) {
     turns = turns_over_stdio();
-    executor.turns = &turns;
+    executor.process.turns = &turns;
   }
   if (p.has("rank")) {
     RankContext rank;
@@ -64,7 +64,7 @@ int command_measure_item(const std::vector<std::string>& args, const std::vector
     const auto launcher = parse_enum<Launcher>(p.string("launcher"));
     if (!launcher) throw InputError("--launcher", "", "expected one of spawn_local, env, slurm, got '" + p.string("launcher") + "'");
     rank.launcher = *launcher;
-    executor.rank = rank;
+    executor.process.rank = rank;
   }
   const std::atomic<bool>& stop_requested = install_stop_handlers(false);
   RunReport report = report_header(config, "run", argv);

@@ -134,7 +134,7 @@ int command_run(const std::vector<std::string>& args, const std::vector<std::str
   // Started by a launcher (torchrun, PyTorchJob, SageMaker, srun): every rank runs this same
   // config; rank 0 serves the group's store, measures and writes the outputs; the other ranks
   // write nothing and exit with rank 0's code. Items measured in this process are not bound, nor probed.
-  const bool rank0 = !executor.launcher || executor.launcher->rank == 0;
+  const bool rank0 = !executor.process.launcher || executor.process.launcher->rank == 0;
   const bool quiet = p.has("quiet");
   const bool terminal = !quiet && ::isatty(STDERR_FILENO);
   if (p.has("dry-run")) {
@@ -144,11 +144,11 @@ int command_run(const std::vector<std::string>& args, const std::vector<std::str
     return kExitOk;
   }
   std::unique_ptr<RunStore> launcher_store;
-  if (executor.launcher) {
+  if (executor.process.launcher) {
     double timeout_s = 300;
     for (const auto& item : session.plan().items)
       if (item.configuration->execution.distributed) timeout_s = item.configuration->execution.distributed->timeout_s;
-    launcher_store = std::make_unique<RunStore>(*executor.launcher, rank0, timeout_s);
+    launcher_store = std::make_unique<RunStore>(*executor.process.launcher, rank0, timeout_s);
     if (!rank0) {
       session.preflight(false, false);
       const std::atomic<bool>& stop = install_stop_handlers(false);
@@ -173,7 +173,7 @@ int command_run(const std::vector<std::string>& args, const std::vector<std::str
   const std::atomic<bool>& stop_requested = install_stop_handlers(!out.quiet);
   // In CI each item's start and end is a line; on a terminal the parent draws the progress of
   // configurations in turns, and a measuring process measuring alone draws its own.
-  executor.terminal_progress = terminal;
+  executor.process.terminal_progress = terminal;
   report.results = session.measure(executor, stop_requested, console);
   console.clear();
   if (p.has("spot-drill")) run_spot_drills(config, session.plan(), report.results, out.quiet, stop_requested);

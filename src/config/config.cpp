@@ -70,14 +70,20 @@ PricingSettings parse_pricing(const JsonView& v) {
 }
 
 MeasureSettings parse_measure(const JsonView& v) {
-  v.expect_object({"warmup_steps", "min_steps", "max_steps", "max_seconds", "target_rel_ci", "equivalence_pct", "max_memory_gib"});
+  v.expect_object({"warmup_steps", "min_steps", "max_steps", "max_seconds", "stop", "target_rel_ci", "equivalence_pct",
+                   "max_memory_gib"});
   MeasureSettings m;
   if (auto w = v.find("warmup_steps")) m.warmup_steps = w->as_non_negative_int();
   m.min_steps = v.positive_int_or("min_steps", m.min_steps);
   m.max_steps = v.positive_int_or("max_steps", m.max_steps);
   if (auto s = v.find("max_seconds")) m.max_seconds = s->as_positive_number();
   if (auto t = v.find("target_rel_ci")) m.target_rel_ci = t->as_positive_number();
-  if (auto e = v.find("equivalence_pct")) m.equivalence_pct = e->as_positive_number();
+  if (auto c = v.find("stop")) {
+    std::vector<std::string> names;
+    for (const auto& criterion : stop_criteria()) names.push_back(criterion.name);
+    m.criterion = c->as_choice(names);
+  }
+  if (auto e = v.find("equivalence_pct")) m.decision.equivalence_pct = e->as_positive_number();
   if (auto g = v.find("max_memory_gib")) m.max_memory_gib = g->as_positive_number();
   if (m.min_steps > m.max_steps)
     v.at("min_steps").fail("min_steps (" + std::to_string(m.min_steps) + ") exceeds max_steps (" +
@@ -635,7 +641,7 @@ PricingInputs pricing_inputs(const Config& config) {
   inputs.discount_pct = config.pricing.discount_pct;
   inputs.steps_to_train = config.steps_to_train;
   inputs.seed = config.seed;
-  inputs.decision.equivalence_pct = config.measure.equivalence_pct;
+  inputs.decision = config.measure.decision;
   for (const auto& c : config.configurations) inputs.configurations[c.name] = {c.instances, c.billable_seconds, c.spot};
   return inputs;
 }

@@ -9,6 +9,7 @@
 
 #include "src/core/kinds.h"
 #include "src/core/workload_registry.h"
+#include "src/stats/decision.h"
 #include "src/stats/stopping.h"
 #include "pricing/interruption_table.h"
 #include "pricing/price_table.h"
@@ -94,6 +95,17 @@ struct PricingSettings {
 struct PathParam {
   std::string pointer;  // e.g. /workloads/0/params/path
   std::string path;
+};
+
+/// The config's `measure` section, by concern: how many warm-up steps, when the measured phase
+/// ends (src/stats/stopping.h), how configurations in turns are decided (src/stats/decision.h),
+/// and the memory bound.
+struct MeasureSettings : StopSettings {
+  int64_t warmup_steps = 3;
+  DecisionSettings decision;  // measure.equivalence_pct
+  /// The memory bound of each item's processes, GiB (src/measure/memory_bound.h); unset: a
+  /// share of the memory available when the run starts.
+  std::optional<double> max_memory_gib;
 };
 
 struct Config {

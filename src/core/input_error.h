@@ -1,6 +1,8 @@
 #pragma once
 // Bad user input (config, price table, results file, CLI flag). The CLI prints what() on one
-// line and exits 2; nothing else in pperf catches it, so no partial state is acted upon.
+// line and exits 2. Where one is caught on the way it is to say the same mistake better (a
+// workload's preflight re-anchored at the config's JSON pointer, a param's complaint placed in
+// its file), and it is thrown on; no partial state is acted upon.
 #include <stdexcept>
 #include <string>
 #include <vector>

@@ -16,7 +16,8 @@ struct Turns {
   Schedule schedule = Schedule::sequential;
   /// Interleaved: timed steps per round, un-timed steps after each switch, rounds measured,
   /// and the configurations that took turns (this one included, in the first round's order;
-  /// later rounds alternate the order: ABBA).
+  /// round r takes src/stats/turn_order.h's turn_order(k, r): A B / B A for two, a Williams
+  /// design for more).
   int64_t round_steps = 0, untimed_steps = 0, rounds = 0;
   std::vector<std::string> configurations;
 };

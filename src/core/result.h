@@ -98,7 +98,7 @@ inline constexpr auto kCostFields = std::make_tuple(
 
 struct Comparison {
   std::optional<double> improvement_pct;  // null on the baseline itself
-  std::optional<std::array<double, 2>> improvement_pct_ci95;  // seeded bootstrap of the ratio of means
+  std::optional<std::array<double, 2>> improvement_pct_ci95;  // in turns: the decision's anytime bounds; else from the two means' intervals
   std::optional<double> speedup;          // mean t_baseline / mean t; null when not priced
   std::optional<std::array<double, 2>> speedup_ci95;
 };

@@ -75,10 +75,10 @@ std::unique_ptr<DataSource> open_data_source(const Config& config, const Workloa
     const int64_t workers = local_python ? data.workers : data.spawn_local_workers;
     const std::vector<int>& cpus = local_python ? exec.cpus : data.spawn_local_cpus;
     if (python)
-      group = std::make_unique<LocalDataGroup>(python_worker_command(options.pperf_binary, spec, data), processes, workers, cpus,
+      group = std::make_unique<LocalDataGroup>(python_worker_command(options.process.pperf_binary, spec, data), processes, workers, cpus,
                                                service.token, 120);
     else
-      group = std::make_unique<LocalDataGroup>(options.pperf_binary, config.path, spec.name, processes, workers, cpus,
+      group = std::make_unique<LocalDataGroup>(options.process.pperf_binary, config.path, spec.name, processes, workers, cpus,
                                                service.token);
     service.endpoints = group->endpoints();
     report.data_workers = workers;
@@ -365,7 +365,7 @@ void prepare_item(PreparedItem& p, Result& r, const Config& config, const PlanIt
   for (const auto& obstacle : item.not_runnable_here)
     throw std::runtime_error("not runnable on this host: " + obstacle.pointer + ": " + obstacle.reason);
   const ExecutionSettings& exec = item.configuration->execution;
-  const std::optional<RankContext>& rank = options.rank;
+  const std::optional<RankContext>& rank = options.process.rank;
   if (exec.distributed && !rank)
     throw std::runtime_error("data-parallel ranks run in measuring processes of their own (drop --in-process)");
   // "cuda": one rank per priced GPU, each on its own GPU of this host (without ranks: the one
@@ -391,7 +391,7 @@ void prepare_item(PreparedItem& p, Result& r, const Config& config, const PlanIt
   const AppliedThreads applied = apply_threads(exec.threads, exec.interop_threads);
   r.execution = ExecutionReport{exec.threads, applied.threads, exec.interop_threads, applied.interop_threads,
                                 exec.data.mode, exec.data.workers};
-  r.execution->emulated = !options.native;
+  r.execution->emulated = !options.process.native;
   r.execution->cpus = p.cpus;
   r.execution->data_cpus = exec.data.spawn_local_cpus;
   r.execution->device = spec.device;
@@ -444,7 +444,7 @@ void prepare_item(PreparedItem& p, Result& r, const Config& config, const PlanIt
 void add_figures(Result& r, PreparedItem& p, const PlanItem& item, const ExecutorOptions& options, const CpuSample& cpu_before,
                  const CpuSample& cpu_after, const std::atomic<bool>& stop_requested) {
   const ExecutionSettings& exec = item.configuration->execution;
-  const std::optional<RankContext>& rank = options.rank;
+  const std::optional<RankContext>& rank = options.process.rank;
   if (r.status != ResultStatus::ok) return;
   if (p.device->name() != "cpu" && (!rank || rank->rank == 0)) {  // rank 0 reports
     try {
@@ -492,9 +492,9 @@ void measure_into(Result& r, const Config& config, const PlanItem& item, const W
                   const ExecutorOptions& options, const std::atomic<bool>& stop_requested) {
   PreparedItem p;
   prepare_item(p, r, config, item, registry, options);
-  const std::optional<RankContext>& rank = options.rank;
+  const std::optional<RankContext>& rank = options.process.rank;
   std::optional<TerminalProgress> progress;
-  if (options.terminal_progress) progress.emplace(item.configuration->name, config.measure);
+  if (options.process.terminal_progress) progress.emplace(item.configuration->name, config.measure);
   std::optional<GpuSampler> gpu_sampler;
   if (p.spec.device != "cpu") gpu_sampler.emplace(200, p.smi_id);  // a step driving its own GPU included
   const std::vector<int> data_pids = p.group ? p.group->pids() : std::vector<int>{};
@@ -502,10 +502,10 @@ void measure_into(Result& r, const Config& config, const PlanItem& item, const W
   std::vector<TimeWindow> own_rounds;  // taking turns: this configuration's rounds
   Measurement m;
   try {
-    if (options.turns) {
+    if (options.process.turns) {
       // Taking turns, the batches a paused configuration's loader prepared meanwhile (up to its
       // prefetch queue) are consumed un-timed, and one more step settles its caches.
-      TurnTaking sampled = sampled_turns(*options.turns, data_pids, cpu_before, cpu_after, own_rounds);
+      TurnTaking sampled = sampled_turns(*options.process.turns, data_pids, cpu_before, cpu_after, own_rounds);
       m = measure_in_turns(p.trained(), *p.data, config.measure, item.configuration->execution.data.prefetch_batches + 1,
                            sampled, stop_requested, steady_clock(), *p.device);
     } else {
@@ -527,7 +527,7 @@ void measure_into(Result& r, const Config& config, const PlanItem& item, const W
   }
   if (gpu_sampler) {
     // Taking turns on a shared GPU, the others' rounds are their kernels, not this one's.
-    r.execution->gpu = gpu_sampler->finish(options.turns ? &own_rounds : nullptr);
+    r.execution->gpu = gpu_sampler->finish(options.process.turns ? &own_rounds : nullptr);
     if (!gpu_sampler->why_none().empty()) r.events.push_back(gpu_sampler->why_none());
     // Pooled on a host of one GPU is that GPU: said only where others were pooled in.
     if (r.execution->gpu && !p.smi_why_all.empty())
@@ -595,11 +595,11 @@ std::vector<std::string> item_argv(const std::string& binary, const std::string&
 
 std::vector<std::string> measure_item_argv(const Config& config, const PlanItem& item, const ExecutorOptions& options,
                                            const std::string& out_path) {
-  std::vector<std::string> argv = item_argv(options.pperf_binary, "measure-item", config, item);
+  std::vector<std::string> argv = item_argv(options.process.pperf_binary, "measure-item", config, item);
   argv.insert(argv.end(), {"--out", out_path});
-  if (options.native) argv.push_back("--native");
-  if (options.terminal_progress) argv.push_back("--progress");
-  if (const auto& rank = options.rank)
+  if (options.process.native) argv.push_back("--native");
+  if (options.process.terminal_progress) argv.push_back("--progress");
+  if (const auto& rank = options.process.rank)
     for (const std::string& a :
          {std::string("--rank"), std::to_string(rank->rank), std::string("--world-size"), std::to_string(rank->world_size),
           std::string("--local-rank"), std::to_string(rank->local_rank), std::string("--store"),
@@ -634,7 +634,7 @@ Result measure_in_children(const Config& config, const PlanItem& item, const Exe
     for (size_t i = 0; i < ranks.size(); ++i) {
       children[i].out = (fs::temp_directory_path() / fmt::format("pperf-item-{}-{}.json", getpid(), sequence++)).string();
       ExecutorOptions child_options = options;
-      child_options.rank = ranks[i];
+      child_options.process.rank = ranks[i];
       SpawnOptions spawn;
       spawn.argv = measure_item_argv(config, item, child_options, children[i].out);
       if (ranks[i] && ranks[i]->rank != 0)
@@ -724,7 +724,7 @@ Result measure_ranks(const Config& config, const PlanItem& item, const ExecutorO
   static int item_sequence = 0;
   const DistributedSettings& d = *item.configuration->execution.distributed;
   const std::string prefix = fmt::format("item{}/", item_sequence++);
-  if (const auto& launcher = options.launcher) {
+  if (const auto& launcher = options.process.launcher) {
     if (launcher->world_size != d.world_size)
       return failed_result(item.result_skeleton(),
                            fmt::format("{}/execution/distributed/world_size is {}, the launcher started {} ranks",
@@ -764,7 +764,7 @@ namespace {
 /// Items that take turns: a workload's configurations, two or more, none data-parallel, in a
 /// run that neither asked for --sequential nor measures in this process or under a launcher.
 bool takes_turns(const std::vector<const PlanItem*>& group, const ExecutorOptions& options) {
-  if (group.size() < 2 || options.sequential || options.in_process || options.launcher) return false;
+  if (group.size() < 2 || options.process.sequential || options.process.in_process || options.process.launcher) return false;
   return std::none_of(group.begin(), group.end(),
                       [](const PlanItem* item) { return item->configuration->execution.distributed.has_value(); });
 }
@@ -786,14 +786,14 @@ std::vector<Result> run_plan(const Config& config, const Plan& plan, const Workl
       const PlanItem& item = plan.items[i++];
       observer.setting_up(item);
       observer.started(item);
-      if (options.launcher && options.launcher->rank != 0 && !item.configuration->execution.distributed) {
+      if (options.process.launcher && options.process.launcher->rank != 0 && !item.configuration->execution.distributed) {
         // Under a launcher, an item without ranks is rank 0's alone.
         Result r = item.result_skeleton();
         r.status = ResultStatus::not_run;
         r.reason = "measured by rank 0";
         results.push_back(std::move(r));
       } else {
-        results.push_back(options.in_process && !item.configuration->execution.distributed
+        results.push_back(options.process.in_process && !item.configuration->execution.distributed
                               ? measure_item_here(config, item, registry, options, stop_requested)
                               : measure_item_in_child(config, item, options, stop_requested));
       }

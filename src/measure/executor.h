@@ -25,28 +25,38 @@
 
 namespace pperf {
 
-struct ExecutorOptions {
+/// How an item's processes run.
+struct ProcessOptions {
   std::string pperf_binary;  // started as `measure-item` and as `data-worker` (spawn_local)
   bool native = false;       // running on the named instances themselves, not emulated here
   bool in_process = false;   // measure every item in this process (debugging, tests)
   bool terminal_progress = false;  // a self-updating progress line on stderr while measuring
+  /// Measure each configuration to its end before the next (`pperf run --sequential`) instead
+  /// of in turns (src/measure/interleave.h).
+  bool sequential = false;
   /// A measuring process of a data-parallel item: its rank and where its group meets.
   std::optional<RankContext> rank;
   /// `pperf run` under a launcher (RANK/WORLD_SIZE/... or Slurm): this process's rank; each
   /// data-parallel item's measuring process joins the group at the launcher's address.
   std::optional<RankContext> launcher;
-  /// Measure each configuration to its end before the next (`pperf run --sequential`) instead
-  /// of in turns (src/measure/interleave.h).
-  bool sequential = false;
-  /// Taking turns: each configuration's hourly price over its baseline's (by configuration
-  /// name; [lo, hi] over any price range, never a price table), and how the decision to stop is made.
+  /// A measuring process taking turns (`measure-item --turns`): its side of the conversation.
+  TurnTaking* turns = nullptr;
+};
+
+/// How configurations taking turns decide to stop: each configuration's hourly price (a range
+/// under a Spot price range) over its baseline's, by configuration name (a number, never a price
+/// table), and the decision's settings.
+struct TurnDecision {
   std::map<std::string, PriceRatio> price_ratio;
-  DecisionSettings decision;
+  DecisionSettings settings;
+};
+
+struct ExecutorOptions {
+  ProcessOptions process;
+  TurnDecision decision;
   /// The memory bound of each item's measuring processes and their data workers, bytes
   /// (memory_bound.h); 0: unbounded. Items measured in this process are never bound.
   int64_t max_memory_bytes = 0;
-  /// A measuring process taking turns (`measure-item --turns`): its side of the conversation.
-  TurnTaking* turns = nullptr;
 };
 
 /// Told how the measurement goes, on the measuring thread, as it happens (progress lines,

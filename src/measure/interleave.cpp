@@ -96,9 +96,9 @@ TurnsSnapshot snapshot_of(const std::vector<Turn>& turns, const Config& config, 
   for (const Turn& t : turns) {
     TurnsSnapshot::Side side{t.item->configuration->name, t.item->configuration->baseline, t.active,
                              static_cast<int64_t>(t.steps_ms.size()), t.measured_s(), std::nullopt};
-    const auto ratio = options.price_ratio.find(side.configuration);
-    if (base != turns.end() && &t != &*base && ratio != options.price_ratio.end() && rounds > 0)
-      side.decision = decide_interleaved(base->round_means_ms(), t.round_means_ms(), ratio->second, options.decision,
+    const auto ratio = options.decision.price_ratio.find(side.configuration);
+    if (base != turns.end() && &t != &*base && ratio != options.decision.price_ratio.end() && rounds > 0)
+      side.decision = decide_interleaved(base->round_means_ms(), t.round_means_ms(), ratio->second, options.decision.settings,
                                          rounds > 0 ? t.measured_s() / rounds : 0);
     s.sides.push_back(std::move(side));
   }
@@ -128,9 +128,9 @@ std::optional<StopCause> end_of_turns(const std::vector<Turn>& turns, const Conf
     for (const Turn& t : turns) {
       if (&t == &*base || !t.active) continue;
       ++candidates;
-      const auto ratio = options.price_ratio.find(t.item->configuration->name);
-      if (ratio == options.price_ratio.end()) return budget;  // unpriced: the budget decides
-      if (decide_interleaved(base->round_means_ms(), t.round_means_ms(), ratio->second, options.decision).verdict !=
+      const auto ratio = options.decision.price_ratio.find(t.item->configuration->name);
+      if (ratio == options.decision.price_ratio.end()) return budget;  // unpriced: the budget decides
+      if (decide_interleaved(base->round_means_ms(), t.round_means_ms(), ratio->second, options.decision.settings).verdict !=
           CostVerdict::undecided)
         ++decided;
     }
@@ -138,6 +138,7 @@ std::optional<StopCause> end_of_turns(const std::vector<Turn>& turns, const Conf
       return StopCause{StopReason::decided, fmt::format("decided (after {} rounds)", base->round_means_ms().size())};
     return budget;
   }
+  if (m.criterion != "precision") return budget;  // "budget": nothing ends the turns early
   for (const Turn& t : turns) {
     if (!t.active) continue;
     const RelativePrecision p = relative_precision(t.steps_ms);
@@ -162,7 +163,7 @@ std::vector<Result> measure_interleaved(const Config& config, const std::vector<
     Turn t{item, (fs::temp_directory_path() / fmt::format("pperf-turn-{}-{}.json", getpid(), sequence++)).string(),
            std::make_unique<ItemMemoryBound>(options.max_memory_bytes), nullptr};
     ExecutorOptions child_options = options;
-    child_options.terminal_progress = false;  // several processes cannot share one progress line
+    child_options.process.terminal_progress = false;  // several processes cannot share one progress line
     SpawnOptions spawn;
     spawn.argv = measure_item_argv(config, *item, child_options, t.out);
     spawn.argv.push_back("--turns");

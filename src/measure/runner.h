@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "src/config/config.h"
 #include "src/core/measurement.h"
 #include "src/measure/device.h"
 #include "src/measure/turns.h"

@@ -115,15 +115,15 @@ Preflight RunSession::preflight(bool list_not_runnable, bool probe_memory, Prefl
 
 ExecutorOptions RunSession::executor_options() const {
   ExecutorOptions options;
-  options.native = request_.process.native;
-  options.in_process = request_.process.in_process;
-  options.sequential = request_.process.sequential;
+  options.process.native = request_.process.native;
+  options.process.in_process = request_.process.in_process;
+  options.process.sequential = request_.process.sequential;
   options.max_memory_bytes = memory_limit_bytes();
-  options.pperf_binary = self_executable();
-  options.launcher = launcher_from_env();
+  options.process.pperf_binary = self_executable();
+  options.process.launcher = launcher_from_env();
   for (const auto& c : config_.configurations)
-    if (c.baseline) options.price_ratio = price_ratios(pricing_, c.name);
-  options.decision = pricing_.decision;
+    if (c.baseline) options.decision.price_ratio = price_ratios(pricing_, c.name);
+  options.decision.settings = config_.measure.decision;
   return options;
 }
 

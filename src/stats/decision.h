@@ -19,7 +19,7 @@ namespace pperf {
 
 struct DecisionSettings {
   double confidence = 0.95;
-  double equivalence_pct = 2;
+  double equivalence_pct = Decision{}.equivalence_pct;  // the record's default: one place
   /// Rounds before the first look: the rounds' variance must be estimable (and each side
   /// needs kMinCiSteps for its own interval anyway).
   size_t min_rounds = 8;

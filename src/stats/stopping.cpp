@@ -1,5 +1,7 @@
 #include "src/stats/stopping.h"
 
+#include <stdexcept>
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -76,10 +78,27 @@ std::unique_ptr<StopRule> stop_at_target_rel_ci(int64_t min_steps, double target
   return std::make_unique<TargetRelCi>(min_steps, target, max_steps);
 }
 
-std::vector<std::unique_ptr<StopRule>> make_stop_rules(const MeasureSettings& s) {
+const std::vector<StopCriterion>& stop_criteria() {
+  static const std::vector<StopCriterion> criteria = {
+      {"precision", "stop once the mean's and the median's 95 % CIs are within measure.target_rel_ci (looking rarely)",
+       [](const StopSettings& s) { return stop_at_target_rel_ci(s.min_steps, s.target_rel_ci, s.max_steps); }},
+      {"budget", "no early stop: measure to max_steps or max_seconds", [](const StopSettings&) { return nullptr; }},
+  };
+  return criteria;
+}
+
+const StopCriterion* find_stop_criterion(const std::string& name) {
+  for (const auto& c : stop_criteria())
+    if (c.name == name) return &c;
+  return nullptr;
+}
+
+std::vector<std::unique_ptr<StopRule>> make_stop_rules(const StopSettings& s) {
+  const StopCriterion* criterion = find_stop_criterion(s.criterion);
+  if (!criterion) throw std::invalid_argument("unknown stop criterion '" + s.criterion + "'");
   std::vector<std::unique_ptr<StopRule>> rules;
-  // The target first: a run that meets it on its last allowed step has converged.
-  rules.push_back(stop_at_target_rel_ci(s.min_steps, s.target_rel_ci, s.max_steps));
+  // The criterion first: a run that meets it on its last allowed step has converged.
+  if (auto rule = criterion->make(s)) rules.push_back(std::move(rule));
   rules.push_back(stop_at_max_steps(s.max_steps));
   rules.push_back(stop_at_max_seconds(s.max_seconds));
   return rules;

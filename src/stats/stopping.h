@@ -1,6 +1,7 @@
 #pragma once
 // Stop rules for the measured phase (warmup is never counted). Each rule is a small object the
 // runner consults after every step; the first that fires ends the phase and names the reason.
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -10,16 +11,14 @@
 
 namespace pperf {
 
-struct MeasureSettings {
-  int64_t warmup_steps = 3;
+/// When the measured phase may end: the budget (max_steps, max_seconds), the floor (min_steps)
+/// and what ends it before the budget (the criterion, by name: stop_criteria()).
+struct StopSettings {
   int64_t min_steps = 10;
   int64_t max_steps = 200;
   double max_seconds = 60;      // measured phase only
-  double target_rel_ci = 0.02;  // stop once the 95 % CI half-widths of mean and median / estimate are below
-  double equivalence_pct = 2;   // configurations in turns: |improvement| within this is "equivalent"
-  /// The memory bound of each item's processes, GiB (src/measure/memory_bound.h); unset: a
-  /// share of the memory available when the run starts.
-  std::optional<double> max_memory_gib;
+  double target_rel_ci = 0.02;  // "precision": stop once the 95 % CI half-widths of mean and median / estimate are below
+  std::string criterion = "precision";
 };
 
 class StopRule {
@@ -40,8 +39,22 @@ std::unique_ptr<StopRule> stop_at_max_seconds(double max_seconds);
 /// met, and at least 25 % later each time; and once more at max_steps (one look decides there).
 std::unique_ptr<StopRule> stop_at_target_rel_ci(int64_t min_steps, double target_rel_ci, int64_t max_steps = 0);
 
-/// The standard set for a MeasureSettings: target CI, max steps, max seconds (in that order).
-std::vector<std::unique_ptr<StopRule>> make_stop_rules(const MeasureSettings& settings);
+/// What may end the measured phase before its budget, by name (as nvbench's stopping criteria):
+/// "precision" (the default: stop_at_target_rel_ci) and "budget" (nothing: every run measures
+/// to max_steps or max_seconds, for a fixed-cost comparison).
+struct StopCriterion {
+  std::string name;
+  std::string description;
+  /// The rule, or nullptr for none.
+  std::function<std::unique_ptr<StopRule>(const StopSettings&)> make;
+};
+const std::vector<StopCriterion>& stop_criteria();
+/// The criterion named `name`; nullptr when there is none.
+const StopCriterion* find_stop_criterion(const std::string& name);
+
+/// The rules of `settings`: its criterion's (if any), max steps, max seconds (in that order). A
+/// criterion stop_criteria() lacks is a std::invalid_argument (config loading refuses it first).
+std::vector<std::unique_ptr<StopRule>> make_stop_rules(const StopSettings& settings);
 
 /// The first rule's cause, or nullopt.
 std::optional<StopCause> first_stop(std::vector<std::unique_ptr<StopRule>>& rules, const std::vector<double>& step_ms,

@@ -45,7 +45,7 @@ bool process_exists(int pid) { return kill(pid, 0) == 0; }
 TEST(Executor, ChildProcessMeasuresTheItemAndSaysSo) {
   TinyConfig t;
   ExecutorOptions options;
-  options.pperf_binary = kPperf;
+  options.process.pperf_binary = kPperf;
   std::atomic<bool> stop{false};
   const Result r = measure_item_in_child(t.config, t.item(), options, stop);
   ASSERT_EQ(r.status, ResultStatus::ok) << r.reason;
@@ -72,7 +72,7 @@ TEST(Executor, InProcessGivesTheSameRecordShape) {
 TEST(Executor, ACrashingChildBecomesAFailedResult) {
   TinyConfig t;
   ExecutorOptions options;
-  options.pperf_binary = executable_script(t.dir, "crash", "kill -SEGV $$");
+  options.process.pperf_binary = executable_script(t.dir, "crash", "kill -SEGV $$");
   std::atomic<bool> stop{false};
   const Result r = measure_item_in_child(t.config, t.item(), options, stop);
   EXPECT_EQ(r.status, ResultStatus::failed);
@@ -103,7 +103,7 @@ TEST(Executor, StopRequestReachesTheChild) {
       "configurations": [{"name": "a", "baseline": true, "instances": [{"type": "p3.2xlarge"}]}]})");
   const Config config = load_config(path, builtin_workloads());
   ExecutorOptions options;
-  options.pperf_binary = kPperf;
+  options.process.pperf_binary = kPperf;
   std::atomic<bool> stop{false};
   std::thread stopper([&] {
     std::this_thread::sleep_for(std::chrono::seconds(5));  // well past the child's start-up, even on a busy host

@@ -211,7 +211,7 @@ TEST(ViT, SweepCarriesModelInfoAsItIsAfterTheRun) {
   std::atomic<bool> stop{false};
   const Plan plan = make_plan(config, {}, HostCapacity{1});
   ExecutorOptions in_process;
-  in_process.in_process = true;
+  in_process.process.in_process = true;
   MeasureObserver quiet;
   std::vector<Result> results = run_plan(config, plan, registry, in_process, stop, quiet);
   ASSERT_EQ(results.size(), 1u);

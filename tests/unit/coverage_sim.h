@@ -78,7 +78,7 @@ struct Cell {
 
 /// Measures like the runner: feeds one step at a time to the real stop rules until one fires
 /// (with max_seconds out of the way), then estimates as the executor does.
-inline StepTimeEstimate measure_like_pperf(const std::vector<double>& steps, const MeasureSettings& settings,
+inline StepTimeEstimate measure_like_pperf(const std::vector<double>& steps, const StopSettings& settings,
                                            size_t& used, StopReason* reason = nullptr) {
   auto rules = make_stop_rules(settings);
   std::vector<double> so_far;
@@ -94,7 +94,7 @@ inline StepTimeEstimate measure_like_pperf(const std::vector<double>& steps, con
 }
 
 /// Coverage of both intervals at a fixed n (settings == nullptr) or under the stop rules.
-inline Cell simulate(const Generator& g, size_t n, int trials, uint64_t seed, const MeasureSettings* settings = nullptr) {
+inline Cell simulate(const Generator& g, size_t n, int trials, uint64_t seed, const StopSettings* settings = nullptr) {
   std::mt19937_64 rng(seed);
   const double median = g.true_median(), mean = g.true_mean();
   Cell c;

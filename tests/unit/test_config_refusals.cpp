@@ -126,3 +126,12 @@ TEST(ConfigRefusals, BoundaryValuesThatLoad) {
         << key;
   }
 }
+
+TEST(ConfigRefusals, StopCriterionByName) {
+  const json base = measured_config();
+  EXPECT_EQ(error_of(base, [](json& j) { j["measure"]["stop"] = "budget"; }), "");
+  EXPECT_EQ(error_of(base, [](json& j) { j["measure"]["stop"] = "precision"; }), "");
+  const std::string wrong = error_of(base, [](json& j) { j["measure"]["stop"] = "budgett"; });
+  EXPECT_EQ(wrong.rfind("/measure/stop: ", 0), 0u) << wrong;
+  EXPECT_NE(wrong.find("budget"), std::string::npos) << wrong;
+}

@@ -54,7 +54,7 @@ TEST(Coverage, StoppingOnTheTargetDoesNotCostCoverage) {
   uint64_t seed = 200;
   for (const auto& [label, g] : kAuditShapes)
     for (int64_t max_steps : {100, 400}) {
-      MeasureSettings m;
+      StopSettings m;
       m.min_steps = 10;
       m.max_steps = max_steps;
       m.max_seconds = 1e9;

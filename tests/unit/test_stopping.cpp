@@ -83,7 +83,7 @@ TEST(Stopping, TargetRelCiNeedsTheMeanPreciseTooNotOnlyTheMedian) {
 }
 
 TEST(Stopping, AStopOnTheLastAllowedStepThatMeetsTheTargetIsConverged) {
-  MeasureSettings s;
+  StopSettings s;
   s.min_steps = 10;
   s.max_steps = static_cast<int64_t>(kMinCiSteps);
   s.target_rel_ci = 0.05;
@@ -94,7 +94,7 @@ TEST(Stopping, AStopOnTheLastAllowedStepThatMeetsTheTargetIsConverged) {
 }
 
 TEST(Stopping, FirstRuleInOrderWins) {
-  MeasureSettings s;
+  StopSettings s;
   s.max_steps = 5;
   s.max_seconds = 1;
   s.min_steps = 1;
@@ -106,4 +106,31 @@ TEST(Stopping, FirstRuleInOrderWins) {
   EXPECT_EQ(first_stop(rules, {1, 2}, 1.5).value().code, StopReason::max_seconds);
   EXPECT_EQ(first_stop(rules, {1, 2}, 1.5).value().text, "max_seconds (1 s)");
   EXPECT_FALSE(first_stop(rules, {1, 2}, 0.5));
+}
+
+TEST(Stopping, CriteriaAreNamedAndBudgetNeverStopsEarly) {
+  ASSERT_NE(find_stop_criterion("precision"), nullptr);
+  ASSERT_NE(find_stop_criterion("budget"), nullptr);
+  EXPECT_EQ(find_stop_criterion("stdrel"), nullptr);
+  StopSettings s;
+  s.min_steps = 10;
+  s.max_steps = 100;
+  s.max_seconds = 1e9;
+  s.target_rel_ci = 0.5;  // met at the first look by a constant step
+  const std::vector<double> flat(100, 5.0);
+  auto first_cause = [&](const std::string& criterion) {
+    s.criterion = criterion;
+    auto rules = make_stop_rules(s);
+    std::vector<double> seen;
+    for (double x : flat) {
+      seen.push_back(x);
+      if (auto cause = first_stop(rules, seen, 0)) return std::make_pair(seen.size(), cause->code);
+    }
+    return std::make_pair(seen.size(), StopReason::other);
+  };
+  EXPECT_EQ(first_cause("precision").second, StopReason::target_rel_ci);
+  EXPECT_LT(first_cause("precision").first, 100u);
+  EXPECT_EQ(first_cause("budget"), std::make_pair(size_t{100}, StopReason::max_steps));
+  s.criterion = "stdrel";
+  EXPECT_THROW(make_stop_rules(s), std::invalid_argument);
 }

@@ -162,9 +162,9 @@ int command_run(const std::vector<std::string>& args, const std::vector<std::str
   RunConsole console(session, report, out, terminal);
   session.preflight(false, !request.process.in_process, console);
   console.clear();
-  warn_if_prices_stale(config, out.quiet);  // after every input is known good: a mistake stays one line
   const std::string history = history_path_from(p);
   if (!history.empty()) History(history, History::Mode::create);  // a bad database fails before the run
+  warn_if_prices_stale(config, out.quiet);  // after every input is known good: a mistake stays one line
   // MFU's denominator: this host's peak GEMM rate, measured once per host fingerprint.
   report.host["peak_gflops"] = cached_peak_gflops(host_fingerprint(report.host), default_peak_cache_path());
   // Until the run ends, the in-progress file beside --out says "interrupted": a run killed at

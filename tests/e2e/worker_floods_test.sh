@@ -155,7 +155,13 @@ stop_worker
 ms=$((($(date +%s%N) - t0) / 1000000))
 echo "     SIGTERM with a stream and 50 half-open connections: exit $code after $ms ms"
 check "a stop with connections held takes under 1 s and exits 0" bash -c "[ $code -eq 0 ] && [ $ms -lt 1000 ]"
-check "the stop summarizes the malformed requests" grep -q "more connections failed their handshake or sent malformed requests" "$work/w.err"
+# The summary counts what the worker saw: under load the attack's requests can be refused at the
+# connection before protobuf parses them (then there is nothing to summarize, and it says nothing).
+if [ "$lines" -ge 1 ]; then
+  check "the stop summarizes the malformed requests" grep -q "more connections failed their handshake or sent malformed requests" "$work/w.err"
+else
+  check "no malformed request parsed: no summary line" bash -c "! grep -q 'sent malformed requests' '$work/w.err'"
+fi
 
 # --- 6. calls per connection; a stopped (SIGSTOP) worker as the trainer sees it -----------------
 start_worker 1024

@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
 # Benchmark (not a test): pperf's step time against the PyTorch eager peer in bench/peers/, at
-# equal model, shapes, batch, threads and loader workers, run alternately in one session so both
-# see the same machine. Prints one line per case and the ratio pperf / PyTorch (lower = faster).
+# equal model, shapes, batch, threads and loader workers, alternated round by round in one
+# session (pperf first in even rounds, the peer first in odd ones) so both see the same machine.
+# Prints, per case, every round's ratio pperf / PyTorch (lower = faster) with how busy the host
+# was (bench/round_load.py: other processes' share of the CPUs; rounds at 25 % or more are
+# flagged `busy`), then the median ratio with its min..max over the rounds, and a summary table.
 #
-# usage: bench/compare_pytorch.sh [--torch2] [ROUNDS] [CASE...]
+# usage: bench/compare_pytorch.sh [--torch2] [ROUNDS] [CASE...]   (ROUNDS: default 5, at least 5
+#   for a figure to quote: single rounds range widely on a shared host)
 #   CASE = workload:preset:batch:threads:workers   (default: every case below)
 # Default: pperf built against Debian's libtorch 1.13 beside the peers on Debian's python3-torch
 # 1.13 (installed on first use). --torch2: pperf built against PyPI's torch 2.15 beside the peers
@@ -25,7 +29,8 @@ else
   compiled=0
 fi
 echo "pperf: $("$pperf" --version); peers: torch $("$py" -c 'import torch; print(torch.__version__)')"
-rounds="${1:-2}"; shift || true
+rounds="${1:-5}"; shift || true
+[ "$rounds" -ge 5 ] 2>/dev/null || echo "compare_pytorch: $rounds rounds: fewer than 5, not a figure to quote" >&2
 cases=("$@")
 if [ ${#cases[@]} -eq 0 ]; then
   cases=(mnist_heavy:full:256:2:2 mnist_heavy:tiny:256:1:1)
@@ -40,9 +45,16 @@ fi
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 steps=20 warmup=3
+load="$root/bench/round_load.py"
+summary="$work/summary.jsonl"
 
-printf '%-40s %14s %14s %14s %12s %14s %16s\n' "case (workload:preset:batch:threads:workers)" "pperf ms/step" "pperf compute" \
-  "PyTorch ms" "step ratio" "compute ratio" "torch.compile ms"
+peer_ms() {  # peer_ms LOAD_JSON ARGS...: the peer's median step (ms), its round's load in LOAD_JSON
+  local out="$1"; shift
+  "$load" "$out" -- $py "$root/bench/peers/$workload.py" --preset "$preset" --batch-size "$batch" --threads "$threads" \
+    --steps "$steps" --warmup "$warmup" "$@" 2>/dev/null | tail -1 |
+    $py -c 'import json, sys; print(json.load(sys.stdin)["step_ms_median"])'
+}
+
 for c in "${cases[@]}"; do
   IFS=: read -r workload preset batch threads workers <<<"$c"
   $py - "$work/cfg.json" "$workload" "$preset" "$batch" "$threads" "$workers" "$steps" "$warmup" <<'PY'
@@ -55,31 +67,82 @@ json.dump({"name": "compare-pytorch", "pricing": {"table": "aws-ec2-us-east-1"},
                                "execution": {"threads": int(threads), "data": {"workers": int(workers)}}}]},
           open(out, "w"))
 PY
-  extra=()  # only the mnist_heavy peer has a loader of its own; the others time a fixed batch
+  # Only the mnist_heavy peer has a loader of its own by default; resnet50_augment's has one with
+  # --fresh-batches (a second peer column); the others time a fixed batch.
+  extra=() fresh=0
   [ "$workload" = mnist_heavy ] && extra=(--workers "$workers")
-  pp=() pc=() pt=() tc=()
+  [ "$workload" = resnet50_augment ] && fresh=1
+  rm -f "$work"/round-*.json
   for ((r = 0; r < rounds; r++)); do
-    "$pperf" run --config "$work/cfg.json" --out "$work/res.json" >/dev/null 2>&1
-    read -r step compute < <($py -c "
-import json, statistics; r = json.load(open('$work/res.json'))['results'][0]
-s = r['step_time_ms']['samples']; w = r['measurement']['data_wait_ms']
-print(statistics.median(s), statistics.median([a - b for a, b in zip(s, w)]))")
-    pp+=("$step"); pc+=("$compute")
-    pt+=("$($py "$root/bench/peers/$workload.py" --preset "$preset" --batch-size "$batch" --threads "$threads" \
-             "${extra[@]}" --steps "$steps" --warmup "$warmup" 2>/dev/null | tail -1 |
-            $py -c 'import json, sys; print(json.load(sys.stdin)["step_ms_median"])')")
-    # torch.compile's first steps compile (tens of seconds): they are its warmup, as in a real job.
-    [ "$compiled" = 1 ] && tc+=("$($py "$root/bench/peers/$workload.py" --preset "$preset" --batch-size "$batch" \
-             --threads "$threads" "${extra[@]}" --steps "$steps" --warmup "$warmup" --compile 2>/dev/null | tail -1 |
-            $py -c 'import json, sys; print(json.load(sys.stdin)["step_ms_median"])')")
+    run_pperf() {
+      "$load" "$work/load-pperf.json" -- "$pperf" run --config "$work/cfg.json" --out "$work/res.json" >/dev/null 2>&1
+    }
+    run_peers() {
+      peer="$(peer_ms "$work/load-peer.json" "${extra[@]}")"
+      fresh_ms=null compiled_ms=null
+      [ "$fresh" = 1 ] && fresh_ms="$(peer_ms "$work/load-fresh.json" --fresh-batches --workers "$workers")"
+      # torch.compile's first steps compile (tens of seconds): they are its warmup, as in a real job.
+      [ "$compiled" = 1 ] && compiled_ms="$(peer_ms "$work/load-compiled.json" "${extra[@]}" --compile)"
+      true
+    }
+    rm -f "$work"/load-*.json
+    if ((r % 2 == 0)); then run_pperf; run_peers; else run_peers; run_pperf; fi
+    $py - "$work/res.json" "$work" "$peer" "$fresh_ms" "$compiled_ms" >"$work/round-$r.json" <<'PY'
+import glob, json, os, statistics, sys
+res, work, peer, fresh, compiled = sys.argv[1:]
+r = json.load(open(res))["results"][0]
+s, w = r["step_time_ms"]["samples"], r["measurement"]["data_wait_ms"]
+loads = [json.load(open(f)) for f in sorted(glob.glob(os.path.join(work, "load-*.json")))]
+print(json.dumps({"pperf_ms": statistics.median(s), "pperf_compute_ms": statistics.median([a - b for a, b in zip(s, w)]),
+                  "peer_ms": float(peer), "fresh_ms": json.loads(fresh), "compiled_ms": json.loads(compiled),
+                  "others_cpu_pct": max(l["others_cpu_pct"] for l in loads),
+                  "load_average_1m": max(l["load_average_1m"] for l in loads), "busy": any(l["busy"] for l in loads)}))
+PY
   done
-  $py - "$c" "${pp[*]}" "${pc[*]}" "${pt[*]}" "${tc[*]:-}" <<'PY'
-import statistics, sys
-c, pp, pc, pt, tc = sys.argv[1], *[[float(x) for x in a.split()] for a in sys.argv[2:]]
-p, q, t = statistics.median(pp), statistics.median(pc), statistics.median(pt)
-compiled = f"{statistics.median(tc):16.1f}" if tc else f"{'-':>16}"
-print(f"{c:<40} {p:14.1f} {q:14.1f} {t:14.1f} {p / t:11.2f}x {q / t:13.2f}x {compiled}")
+  $py - "$c" "$work" "$rounds" "$summary" <<'PY'
+import json, os, statistics, sys
+c, work, rounds, summary = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+rows = [json.load(open(os.path.join(work, f"round-{r}.json"))) for r in range(rounds)]
+# mnist_heavy's peer times its DataLoader's wait too: compare the whole step; the others time a
+# step on a fixed batch: compare pperf's compute (step less its wait for the batch).
+whole = c.startswith("mnist_heavy")
+ratio = [(x["pperf_ms"] if whole else x["pperf_compute_ms"]) / x["peer_ms"] for x in rows]
+fresh = [x["pperf_ms"] / x["fresh_ms"] for x in rows if x["fresh_ms"]]
+print(f"{c}: {'step' if whole else 'compute'} ratio pperf / PyTorch eager{', and step ratio against a fresh batch per step' if fresh else ''}")
+print(f"  {'round':>5} {'pperf ms':>9} {'compute ms':>10} {'eager ms':>9} {'fresh ms':>9} {'compile ms':>10} {'ratio':>7} {'fresh':>7}"
+      f" {'others CPU %':>12} {'load 1m':>8}")
+for i, x in enumerate(rows):
+    f = lambda v: f"{v:.1f}" if v else "-"
+    print(f"  {i + 1:>5} {x['pperf_ms']:9.1f} {x['pperf_compute_ms']:10.1f} {x['peer_ms']:9.1f} {f(x['fresh_ms']):>9}"
+          f" {f(x['compiled_ms']):>10} {ratio[i]:6.2f}x {(f'{fresh[i]:6.2f}x' if fresh else '-'):>7} {x['others_cpu_pct']:12.0f}"
+          f" {x['load_average_1m']:8.2f}{'  busy' if x['busy'] else ''}")
+def spread(v):
+    return f"{statistics.median(v):.2f}x ({min(v):.2f}..{max(v):.2f})" if v else "-"
+busy = sum(x["busy"] for x in rows)
+print(f"  median {spread(ratio)} over {rounds} rounds{f', fresh batches {spread(fresh)}' if fresh else ''};"
+      f" {busy} busy round{'s' if busy != 1 else ''}")
+compiled = [x["compiled_ms"] for x in rows if x["compiled_ms"]]
+with open(summary, "a") as out:
+    out.write(json.dumps({"case": c, "kind": "step" if whole else "compute", "ratio": spread(ratio), "fresh": spread(fresh),
+                          "pperf_ms": statistics.median(x["pperf_ms"] for x in rows),
+                          "pperf_compute_ms": statistics.median(x["pperf_compute_ms"] for x in rows),
+                          "peer_ms": statistics.median(x["peer_ms"] for x in rows),
+                          "fresh_ms": statistics.median([x["fresh_ms"] for x in rows if x["fresh_ms"]]) if fresh else None,
+                          "compiled_ms": statistics.median(compiled) if compiled else None,
+                          "rounds": rounds, "busy": busy}) + "\n")
 PY
 done
+$py - "$summary" <<'PY'
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+f = lambda v: f"{v:.1f}" if v else "-"
+print("\n| case | pperf ms/step | pperf compute ms | eager ms | ratio pperf / eager, median (min..max) | fresh-batch peer ms | step ratio against it | torch.compile ms | rounds (busy) |")
+print("|---|---|---|---|---|---|---|---|---|")
+for r in rows:
+    print(f"| {r['case']} | {r['pperf_ms']:.1f} | {r['pperf_compute_ms']:.1f} | {r['peer_ms']:.1f} | {r['ratio']} ({r['kind']}) |"
+          f" {f(r['fresh_ms'])} | {r['fresh']} | {f(r['compiled_ms'])} | {r['rounds']} ({r['busy']}) |")
+PY
 echo "pperf ms/step = wait for batch + training step; pperf compute = training step alone. The mnist_heavy peer"
-echo "times wait + step like pperf (compare 'step ratio'); the other peers time a step on a fixed batch ('compute ratio')."
+echo "times wait + step like pperf (its ratio is the step's); the other peers time a step on a fixed batch (the ratio"
+echo "is pperf's compute against it); resnet50_augment's fresh-batch peer augments a new batch per step in a DataLoader"
+echo "worker, as pperf's loader does beside the step (its ratio is the whole step's). busy: others used >= 25 % of the CPUs."

@@ -98,6 +98,14 @@ class DataSource {
   virtual std::vector<std::string> events() const { return {}; }
   /// Where the samples come from, when the source knows (a data worker says so in its handshake).
   virtual std::optional<DataInfo> data_info() const { return std::nullopt; }
+  /// Taking turns: the runner calls pause() when its round ends and resume() before its next
+  /// round. A source that can hold its pipeline stops preparing new batches while paused
+  /// (batches already in preparation finish), so it neither takes CPU from the configuration
+  /// measuring meanwhile nor fills its queue beyond its steady state. resume() returns the
+  /// head start: how many more batches are ready now than at pause(), i.e. the steps that would
+  /// be timed faster than they run in steady state; nullopt when the source cannot tell.
+  virtual void pause() {}
+  virtual std::optional<int64_t> resume() { return std::nullopt; }
 };
 
 /// The device `spec` trains on.

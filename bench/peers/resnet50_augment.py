@@ -1,7 +1,10 @@
 #!/usr/bin/python3
 """PyTorch eager peer of pperf's resnet50_augment model step (benchmark, not a test): the same
 ResNet (torchvision v1.5 bottleneck layout with the preset's stem/widths/blocks), SGD with
-momentum, cross-entropy, timing the training step on one fixed batch. Prints one JSON line."""
+momentum, cross-entropy, timing the training step on one fixed batch; with --fresh-batches,
+every step trains on a freshly augmented batch from a DataLoader (--workers processes, the
+augmentation of bench/peers/augment_torchvision.py: the work pperf's loader does beside each
+step) and its time includes the wait for that batch. Prints one JSON line."""
 import argparse, json, statistics, time
 
 import torch
@@ -47,6 +50,32 @@ class ResNet(nn.Module):
         return self.fc(torch.flatten(F.adaptive_avg_pool2d(self.layers(x), 1), 1))
 
 
+class AugmentedBatches(torch.utils.data.IterableDataset):
+    """Endless batches of uint8 images through resnet50_augment's chain, as float inputs."""
+
+    def __init__(self, batch, side, classes):
+        self.batch, self.side, self.classes = batch, side, classes
+
+    def __iter__(self):
+        from torchvision import transforms
+        from torchvision.transforms import InterpolationMode
+        torch.set_num_threads(1)
+        chain = transforms.Compose([
+            transforms.Lambda(lambda x: F.max_pool2d(x.float().unsqueeze(0), 3, 1, 1).squeeze(0)),
+            transforms.GaussianBlur(11, 0.8),
+            transforms.Lambda(lambda x: x / 255.0),
+            transforms.RandomHorizontalFlip(),
+            transforms.RandomRotation(36, interpolation=InterpolationMode.BILINEAR),
+            transforms.RandomAffine(0, scale=(0.9, 1.1), interpolation=InterpolationMode.BILINEAR),
+        ])
+        images = torch.randint(0, 256, (256, 3, self.side, self.side), dtype=torch.uint8)
+        i = 0
+        while True:
+            x = torch.stack([chain(images[(i + k) % 256]) for k in range(self.batch)])
+            i += self.batch
+            yield x, torch.randint(0, self.classes, (self.batch,))
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--preset", default="tiny", choices=list(PRESETS))
@@ -57,6 +86,9 @@ def main():
     p.add_argument("--device", default="cpu", help="cpu, or cuda: the batch is copied from pinned memory each step, "
                    "as DataLoader(pin_memory=True) feeds a GPU job, and the step ends in a synchronize")
     p.add_argument("--compile", action="store_true", help="torch.compile the model (torch 2.x): the step a user who compiles sees")
+    p.add_argument("--fresh-batches", action="store_true", help="a freshly augmented batch per step from a DataLoader")
+    p.add_argument("--workers", type=int, default=1, help="--fresh-batches: DataLoader worker processes")
+    p.add_argument("--prefetch-batches", type=int, default=4, help="--fresh-batches: batches ready ahead, in all")
     a = p.parse_args()
     torch.set_num_threads(a.threads)
     torch.manual_seed(0)
@@ -70,9 +102,17 @@ def main():
     y_host = torch.randint(0, classes, (a.batch_size,))
     if device.type == "cuda":
         x_host, y_host = x_host.pin_memory(), y_host.pin_memory()
+    batches = None
+    if a.fresh_batches:
+        loader = torch.utils.data.DataLoader(AugmentedBatches(a.batch_size, side, classes), batch_size=None,
+                                             num_workers=a.workers, pin_memory=device.type == "cuda",
+                                             prefetch_factor=max(1, a.prefetch_batches // a.workers))
+        batches = iter(loader)
     times = []
     for step in range(a.warmup + a.steps):
         start = time.perf_counter()
+        if batches is not None:
+            x_host, y_host = next(batches)
         x, y = x_host.to(device, non_blocking=True), y_host.to(device, non_blocking=True)
         opt.zero_grad()
         F.cross_entropy(model(x), y).backward()
@@ -82,7 +122,7 @@ def main():
         if step >= a.warmup:
             times.append((time.perf_counter() - start) * 1e3)
     print(json.dumps({"workload": "resnet50_augment", "preset": a.preset, "batch_size": a.batch_size,
-                      "threads": a.threads, "device": a.device, "params": sum(p.numel() for p in model.parameters()),
+                      "threads": a.threads, "device": a.device, "fresh_batches": a.fresh_batches, "params": sum(p.numel() for p in model.parameters()),
                       "step_ms_median": statistics.median(times), "step_ms_all": times}))
 
 

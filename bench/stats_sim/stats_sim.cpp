@@ -1,6 +1,6 @@
 // The decision tables of docs/statistics.md and docs/compare.md added by issue 40, simulated
 // through the real code (src/stats/decision.h, turn_order.h, compare_stats.h):
-//   build/pperf_stats_sim TABLE [TRIALS]     TABLE: interval | aa | aa200 | order | stop | predict | compare | all
+//   build/pperf_stats_sim TABLE [TRIALS]     TABLE: interval | aa | aa200 | order | stop | predict | compare | untimed | all
 // TRIALS per cell (default 10000; the unit tests run a few hundred of the same simulations).
 #include <fmt/format.h>
 
@@ -217,6 +217,45 @@ void aa_table(int trials, size_t max_rounds, uint64_t& seed, size_t min_rounds =
   }
 }
 
+/// Issue 46: un-timed steps after each switch, prefetch_batches + 1 = 5 (before) against 1 (a
+/// held pipeline): A/A false decisions and, for a 5.5 % cheaper candidate, the share decided
+/// cheaper and the printed interval's coverage. The host's drift spans each run's longest
+/// length, so with fewer un-timed steps the same drift comes in fewer steps (harsher for 1).
+void untimed_table(int trials, uint64_t& seed) {
+  fmt::print("\nUn-timed steps after a switch, 5 (before) / 1 (now), 20 rounds at most, {} trials a cell: A/A false decisions "
+             "(cheaper + dearer) %; 5.5 % cheaper: decided cheaper %, interval coverage %:\n\n| shape | figure |",
+             trials);
+  for (Drift d : kDrifts) fmt::print(" {} |", name(d));
+  fmt::print("\n|---|---|---|---|---|---|\n");
+  for (const auto& [label, g] : kShapeRows) {
+    std::vector<std::pair<DecisionCell, DecisionCell>> aa, effect;
+    for (Drift d : kDrifts)
+      for (int cheaper = 0; cheaper < 2; ++cheaper) {
+        DecisionCell cells[2];
+        for (int now = 0; now < 2; ++now) {
+          TurnsSetup s;
+          s.base = g;
+          s.speed = {1, cheaper ? 0.9 : 1.0};
+          s.price_ratio = {1, cheaper ? 1.05 : 1.0};
+          s.drift = d;
+          s.max_rounds = 20;
+          s.untimed = now ? 1 : 5;
+          cells[now] = simulate_turns(s, trials, seed);
+        }
+        ++seed;
+        (cheaper ? effect : aa).push_back({cells[0], cells[1]});
+      }
+    fmt::print("| {} | A/A false decisions |", label);
+    for (const auto& [b, n] : aa) fmt::print(" {:.1f} / {:.1f} |", b.rate(b.cheaper + b.dearer) * 100, n.rate(n.cheaper + n.dearer) * 100);
+    fmt::print("\n| {} | 5.5 % cheaper: decided cheaper |", label);
+    for (const auto& [b, n] : effect) fmt::print(" {:.1f} / {:.1f} |", b.rate(b.cheaper) * 100, n.rate(n.cheaper) * 100);
+    fmt::print("\n| {} | 5.5 % cheaper: coverage |", label);
+    for (const auto& [b, n] : effect)
+      fmt::print(" {:.1f} / {:.1f} |", pct(b.anytime_hits, b.intervals), pct(n.anytime_hits, n.intervals));
+    fmt::print("\n");
+  }
+}
+
 /// Three or four identical configurations with a carry-over effect of the order itself.
 void order_table(int trials, uint64_t& seed) {
   fmt::print("\nOrder of turns with a carry-over effect, identical configurations (lognormal s=0.05, no drift, 60 rounds at "
@@ -318,5 +357,6 @@ int main(int argc, char** argv) {
   if (table == "aa3") aa_table(trials, 20, seed, 3);
   if (table == "aa200all") aa_table(trials, 200, seed);
   if (all || table == "compare") compare_table(trials, seed);
+  if (all || table == "untimed") untimed_table(trials, seed);
   return 0;
 }

@@ -14,9 +14,12 @@ nlohmann::json to_json(const Measurement& m) {
   if (m.warmup_s) j["warmup_s"] = *m.warmup_s;
   if (m.turns.schedule == Schedule::interleaved) {
     j["round_steps"] = m.turns.round_steps;
-    j["untimed_steps_per_round"] = m.turns.untimed_steps;
+    j["untimed_steps_per_round"] = m.turns.most_untimed_steps;
+    if (m.turns.untimed_steps) j["untimed_steps"] = *m.turns.untimed_steps;
+    if (m.turns.untimed_s) j["untimed_s"] = *m.turns.untimed_s;
     j["rounds"] = m.turns.rounds;
     j["turns_with"] = m.turns.configurations;
+    if (m.turns.wall_s) j["turns_wall_s"] = *m.turns.wall_s;
   }
   return j;
 }
@@ -36,9 +39,12 @@ Measurement read_measurement(const JsonView& v) {
   if (v.has("schedule")) m.turns.schedule = read_enum<Schedule>(v.at("schedule"));
   if (m.turns.schedule == Schedule::interleaved) {
     m.turns.round_steps = v.at("round_steps").as_non_negative_int();
-    m.turns.untimed_steps = v.at("untimed_steps_per_round").as_non_negative_int();
+    m.turns.most_untimed_steps = v.at("untimed_steps_per_round").as_non_negative_int();
     m.turns.rounds = v.at("rounds").as_non_negative_int();
+    if (v.has("untimed_steps")) m.turns.untimed_steps = v.at("untimed_steps").as_non_negative_int();
+    if (auto u = v.find("untimed_s")) m.turns.untimed_s = u->as_number();
     m.turns.configurations = v.at("turns_with").as_strings();
+    if (auto w = v.find("turns_wall_s")) m.turns.wall_s = w->as_number();
   }
   return m;
 }

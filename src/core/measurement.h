@@ -14,12 +14,20 @@ namespace pperf {
 /// When the steps were measured relative to the run's other configurations of the workload.
 struct Turns {
   Schedule schedule = Schedule::sequential;
-  /// Interleaved: timed steps per round, un-timed steps after each switch, rounds measured,
-  /// and the configurations that took turns (this one included, in the first round's order;
-  /// round r takes src/stats/turn_order.h's turn_order(k, r): A B / B A for two, a Williams
-  /// design for more).
-  int64_t round_steps = 0, untimed_steps = 0, rounds = 0;
+  /// Interleaved: timed steps per round, rounds measured, and the configurations that took
+  /// turns (this one included, in the first round's order; round r takes
+  /// src/stats/turn_order.h's turn_order(k, r): A B / B A for two, a Williams design for more).
+  int64_t round_steps = 0, rounds = 0;
   std::vector<std::string> configurations;
+  /// Un-timed steps after switches (warmup excluded): the most after any one switch, in all,
+  /// and their wall time (s); the last two unset in files from before they were recorded.
+  int64_t most_untimed_steps = 0;
+  std::optional<int64_t> untimed_steps;
+  std::optional<double> untimed_s;
+  /// Wall time of the workload's turns (s), from its first round to its last: the same for
+  /// every configuration that took them (unset in files from before it was recorded). The sum
+  /// of their elapsed_s over it is the share of the turns spent on measured steps.
+  std::optional<double> wall_s;
 };
 
 /// Why measuring stopped: the code programs act on, and the sentence people read

@@ -503,8 +503,8 @@ void measure_into(Result& r, const Config& config, const PlanItem& item, const W
   Measurement m;
   try {
     if (options.process.turns) {
-      // Taking turns, the batches a paused configuration's loader prepared meanwhile (up to its
-      // prefetch queue) are consumed un-timed, and one more step settles its caches.
+      // Taking turns, a source that cannot say how far it got ahead while paused (data workers
+      // not keeping up) has its whole prefetch queue consumed un-timed, and one step more.
       TurnTaking sampled = sampled_turns(*options.process.turns, data_pids, cpu_before, cpu_after, own_rounds);
       m = measure_in_turns(p.trained(), *p.data, config.measure, item.configuration->execution.data.prefetch_batches + 1,
                            sampled, stop_requested, steady_clock(), *p.device);

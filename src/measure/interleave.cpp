@@ -222,6 +222,7 @@ std::vector<Result> measure_interleaved(const Config& config, const std::vector<
       break;
     }
   }
+  const double turns_wall_s = elapsed_s();
   std::vector<Result> results;
   for (Turn& t : turns) {
     Result r = t.item->result_skeleton();
@@ -238,7 +239,7 @@ std::vector<Result> measure_interleaved(const Config& config, const std::vector<
       } else if (fs::exists(t.out, ec)) {
         try {
           r = read_item_result(t.out);
-          if (r.measurement) r.measurement->turns.configurations = names;
+          if (r.measurement) r.measurement->turns.configurations = names, r.measurement->turns.wall_s = turns_wall_s;
         } catch (const std::exception& e) {
           r = failed_result(std::move(r), std::string("unreadable result from the measuring process: ") + e.what());
         }

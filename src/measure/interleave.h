@@ -6,8 +6,9 @@
 //
 // Each configuration keeps its own measuring process (`pperf measure-item --turns`: its CPU
 // set, thread pools, data workers and allocator) for the whole run; only one measures at a
-// time. Per round each takes kRoundSteps timed steps, after un-timed ones that consume what its
-// loader prepared while paused; the order follows a balanced design (turn_order: A B, B A for
+// time. Per round each takes kRoundSteps timed steps; between its rounds its data pipeline is
+// held (runner.h: measure_in_turns), so a switch costs one un-timed step where the source can
+// tell how far it got ahead while paused; the order follows a balanced design (turn_order: A B, B A for
 // two; a Williams design for three or more), so neither a trend inside a round nor what ran
 // just before favours anyone. After every round the scheduler looks: with a baseline, it stops once every
 // configuration is decided against it (src/stats/decision.h: valid however often it looks);

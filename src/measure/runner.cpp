@@ -1,5 +1,6 @@
 #include "src/measure/runner.h"
 
+#include <algorithm>
 #include <chrono>
 
 #include "src/env/memory_cgroup.h"
@@ -131,26 +132,40 @@ Measurement measure(Workload& workload, DataSource& data, const MeasureSettings&
   return m;
 }
 
-Measurement measure_in_turns(Workload& workload, DataSource& data, const MeasureSettings& settings, int64_t untimed_steps,
-                             TurnTaking& turns, const std::atomic<bool>& stop_requested, const Clock& clock,
-                             const Device& device) {
+Measurement measure_in_turns(Workload& workload, DataSource& data, const MeasureSettings& settings,
+                             int64_t untimed_steps_unknown, TurnTaking& turns, const std::atomic<bool>& stop_requested,
+                             const Clock& clock, const Device& device) {
   Measurement m;
   m.turns.schedule = Schedule::interleaved;
-  m.turns.untimed_steps = untimed_steps;
+  m.turns.untimed_steps = 0;
+  m.turns.untimed_s = 0;
+  // Quiet while the others set up and take their first rounds.
+  data.pause();
   turns.ready();
   bool warmed_up = false;
   for (;;) {
     const std::optional<int64_t> steps = turns.next(m.stop);
     if (!steps) break;
     m.turns.round_steps = *steps;
-    const int64_t untimed = warmed_up ? untimed_steps : settings.warmup_steps;
+    const std::optional<int64_t> head_start = data.resume();
+    // The first round warms up as a sequential run does; after a switch, the batches prepared
+    // beyond the pause's level go un-timed (at least one step: caches the others evicted).
+    const int64_t untimed =
+        warmed_up ? (head_start ? std::max<int64_t>(1, *head_start) : untimed_steps_unknown) : settings.warmup_steps;
     const double untimed_start = clock.now_ms();
     for (int64_t i = 0; i < untimed; ++i)
       if (!untimed_step(workload, data, device, m, !warmed_up && i == 0)) {
         m.stop = {StopReason::data_source_ended, warmed_up ? "data source ended" : "data source ended during warmup"};
         return m;
       }
-    if (!warmed_up) m.warmup_steps = settings.warmup_steps, m.warmup_s = (clock.now_ms() - untimed_start) / 1000;
+    const double untimed_s = (clock.now_ms() - untimed_start) / 1000;
+    if (warmed_up) {
+      *m.turns.untimed_steps += untimed;
+      *m.turns.untimed_s += untimed_s;
+      m.turns.most_untimed_steps = std::max(m.turns.most_untimed_steps, untimed);
+    } else {
+      m.warmup_steps = settings.warmup_steps, m.warmup_s = untimed_s;
+    }
     warmed_up = true;
     std::vector<double> round;
     for (int64_t i = 0; i < *steps && !stop_requested; ++i) {
@@ -159,6 +174,7 @@ Measurement measure_in_turns(Workload& workload, DataSource& data, const Measure
       m.elapsed_s += m.step_ms.back() / 1000;
       round.push_back(m.step_ms.back());
     }
+    data.pause();
     if (stop_requested) {
       m.stop = {StopReason::interrupted, "interrupted"};
       break;

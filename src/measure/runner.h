@@ -53,12 +53,15 @@ Measurement measure(Workload& workload, DataSource& data, const MeasureSettings&
                     const ProgressCallback& on_progress = {}, const Device& device = cpu_device(),
                     const StepAgreement* agreement = nullptr);
 
-/// Measuring in turns (TurnTaking): warmup (before the first round), then per round `untimed_steps` un-timed steps (what a
-/// paused configuration's loader prepared meanwhile is consumed outside the clock) and the
-/// ordered timed steps, timed as measure() times them. Ends at the scheduler's word, when the
-/// data source ends or fails (what was measured is kept) or on `stop_requested`.
-Measurement measure_in_turns(Workload& workload, DataSource& data, const MeasureSettings& settings, int64_t untimed_steps,
-                             TurnTaking& turns, const std::atomic<bool>& stop_requested,
+/// Measuring in turns (TurnTaking): warmup (before the first round), then per round the
+/// ordered timed steps, timed as measure() times them. Between its rounds the data source is
+/// paused (DataSource::pause: a source that can hold its pipeline prepares nothing while the
+/// others measure); after a switch the batches it holds beyond the pause's level (its head
+/// start) are consumed un-timed, at least one step, or `untimed_steps_unknown` steps when the
+/// source cannot tell. Ends at the scheduler's word, when the data source ends or fails (what
+/// was measured is kept) or on `stop_requested`.
+Measurement measure_in_turns(Workload& workload, DataSource& data, const MeasureSettings& settings,
+                             int64_t untimed_steps_unknown, TurnTaking& turns, const std::atomic<bool>& stop_requested,
                              const Clock& clock = steady_clock(), const Device& device = cpu_device());
 
 }  // namespace pperf

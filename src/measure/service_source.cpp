@@ -168,6 +168,18 @@ class ServiceSource : public DataSource {
 
   std::optional<DataInfo> data_info() const override { return data_info_; }
 
+  // The workers' own read-ahead (their prefetch per stream, the transport's window) cannot be
+  // held from here nor seen: the head start is known only when the queue was already full at
+  // the pause (the trainer outpaces none of it then: no step waits in steady state either).
+  void pause() override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    full_at_pause_ = static_cast<int64_t>(queue_.size()) >= options_.prefetch_batches;
+  }
+  std::optional<int64_t> resume() override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return full_at_pause_ ? std::optional<int64_t>(0) : std::nullopt;
+  }
+
  private:
   /// The handshake, retried within the RPC deadline while the worker's call threads are all
   /// busy (RESOURCE_EXHAUSTED from gRPC's thread quota, e.g. during a flood of calls).
@@ -277,6 +289,7 @@ class ServiceSource : public DataSource {
   std::deque<Batch> queue_;
   int64_t alive_ = 0;
   bool stopping_ = false;
+  bool full_at_pause_ = false;
   std::vector<std::string> events_;
 };
 

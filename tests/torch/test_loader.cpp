@@ -2,6 +2,8 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
+#include <mutex>
 #include <thread>
 
 #include "workloads/common/local_loader.h"
@@ -58,6 +60,75 @@ TEST(LocalLoader, PrefetchIsBounded) {
   wait_for(6);
   std::this_thread::sleep_for(std::chrono::milliseconds(100));
   EXPECT_EQ(pipeline->made.load(), 6);
+}
+
+namespace {
+// make_batch waits for a permit: the test decides when each batch finishes.
+class GatedPipeline : public InputPipeline {
+ public:
+  Batch make_batch(int64_t index) const override {
+    std::unique_lock<std::mutex> lock(mutex_);
+    ++started;
+    opened_.wait(lock, [&] { return permits_ > 0; });
+    --permits_;
+    ++made;
+    Batch b;
+    b.index = index;
+    b.inputs = torch::zeros({1});
+    return b;
+  }
+  DataInfo data_info() const override { return {"gated", "", 0}; }
+  void permit(int64_t n) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      permits_ += n;
+    }
+    opened_.notify_all();
+  }
+  /// Polls until `counter` reaches n (a slow machine only makes this take longer).
+  bool reaches(const int64_t& counter, int64_t n) const {
+    for (int i = 0; i < 1000; ++i) {
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (counter >= n) return true;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return false;
+  }
+  int64_t count(const int64_t& counter) const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return counter;
+  }
+  mutable int64_t started = 0, made = 0;
+
+ private:
+  mutable std::mutex mutex_;
+  mutable std::condition_variable opened_;
+  mutable int64_t permits_ = 0;
+};
+}  // namespace
+
+TEST(LocalLoader, PausedItFinishesWhatItStartedAndStartsNothing) {
+  auto pipeline = std::make_shared<GatedPipeline>();
+  LocalLoader loader(pipeline, 2, 6);
+  pipeline->permit(2);
+  ASSERT_TRUE(pipeline->reaches(pipeline->made, 2));
+  ASSERT_TRUE(pipeline->reaches(pipeline->started, 4));  // two more in preparation
+  loader.pause();
+  pipeline->permit(100);
+  ASSERT_TRUE(pipeline->reaches(pipeline->made, 4));
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_EQ(pipeline->count(pipeline->started), 4) << "paused, no thread starts a batch";
+  EXPECT_EQ(loader.resume(), 2) << "the two in preparation at the pause are its head start";
+  ASSERT_TRUE(pipeline->reaches(pipeline->made, 6));  // up to its prefetch bound again
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_EQ(pipeline->count(pipeline->made), 6);
+  for (int64_t i = 0; i < 6; ++i) EXPECT_EQ(loader.next()->index, i);
+  EXPECT_EQ(loader.resume(), 0) << "not paused: no head start";
+  ASSERT_TRUE(pipeline->reaches(pipeline->made, 12));  // full again, nothing in preparation
+  loader.pause();
+  EXPECT_EQ(loader.resume(), 0) << "nothing in preparation, nothing gained";
 }
 
 TEST(LocalLoader, PipelineErrorsReachTheConsumer) {

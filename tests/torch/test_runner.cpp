@@ -118,9 +118,58 @@ TEST(Runner, TakesTurnsRoundByRoundAtTheSchedulersWord) {
   EXPECT_FALSE(m.interrupted());
   EXPECT_EQ(m.turns.schedule, Schedule::interleaved);
   EXPECT_EQ(m.turns.round_steps, 10);
-  EXPECT_EQ(m.turns.untimed_steps, 5);
+  EXPECT_EQ(m.turns.untimed_steps, 5) << "a source that cannot tell its head start: the fallback count";
+  EXPECT_EQ(m.turns.most_untimed_steps, 5);
+  EXPECT_DOUBLE_EQ(*m.turns.untimed_s, 0.055);
   EXPECT_EQ(m.turns.rounds, 2);
   EXPECT_EQ(m.round_means_ms(), (std::vector<double>{11.0, 11.0}));
+}
+
+namespace {
+// A source that says how far it got ahead while paused: the head starts it reports, in order.
+class HeadStartSource : public FakeSource {
+ public:
+  HeadStartSource(FakeClock& clock, std::vector<int64_t> head_starts)
+      : FakeSource(clock, 1, 1000), head_starts_(std::move(head_starts)) {}
+  void pause() override { ++pauses; }
+  std::optional<int64_t> resume() override { return head_starts_.at(resumes++); }
+  int pauses = 0;
+  size_t resumes = 0;
+
+ private:
+  std::vector<int64_t> head_starts_;
+};
+}  // namespace
+
+TEST(Runner, AfterASwitchOnlyTheHeadStartGoesUntimedAtLeastOneStep) {
+  FakeClock clock;
+  HeadStartSource source(clock, {4, 0, 3});  // the first resume is the warmup's: ignored
+  FakeWorkload workload(clock, {10});
+  MeasureSettings s;
+  s.warmup_steps = 2;
+  std::atomic<bool> stop{false};
+  size_t rounds = 0;
+  TurnTaking turns;
+  turns.ready = [&] { EXPECT_EQ(source.pauses, 1) << "held before the others measure"; };
+  turns.next = [&](StopCause& end) -> std::optional<int64_t> {
+    if (rounds < 3) return 10;
+    end = {StopReason::decided, "decided (after 3 rounds)"};
+    return std::nullopt;
+  };
+  turns.done = [&](const std::vector<double>&) {
+    ++rounds;
+    EXPECT_EQ(source.pauses, static_cast<int>(rounds) + 1) << "held before the scheduler hears the round";
+  };
+  Measurement m = measure_in_turns(workload, source, s, 5, turns, stop, clock);
+  EXPECT_EQ(source.resumes, 3u);
+  // Warmup 2, round, max(1, 0) = 1 un-timed, round, 3 un-timed, round.
+  EXPECT_EQ(workload.steps, 2 + 10 + 1 + 10 + 3 + 10);
+  EXPECT_EQ(m.warmup_steps, 2);
+  EXPECT_EQ(m.turns.untimed_steps, 4);
+  EXPECT_EQ(m.turns.most_untimed_steps, 3);
+  EXPECT_DOUBLE_EQ(*m.turns.untimed_s, 4 * 0.011);
+  EXPECT_EQ(m.step_ms.size(), 30u);
+  EXPECT_DOUBLE_EQ(m.elapsed_s, 0.33);
 }
 
 TEST(Runner, NoisyStepsRunToMaxSeconds) {

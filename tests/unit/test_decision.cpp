@@ -139,7 +139,7 @@ TEST(Decision, ThePriceStageDecidesInTurnsFromTheRoundsAndOtherwiseOnce) {
     Measurement m;
     for (double x : rounds)
       for (int i = 0; i < 10; ++i) m.step_ms.push_back(x + (i % 2 ? 0.5 : -0.5));
-    m.turns = Turns{Schedule::interleaved, 10, 5, 12, {"base", "cand"}};
+    m.turns = Turns{Schedule::interleaved, 10, 12, {"base", "cand"}, 5, 55};
     m.elapsed_s = 1.2;
     r.step = StepTimeEstimate{};
     double sum = 0;

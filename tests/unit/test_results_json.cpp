@@ -202,7 +202,7 @@ TEST(ResultsJson, EveryRecordMemberHasAKey) {
   EXPECT_EQ(member_count<DataInfo>(), 3u);
   EXPECT_EQ(member_count<Measurement>(), 10u);
   EXPECT_EQ(member_count<StopCause>(), 2u);  // code: the result's `stop_reason`; text: measurement.stop_reason
-  EXPECT_EQ(member_count<Turns>(), 5u);
+  EXPECT_EQ(member_count<Turns>(), 8u);
   EXPECT_EQ(member_count<Decision>(), rows<decltype(kDecisionFields)> + 2u);  // verdict, looks
   EXPECT_EQ(member_count<DistributedReport>(), 10u);
   EXPECT_EQ(member_count<RankReport>(), 5u);
@@ -236,6 +236,30 @@ TEST(ResultsJson, WarmupSecondsRoundTripWhenRecorded) {
   const Measurement before = read_measurement(JsonView(old, "m.json"));
   EXPECT_FALSE(before.warmup_s);
   EXPECT_FALSE(to_json(before).contains("warmup_s"));
+}
+
+// What the turns cost (un-timed steps after switches, their time, the turns' wall time) is
+// written and read back; files from before have none and are written back without them.
+TEST(ResultsJson, TurnsCostRoundTripsWhenRecorded) {
+  Measurement m;
+  m.turns = Turns{Schedule::interleaved, 10, 12, {"a", "b"}, 3, 14, 0.25, 6.5};
+  const json written = to_json(m);
+  EXPECT_EQ(written["untimed_steps_per_round"], 3);
+  EXPECT_EQ(written["untimed_steps"], 14);
+  EXPECT_EQ(written["untimed_s"], 0.25);
+  EXPECT_EQ(written["turns_wall_s"], 6.5);
+  const Turns read = read_measurement(JsonView(written, "m.json")).turns;
+  EXPECT_EQ(read.most_untimed_steps, 3);
+  EXPECT_EQ(read.untimed_steps, std::optional<int64_t>(14));
+  EXPECT_EQ(read.untimed_s, std::optional<double>(0.25));
+  EXPECT_EQ(read.wall_s, std::optional<double>(6.5));
+  EXPECT_EQ(read.rounds, 12);
+  EXPECT_EQ(read.round_steps, 10);
+  json old = written;
+  for (const char* key : {"untimed_steps", "untimed_s", "turns_wall_s"}) old.erase(key);
+  const Measurement before = read_measurement(JsonView(old, "m.json"));
+  EXPECT_FALSE(before.turns.untimed_steps || before.turns.untimed_s || before.turns.wall_s);
+  EXPECT_EQ(to_json(before), old);
 }
 
 // A GPU's peaks: fp32, TF32 and bf16 apart, measured and from the datasheet, and the math

@@ -2,6 +2,7 @@
 
 #include <pthread.h>
 
+#include <algorithm>
 #include <chrono>
 #include <stdexcept>
 #include <string>
@@ -43,7 +44,7 @@ void LocalLoader::work() {
     {
       std::unique_lock<std::mutex> lock(mutex_);
       // A batch may be claimed only while fewer than `capacity_` are ahead of the trainer.
-      slot_free_.wait(lock, [&] { return stopping_ || next_to_claim_ < next_to_deliver_ + capacity_; });
+      slot_free_.wait(lock, [&] { return stopping_ || (!paused_ && next_to_claim_ < next_to_deliver_ + capacity_); });
       if (stopping_ || next_to_claim_ >= positions_) return;
       position = next_to_claim_++;
     }
@@ -93,6 +94,24 @@ std::optional<Batch> LocalLoader::next_within(int64_t timeout_ms, bool& timed_ou
   lock.unlock();
   slot_free_.notify_all();
   return batch;
+}
+
+void LocalLoader::pause() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  paused_ = true;
+  ready_at_pause_ = ready_.size();
+}
+
+std::optional<int64_t> LocalLoader::resume() {
+  int64_t head_start = 0;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!paused_) return 0;
+    paused_ = false;
+    head_start = static_cast<int64_t>(ready_.size()) - static_cast<int64_t>(ready_at_pause_);
+  }
+  slot_free_.notify_all();
+  return std::max<int64_t>(head_start, 0);
 }
 
 }  // namespace pperf

@@ -35,6 +35,10 @@ class LocalLoader : public DataSource {
   /// Like next(), but gives up after `timeout_ms` and returns nullopt with `timed_out` set, so a
   /// caller can check for cancellation between waits.
   std::optional<Batch> next_within(int64_t timeout_ms, bool& timed_out);
+  /// Paused, no thread starts a new batch; resume() returns the batches finished meanwhile
+  /// (at most one per thread: the ones in preparation at the pause).
+  void pause() override;
+  std::optional<int64_t> resume() override;
 
  private:
   void work();
@@ -52,6 +56,8 @@ class LocalLoader : public DataSource {
   int64_t next_to_claim_ = 0;
   int64_t next_to_deliver_ = 0;
   bool stopping_ = false;
+  bool paused_ = false;
+  size_t ready_at_pause_ = 0;
   std::exception_ptr error_;  // of the earliest failing batch, rethrown when it is due
   int64_t error_position_ = 0;
   std::vector<std::thread> threads_;

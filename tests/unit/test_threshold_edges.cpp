@@ -1,13 +1,14 @@
 // Every comparison against a configured threshold, at exact equality and one step either side
 // (issue 45: the mutation check found the equality cases unpinned: the decision's first look at
 // exactly min_rounds, a price table exactly max_age_days old). One step is one count, one day,
-// or the next double (std::nextafter) where the threshold is a real number.
+// one byte, or the next double (std::nextafter) where the threshold is a real number.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <limits>
 
 #include "pricing/price_table.h"
+#include "src/measure/memory_probe.h"
 #include "src/stats/compare_stats.h"
 #include "src/stats/decision.h"
 #include "src/stats/intervals.h"
@@ -144,4 +145,26 @@ TEST(ThresholdEdges, CompareThresholdsOneStepEitherSide) {
   // A zero threshold: any change whose interval excludes 0.
   EXPECT_EQ(threshold_side({0, 1}, 0), ThresholdSide::within);
   EXPECT_EQ(threshold_side({above(0.0), 1}, 0), ThresholdSide::above);
+}
+
+// memory_probe.h: an item fits when its predicted peak is at most the memory it may use, and on
+// a GPU its device prediction at most the device's capacity; a limit of 0 is no limit.
+TEST(ThresholdEdges, AMemoryPredictionExactlyAtTheLimitFits) {
+  MemoryEstimate e;
+  e.batch_size = 64;
+  e.probes = {{8, 1000}, {16, 1500}};
+  e.limit_bytes = 5000;
+  for (const auto& [predicted, fits] : {std::pair<int64_t, bool>{4999, true}, {5000, true}, {5001, false}}) {
+    e.predicted_peak_bytes = predicted;
+    EXPECT_EQ(e.fits(), fits) << predicted << " bytes against a limit of 5000";
+  }
+  e.limit_bytes = 0;
+  EXPECT_TRUE(e.fits()) << "unbounded";
+  e.device = "cuda:0";
+  e.device_capacity_bytes = 8000;
+  for (const auto& [predicted, fits] : {std::pair<int64_t, bool>{7999, true}, {8000, true}, {8001, false}}) {
+    e.predicted_device_bytes = predicted;
+    EXPECT_EQ(e.fits_device(), fits) << predicted << " bytes on a device of 8000";
+    EXPECT_EQ(e.fits(), fits);
+  }
 }

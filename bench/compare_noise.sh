@@ -57,8 +57,11 @@ def with_samples(r, samples):
     old = st["mean"]
     st["samples"] = samples
     st["n"] = len(samples)
-    st["median"] = statistics.median(samples)
-    st["mean"] = statistics.mean(samples)
+    # The intervals move with their estimates (the reader refuses one that misses its estimate).
+    for key, ci, value in (("median", "ci95", statistics.median(samples)), ("mean", "mean_ci95", statistics.mean(samples))):
+        if st.get(ci) is not None:
+            st[ci] = [v + value - st[key] for v in st[ci]]
+        st[key] = value
     f = st["mean"] / old  # cost is priced on the mean
     if r.get("cost"):
         c = r["cost"]

@@ -1,9 +1,16 @@
 #!/usr/bin/env bash
-# Mutation check of the pure libraries (issue 28; not in CI): applies one single-point change at
-# a time (bench/mutation/mutants.tsv: file, exact original text, replacement, what it models),
-# rebuilds pperf_unit_tests in a build directory of its own, runs it, and reports per mutant
-# whether a test failed (killed) or none did (survived), then the score. The file is restored
-# after each mutant, also on error or Ctrl-C (trap).
+# Mutation check (issue 28; the torch libraries since issue 45; not in CI): applies one
+# single-point change at a time (bench/mutation/mutants.tsv: file, exact original text,
+# replacement, what it models, and optionally the tests that should notice), rebuilds the test
+# binary those tests are in, runs them, and reports per mutant whether a test failed (killed) or
+# none did (survived), then the score. The file is restored after each mutant, also on error or
+# Ctrl-C (trap).
+#
+# The tests column is BINARY or BINARY:GTEST_FILTER; BINARY is `unit` (pperf_unit_tests, the
+# default: every test) or `torch` (pperf_torch_tests, which also rebuilds `pperf`: the executor's
+# tests start it; only the filter's tests run, the torch suite being slow). With ccache
+# (CMAKE_CXX_COMPILER_LAUNCHER=ccache and a CCACHE_DIR shared with the main build) a torch mutant
+# costs its file's compile and two links.
 #
 #   bench/mutation_check.sh [--build-dir DIR] [--only 3,7,12] [--new-tests GTEST_FILTER]
 #
@@ -11,6 +18,8 @@
 #   every other test first; only if it survives them are the named tests run. With the tests
 #   added since the commit the suite is compared to, this gives the score before and after in
 #   one pass (the libraries and the older test files being unchanged).
+# --build-dir: an existing build (e.g. build) saves the first full build of the torch side; no
+#   other ninja may run in it meanwhile.
 # Environment: MUTANTS (default bench/mutation/mutants.tsv), TEST_TIMEOUT_S (default 600; a
 #   mutant that hangs the tests counts as killed), JOBS (ninja -j, default 2).
 # Exit status: 0 when every mutant was run (whatever the score), 2 on a usage or setup error.
@@ -25,7 +34,7 @@ while [[ $# -gt 0 ]]; do
     --build-dir) BUILD="$2"; shift 2 ;;
     --only) ONLY=",$2,"; shift 2 ;;
     --new-tests) NEW="$2"; shift 2 ;;
-    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,27p' "$0"; exit 0 ;;
     *) echo "mutation_check: unknown argument '$1'" >&2; exit 2 ;;
   esac
 done
@@ -45,12 +54,35 @@ restore() {
 trap 'restore; rm -rf "$WORK"' EXIT
 trap 'restore; exit 130' INT TERM
 
-build() { ninja -C "$BUILD" -j"$JOBS" pperf_unit_tests >"$WORK/build.log" 2>&1; }
-# Runs the unit tests (optionally a gtest filter); 0 when every test passed.
+# The mutants: one entry per row, split on single tabs by hand (read would merge the two tabs
+# around an empty replacement).
+FILES=() ORIGINALS=() REPLACEMENTS=() WHATS=() BINARIES=() FILTERS=()
+while IFS= read -r line; do
+  [[ -z "$line" || "$line" == \#* ]] && continue
+  file="${line%%$'\t'*}" rest="${line#*$'\t'}"
+  original="${rest%%$'\t'*}" rest="${rest#*$'\t'}"
+  replacement="${rest%%$'\t'*}" rest="${rest#*$'\t'}"
+  what="${rest%%$'\t'*}" tests="unit"
+  [[ "$rest" == *$'\t'* ]] && tests="${rest#*$'\t'}"
+  binary="${tests%%:*}" filter="*"
+  [[ "$tests" == *:* ]] && filter="${tests#*:}"
+  case "$binary" in
+    unit) binary=pperf_unit_tests ;;
+    torch) binary=pperf_torch_tests ;;
+    *) echo "mutation_check: unknown tests '$tests' (unit or torch[:FILTER]) for $file: $what" >&2; exit 2 ;;
+  esac
+  FILES+=("$file") ORIGINALS+=("$original") REPLACEMENTS+=("$replacement") WHATS+=("$what")
+  BINARIES+=("$binary") FILTERS+=("$filter")
+done <"$MUTANTS"
+
+selected() { [[ -z "$ONLY" || "$ONLY" == *",$1,"* ]]; }
+build() { ninja -C "$BUILD" -j"$JOBS" "$1" >"$WORK/build.log" 2>&1; }
+# Runs BINARY's tests matching a gtest filter; 0 when every test passed.
 run_tests() {
-  local filter=("--gtest_filter=${1:-*}")
-  timeout "$TIMEOUT" "$BUILD/pperf_unit_tests" --gtest_brief=1 --gtest_fail_fast "${filter[@]}" >"$WORK/test.log" 2>&1
+  timeout "$TIMEOUT" "$BUILD/$1" --gtest_brief=1 --gtest_fail_fast "--gtest_filter=$2" >"$WORK/test.log" 2>&1
 }
+# A filter without the tests in NEW (gtest: POSITIVE-NEGATIVE).
+without_new() { if [[ "$1" == *-* ]]; then echo "$1:$NEW"; else echo "$1-$NEW"; fi; }
 
 if [[ ! -f "$BUILD/build.ninja" ]]; then
   launcher=()
@@ -58,26 +90,33 @@ if [[ ! -f "$BUILD/build.ninja" ]]; then
   cmake -S "$SRC" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "${launcher[@]}" >"$WORK/cmake.log" 2>&1 ||
     { cat "$WORK/cmake.log" >&2; exit 2; }
 fi
-echo "mutation_check: building the unmutated tests in $BUILD"
-build || { tail -30 "$WORK/build.log" >&2; exit 2; }
-if ! run_tests; then
-  tail -30 "$WORK/test.log" >&2
-  echo "mutation_check: the unmutated unit tests fail; fix them first" >&2
-  exit 2
-fi
+# Each binary the selected mutants need, built and passing unmutated (on the union of their filters).
+declare -A NEEDED=()
+for i in "${!FILES[@]}"; do
+  selected $((i + 1)) || continue
+  b="${BINARIES[$i]}" f="${FILTERS[$i]}"
+  if [[ -z "${NEEDED[$b]:-}" ]]; then NEEDED[$b]="$f"; elif [[ ":${NEEDED[$b]}:" != *":$f:"* ]]; then NEEDED[$b]+=":$f"; fi
+done
+for b in "${!NEEDED[@]}"; do
+  [[ "${NEEDED[$b]}" == *'*'* && "$b" == pperf_unit_tests ]] && NEEDED[$b]="*"
+  echo "mutation_check: building the unmutated $b in $BUILD"
+  build "$b" || { tail -30 "$WORK/build.log" >&2; exit 2; }
+  if ! run_tests "$b" "${NEEDED[$b]}"; then
+    tail -30 "$WORK/test.log" >&2
+    echo "mutation_check: the unmutated $b (${NEEDED[$b]}) fails; fix it first" >&2
+    exit 2
+  fi
+done
 
 REPORT="$BUILD/mutation-report.tsv"
 printf 'id\tfile\tresult\tbefore\twhat\n' >"$REPORT"
-total=0 killed=0 killed_before=0 stillborn=0 id=0
+total=0 killed=0 killed_before=0 stillborn=0
 survivors=() survivors_before=()
-while IFS= read -r line; do
-  [[ -z "$line" || "$line" == \#* ]] && continue
-  # Split on single tabs by hand: read would merge the two tabs around an empty replacement.
-  file="${line%%$'\t'*}" rest="${line#*$'\t'}"
-  original="${rest%%$'\t'*}" rest="${rest#*$'\t'}"
-  replacement="${rest%%$'\t'*}" what="${rest#*$'\t'}"
-  id=$((id + 1))
-  [[ -n "$ONLY" && "$ONLY" != *",$id,"* ]] && continue
+for i in "${!FILES[@]}"; do
+  id=$((i + 1))
+  selected "$id" || continue
+  file="${FILES[$i]}" original="${ORIGINALS[$i]}" replacement="${REPLACEMENTS[$i]}" what="${WHATS[$i]}"
+  binary="${BINARIES[$i]}" filter="${FILTERS[$i]}"
   cp "$SRC/$file" "$WORK/original"
   APPLIED="$file"
   if ! python3 - "$SRC/$file" "$original" "$replacement" <<'EOF'; then
@@ -92,7 +131,7 @@ EOF
     echo "mutation_check: mutant $id ($file) does not apply: fix $MUTANTS" >&2
     exit 2
   fi
-  if ! build; then
+  if ! build "$binary"; then
     restore
     stillborn=$((stillborn + 1))
     printf '#%-3s %-9s %s: %s\n' "$id" "no-build" "$file" "$what"
@@ -102,25 +141,25 @@ EOF
   total=$((total + 1))
   before="-"
   if [[ -n "$NEW" ]]; then
-    if run_tests "-$NEW"; then
+    if run_tests "$binary" "$(without_new "$filter")"; then
       before="survived"
       survivors_before+=("#$id $file: $what")
-      if run_tests "$NEW"; then result="survived"; else result="killed"; fi
+      if run_tests "$binary" "$NEW"; then result="survived"; else result="killed"; fi
     else
       before="killed" result="killed"
       killed_before=$((killed_before + 1))
     fi
   else
-    if run_tests; then result="survived"; else result="killed"; fi
+    if run_tests "$binary" "$filter"; then result="survived"; else result="killed"; fi
   fi
   restore
   if [[ "$result" == "killed" ]]; then killed=$((killed + 1)); else survivors+=("#$id $file: $what"); fi
   printf '#%-3s %-9s %s%s: %s\n' "$id" "$result" "$file" "$([[ -n "$NEW" ]] && echo " (before: $before)")" "$what"
   printf '%s\t%s\t%s\t%s\t%s\n' "$id" "$file" "$result" "$before" "$what" >>"$REPORT"
-done <"$MUTANTS"
+done
 
 # Leave the build dir matching the restored sources.
-build >/dev/null 2>&1 || true
+for b in "${!NEEDED[@]}"; do build "$b" >/dev/null 2>&1 || true; done
 pct() { [[ $2 -gt 0 ]] && awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f %%", 100 * a / b }' || echo "n/a"; }
 echo
 echo "mutants run: $total (did not build: $stillborn)"

@@ -73,6 +73,13 @@ Enum read_enum(const JsonView& v, std::optional<Enum> (*parse)(const std::string
   return *parsed;
 }
 
+/// [lo, hi] that contains `estimate`; otherwise fails naming the interval's pointer.
+std::array<double, 2> interval_around(const JsonView& v, double estimate, const char* name) {
+  const std::array<double, 2> ci = v.as_pair();
+  if (!(ci[0] <= estimate && estimate <= ci[1])) v.fail(std::string("expected [lo, hi] with lo <= ") + name + " (" + json(estimate).dump() + ") <= hi");
+  return ci;
+}
+
 /// The `step_time_ms` object: the estimate, the spread and the measured samples together.
 json step_time_json(const Result& r) {
   if (!r.step) return nullptr;
@@ -96,10 +103,11 @@ json step_time_json(const Result& r) {
 void read_step_time(const JsonView& v, Result& r) {
   StepTimeEstimate e;
   e.median_ms = v.at("median").as_number();
-  if (auto ci = v.find_value("ci95")) e.ci95_ms = ci->as_pair();
   const auto mean = v.find_value("mean");  // null in files from before issue 13 for given times
   e.mean_ms = mean ? mean->as_number() : e.median_ms;
-  if (auto ci = v.find_value("mean_ci95")) e.mean_ci95_ms = ci->as_pair();
+  // An interval must hold its estimate (and so have lo <= hi): one that does not was edited or swapped.
+  if (auto ci = v.find_value("ci95")) e.ci95_ms = interval_around(*ci, e.median_ms, "median");
+  if (auto ci = v.find_value("mean_ci95")) e.mean_ci95_ms = interval_around(*ci, e.mean_ms, "mean");
   if (auto level = v.find_value("ci_nominal_level")) e.ci_nominal_level = level->as_number();
   e.lag1_autocorrelation = v.find_number("lag1_autocorrelation");
   r.step = e;
@@ -152,7 +160,10 @@ json to_json(const Cost& c) {
 Cost read_cost(const JsonView& v) {
   Cost c;
   read_fields(v, c, kCostFields);
-  if (auto range = v.find_value("usd_per_hour_range")) c.usd_per_hour_range = range->as_pair();
+  if (auto range = v.find_value("usd_per_hour_range")) {
+    c.usd_per_hour_range = range->as_pair();
+    if ((*c.usd_per_hour_range)[0] > (*c.usd_per_hour_range)[1]) range->fail("expected [lo, hi] with lo <= hi");
+  }
   return c;
 }
 

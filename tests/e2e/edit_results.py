@@ -56,7 +56,14 @@ def resample(r, seed):
     drawn = [rng.choice(st["samples"]) for _ in st["samples"]]
     slow(r, statistics.median(drawn) / st["median"])  # median, CI, spread and cost follow
     st["samples"] = drawn
-    st["mean"] = statistics.mean(drawn)
+    set_mean(st, statistics.mean(drawn))
+
+
+def set_mean(st, mean):
+    """The mean of new samples; its interval moves with it (a reader refuses one that misses it)."""
+    if st.get("mean_ci95") is not None:
+        st["mean_ci95"] = [v + mean - st["mean"] for v in st["mean_ci95"]]
+    st["mean"] = mean
 
 
 def synth(r, median, n, cv, seed):
@@ -65,7 +72,7 @@ def synth(r, median, n, cv, seed):
     drawn = [median * rng.lognormvariate(0, cv) for _ in range(n)]
     slow(r, statistics.median(drawn) / st["median"])
     st["samples"] = drawn
-    st["mean"] = statistics.mean(drawn)
+    set_mean(st, statistics.mean(drawn))
     st["n"] = n
     r["measurement"]["data_wait_ms"] = [0.0] * n
 

@@ -1,0 +1,170 @@
+// Every comparison against a configured threshold, at exact equality and one step either side
+// (issue 45: the mutation check found the equality cases unpinned: the decision's first look at
+// exactly min_rounds, a price table exactly max_age_days old). One step is one count, one day,
+// one byte, or the next double (std::nextafter) where the threshold is a real number.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "pricing/price_table.h"
+#include "src/measure/memory_probe.h"
+#include "src/stats/compare_stats.h"
+#include "src/stats/decision.h"
+#include "src/stats/intervals.h"
+#include "src/stats/stopping.h"
+
+using namespace pperf;
+
+namespace {
+constexpr double kInf = std::numeric_limits<double>::infinity();
+double below(double x) { return std::nextafter(x, -kInf); }
+double above(double x) { return std::nextafter(x, kInf); }
+
+/// Paired round means where the candidate is clearly cheaper (half the time, a little spread).
+struct Rounds {
+  std::vector<double> baseline, candidate;
+};
+Rounds rounds(size_t t) {
+  Rounds r;
+  for (size_t j = 0; j < t; ++j) {
+    r.baseline.push_back(100 + static_cast<double>(j % 3));
+    r.candidate.push_back(50 + static_cast<double>((j + 1) % 4) * 0.5);
+  }
+  return r;
+}
+}  // namespace
+
+// decision.h: the verdict is read from min_rounds paired rounds on; before, the interval is
+// shown but no verdict. Exactly min_rounds rounds: the first look.
+TEST(ThresholdEdges, TheDecisionsFirstLookIsAtExactlyMinRounds) {
+  DecisionSettings s;
+  s.min_rounds = 8;
+  for (size_t t : {s.min_rounds - 1, s.min_rounds, s.min_rounds + 1}) {
+    const Rounds r = rounds(t);
+    const Decision d = decide_interleaved(r.baseline, r.candidate, 1.0, s);
+    EXPECT_EQ(d.looks, static_cast<int64_t>(t));
+    ASSERT_TRUE(d.improvement_pct_bounds) << t << " rounds: the interval is shown before the first look too";
+    if (t < s.min_rounds) {
+      EXPECT_EQ(d.verdict, CostVerdict::undecided) << t;
+      EXPECT_EQ(d.reason, "7 paired rounds: the first look is at 8");
+    } else {
+      EXPECT_EQ(d.verdict, CostVerdict::cheaper) << t << " rounds: " << d.reason;
+    }
+  }
+  // A min_rounds of 2 (the fewest with an interval) looks at 2.
+  s.min_rounds = 2;
+  const Rounds two = rounds(2);
+  const Decision at_two = decide_interleaved(two.baseline, two.candidate, 1.0, s);
+  EXPECT_EQ(at_two.reason.find("first look"), std::string::npos) << at_two.reason;
+}
+
+// decision.h: equivalent when the interval lies within ±equivalence_pct, ends included; cheaper
+// when it is above 0, dearer below.
+TEST(ThresholdEdges, VerdictMarginsOneStepEitherSide) {
+  const double eq = 2;
+  EXPECT_EQ(verdict_of({-eq, eq}, eq), CostVerdict::equivalent);
+  EXPECT_EQ(verdict_of({above(-eq), below(eq)}, eq), CostVerdict::equivalent);
+  EXPECT_EQ(verdict_of({below(-eq), eq}, eq), CostVerdict::undecided);
+  EXPECT_EQ(verdict_of({-eq, above(eq)}, eq), CostVerdict::undecided);
+  EXPECT_EQ(verdict_of({0, 5}, eq), CostVerdict::undecided);
+  EXPECT_EQ(verdict_of({above(0.0), 5}, eq), CostVerdict::cheaper);
+  EXPECT_EQ(verdict_of({below(0.0), 5}, eq), CostVerdict::undecided);
+  EXPECT_EQ(verdict_of({-5, 0}, eq), CostVerdict::undecided);
+  EXPECT_EQ(verdict_of({-5, below(0.0)}, eq), CostVerdict::dearer);
+  EXPECT_EQ(verdict_of({-5, above(0.0)}, eq), CostVerdict::undecided);
+}
+
+// price_table.h: stale when older than max_age_days; exactly max_age_days old is still fresh.
+TEST(ThresholdEdges, APriceTableExactlyMaxAgeDaysOldIsNotStale) {
+  PriceTable t;
+  t.name = "t";
+  t.retrieved = "2026-09-01";
+  t.published = "2026-08-25";
+  ASSERT_EQ(days_between("2026-08-25", "2026-11-23"), 90);
+  EXPECT_EQ(staleness_warning(t, 90, "2026-11-22"), "") << "89 days";
+  EXPECT_EQ(staleness_warning(t, 90, "2026-11-23"), "") << "90 days: at the limit, not over it";
+  EXPECT_EQ(staleness_warning(t, 90, "2026-11-24"),
+            "price table t was published 2026-08-25 (91 days ago, more than pricing.max_age_days 90): prices may have "
+            "changed; import current ones with `pperf prices import`");
+  EXPECT_EQ(staleness_warning(t, 91, "2026-11-24"), "");
+}
+
+// stopping.h: max_steps and max_seconds fire when reached, not one past.
+TEST(ThresholdEdges, MaxStepsAndMaxSecondsFireWhenReached) {
+  auto steps = stop_at_max_steps(5);
+  EXPECT_FALSE(steps->check(std::vector<double>(4, 1.0), 0));
+  ASSERT_TRUE(steps->check(std::vector<double>(5, 1.0), 0));
+  EXPECT_EQ(steps->check(std::vector<double>(5, 1.0), 0)->code, StopReason::max_steps);
+  EXPECT_TRUE(steps->check(std::vector<double>(6, 1.0), 0));
+
+  auto seconds = stop_at_max_seconds(2);
+  EXPECT_FALSE(seconds->check({1}, below(2.0)));
+  ASSERT_TRUE(seconds->check({1}, 2.0));
+  EXPECT_EQ(seconds->check({1}, 2.0)->code, StopReason::max_seconds);
+  EXPECT_TRUE(seconds->check({1}, above(2.0)));
+}
+
+// stopping.h: the precision rule's first look is at exactly max(min_steps, kMinCiSteps); with
+// max_steps there too, that one look decides.
+TEST(ThresholdEdges, ThePrecisionRulesFirstLookIsAtExactlyMinSteps) {
+  std::vector<double> steady;
+  for (int i = 0; i < 200; ++i) steady.push_back(100.0 + i % 3);
+  const int64_t min_steps = 100;  // above kMinCiSteps, the intervals' own floor
+  ASSERT_GT(static_cast<size_t>(min_steps), kMinCiSteps);
+  auto fires_at = [&](StopRule& rule) -> size_t {
+    for (size_t n = 1; n <= steady.size(); ++n)
+      if (rule.check(std::vector<double>(steady.begin(), steady.begin() + n), 0)) return n;
+    return 0;
+  };
+  auto decided_at_min = stop_at_target_rel_ci(min_steps, 0.05, min_steps);
+  EXPECT_EQ(fires_at(*decided_at_min), 100u) << "one look at min_steps == max_steps";
+  // Otherwise the look at min_steps meets the target and the next, a quarter later, confirms.
+  auto confirmed = stop_at_target_rel_ci(min_steps, 0.05);
+  EXPECT_EQ(fires_at(*confirmed), 125u);
+  auto one_more = stop_at_target_rel_ci(min_steps + 1, 0.05);
+  EXPECT_EQ(fires_at(*one_more), 126u);
+  // The target itself at equality: met (the boundaries' test pins it at the worse half-width).
+  const RelativePrecision p = relative_precision(std::vector<double>(steady.begin(), steady.begin() + min_steps));
+  const double worst = std::max(p.mean, p.median);
+  EXPECT_TRUE(stop_at_target_rel_ci(min_steps, worst, min_steps)->check(std::vector<double>(steady.begin(), steady.begin() + min_steps), 0));
+  EXPECT_FALSE(
+      stop_at_target_rel_ci(min_steps, below(worst), min_steps)->check(std::vector<double>(steady.begin(), steady.begin() + min_steps), 0));
+}
+
+// compare_stats.h: a change regresses (or improves) when its whole interval is beyond the
+// threshold; an end exactly at it does not clear it.
+TEST(ThresholdEdges, CompareThresholdsOneStepEitherSide) {
+  const double max_pct = 5;
+  EXPECT_EQ(threshold_side({max_pct, 9}, max_pct), ThresholdSide::within);
+  EXPECT_EQ(threshold_side({above(max_pct), 9}, max_pct), ThresholdSide::above);
+  EXPECT_EQ(threshold_side({below(max_pct), 9}, max_pct), ThresholdSide::within);
+  EXPECT_EQ(threshold_side({-9, -max_pct}, max_pct), ThresholdSide::within);
+  EXPECT_EQ(threshold_side({-9, below(-max_pct)}, max_pct), ThresholdSide::below);
+  EXPECT_EQ(threshold_side({-9, above(-max_pct)}, max_pct), ThresholdSide::within);
+  // A zero threshold: any change whose interval excludes 0.
+  EXPECT_EQ(threshold_side({0, 1}, 0), ThresholdSide::within);
+  EXPECT_EQ(threshold_side({above(0.0), 1}, 0), ThresholdSide::above);
+}
+
+// memory_probe.h: an item fits when its predicted peak is at most the memory it may use, and on
+// a GPU its device prediction at most the device's capacity; a limit of 0 is no limit.
+TEST(ThresholdEdges, AMemoryPredictionExactlyAtTheLimitFits) {
+  MemoryEstimate e;
+  e.batch_size = 64;
+  e.probes = {{8, 1000}, {16, 1500}};
+  e.limit_bytes = 5000;
+  for (const auto& [predicted, fits] : {std::pair<int64_t, bool>{4999, true}, {5000, true}, {5001, false}}) {
+    e.predicted_peak_bytes = predicted;
+    EXPECT_EQ(e.fits(), fits) << predicted << " bytes against a limit of 5000";
+  }
+  e.limit_bytes = 0;
+  EXPECT_TRUE(e.fits()) << "unbounded";
+  e.device = "cuda:0";
+  e.device_capacity_bytes = 8000;
+  for (const auto& [predicted, fits] : {std::pair<int64_t, bool>{7999, true}, {8000, true}, {8001, false}}) {
+    e.predicted_device_bytes = predicted;
+    EXPECT_EQ(e.fits_device(), fits) << predicted << " bytes on a device of 8000";
+    EXPECT_EQ(e.fits(), fits);
+  }
+}

@@ -192,11 +192,14 @@ class PostgresBackend final : public HistoryBackend {
   }
 
   int schema_version() override {
-    if (query("SELECT to_regclass('pperf_meta') IS NOT NULL", {}).at(0).text(0) == "t") {
+    // One statement, one snapshot: another pperf creating the schema meanwhile is seen whole or not at all.
+    const auto state = query("SELECT to_regclass('pperf_meta') IS NOT NULL, (SELECT count(*) FROM pg_catalog.pg_tables "
+                             "WHERE schemaname = current_schema())", {}).at(0);
+    if (state.text(0) == "t") {
       const auto rows = query("SELECT schema_version FROM pperf_meta", {});
       if (!rows.empty()) return static_cast<int>(rows[0].integer(0));
     }
-    if (!empty())
+    if (state.integer(1) > 0)
       throw InputError(name_, "", "not a pperf history database (it has tables but no pperf_meta schema version)");
     return 0;
   }

@@ -70,7 +70,8 @@ std::string redact_postgres_uri(const std::string& uri);
 
 std::unique_ptr<HistoryBackend> open_sqlite_backend(const std::string& path, bool create);
 /// Connects (connect_timeout 10 s unless PGCONNECT_TIMEOUT or the URI says otherwise; every
-/// statement bounded by statement_timeout 60 s unless PGOPTIONS or the URI set one). A wrong
+/// statement bounded by statement_timeout: PPERF_HISTORY_STATEMENT_TIMEOUT_S, default 60 s,
+/// unless PGOPTIONS, the URI or the role set one). A wrong
 /// password, a database that does not exist: InputError. A server down or unreachable:
 /// std::runtime_error, after at most the connect timeout.
 std::unique_ptr<HistoryBackend> open_postgres_backend(const std::string& uri);

@@ -135,8 +135,18 @@ class PostgresBackend final : public HistoryBackend {
       throw std::runtime_error(name_ + ": cannot connect: " + message);
     }
     PQsetNoticeProcessor(conn_, [](void*, const char*) {}, nullptr);  // NOTICEs are not pperf's output
-    // Every statement is bounded: 60 s unless the URI, PGOPTIONS or the role set a bound.
-    if (query("SHOW statement_timeout", {}).at(0).text(0) == "0") exec("SET statement_timeout = '60s'");
+    // Every statement is bounded: PPERF_HISTORY_STATEMENT_TIMEOUT_S (default 60 s) unless the
+    // URI, PGOPTIONS or the role set a bound of their own.
+    if (query("SHOW statement_timeout", {}).at(0).text(0) == "0") {
+      double seconds = 60;
+      if (const char* env = std::getenv("PPERF_HISTORY_STATEMENT_TIMEOUT_S"); env && *env) {
+        char* end = nullptr;
+        seconds = std::strtod(env, &end);
+        if (*end || !(seconds > 0))
+          throw InputError("PPERF_HISTORY_STATEMENT_TIMEOUT_S", "", fmt::format("expected seconds > 0, got '{}'", env));
+      }
+      exec(fmt::format("SET statement_timeout = {}", static_cast<int64_t>(seconds * 1000)));
+    }
   }
   ~PostgresBackend() override {
     if (conn_) PQfinish(conn_);

@@ -40,6 +40,48 @@ struct SqlRow {
   std::optional<double> real(size_t i) const;
 };
 
+/// The dashboard views (schema version 4 on), one text for both backends but for `{epoch}`,
+/// the dialect's expression of started_at as Unix seconds. Stable: columns are only ever added.
+inline std::string history_views_sql(const std::string& epoch) {
+  std::string sql = R"sql(
+CREATE VIEW history_pairs AS
+SELECT runs.id AS run_id, runs.started_at, {epoch} AS started_epoch_s, runs.config_name, runs.host_fingerprint,
+       runs.hostname, runs.git_sha, runs.status AS run_status,
+       runs.pricing_table, runs.pricing_published, runs.pricing_retrieved, runs.pricing_sha256,
+       r.workload, r.preset, r.batch_size, r.configuration,
+       r.workload || CASE WHEN r.preset = '' THEN '' ELSE '/' || r.preset END || '/' || CAST(r.batch_size AS TEXT) || ' ' || r.configuration AS pair,
+       r.baseline, r.status, r.n,
+       r.mean_ms, r.mean_ci95_lo_ms, r.mean_ci95_hi_ms,
+       r.median_ms, r.ci95_lo_ms AS median_ci95_lo_ms, r.ci95_hi_ms AS median_ci95_hi_ms,
+       r.usd_per_hour, r.usd_per_step, r.usd_per_step_ci95_lo, r.usd_per_step_ci95_hi,
+       r.improvement_pct, r.decision,
+       (SELECT count(*) FROM change_points c WHERE c.run_id = runs.id AND c.config_name = runs.config_name
+          AND c.host_fingerprint = runs.host_fingerprint AND (c.workload = '' OR (c.workload = r.workload AND
+          c.preset = r.preset AND c.batch_size = r.batch_size AND c.configuration = r.configuration))) AS change_points
+FROM results r JOIN runs ON runs.id = r.run_id;
+CREATE VIEW history_events AS
+SELECT runs.id AS run_id, runs.started_at, {epoch} AS started_epoch_s, c.config_name, c.host_fingerprint,
+       c.source AS kind, c.metric,
+       CASE WHEN c.workload = '' THEN 'every pair' ELSE c.workload || CASE WHEN c.preset = '' THEN '' ELSE '/' || c.preset END
+         || '/' || CAST(c.batch_size AS TEXT) || ' ' || c.configuration END AS pair,
+       c.before, c.after, c.note AS text
+FROM change_points c JOIN runs ON runs.id = c.run_id
+UNION ALL
+SELECT p.id, p.started_at, p.started_epoch_s, p.config_name, p.host_fingerprint, 'price_table', 'usd_per_step', 'every pair',
+       CAST(NULL AS DOUBLE PRECISION), CAST(NULL AS DOUBLE PRECISION), p.previous_table || ' -> ' || p.table_label
+FROM (SELECT runs.id, runs.started_at, {epoch} AS started_epoch_s, runs.config_name, runs.host_fingerprint,
+             runs.pricing_table || ' (published ' || runs.pricing_published || ', retrieved ' || runs.pricing_retrieved ||
+               ', sha256 ' || runs.pricing_sha256 || ')' AS table_label,
+             LAG(runs.pricing_table || ' (published ' || runs.pricing_published || ', retrieved ' || runs.pricing_retrieved ||
+               ', sha256 ' || runs.pricing_sha256 || ')') OVER (PARTITION BY runs.config_name, runs.host_fingerprint
+               ORDER BY runs.started_at, runs.id) AS previous_table
+      FROM runs WHERE runs.status = 'complete') p
+WHERE p.previous_table IS NOT NULL AND p.previous_table <> p.table_label;
+)sql";
+  for (size_t at; (at = sql.find("{epoch}")) != std::string::npos;) sql.replace(at, 7, epoch);
+  return sql;
+}
+
 class HistoryBackend {
  public:
   virtual ~HistoryBackend() = default;
@@ -58,7 +100,7 @@ class HistoryBackend {
   virtual void set_schema_version(int version) = 0;
   virtual void lock_schema() = 0;
   /// The DDL taking the schema from `from` to `from + 1`.
-  virtual const char* migration(int from) const = 0;
+  virtual std::string migration(int from) const = 0;
   /// True when the database holds no table at all (a fresh one).
   virtual bool empty() = 0;
 };

@@ -237,6 +237,13 @@ History::Recorded History::record(const std::string& text, const RunReport& repo
     if (r.cost) out.usd_per_hour = r.cost->usd_per_hour, out.usd_per_step = r.cost->usd_per_step;
     out.samples_per_s = r.samples_per_s;
     out.improvement_pct = r.comparison.improvement_pct;
+    if (r.step) {
+      out.mean_ms = r.step->mean_ms;
+      if (r.step->mean_ci95_ms) out.mean_ci95_lo_ms = (*r.step->mean_ci95_ms)[0], out.mean_ci95_hi_ms = (*r.step->mean_ci95_ms)[1];
+    }
+    if (r.cost && r.cost->usd_per_step_ci95)
+      out.usd_per_step_ci95_lo = (*r.cost->usd_per_step_ci95)[0], out.usd_per_step_ci95_hi = (*r.cost->usd_per_step_ci95)[1];
+    if (r.decision) out.decision = to_string(r.decision->verdict);
     row.results.push_back(out);
   }
   return insert(row);
@@ -283,14 +290,27 @@ History::Recorded History::insert(const RunRow& row) {
     return {existing[0].integer(0), true};
   }
   const int64_t id = inserted[0].integer(0);
+  const bool dashboard_columns = schema_version() >= 4;
   for (size_t i = 0; i < row.results.size(); ++i) {
     const ResultRow& r = row.results[i];
-    db_->query("INSERT INTO results (run_id, idx, workload, preset, batch_size, configuration, baseline, measured, "
-               "status, median_ms, ci95_lo_ms, ci95_hi_ms, n, usd_per_hour, usd_per_step, samples_per_s, "
-               "improvement_pct) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)",
-               {id, static_cast<int64_t>(i), r.workload, r.preset, r.batch_size, r.configuration, int64_t{r.baseline},
-                int64_t{r.measured}, r.status, opt(r.median_ms), opt(r.ci95_lo_ms), opt(r.ci95_hi_ms), r.n,
-                opt(r.usd_per_hour), opt(r.usd_per_step), opt(r.samples_per_s), opt(r.improvement_pct)});
+    std::vector<SqlParam> values = {id, static_cast<int64_t>(i), r.workload, r.preset, r.batch_size, r.configuration,
+                                    int64_t{r.baseline}, int64_t{r.measured}, r.status, opt(r.median_ms), opt(r.ci95_lo_ms),
+                                    opt(r.ci95_hi_ms), r.n, opt(r.usd_per_hour), opt(r.usd_per_step), opt(r.samples_per_s),
+                                    opt(r.improvement_pct)};
+    if (dashboard_columns)
+      for (const SqlParam& v : {opt(r.mean_ms), opt(r.mean_ci95_lo_ms), opt(r.mean_ci95_hi_ms), opt(r.usd_per_step_ci95_lo),
+                                opt(r.usd_per_step_ci95_hi), opt(r.decision)})
+        values.push_back(v);
+    db_->query(dashboard_columns
+                   ? "INSERT INTO results (run_id, idx, workload, preset, batch_size, configuration, baseline, measured, "
+                     "status, median_ms, ci95_lo_ms, ci95_hi_ms, n, usd_per_hour, usd_per_step, samples_per_s, "
+                     "improvement_pct, mean_ms, mean_ci95_lo_ms, mean_ci95_hi_ms, usd_per_step_ci95_lo, usd_per_step_ci95_hi, "
+                     "decision) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, "
+                     "$20, $21, $22, $23)"
+                   : "INSERT INTO results (run_id, idx, workload, preset, batch_size, configuration, baseline, measured, "
+                     "status, median_ms, ci95_lo_ms, ci95_hi_ms, n, usd_per_hour, usd_per_step, samples_per_s, "
+                     "improvement_pct) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)",
+               values);
   }
   // Tests stop a recorder here, inside the transaction, to show a killed run leaves nothing.
   if (const char* pause = std::getenv("PPERF_HISTORY_TEST_PAUSE_BEFORE_COMMIT_S")) {
@@ -420,6 +440,10 @@ std::vector<StoredChangePoint> History::change_points(const std::string& config_
 
 History::CopyCounts History::copy_from(const History& from) {
   CopyCounts counts;
+  // Both at this pperf's schema: `from` was opened (and so migrated) by it.
+  if (from.schema_version() != kHistorySchemaVersion)
+    throw InputError(from.path(), "", fmt::format("history schema version {}: copy needs {} (open it with `pperf history list` first)",
+                                                  from.schema_version(), kHistorySchemaVersion));
   // Oldest id first: the copies' ids keep the source's order.
   const auto ids = from.db_->query("SELECT id FROM runs ORDER BY id", {});
   std::map<int64_t, int64_t> id_map;  // source id -> target id
@@ -453,7 +477,8 @@ History::CopyCounts History::copy_from(const History& from) {
     row.pricing_published = r.text(19);
     for (const auto& x : from.db_->query(
              "SELECT workload, preset, batch_size, configuration, baseline, measured, status, median_ms, ci95_lo_ms, "
-             "ci95_hi_ms, n, usd_per_hour, usd_per_step, samples_per_s, improvement_pct FROM results WHERE run_id = $1 "
+             "ci95_hi_ms, n, usd_per_hour, usd_per_step, samples_per_s, improvement_pct, mean_ms, mean_ci95_lo_ms, "
+             "mean_ci95_hi_ms, usd_per_step_ci95_lo, usd_per_step_ci95_hi, decision FROM results WHERE run_id = $1 "
              "ORDER BY idx",
              {source_id})) {
       ResultRow out;
@@ -472,6 +497,12 @@ History::CopyCounts History::copy_from(const History& from) {
       out.usd_per_step = x.real(12);
       out.samples_per_s = x.real(13);
       out.improvement_pct = x.real(14);
+      out.mean_ms = x.real(15);
+      out.mean_ci95_lo_ms = x.real(16);
+      out.mean_ci95_hi_ms = x.real(17);
+      out.usd_per_step_ci95_lo = x.real(18);
+      out.usd_per_step_ci95_hi = x.real(19);
+      if (!x.null(20)) out.decision = x.text(20);
       row.results.push_back(out);
     }
     const Recorded rec = insert(row);

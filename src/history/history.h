@@ -22,7 +22,7 @@
 namespace pperf {
 
 /// The schema version this pperf writes (PRAGMA user_version after migrating).
-constexpr int kHistorySchemaVersion = 3;
+constexpr int kHistorySchemaVersion = 4;
 
 /// Short hex id of the facts that make step times comparable across runs: CPU model, logical
 /// CPUs, BLAS library and libtorch version (not the hostname: CI runners of one kind pool).
@@ -94,6 +94,9 @@ struct ResultRow {
   std::optional<double> median_ms, ci95_lo_ms, ci95_hi_ms;
   int64_t n = 0;
   std::optional<double> usd_per_hour, usd_per_step, samples_per_s, improvement_pct;
+  // Schema 4 on: what the dashboard views show beside the median.
+  std::optional<double> mean_ms, mean_ci95_lo_ms, mean_ci95_hi_ms, usd_per_step_ci95_lo, usd_per_step_ci95_hi;
+  std::optional<std::string> decision;  // the decision's verdict, on non-baseline results decided against a baseline
 };
 struct RunRow {
   std::string recorded_at, started_at;

@@ -97,7 +97,26 @@ ALTER TABLE runs ADD COLUMN pricing_sha256 TEXT COLLATE "C" NOT NULL DEFAULT '';
 ALTER TABLE runs ADD COLUMN pricing_published TEXT COLLATE "C" NOT NULL DEFAULT '';
 )sql",
 };
-static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == kHistorySchemaVersion, "one migration per schema version");
+static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) + 1 == kHistorySchemaVersion, "one migration per schema version");
+
+// 3 -> 4: as sqlite_backend.cpp's.
+const std::string kMigrationTo4 = std::string(R"sql(
+ALTER TABLE results ADD COLUMN mean_ms DOUBLE PRECISION;
+ALTER TABLE results ADD COLUMN mean_ci95_lo_ms DOUBLE PRECISION;
+ALTER TABLE results ADD COLUMN mean_ci95_hi_ms DOUBLE PRECISION;
+ALTER TABLE results ADD COLUMN usd_per_step_ci95_lo DOUBLE PRECISION;
+ALTER TABLE results ADD COLUMN usd_per_step_ci95_hi DOUBLE PRECISION;
+ALTER TABLE results ADD COLUMN decision TEXT COLLATE "C";
+UPDATE results SET mean_ms = (x -> 'step_time_ms' ->> 'mean')::float8,
+                   mean_ci95_lo_ms = (x -> 'step_time_ms' -> 'mean_ci95' ->> 0)::float8,
+                   mean_ci95_hi_ms = (x -> 'step_time_ms' -> 'mean_ci95' ->> 1)::float8,
+                   usd_per_step_ci95_lo = (x -> 'cost' -> 'usd_per_step_ci95' ->> 0)::float8,
+                   usd_per_step_ci95_hi = (x -> 'cost' -> 'usd_per_step_ci95' ->> 1)::float8,
+                   decision = x -> 'decision' ->> 'verdict'
+FROM (SELECT runs.id, r2.idx, runs.results_json::json -> 'results' -> r2.idx::int AS x
+      FROM runs JOIN results r2 ON r2.run_id = runs.id) j
+WHERE j.id = results.run_id AND j.idx = results.idx;
+)sql") + history_views_sql("CAST(EXTRACT(EPOCH FROM CAST(runs.started_at AS TIMESTAMPTZ)) AS BIGINT)");
 
 /// libpq's messages span lines ("...failed: Connection refused\n\tIs the server running..."):
 /// one line, trimmed.
@@ -219,7 +238,7 @@ class PostgresBackend final : public HistoryBackend {
           {int64_t{version}});
   }
   void lock_schema() override { query("SELECT pg_advisory_xact_lock(7042042042)", {}); }
-  const char* migration(int from) const override { return kMigrations[from]; }
+  std::string migration(int from) const override { return from == 3 ? kMigrationTo4 : kMigrations[from]; }
   bool empty() override {
     return query("SELECT count(*) FROM pg_catalog.pg_tables WHERE schemaname = current_schema()", {}).at(0).integer(0) == 0;
   }

@@ -92,7 +92,23 @@ ALTER TABLE runs ADD COLUMN pricing_sha256 TEXT NOT NULL DEFAULT '';
 ALTER TABLE runs ADD COLUMN pricing_published TEXT NOT NULL DEFAULT '';
 )sql",
 };
-static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == kHistorySchemaVersion, "one migration per schema version");
+static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) + 1 == kHistorySchemaVersion, "one migration per schema version");
+
+// 3 -> 4: what a dashboard plots per run and pair (mean with its CI, USD per step's CI, the
+// decision), filled in from the stored files for runs recorded before; the dashboard views.
+const std::string kMigrationTo4 = std::string(R"sql(
+ALTER TABLE results ADD COLUMN mean_ms REAL;
+ALTER TABLE results ADD COLUMN mean_ci95_lo_ms REAL;
+ALTER TABLE results ADD COLUMN mean_ci95_hi_ms REAL;
+ALTER TABLE results ADD COLUMN usd_per_step_ci95_lo REAL;
+ALTER TABLE results ADD COLUMN usd_per_step_ci95_hi REAL;
+ALTER TABLE results ADD COLUMN decision TEXT;
+UPDATE results SET (mean_ms, mean_ci95_lo_ms, mean_ci95_hi_ms, usd_per_step_ci95_lo, usd_per_step_ci95_hi, decision) =
+  (SELECT json_extract(x, '$.step_time_ms.mean'), json_extract(x, '$.step_time_ms.mean_ci95[0]'),
+          json_extract(x, '$.step_time_ms.mean_ci95[1]'), json_extract(x, '$.cost.usd_per_step_ci95[0]'),
+          json_extract(x, '$.cost.usd_per_step_ci95[1]'), json_extract(x, '$.decision.verdict')
+   FROM (SELECT json_extract(runs.results_json, '$.results[' || results.idx || ']') AS x FROM runs WHERE runs.id = results.run_id));
+)sql") + history_views_sql("CAST(strftime('%s', runs.started_at) AS INTEGER)");
 
 /// `$N` placeholders (History's dialect) as SQLite's `?N`.
 std::string sqlite_placeholders(const std::string& sql) {
@@ -198,7 +214,7 @@ class SqliteBackend final : public HistoryBackend {
   }
   void set_schema_version(int version) override { exec(fmt::format("PRAGMA user_version = {}", version)); }
   void lock_schema() override {}  // BEGIN IMMEDIATE already holds the write lock
-  const char* migration(int from) const override { return kMigrations[from]; }
+  std::string migration(int from) const override { return from == 3 ? kMigrationTo4 : kMigrations[from]; }
   bool empty() override { return query("SELECT count(*) FROM sqlite_master", {}).at(0).integer(0) == 0; }
 
   /// WAL: readers never block the writer and a writer never blocks readers; a second writer

@@ -55,7 +55,7 @@ check "PPERF_HISTORY is the default --db" bash -c "PPERF_HISTORY='$envdb' '$pper
 check "--history alone: results/history.sqlite" bash -c "grep -q 'in results/history.sqlite' '$work/def.out' && [ -f '$work/results/history.sqlite' ]"
 
 # --- the database: version, WAL, plain SQL for dashboards -----------------------------------
-check "schema version" test "$(schema_version "$db")" = 3
+check "schema version" test "$(schema_version "$db")" = 4
 if [ "$backend" = sqlite ]; then
   check "WAL" test "$(sql "$db" 'PRAGMA journal_mode')" = wal
 else
@@ -94,7 +94,7 @@ check "not a database: record writes nothing" one_line_error "^$notdb: not a ppe
 if [ "$backend" = postgresql ]; then
   check "... no pperf table made" test "$(sql "$notdb" "SELECT count(*) FROM pg_tables WHERE schemaname = 'public'")" = 1
 fi
-check "newer schema" one_line_error "history schema version 7 is newer than this pperf reads \(3\)" "$pperf" history list --db "$newer"
+check "newer schema" one_line_error "history schema version 7 is newer than this pperf reads \(4\)" "$pperf" history list --db "$newer"
 check "newer schema: record writes nothing" one_line_error "history schema version 7 is newer" "$pperf" history record --db "$newer" "$work/r1.json"
 check "... no run added" test "$(sql "$newer" 'SELECT count(*) FROM runs')" = "$newer_runs"
 check "--history on a bad database fails before the run" one_line_error "^$notdb: not a pperf history database" \
@@ -185,6 +185,24 @@ j["summary"]["undecided"] == 3 and j["summary"]["min_baseline_runs"] == 3'
 check "history changes lists the mark" bash -c "'$pperf' history changes --db '$mdb' | grep -q 'every pair .*marked by hand at run 11 .*: new BLAS'"
 check "mark an unknown pair" one_line_error "^pperf history mark: --pair: run 11 has no pair 'mnist_heavy/tiny/32 ondemnd' \(did you mean 'mnist_heavy/tiny/32 ondemand'\?\)" \
   "$pperf" history mark 11 --db "$mdb" --pair "mnist_heavy/tiny/32 ondemnd"
+
+# --- dashboards: the views and the Grafana dashboard's queries ------------------------------------
+check "view history_pairs: one row per run x pair" test "$(sql "$cdb" 'SELECT count(*) FROM history_pairs')" = "$(sql "$cdb" 'SELECT count(*) FROM results')"
+check "... mean and median with CIs, USD per step inside its CI" test "$(sql "$cdb" "SELECT count(*) FROM history_pairs WHERE status = 'ok' AND
+  mean_ci95_lo_ms <= mean_ms AND mean_ms <= mean_ci95_hi_ms AND median_ci95_lo_ms <= median_ms AND median_ms <= median_ci95_hi_ms AND
+  usd_per_step_ci95_lo <= usd_per_step AND usd_per_step <= usd_per_step_ci95_hi AND started_epoch_s > 1700000000 AND pair <> ''")" = 39
+check "... change points on the runs where they begin" test "$(sql "$cdb" 'SELECT sum(change_points) FROM history_pairs WHERE run_id = 11')" = 6
+check "view history_events: the detected change points" test "$(sql "$cdb" "SELECT count(*) FROM history_events WHERE kind = 'detected' AND run_id = 11")" = 6
+host=$("$pperf" history list --db "$cdb" --json | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["host_fingerprint"])')
+nq=0 qbad=0
+while IFS= read -r -d '' q; do
+  nq=$((nq + 1))
+  sql "$cdb" "$q" >"$work/dash$nq.out" 2>&1 && [ -s "$work/dash$nq.out" ] || { qbad=$((qbad + 1)); echo "  query $nq:"; head -3 "$work/dash$nq.out"; }
+done < <(/usr/bin/python3 tests/e2e/dashboard_queries.py docs/dashboards/pperf-history.json config=tiny-run host="$host")
+check "the dashboard's 7 queries run and return rows" test "$nq/$qbad" = 7/0
+check "... cost per step: 13 runs x 3 pairs" test "$(wc -l <"$work/dash1.out")" = 39
+check "... decisions: the 2 non-baseline pairs of 13 runs" test "$(wc -l <"$work/dash3.out")" = 26
+check "... events: the 6 change points" test "$(wc -l <"$work/dash4.out")" = 6
 
 # --- history copy: every run and marked change point, idempotent, ids' order and bytes kept ------
 copied="$work/copied.sqlite"; back="$(newdb back)"

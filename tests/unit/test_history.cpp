@@ -106,7 +106,7 @@ TEST(History, MigratesAnOlderSchemaAndKeepsItsRuns) {
   }
   EXPECT_EQ(count_rows(path, "change_points"), -1);  // no such table yet
   History h(path, History::Mode::read);
-  EXPECT_EQ(h.schema_version(), 3);
+  EXPECT_EQ(h.schema_version(), kHistorySchemaVersion);
   EXPECT_EQ(h.list(std::nullopt, std::nullopt).size(), 1u);
   EXPECT_EQ(h.list(std::nullopt, std::nullopt)[0].pricing_sha256, "") << "recorded before version 3";
   EXPECT_EQ(count_rows(path, "change_points"), 0);
@@ -140,7 +140,7 @@ TEST(History, RefusesWhatItCannotRead) {
     History h(newer, History::Mode::read);
     FAIL();
   } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("history schema version 99 is newer than this pperf reads (3)"), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("history schema version 99 is newer than this pperf reads (4)"), std::string::npos)
         << e.what();
   }
 }

@@ -6,19 +6,21 @@
 #   - on a history of N runs (default 10,000) of one config on one host, with a 10 % step change
 #     half-way: the wall time of `pperf compare --against-history 30 CANDIDATE` and of
 #     `pperf history changes` (median of K runs each).
-# usage: bench/history_throughput.sh [--pperf BIN] [--runs R] [--history N] [--repeat K]
+# usage: bench/history_throughput.sh [--pperf BIN] [--runs R] [--history N] [--repeat K] [--limit S]
+# (--limit: seconds one timed command may take, default 900; past it the figure is "> S s").
 # A benchmark, not a test: it prints figures; results files of the golden tiny run, step times
 # scaled per run (1 % noise). The server's fsync is off, as in the tests: figures are the
 # client's and the server's work, not the disk's.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-pperf="$root/build/pperf" runs=400 history=10000 repeat=3
+pperf="$root/build/pperf" runs=400 history=10000 repeat=1 limit=900
 while [ $# -gt 0 ]; do
   case "$1" in
     --pperf) pperf="$(readlink -f "$2")"; shift 2 ;;
     --runs) runs="$2"; shift 2 ;;
     --history) history="$2"; shift 2 ;;
     --repeat) repeat="$2"; shift 2 ;;
+    --limit) limit="$2"; shift 2 ;;
     *) echo "usage: $0 [--pperf BIN] [--runs R] [--history N] [--repeat K]" >&2; exit 2 ;;
   esac
 done
@@ -79,13 +81,16 @@ record_8() {  # record_8 DB: 8 writers at once, runs/8 files each
 median_time() {  # median_time COMMAND...: median wall seconds of $repeat runs
   local times=() a b
   for _ in $(seq "$repeat"); do
-    a=$(now); "$@" >/dev/null 2>&1; b=$(now)
+    a=$(now); timeout "$limit" "$@" >/dev/null 2>&1
+    [ $? -eq 124 ] && { echo "> $limit s (stopped)"; return; }
+    b=$(now)
     times+=("$(/usr/bin/python3 -c "import sys; print(float(sys.argv[2]) - float(sys.argv[1]))" "$a" "$b")")
   done
   /usr/bin/python3 -c "import statistics, sys; print(f'{statistics.median(map(float, sys.argv[1:])):.2f} s')" "${times[@]}"
 }
 
 echo "host: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), PostgreSQL $("$pg_bin/postgres" --version | awk '{print $3}'), SQLite $(sqlite3 --version 2>/dev/null | cut -d' ' -f1)"
+echo "pperf's own start (history list of an empty file, the floor of every figure below): $(median_time "$pperf" history list --db "$work/empty.sqlite")"
 echo "recording $runs runs, one transaction each:"
 echo "  sqlite     1 writer:  $(record_1 "$work/one.sqlite")"
 echo "  sqlite     8 writers: $(record_8 "$work/eight.sqlite")"

@@ -154,8 +154,21 @@ class PostgresBackend final : public HistoryBackend {
       throw std::runtime_error(name_ + ": cannot connect: " + message);
     }
     PQsetNoticeProcessor(conn_, [](void*, const char*) {}, nullptr);  // NOTICEs are not pperf's output
-    // Every statement is bounded: PPERF_HISTORY_STATEMENT_TIMEOUT_S (default 60 s) unless the
-    // URI, PGOPTIONS or the role set a bound of their own.
+    try {
+      bound_statements();
+    } catch (...) {
+      PQfinish(conn_);
+      conn_ = nullptr;
+      throw;
+    }
+  }
+  ~PostgresBackend() override {
+    if (conn_) PQfinish(conn_);
+  }
+
+  /// Every statement is bounded: PPERF_HISTORY_STATEMENT_TIMEOUT_S (default 60 s) unless the
+  /// URI, PGOPTIONS or the role set a bound of their own.
+  void bound_statements() {
     if (query("SHOW statement_timeout", {}).at(0).text(0) == "0") {
       double seconds = 60;
       if (const char* env = std::getenv("PPERF_HISTORY_STATEMENT_TIMEOUT_S"); env && *env) {
@@ -166,9 +179,6 @@ class PostgresBackend final : public HistoryBackend {
       }
       exec(fmt::format("SET statement_timeout = {}", static_cast<int64_t>(seconds * 1000)));
     }
-  }
-  ~PostgresBackend() override {
-    if (conn_) PQfinish(conn_);
   }
 
   const std::string& name() const override { return name_; }

@@ -174,3 +174,14 @@ TEST(History, ChangePointsDetectedAreReplacedMarkedOnesStay) {
   h.store_detected("tiny-run", fp, {});
   ASSERT_EQ(h.change_points("tiny-run", std::nullopt).size(), 1u);
 }
+
+TEST(History, PostgresUrisAreNamedWithoutTheirPassword) {
+  EXPECT_TRUE(is_postgres_uri("postgresql://u@h/db"));
+  EXPECT_TRUE(is_postgres_uri("postgres://h/db"));
+  EXPECT_FALSE(is_postgres_uri("results/postgresql.sqlite"));
+  EXPECT_EQ(redact_postgres_uri("postgresql://u:s3cret@db.example:5433/hist?sslmode=require&password=other"),
+            "postgresql://u@db.example:5433/hist");
+  EXPECT_EQ(redact_postgres_uri("postgres://u@h/db"), "postgresql://u@h/db");
+  EXPECT_EQ(redact_postgres_uri("postgresql://h:5432/db"), "postgresql://h:5432/db");
+  EXPECT_EQ(redact_postgres_uri("postgresql://u:p%40ss@h/db"), "postgresql://u@h/db");
+}

@@ -21,6 +21,7 @@ case "$backend" in
     source "$root/tests/e2e/pg_server.sh"
     pg_available || { echo "FAIL the PostgreSQL server (Debian's postgresql, scripts/setup-test-tools.sh) and root are needed"; exit 1; }
     pg_start || { echo "FAIL could not start PostgreSQL"; exit 1; }
+    export -f pg_sql
     newdb() { pg_newdb "$1"; }
     sql() { pg_sql "$1" "$2"; }
     schema_version() { pg_sql "$1" 'SELECT schema_version FROM pperf_meta'; }
@@ -251,6 +252,11 @@ if [ "$backend" = postgresql ]; then
   "$pperf" report "$work/night14.json" --history "$pg" --html "$work/r.pg.html" --markdown "$work/r.pg.md" >/dev/null 2>&1
   check "same outputs: report --history (Markdown)" bash -c "cmp <(sed 's|$lite|DB|g' '$work/r.lite.md') <(sed 's|$pg|DB|g' '$work/r.pg.md')"
   check "same outputs: report --history (HTML)" bash -c "cmp <(sed 's|$lite|DB|g' '$work/r.lite.html') <(sed 's|$pg|DB|g' '$work/r.pg.html')"
+  ndb="$(newdb nightly)"
+  check "scripts/nightly.sh on PostgreSQL: first night recorded, not compared" expect_exit 0 "$work/nightly.out" \
+    scripts/nightly.sh --pperf "$pperf" --db "$ndb" --out-dir "$work/nightly" tests/data/tiny_run.json
+  check "... the run is in the shared history, the report read it" bash -c "[ \$(pg_sql '$ndb' 'SELECT count(*) FROM runs') = 1 ] &&
+    grep -q 'recorded as run 1 in $ndb' '$work/nightly.out' && [ -s '$work/nightly/report.html' ] && [ -s '$work/nightly/junit.xml' ]"
   check "a URI's password is never printed" bash -c "! '$pperf' history list --db 'postgresql://pperf:s3cr3t-pw@127.0.0.1:$pg_port/nowhere' 2>&1 | grep -q s3cr3t"
 fi
 

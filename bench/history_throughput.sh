@@ -4,16 +4,18 @@
 #   - recording throughput (runs/s) with 1 writer (one `pperf history record` of R runs) and with 8
 #     writers at once (8 processes x R/8 runs), each run one transaction;
 #   - on a history of N runs (default 10,000) of one config on one host, with a 10 % step change
-#     half-way: the wall time of `pperf compare --against-history 30 CANDIDATE` and of
-#     `pperf history changes` (median of K runs each).
-# usage: bench/history_throughput.sh [--pperf BIN] [--runs R] [--history N] [--repeat K] [--limit S]
-# (--limit: seconds one timed command may take, default 900; past it the figure is "> S s").
+#     half-way: `history list --json` (every run read back), and the wall time of `pperf compare
+#     --against-history 30 CANDIDATE` and of `pperf history changes` (median of K runs each), also
+#     on the last 250, 500 and 1,000 runs (--sizes).
+# usage: bench/history_throughput.sh [--pperf BIN] [--runs R] [--history N] [--repeat K] [--limit S] [--sizes "S..."]
+# (--limit: seconds one timed command may take, default 900; past it the figure is "> S s";
+# --sizes: shorter histories, the last S runs of the N, to time compare and changes on too).
 # A benchmark, not a test: it prints figures; results files of the golden tiny run, step times
 # scaled per run (1 % noise). The server's fsync is off, as in the tests: figures are the
 # client's and the server's work, not the disk's.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-pperf="$root/build/pperf" runs=400 history=10000 repeat=1 limit=900
+pperf="$root/build/pperf" runs=1600 history=10000 repeat=1 limit=900 sizes="250 500 1000"
 while [ $# -gt 0 ]; do
   case "$1" in
     --pperf) pperf="$(readlink -f "$2")"; shift 2 ;;
@@ -21,6 +23,7 @@ while [ $# -gt 0 ]; do
     --history) history="$2"; shift 2 ;;
     --repeat) repeat="$2"; shift 2 ;;
     --limit) limit="$2"; shift 2 ;;
+    --sizes) sizes="$2"; shift 2 ;;
     *) echo "usage: $0 [--pperf BIN] [--runs R] [--history N] [--repeat K]" >&2; exit 2 ;;
   esac
 done
@@ -100,13 +103,29 @@ echo "  postgresql 8 writers: $(record_8 "$(pg_newdb eight)")"
 echo "history_throughput: recording the $history-run history" >&2
 lite="$work/long.sqlite"; pg="$(pg_newdb long)"
 a=$(now); "$pperf" history record --db "$lite" $(seq -f "$work/hist/%g.json" 0 $((history - 1))) >/dev/null; b=$(now)
-echo "  sqlite: recorded $history runs: $(rate "$history" "$a" "$b")"
+echo "  sqlite: recorded $history runs in one process: $(rate "$history" "$a" "$b")"
 a=$(now); "$pperf" history copy "$lite" "$pg" >/dev/null; b=$(now)
 echo "  history copy sqlite -> postgresql: $(rate "$history" "$a" "$b")"
-cand="$work/hist/$history.json"
-echo "on $history runs (median of $repeat):"
+echo "reading $history runs back (median of $repeat):"
 for backend in sqlite postgresql; do
   db="$lite"; [ "$backend" = postgresql ] && db="$pg"
-  echo "  $backend compare --against-history 30: $(median_time "$pperf" compare --against-history 30 --db "$db" "$cand")"
-  echo "  $backend history changes:             $(median_time "$pperf" history changes --db "$db")"
+  echo "  $backend history list --json: $(median_time "$pperf" history list --json --db "$db")"
+done
+# compare --against-history and history changes look for change points over the whole series of
+# each pair (src/stats/change_points.cpp: an n x n cost matrix filled in O(n^2 log n) and more);
+# they are timed on the last S runs for each S in --sizes, and on all N within --limit.
+cand="$work/hist/$history.json"
+for size in $sizes $history; do
+  [ "$size" -le "$history" ] || continue
+  if [ "$size" -eq "$history" ]; then slite="$lite" spg="$pg"; else
+    slite="$work/last$size.sqlite" spg="$(pg_newdb "last$size")"
+    "$pperf" history record --db "$slite" $(seq -f "$work/hist/%g.json" $((history - size)) $((history - 1))) >/dev/null
+    "$pperf" history copy "$slite" "$spg" >/dev/null
+  fi
+  echo "on $size runs (median of $repeat; limit $limit s):"
+  for backend in sqlite postgresql; do
+    db="$slite"; [ "$backend" = postgresql ] && db="$spg"
+    echo "  $backend compare --against-history 30: $(median_time "$pperf" compare --against-history 30 --db "$db" "$cand")"
+    echo "  $backend history changes:             $(median_time "$pperf" history changes --db "$db")"
+  done
 done

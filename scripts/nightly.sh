@@ -8,11 +8,12 @@
 #   junit.xml            one testcase per pair, regressions as failures
 #   compare-<name>.json  compare's JSON
 # Exit code: pperf compare's (0 nothing regressed, 1 a regression or a missing/failed pair, 2 bad
-# input), the worst over the configs; 3 if a run could not finish.
+# input), the worst over the configs; 3 if a run could not finish or could not be recorded in the
+# history (pperf run's exit 5: its results file stands; `pperf history record` records it later).
 #
-# usage: scripts/nightly.sh [--db FILE] [--out-dir DIR] [--history-runs N] [--pperf BIN] CONFIG... [-- COMPARE-OPTIONS...]
-#   --db FILE          history database (default $PPERF_HISTORY, else results/history.sqlite); keep it
-#                      between runs (CI cache or artifact)
+# usage: scripts/nightly.sh [--db DB] [--out-dir DIR] [--history-runs N] [--pperf BIN] CONFIG... [-- COMPARE-OPTIONS...]
+#   --db DB            history database, a file or a postgresql:// URI (default $PPERF_HISTORY, else
+#                      results/history.sqlite); keep a file between runs (CI cache or artifact)
 #   --out-dir DIR      where the files go (default results/nightly)
 #   --history-runs N   compare against the last N runs (default 5); with fewer than 3 runs of a pair
 #                      it is undecided (exit 0: the first nights record, they do not alarm)
@@ -54,6 +55,7 @@ for config in "${configs[@]}"; do
     worst=3; continue
   fi
   [ "$code" -eq 3 ] && worst=3
+  [ "$code" -eq 5 ] && worst=3  # the history did not take the run (pperf run said why on stderr)
   "$pperf" compare --against-history "$runs" --db "$db" "$out/$name.json" --out "$out/compare-$name.json" \
     --markdown "$out/summary-$name.md" --junit "$out/junit-$name.xml" --html "$out/compare-$name.html" "${extra[@]}"
   code=$?

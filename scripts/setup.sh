@@ -13,7 +13,7 @@ packages=(
   nlohmann-json3-dev libfmt-dev libboost-program-options-dev zlib1g-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc libssl-dev iproute2
-  libsqlite3-dev
+  libsqlite3-dev libpq-dev
   dataset-fashion-mnist
   python3-grpcio python3-protobuf python3-torch python3-torchvision
 )

@@ -287,8 +287,8 @@ size_t terminal_columns(int fd) {
 
 void add_history_option(po::options_description& options) {
   options.add_options()("history", po::value<std::string>()->implicit_value(""),
-                        "record the finished run in the history database FILE (default $PPERF_HISTORY, else "
-                        "results/history.sqlite); PPERF_HISTORY set records too");
+                        "record the finished run in the history database DB, a file or a postgresql:// URI (default "
+                        "$PPERF_HISTORY, else results/history.sqlite); PPERF_HISTORY set records too");
 }
 
 std::vector<std::string> join_optional_value(const std::vector<std::string>& args, const std::string& flag) {
@@ -313,11 +313,27 @@ std::string history_path_from(const Parsed& parsed) {
   return env && *env ? env : "";
 }
 
-void record_in_history(const std::string& db, const std::string& results_path, const RunReport& report) {
-  History history(db, History::Mode::create);
-  const auto rec = history.record(read_text_file(results_path), report);
-  std::cout << "history: " << (rec.already ? "already recorded as run " : "recorded as run ") << rec.id << " in "
-            << history.path() << "\n";
+bool record_in_history(const std::string& db, const std::string& results_path, const RunReport& report) {
+  try {
+    History history(db, History::Mode::create);
+    const auto rec = history.record(read_text_file(results_path), report);
+    std::cout << "history: " << (rec.already ? "already recorded as run " : "recorded as run ") << rec.id << " in "
+              << history.path() << "\n";
+    return true;
+  } catch (const std::exception& e) {
+    std::cout << std::flush;
+    std::cerr << "history not recorded: " << e.what() << " (the results are in " << results_path
+              << "; record them later: pperf history record " << results_path << ")\n";
+    return false;
+  }
+}
+
+int record_and_trend(const std::string& db, const RunReport& report, const Outputs& outputs, const Finished& finished) {
+  const int code = finished.code;
+  if (db.empty() || !finished.written) return code;
+  if (!record_in_history(db, finished.json_path, report)) return code == kExitOk ? kExitHistoryNotRecorded : code;
+  write_trend_reports(report, outputs, db);
+  return code;
 }
 
 const std::atomic<bool>& install_stop_handlers(bool announce) {

@@ -25,6 +25,9 @@ namespace po = boost::program_options;
 // failure or interrupted. Mapped here for run and cost, by CompareReport::exit_code for compare,
 // and in main for exceptions (InputError 2, any other 3).
 constexpr int kExitOk = 0, kExitResultFailed = 1, kExitBadInput = 2, kExitRuntime = 3;
+/// `run`/`cost --history`: the results file is written but the history could not record it
+/// (the database went away mid-run); `pperf history record FILE` records it later.
+constexpr int kExitHistoryNotRecorded = 5;
 
 /// The exit code a finished run or cost earns: interrupted 3, else 1 if any result failed or is
 /// partial, or (`require_converged`) stopped before its CI reached the target, else 0.
@@ -139,7 +142,7 @@ Finished finish(RunReport& report, const RunSession& session, const Outputs& out
 /// the run's trends from it. Call after record_in_history. Does nothing without a database.
 void write_trend_reports(const RunReport& report, const Outputs& outputs, const std::string& history_db);
 
-/// `--history [FILE]`: record the finished run in the SQLite history (default FILE:
+/// `--history [DB]`: record the finished run in the history (a file or a postgresql:// URI) (default FILE:
 /// $PPERF_HISTORY, else results/history.sqlite). PPERF_HISTORY set also turns recording on.
 void add_history_option(po::options_description& options);
 
@@ -153,8 +156,13 @@ SessionRequest session_request(const Parsed& parsed);
 std::vector<std::string> join_optional_value(const std::vector<std::string>& args, const std::string& flag);
 /// The database to record in, or "" when recording is off.
 std::string history_path_from(const Parsed& parsed);
-/// Records the results file just written (its exact text) in the history; prints where.
-void record_in_history(const std::string& db, const std::string& results_path, const RunReport& report);
+/// Records the results file just written (its exact text) in the history; prints where. When the
+/// database cannot take it (a server stopped mid-run), says so on one stderr line ("history not
+/// recorded: ...") and returns false: the results file stands, to be recorded later.
+bool record_in_history(const std::string& db, const std::string& results_path, const RunReport& report);
+/// After `finish`: records the run when `db` is set, then writes the trend reports; the exit
+/// code, kExitHistoryNotRecorded where the run was otherwise a success and recording failed.
+int record_and_trend(const std::string& db, const RunReport& report, const Outputs& outputs, const Finished& finished);
 
 /// SIGINT/SIGTERM set the flag (first signal: finish the current step; second: default action).
 /// With `announce`, the first signal also says so on stderr.

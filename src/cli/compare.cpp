@@ -167,19 +167,20 @@ int command_compare(const std::vector<std::string>& args) {
                        fmt::format("expected only CANDIDATE.json (the baseline comes from the history), got {} file(s)", files.size()));
     candidate = file_side(files[0]);
     const std::string db = p.has("db") ? p.string("db") : default_history_path();
+    const std::string db_name = is_postgres_uri(db) ? redact_postgres_uri(db) : db;  // never a password
     std::string why;
     std::optional<CompareSide> pooled;
-    if (std::filesystem::exists(db)) {
+    if (History::exists(db)) {
       const History history(db, History::Mode::read);
       pooled = history_side(history, candidate, read_text_file(files[0]), n, min_runs, why);
     } else {  // the first night: no database yet is no history
-      why = fmt::format("not enough history: no history database at {} (need {} run(s))", db, min_runs);
+      why = fmt::format("not enough history: no history database at {} (need {} run(s))", db_name, min_runs);
     }
     if (!pooled) {
       if (p.has("require-history")) throw InputError("pperf compare", "--against-history", why + " (--require-history)");
       CompareReport empty;
       empty.candidate = std::move(candidate);
-      empty.baseline.file = db;
+      empty.baseline.file = db_name;
       empty.baseline.description = "no baseline";
       empty.options = copts;
       empty.notes.push_back(why + ": the candidate is recorded (or can be) and not compared tonight");

@@ -23,7 +23,7 @@ int command_cost(const std::vector<std::string>& args, const std::vector<std::st
   warn_if_prices_stale(config, out.quiet);  // after every input is known good: a mistake stays one line
   const std::string history = history_path_from(p);
   const Finished finished = finish(report, session, out);
-  if (!history.empty() && finished.written) record_in_history(history, finished.json_path, report);
+  if (!history.empty() && finished.written) return record_and_trend(history, report, out, finished);
   if (finished.written) write_trend_reports(report, out, history);
   return finished.code;
 }

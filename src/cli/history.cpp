@@ -1,4 +1,5 @@
-// `pperf history record|list|show|changes|mark`: the SQLite history of finished runs.
+// `pperf history record|list|show|changes|mark|copy`: the history of finished runs (a SQLite file or
+// a PostgreSQL database).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -16,7 +17,7 @@ namespace pperf::cli {
 namespace {
 
 const char* kHistoryUsage =
-    "usage: pperf history <subcommand> [--db FILE] ...\n"
+    "usage: pperf history <subcommand> [--db DB] ...\n"
     "  record RESULTS.json...            record results files written earlier\n"
     "  list [--config NAME] [--last N] [--json]\n"
     "                                    the recorded runs, oldest first\n"
@@ -25,11 +26,14 @@ const char* kHistoryUsage =
     "                                    price-table changes (their own event)\n"
     "  mark RUN_ID [--pair LABEL] [--note TEXT]\n"
     "                                    mark a known change by hand: it begins at RUN_ID\n"
-    "--db FILE: the database (default $PPERF_HISTORY, else results/history.sqlite).\n";
+    "  copy FROM TO                      copy every run and marked change point from one database to another\n"
+    "                                    (idempotent: what TO holds already is not doubled)\n"
+    "--db DB: the database, a file (SQLite) or a postgresql:// URI (default $PPERF_HISTORY, else\n"
+    "results/history.sqlite).\n";
 
 po::options_description common_options(const std::string& sub) {
   po::options_description o("pperf history " + sub + " options");
-  o.add_options()("help,h", "show this help")("db", po::value<std::string>(), "history database (default $PPERF_HISTORY, else results/history.sqlite)");
+  o.add_options()("help,h", "show this help")("db", po::value<std::string>(), "history database: a file or a postgresql:// URI (default $PPERF_HISTORY, else results/history.sqlite)");
   return o;
 }
 
@@ -250,6 +254,25 @@ int history_mark(const std::vector<std::string>& args) {
   return kExitOk;
 }
 
+int history_copy(const std::vector<std::string>& args) {
+  po::options_description options("pperf history copy options");
+  options.add_options()("help,h", "show this help")("from", po::value<std::string>()->required(), "FROM: the database to copy")(
+      "to", po::value<std::string>()->required(), "TO: the database to copy into (created when missing)");
+  po::positional_options_description positional;
+  positional.add("from", 1).add("to", 1);
+  Parsed p = parse("history copy", options, args, &positional);
+  if (p.help) return std::cout << options, kExitOk;
+  const History from(p.string("from"), History::Mode::read);
+  History to(p.string("to"), History::Mode::create);
+  if (from.path() == to.path())
+    throw InputError("pperf history copy", "TO", "is the same database as FROM (" + from.path() + ")");
+  const auto counts = to.copy_from(from);
+  std::cout << fmt::format("copied {} run(s) ({} already there) and {} marked change point(s) ({} already there) from {} to {}\n",
+                           counts.runs_copied, counts.runs_present, counts.marks_copied, counts.marks_present, from.path(),
+                           to.path());
+  return kExitOk;
+}
+
 }  // namespace
 
 int command_history(const std::vector<std::string>& args) {
@@ -261,9 +284,10 @@ int command_history(const std::vector<std::string>& args) {
   if (sub == "show") return history_show(rest);
   if (sub == "changes") return history_changes(rest);
   if (sub == "mark") return history_mark(rest);
+  if (sub == "copy") return history_copy(rest);
   if (sub == "--help" || sub == "-h" || sub == "help") return std::cout << kHistoryUsage, kExitOk;
   throw InputError("pperf history", "", "unknown subcommand '" + sub + "'" +
-                                            did_you_mean(sub, {"record", "list", "show", "changes", "mark"}));
+                                            did_you_mean(sub, {"record", "list", "show", "changes", "mark", "copy"}));
 }
 
 }  // namespace pperf::cli

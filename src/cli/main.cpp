@@ -46,7 +46,7 @@ const Command kCommands[] = {
      [](const Args& a, const Args&) { return pperf::cli::command_data_worker(a); }},
     {"compare", "compare two results files: per-pair verdicts, exit 1 on a regression",
      [](const Args& a, const Args&) { return pperf::cli::command_compare(a); }},
-    {"history", "record, list and show runs in the SQLite history",
+    {"history", "record, list, show and copy runs in the history (SQLite file or PostgreSQL)",
      [](const Args& a, const Args&) { return pperf::cli::command_history(a); }},
     {"export", "a results file in another format: console, CSV, HTML, Markdown, Google Benchmark JSON",
      [](const Args& a, const Args&) { return pperf::cli::command_export(a); }},

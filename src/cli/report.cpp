@@ -22,7 +22,7 @@ std::vector<TrendSeries> history_trends(const std::string& db, const RunReport& 
   const auto runs = history.list(run.config_name, std::nullopt, fingerprint, true);
   const std::string own = sha256_hex(run_text);
   const bool recorded = std::any_of(runs.begin(), runs.end(), [&](const HistoryRun& r) { return r.results_sha256 == own; });
-  note = fmt::format("{} complete run(s) of '{}' on host {} in {}{}.", runs.size(), run.config_name, fingerprint, db,
+  note = fmt::format("{} complete run(s) of '{}' on host {} in {}{}.", runs.size(), run.config_name, fingerprint, history.path(),
                      recorded ? " (this run among them)" : ", plus this run");
   std::vector<TrendSeries> out;
   for (auto& [key, points] : history.series(run.config_name, fingerprint)) {

@@ -180,7 +180,7 @@ int command_run(const std::vector<std::string>& args, const std::vector<std::str
   report.status = overall_status(report.results, stop_requested);
   const Finished finished = finish(report, session, out, p.has("require-converged"));
   if (launcher_store) launcher_store->publish_exit_code(finished.code, 60);
-  if (!history.empty() && finished.written) record_in_history(history, finished.json_path, report);
+  if (!history.empty() && finished.written) return record_and_trend(history, report, out, finished);
   if (finished.written) write_trend_reports(report, out, history);
   return finished.code;
 }

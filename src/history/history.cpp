@@ -1,6 +1,5 @@
 #include "src/history/history.h"
 
-#include <sqlite3.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -24,174 +23,24 @@ namespace pperf {
 
 namespace {
 
-// Each step takes the schema from version i to i + 1; user_version is set after it. Steps are
-// only ever appended: a database made by an older pperf is migrated forward on open.
-const char* const kMigrations[] = {
-    // 0 -> 1: runs and their results.
-    R"sql(
-CREATE TABLE runs (
-  id                INTEGER PRIMARY KEY AUTOINCREMENT,
-  recorded_at       TEXT NOT NULL,
-  started_at        TEXT NOT NULL,
-  finished_at       TEXT,
-  config_name       TEXT NOT NULL,
-  config_path       TEXT NOT NULL,
-  config_sha256     TEXT NOT NULL,
-  git_sha           TEXT NOT NULL,
-  tool_version      TEXT NOT NULL,
-  command           TEXT NOT NULL,
-  status            TEXT NOT NULL,
-  host_fingerprint  TEXT NOT NULL,
-  hostname          TEXT NOT NULL,
-  cpu_model         TEXT NOT NULL,
-  logical_cpus      INTEGER,
-  pricing_table     TEXT NOT NULL,
-  pricing_retrieved TEXT NOT NULL,
-  currency          TEXT NOT NULL,
-  results_sha256    TEXT NOT NULL UNIQUE,
-  results_json      TEXT NOT NULL
-);
-CREATE INDEX runs_by_config ON runs(config_name, host_fingerprint, started_at);
-CREATE TABLE results (
-  run_id          INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
-  idx             INTEGER NOT NULL,
-  workload        TEXT NOT NULL,
-  preset          TEXT NOT NULL,
-  batch_size      INTEGER NOT NULL,
-  configuration   TEXT NOT NULL,
-  baseline        INTEGER NOT NULL,
-  measured        INTEGER NOT NULL,
-  status          TEXT NOT NULL,
-  median_ms       REAL,
-  ci95_lo_ms      REAL,
-  ci95_hi_ms      REAL,
-  n               INTEGER NOT NULL,
-  usd_per_hour    REAL,
-  usd_per_step    REAL,
-  samples_per_s   REAL,
-  improvement_pct REAL,
-  PRIMARY KEY (run_id, idx)
-);
-CREATE INDEX results_by_pair ON results(workload, preset, batch_size, configuration);
-)sql",
-    // 1 -> 2: change points, detected or marked by hand.
-    R"sql(
-CREATE TABLE change_points (
-  id               INTEGER PRIMARY KEY AUTOINCREMENT,
-  config_name      TEXT NOT NULL,
-  host_fingerprint TEXT NOT NULL,
-  workload         TEXT NOT NULL,
-  preset           TEXT NOT NULL,
-  batch_size       INTEGER NOT NULL,
-  configuration    TEXT NOT NULL,
-  metric           TEXT NOT NULL,
-  run_id           INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
-  before           REAL,
-  after            REAL,
-  source           TEXT NOT NULL CHECK (source IN ('detected', 'marked')),
-  note             TEXT NOT NULL DEFAULT '',
-  created_at       TEXT NOT NULL
-);
-CREATE INDEX change_points_by_config ON change_points(config_name, host_fingerprint);
-)sql",
-    // 2 -> 3: the price table's identity per run (with pricing_table: name, file sha256, publication date).
-    R"sql(
-ALTER TABLE runs ADD COLUMN pricing_sha256 TEXT NOT NULL DEFAULT '';
-ALTER TABLE runs ADD COLUMN pricing_published TEXT NOT NULL DEFAULT '';
-)sql",
-};
-constexpr int kMigrationCount = sizeof(kMigrations) / sizeof(kMigrations[0]);
-static_assert(kMigrationCount == kHistorySchemaVersion, "one migration per schema version");
-
-
-/// A prepared statement that finalizes itself; errors name the database.
-class Statement {
- public:
-  Statement(sqlite3* db, const std::string& path, const char* sql) : db_(db), path_(path) {
-    if (sqlite3_prepare_v2(db, sql, -1, &stmt_, nullptr) != SQLITE_OK) fail("prepare");
-  }
-  ~Statement() { sqlite3_finalize(stmt_); }
-  Statement& bind(int i, const std::string& v) {
-    check(sqlite3_bind_text(stmt_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT));
-    return *this;
-  }
-  Statement& bind(int i, int64_t v) { return check(sqlite3_bind_int64(stmt_, i, v)), *this; }
-  Statement& bind(int i, const std::optional<double>& v) {
-    check(v ? sqlite3_bind_double(stmt_, i, *v) : sqlite3_bind_null(stmt_, i));
-    return *this;
-  }
-  /// true while there is a row.
-  bool step() {
-    const int rc = sqlite3_step(stmt_);
-    if (rc == SQLITE_ROW) return true;
-    if (rc == SQLITE_DONE) return false;
-    fail("step");
-  }
-  void run() {
-    while (step()) {
-    }
-  }
-  /// Ready to bind and run again.
-  void reset() {
-    sqlite3_reset(stmt_);
-    sqlite3_clear_bindings(stmt_);
-  }
-  std::string text(int col) const {
-    const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(stmt_, col));
-    return p ? std::string(p, static_cast<size_t>(sqlite3_column_bytes(stmt_, col))) : std::string();
-  }
-  int64_t integer(int col) const { return sqlite3_column_int64(stmt_, col); }
-  std::optional<double> real(int col) const {
-    if (sqlite3_column_type(stmt_, col) == SQLITE_NULL) return std::nullopt;
-    return sqlite3_column_double(stmt_, col);
-  }
-
- private:
-  void check(int rc) {
-    if (rc != SQLITE_OK) fail("bind");
-  }
-  [[noreturn]] void fail(const char* what) const {
-    throw std::runtime_error(fmt::format("{}: {}: {}", path_, what, sqlite3_errmsg(db_)));
-  }
-  sqlite3* db_;
-  std::string path_;
-  sqlite3_stmt* stmt_ = nullptr;
-};
-
-void exec(sqlite3* db, const std::string& path, const std::string& sql) {
-  char* error = nullptr;
-  if (sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &error) != SQLITE_OK) {
-    std::string message = error ? error : sqlite3_errmsg(db);
-    sqlite3_free(error);
-    throw std::runtime_error(path + ": " + message);
-  }
-}
-
-int user_version(sqlite3* db, const std::string& path) {
-  Statement s(db, path, "PRAGMA user_version");
-  s.step();
-  return static_cast<int>(s.integer(0));
-}
-
-/// BEGIN IMMEDIATE ... COMMIT, rolled back when the scope is left by an exception.
+/// BEGIN ... COMMIT, rolled back when the scope is left by an exception.
 class Transaction {
  public:
-  Transaction(sqlite3* db, const std::string& path) : db_(db), path_(path) { exec(db, path, "BEGIN IMMEDIATE"); }
+  Transaction(HistoryBackend& db, bool writer) : db_(db) { db_.begin(writer); }
   ~Transaction() {
-    if (!done_) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+    if (!done_) db_.rollback();
   }
   void commit() {
-    exec(db_, path_, "COMMIT");
+    db_.commit();
     done_ = true;
   }
 
  private:
-  sqlite3* db_;
-  std::string path_;
+  HistoryBackend& db_;
   bool done_ = false;
 };
 
-HistoryRun read_run(const Statement& s) {
+HistoryRun read_run(const SqlRow& s) {
   HistoryRun r;
   r.id = s.integer(0);
   r.recorded_at = s.text(1);
@@ -270,111 +119,198 @@ std::string PairKey::label() const {
 }
 PairKey pair_key(const Result& r) { return {r.workload, r.preset, r.batch_size, r.configuration}; }
 
-History::History(const std::string& path, Mode mode, int target_version) : path_(path) {
-  namespace fs = std::filesystem;
-  if (mode == Mode::read && !fs::exists(path))
-    throw InputError(path, "", "no history database here (record a run first: `pperf history record` or `pperf run --history`)");
-  if (mode == Mode::create && fs::path(path).has_parent_path()) fs::create_directories(fs::path(path).parent_path());
-  const int flags = SQLITE_OPEN_READWRITE | (mode == Mode::create ? SQLITE_OPEN_CREATE : 0) | SQLITE_OPEN_FULLMUTEX;
-  if (sqlite3_open_v2(path.c_str(), &db_, flags, nullptr) != SQLITE_OK) {
-    const std::string message = db_ ? sqlite3_errmsg(db_) : "cannot open";
-    sqlite3_close(db_);
-    db_ = nullptr;
-    throw InputError(path, "", "cannot open the history database: " + message);
+std::string SqlRow::text(size_t i) const {
+  const SqlCell& c = cells.at(i);
+  if (const auto* s = std::get_if<std::string>(&c)) return *s;
+  if (const auto* n = std::get_if<int64_t>(&c)) return std::to_string(*n);
+  if (const auto* d = std::get_if<double>(&c)) return fmt::format("{}", *d);
+  return {};
+}
+int64_t SqlRow::integer(size_t i) const {
+  const SqlCell& c = cells.at(i);
+  if (const auto* n = std::get_if<int64_t>(&c)) return *n;
+  if (const auto* s = std::get_if<std::string>(&c)) return std::strtoll(s->c_str(), nullptr, 10);
+  if (const auto* d = std::get_if<double>(&c)) return static_cast<int64_t>(*d);
+  return 0;
+}
+std::optional<double> SqlRow::real(size_t i) const {
+  const SqlCell& c = cells.at(i);
+  if (const auto* d = std::get_if<double>(&c)) return *d;
+  if (const auto* n = std::get_if<int64_t>(&c)) return static_cast<double>(*n);
+  if (const auto* s = std::get_if<std::string>(&c)) return std::strtod(s->c_str(), nullptr);
+  return std::nullopt;
+}
+
+bool is_postgres_uri(const std::string& db) { return db.rfind("postgresql://", 0) == 0 || db.rfind("postgres://", 0) == 0; }
+
+std::string redact_postgres_uri(const std::string& uri) {
+  const size_t scheme_end = uri.find("://") + 3;
+  std::string rest = uri.substr(scheme_end);
+  rest = rest.substr(0, rest.find('?'));
+  const size_t slash = rest.find('/');
+  std::string authority = rest.substr(0, slash), path = slash == std::string::npos ? "" : rest.substr(slash);
+  std::string user;
+  if (const size_t at = authority.rfind('@'); at != std::string::npos) {
+    user = authority.substr(0, at);
+    user = user.substr(0, user.find(':'));  // the password never leaves here
+    authority = authority.substr(at + 1);
   }
-  try {
-    sqlite3_busy_timeout(db_, 60000);
-    int version;
-    try {
-      exec(db_, path_, "PRAGMA foreign_keys = ON");
-      version = user_version(db_, path_);
-      Statement tables(db_, path_, "SELECT count(*) FROM sqlite_master");
-      tables.step();
-      if (version == 0 && tables.integer(0) > 0)
-        throw InputError(path, "", "not a pperf history database (it has tables but no pperf schema version)");
-    } catch (const std::runtime_error& e) {
-      if (dynamic_cast<const InputError*>(&e)) throw;
-      throw InputError(path, "", std::string("not a pperf history database: ") + sqlite3_errmsg(db_));
+  return "postgresql://" + (user.empty() ? "" : user + "@") + authority + path;
+}
+
+namespace {
+std::unique_ptr<HistoryBackend> open_backend(const std::string& db, bool create) {
+  if (is_postgres_uri(db)) return open_postgres_backend(db);
+  return open_sqlite_backend(db, create);
+}
+}  // namespace
+
+History::History(const std::string& path, Mode mode, int target_version) : db_(open_backend(path, mode == Mode::create)) {
+  path_ = db_->name();
+  int version = db_->schema_version();
+  if (version > kHistorySchemaVersion)
+    throw InputError(path_, "", fmt::format("history schema version {} is newer than this pperf reads ({}): "
+                                            "use a newer pperf", version, kHistorySchemaVersion));
+  if (version == 0 && mode == Mode::read && std::string(db_->kind()) == "postgresql")
+    throw InputError(path_, "", "no pperf history in this database (record a run first: `pperf history record` or `pperf run --history`)");
+  if (version < target_version) {
+    Transaction t(*db_, true);
+    db_->lock_schema();
+    version = db_->schema_version();  // another process may have migrated meanwhile
+    for (int v = version; v < target_version; ++v) {
+      db_->exec(db_->migration(v));
+      db_->set_schema_version(v + 1);
     }
-    if (version > kHistorySchemaVersion)
-      throw InputError(path, "", fmt::format("history schema version {} is newer than this pperf reads ({}): "
-                                             "use a newer pperf", version, kHistorySchemaVersion));
-    // WAL: readers never block the writer and a writer never blocks readers; a second writer
-    // waits (busy timeout) instead of failing.
-    exec(db_, path_, "PRAGMA journal_mode = WAL");
-    exec(db_, path_, "PRAGMA synchronous = NORMAL");
-    if (version < target_version) {
-      Transaction t(db_, path_);
-      version = user_version(db_, path_);  // another process may have migrated meanwhile
-      for (int v = version; v < target_version; ++v) {
-        exec(db_, path_, kMigrations[v]);
-        exec(db_, path_, fmt::format("PRAGMA user_version = {}", v + 1));
-      }
-      t.commit();
-    }
-  } catch (...) {
-    sqlite3_close(db_);
-    db_ = nullptr;
-    throw;
+    t.commit();
   }
 }
 
-History::~History() {
-  if (db_) sqlite3_close(db_);
+History::~History() = default;
+
+bool History::exists(const std::string& db) {
+  if (!is_postgres_uri(db)) return std::filesystem::exists(db);
+  auto backend = open_postgres_backend(db);
+  return backend->schema_version() > 0;
 }
 
-int History::schema_version() const { return user_version(db_, path_); }
+const char* History::backend_kind() const { return db_->kind(); }
+
+int History::schema_version() const { return db_->schema_version(); }
 
 History::Recorded History::record(const std::string& text, const RunReport& report) {
-  const std::string sha = sha256_hex(text);
-  Transaction t(db_, path_);
+  RunRow row;
+  const auto& host = report.host;
+  row.recorded_at = utc_timestamp();
+  row.started_at = report.started_at;
+  if (!report.finished_at.empty()) row.finished_at = report.finished_at;
+  row.config_name = report.config_name;
+  row.config_path = report.config_path;
+  row.config_sha256 = report.config_sha256;
+  row.git_sha = report.git_sha;
+  row.tool_version = report.tool_version;
+  row.command = report.command;
+  row.status = to_string(report.status);
+  row.host_fingerprint = host_fingerprint(host);
+  row.hostname = host_fact(host, {"hostname"});
+  row.cpu_model = host_fact(host, {"cpu_model"});
+  if (host.is_object() && host.contains("logical_cpus") && host["logical_cpus"].is_number_integer())
+    row.logical_cpus = host["logical_cpus"].get<int64_t>();
+  row.pricing_table = report.pricing_table;
+  row.pricing_retrieved = report.pricing_retrieved;
+  row.currency = report.pricing_currency;
+  row.pricing_sha256 = report.pricing_sha256;
+  row.pricing_published = report.pricing_published;
+  row.results_json = text;
+  for (size_t i = 0; i < report.results.size(); ++i) {
+    const Result& r = report.results[i];
+    ResultRow out;
+    out.workload = r.workload;
+    out.preset = r.preset;
+    out.batch_size = r.batch_size;
+    out.configuration = r.configuration;
+    out.baseline = r.baseline;
+    out.measured = r.measured;
+    out.status = to_string(r.status);
+    if (r.step) out.median_ms = r.step->median_ms;
+    if (r.step && r.step->ci95_ms) out.ci95_lo_ms = (*r.step->ci95_ms)[0], out.ci95_hi_ms = (*r.step->ci95_ms)[1];
+    out.n = static_cast<int64_t>(r.measurement ? r.measurement->step_ms.size() : 0);
+    if (r.cost) out.usd_per_hour = r.cost->usd_per_hour, out.usd_per_step = r.cost->usd_per_step;
+    out.samples_per_s = r.samples_per_s;
+    out.improvement_pct = r.comparison.improvement_pct;
+    if (r.step) {
+      out.mean_ms = r.step->mean_ms;
+      if (r.step->mean_ci95_ms) out.mean_ci95_lo_ms = (*r.step->mean_ci95_ms)[0], out.mean_ci95_hi_ms = (*r.step->mean_ci95_ms)[1];
+    }
+    if (r.cost && r.cost->usd_per_step_ci95)
+      out.usd_per_step_ci95_lo = (*r.cost->usd_per_step_ci95)[0], out.usd_per_step_ci95_hi = (*r.cost->usd_per_step_ci95)[1];
+    if (r.decision) out.decision = to_string(r.decision->verdict);
+    row.results.push_back(out);
+  }
+  return insert(row);
+}
+
+namespace {
+SqlParam opt(const std::optional<double>& v) { return v ? SqlParam(*v) : SqlParam(nullptr); }
+SqlParam opt(const std::optional<int64_t>& v) { return v ? SqlParam(*v) : SqlParam(nullptr); }
+SqlParam opt(const std::optional<std::string>& v) { return v ? SqlParam(*v) : SqlParam(nullptr); }
+}  // namespace
+
+History::Recorded History::insert(const RunRow& row) {
+  const std::string sha = sha256_hex(row.results_json);
+  Transaction t(*db_, true);
   {
-    Statement existing(db_, path_, "SELECT id FROM runs WHERE results_sha256 = ?");
-    existing.bind(1, sha);
-    if (existing.step()) return {existing.integer(0), true};
+    const auto existing = db_->query("SELECT id FROM runs WHERE results_sha256 = $1", {sha});
+    if (!existing.empty()) return {existing[0].integer(0), true};
   }
   // A database kept at an older schema (tests make one) has no table-identity columns.
   const bool table_identity = schema_version() >= 3;
-  Statement insert(db_, path_,
-                   table_identity
-                       ? "INSERT INTO runs (recorded_at, started_at, finished_at, config_name, config_path, config_sha256, "
-                         "git_sha, tool_version, command, status, host_fingerprint, hostname, cpu_model, logical_cpus, "
-                         "pricing_table, pricing_retrieved, currency, results_sha256, results_json, pricing_sha256, "
-                         "pricing_published) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-                       : "INSERT INTO runs (recorded_at, started_at, finished_at, config_name, config_path, config_sha256, "
-                         "git_sha, tool_version, command, status, host_fingerprint, hostname, cpu_model, logical_cpus, "
-                         "pricing_table, pricing_retrieved, currency, results_sha256, results_json) "
-                         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
-  const auto& host = report.host;
-  insert.bind(1, utc_timestamp()).bind(2, report.started_at).bind(4, report.config_name).bind(5, report.config_path);
-  if (!report.finished_at.empty()) insert.bind(3, report.finished_at);
-  insert.bind(6, report.config_sha256).bind(7, report.git_sha).bind(8, report.tool_version).bind(9, report.command);
-  insert.bind(10, to_string(report.status)).bind(11, host_fingerprint(host)).bind(12, host_fact(host, {"hostname"}));
-  insert.bind(13, host_fact(host, {"cpu_model"}));
-  if (host.is_object() && host.contains("logical_cpus") && host["logical_cpus"].is_number_integer())
-    insert.bind(14, host["logical_cpus"].get<int64_t>());
-  insert.bind(15, report.pricing_table).bind(16, report.pricing_retrieved).bind(17, report.pricing_currency);
-  insert.bind(18, sha).bind(19, text);
-  if (table_identity) insert.bind(20, report.pricing_sha256).bind(21, report.pricing_published);
-  insert.run();
-  const int64_t id = sqlite3_last_insert_rowid(db_);
-  Statement result(db_, path_,
-                   "INSERT INTO results (run_id, idx, workload, preset, batch_size, configuration, baseline, measured, "
-                   "status, median_ms, ci95_lo_ms, ci95_hi_ms, n, usd_per_hour, usd_per_step, samples_per_s, "
-                   "improvement_pct) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
-  for (size_t i = 0; i < report.results.size(); ++i) {
-    const Result& r = report.results[i];
-    std::optional<double> median, lo, hi, uph, ups;
-    if (r.step) median = r.step->median_ms;
-    if (r.step && r.step->ci95_ms) lo = (*r.step->ci95_ms)[0], hi = (*r.step->ci95_ms)[1];
-    if (r.cost) uph = r.cost->usd_per_hour, ups = r.cost->usd_per_step;
-    result.bind(1, id).bind(2, static_cast<int64_t>(i)).bind(3, r.workload).bind(4, r.preset).bind(5, r.batch_size);
-    result.bind(6, r.configuration).bind(7, int64_t{r.baseline}).bind(8, int64_t{r.measured}).bind(9, to_string(r.status));
-    result.bind(10, median).bind(11, lo).bind(12, hi);
-    result.bind(13, static_cast<int64_t>(r.measurement ? r.measurement->step_ms.size() : 0));
-    result.bind(14, uph).bind(15, ups).bind(16, r.samples_per_s).bind(17, r.comparison.improvement_pct);
-    result.run();
-    result.reset();
+  std::vector<SqlParam> params = {row.recorded_at, row.started_at, opt(row.finished_at), row.config_name, row.config_path,
+                                  row.config_sha256, row.git_sha, row.tool_version, row.command, row.status,
+                                  row.host_fingerprint, row.hostname, row.cpu_model, opt(row.logical_cpus),
+                                  row.pricing_table, row.pricing_retrieved, row.currency, sha, row.results_json};
+  if (table_identity) params.push_back(row.pricing_sha256), params.push_back(row.pricing_published);
+  // Two recorders of one file at once: the second waits for the first's commit (the unique key
+  // on results_sha256), inserts nothing, and is told the first run's id.
+  const auto inserted = db_->query(
+      table_identity
+          ? "INSERT INTO runs (recorded_at, started_at, finished_at, config_name, config_path, config_sha256, "
+            "git_sha, tool_version, command, status, host_fingerprint, hostname, cpu_model, logical_cpus, "
+            "pricing_table, pricing_retrieved, currency, results_sha256, results_json, pricing_sha256, "
+            "pricing_published) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, "
+            "$18, $19, $20, $21) ON CONFLICT (results_sha256) DO NOTHING RETURNING id"
+          : "INSERT INTO runs (recorded_at, started_at, finished_at, config_name, config_path, config_sha256, "
+            "git_sha, tool_version, command, status, host_fingerprint, hostname, cpu_model, logical_cpus, "
+            "pricing_table, pricing_retrieved, currency, results_sha256, results_json) "
+            "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19) "
+            "ON CONFLICT (results_sha256) DO NOTHING RETURNING id",
+      params);
+  if (inserted.empty()) {
+    const auto existing = db_->query("SELECT id FROM runs WHERE results_sha256 = $1", {sha});
+    if (existing.empty()) throw std::runtime_error(path_ + ": the run vanished while it was recorded");
+    return {existing[0].integer(0), true};
+  }
+  const int64_t id = inserted[0].integer(0);
+  const bool dashboard_columns = schema_version() >= 4;
+  for (size_t i = 0; i < row.results.size(); ++i) {
+    const ResultRow& r = row.results[i];
+    std::vector<SqlParam> values = {id, static_cast<int64_t>(i), r.workload, r.preset, r.batch_size, r.configuration,
+                                    int64_t{r.baseline}, int64_t{r.measured}, r.status, opt(r.median_ms), opt(r.ci95_lo_ms),
+                                    opt(r.ci95_hi_ms), r.n, opt(r.usd_per_hour), opt(r.usd_per_step), opt(r.samples_per_s),
+                                    opt(r.improvement_pct)};
+    if (dashboard_columns)
+      for (const SqlParam& v : {opt(r.mean_ms), opt(r.mean_ci95_lo_ms), opt(r.mean_ci95_hi_ms), opt(r.usd_per_step_ci95_lo),
+                                opt(r.usd_per_step_ci95_hi), opt(r.decision)})
+        values.push_back(v);
+    db_->query(dashboard_columns
+                   ? "INSERT INTO results (run_id, idx, workload, preset, batch_size, configuration, baseline, measured, "
+                     "status, median_ms, ci95_lo_ms, ci95_hi_ms, n, usd_per_hour, usd_per_step, samples_per_s, "
+                     "improvement_pct, mean_ms, mean_ci95_lo_ms, mean_ci95_hi_ms, usd_per_step_ci95_lo, usd_per_step_ci95_hi, "
+                     "decision) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, "
+                     "$20, $21, $22, $23)"
+                   : "INSERT INTO results (run_id, idx, workload, preset, batch_size, configuration, baseline, measured, "
+                     "status, median_ms, ci95_lo_ms, ci95_hi_ms, n, usd_per_hour, usd_per_step, samples_per_s, "
+                     "improvement_pct) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)",
+               values);
   }
   // Tests stop a recorder here, inside the transaction, to show a killed run leaves nothing.
   if (const char* pause = std::getenv("PPERF_HISTORY_TEST_PAUSE_BEFORE_COMMIT_S")) {
@@ -387,46 +323,41 @@ History::Recorded History::record(const std::string& text, const RunReport& repo
 
 std::vector<HistoryRun> History::list(const std::optional<std::string>& config_name, std::optional<int64_t> last,
                                       const std::optional<std::string>& fingerprint, bool complete_only) const {
-  std::string sql = std::string(kRunColumns) + " WHERE (?1 IS NULL OR config_name = ?1) AND (?2 IS NULL OR "
-                    "host_fingerprint = ?2) AND (?3 = 0 OR status = 'complete') ORDER BY started_at DESC, id DESC";
-  if (last) sql += " LIMIT ?4";
-  Statement s(db_, path_, sql.c_str());
-  if (config_name) s.bind(1, *config_name);
-  if (fingerprint) s.bind(2, *fingerprint);
-  s.bind(3, int64_t{complete_only});
-  if (last) s.bind(4, *last);
+  std::string sql = std::string(kRunColumns) +
+                    " WHERE (CAST($1 AS TEXT) IS NULL OR config_name = CAST($1 AS TEXT)) AND (CAST($2 AS TEXT) IS NULL OR "
+                    "host_fingerprint = CAST($2 AS TEXT)) AND ($3 = 0 OR status = 'complete') ORDER BY started_at DESC, id DESC";
+  std::vector<SqlParam> params = {opt(config_name), opt(fingerprint), int64_t{complete_only}};
+  if (last) sql += " LIMIT $4", params.push_back(*last);
   std::vector<HistoryRun> out;
-  while (s.step()) out.push_back(read_run(s));
+  for (const auto& row : db_->query(sql, params)) out.push_back(read_run(row));
   std::reverse(out.begin(), out.end());
   return out;
 }
 
 std::optional<HistoryRun> History::run(int64_t id) const {
-  Statement s(db_, path_, (std::string(kRunColumns) + " WHERE id = ?").c_str());
-  s.bind(1, id);
-  if (!s.step()) return std::nullopt;
-  return read_run(s);
+  const auto rows = db_->query(std::string(kRunColumns) + " WHERE id = $1", {id});
+  if (rows.empty()) return std::nullopt;
+  return read_run(rows[0]);
 }
 
 std::optional<std::string> History::results_text(int64_t id) const {
-  Statement s(db_, path_, "SELECT results_json FROM runs WHERE id = ?");
-  s.bind(1, id);
-  if (!s.step()) return std::nullopt;
-  return s.text(0);
+  const auto rows = db_->query("SELECT results_json FROM runs WHERE id = $1", {id});
+  if (rows.empty()) return std::nullopt;
+  return rows[0].text(0);
 }
 
 std::vector<std::pair<PairKey, std::vector<SeriesPoint>>> History::series(const std::string& config_name,
                                                                           const std::string& fingerprint) const {
-  Statement s(db_, path_,
-              "SELECT r.run_id, runs.started_at, runs.git_sha, r.workload, r.preset, r.batch_size, r.configuration, "
-              "r.median_ms, r.usd_per_step, runs.pricing_table, runs.pricing_sha256, runs.pricing_published, "
-              "runs.pricing_retrieved FROM results r JOIN runs ON runs.id = r.run_id "
-              "WHERE runs.config_name = ? AND runs.host_fingerprint = ? AND runs.status = 'complete' "
-              "AND r.status = 'ok' AND r.median_ms IS NOT NULL ORDER BY runs.started_at, runs.id, r.idx");
-  s.bind(1, config_name).bind(2, fingerprint);
+  const auto rows = db_->query(
+      "SELECT r.run_id, runs.started_at, runs.git_sha, r.workload, r.preset, r.batch_size, r.configuration, "
+      "r.median_ms, r.usd_per_step, runs.pricing_table, runs.pricing_sha256, runs.pricing_published, "
+      "runs.pricing_retrieved FROM results r JOIN runs ON runs.id = r.run_id "
+      "WHERE runs.config_name = $1 AND runs.host_fingerprint = $2 AND runs.status = 'complete' "
+      "AND r.status = 'ok' AND r.median_ms IS NOT NULL ORDER BY runs.started_at, runs.id, r.idx",
+      {config_name, fingerprint});
   std::vector<std::pair<PairKey, std::vector<SeriesPoint>>> out;
   std::map<PairKey, size_t> index;
-  while (s.step()) {
+  for (const auto& s : rows) {
     PairKey key{s.text(3), s.text(4), s.integer(5), s.text(6)};
     auto it = index.find(key);
     if (it == index.end()) {
@@ -442,66 +373,56 @@ std::vector<std::pair<PairKey, std::vector<SeriesPoint>>> History::series(const 
 }
 
 std::vector<std::string> History::fingerprints(const std::string& config_name) const {
-  Statement s(db_, path_,
-              "SELECT host_fingerprint FROM runs WHERE config_name = ? GROUP BY host_fingerprint ORDER BY min(id)");
-  s.bind(1, config_name);
   std::vector<std::string> out;
-  while (s.step()) out.push_back(s.text(0));
+  for (const auto& row : db_->query("SELECT host_fingerprint FROM runs WHERE config_name = $1 GROUP BY host_fingerprint ORDER BY min(id)",
+                                    {config_name}))
+    out.push_back(row.text(0));
   return out;
 }
 
 std::vector<std::string> History::config_names() const {
-  Statement s(db_, path_, "SELECT config_name FROM runs GROUP BY config_name ORDER BY min(id)");
   std::vector<std::string> out;
-  while (s.step()) out.push_back(s.text(0));
+  for (const auto& row : db_->query("SELECT config_name FROM runs GROUP BY config_name ORDER BY min(id)", {}))
+    out.push_back(row.text(0));
   return out;
 }
 
+namespace {
+const char* kInsertChangePoint =
+    "INSERT INTO change_points (config_name, host_fingerprint, workload, preset, batch_size, configuration, "
+    "metric, run_id, before, after, source, note, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)";
+}  // namespace
+
 void History::store_detected(const std::string& config_name, const std::string& fingerprint,
                              const std::vector<StoredChangePoint>& detected) {
-  Transaction t(db_, path_);
-  Statement del(db_, path_,
-                "DELETE FROM change_points WHERE config_name = ? AND host_fingerprint = ? AND source = 'detected'");
-  del.bind(1, config_name).bind(2, fingerprint);
-  del.run();
-  Statement ins(db_, path_,
-                "INSERT INTO change_points (config_name, host_fingerprint, workload, preset, batch_size, configuration, "
-                "metric, run_id, before, after, source, note, created_at) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'detected', ?, ?)");
+  Transaction t(*db_, true);
+  db_->query("DELETE FROM change_points WHERE config_name = $1 AND host_fingerprint = $2 AND source = 'detected'",
+             {config_name, fingerprint});
   const std::string now = utc_timestamp();
-  for (const auto& c : detected) {
-    ins.bind(1, config_name).bind(2, fingerprint).bind(3, c.pair.workload).bind(4, c.pair.preset);
-    ins.bind(5, c.pair.batch_size).bind(6, c.pair.configuration).bind(7, c.metric).bind(8, c.run_id);
-    ins.bind(9, c.before).bind(10, c.after).bind(11, c.note).bind(12, now);
-    ins.run();
-    ins.reset();
-  }
+  for (const auto& c : detected)
+    db_->query(kInsertChangePoint, {config_name, fingerprint, c.pair.workload, c.pair.preset, c.pair.batch_size,
+                                    c.pair.configuration, c.metric, c.run_id, opt(c.before), opt(c.after),
+                                    std::string("detected"), c.note, now});
   t.commit();
 }
 
 void History::mark(const StoredChangePoint& c) {
-  Transaction t(db_, path_);
-  Statement ins(db_, path_,
-                "INSERT INTO change_points (config_name, host_fingerprint, workload, preset, batch_size, configuration, "
-                "metric, run_id, before, after, source, note, created_at) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL, 'marked', ?, ?)");
-  ins.bind(1, c.config_name).bind(2, c.host_fingerprint).bind(3, c.pair.workload).bind(4, c.pair.preset);
-  ins.bind(5, c.pair.batch_size).bind(6, c.pair.configuration).bind(7, c.metric).bind(8, c.run_id);
-  ins.bind(9, c.note).bind(10, utc_timestamp());
-  ins.run();
+  Transaction t(*db_, true);
+  db_->query(kInsertChangePoint, {c.config_name, c.host_fingerprint, c.pair.workload, c.pair.preset, c.pair.batch_size,
+                                  c.pair.configuration, c.metric, c.run_id, nullptr, nullptr, std::string("marked"), c.note,
+                                  utc_timestamp()});
   t.commit();
 }
 
 std::vector<StoredChangePoint> History::change_points(const std::string& config_name,
                                                       const std::optional<std::string>& fingerprint) const {
-  Statement s(db_, path_,
-              "SELECT c.run_id, c.config_name, c.host_fingerprint, c.metric, c.workload, c.preset, c.batch_size, "
-              "c.configuration, c.before, c.after, c.source, c.note FROM change_points c JOIN runs ON runs.id = c.run_id "
-              "WHERE c.config_name = ?1 AND (?2 IS NULL OR c.host_fingerprint = ?2) ORDER BY runs.started_at, c.id");
-  s.bind(1, config_name);
-  if (fingerprint) s.bind(2, *fingerprint);
   std::vector<StoredChangePoint> out;
-  while (s.step()) {
+  for (const auto& s : db_->query(
+           "SELECT c.run_id, c.config_name, c.host_fingerprint, c.metric, c.workload, c.preset, c.batch_size, "
+           "c.configuration, c.before, c.after, c.source, c.note FROM change_points c JOIN runs ON runs.id = c.run_id "
+           "WHERE c.config_name = $1 AND (CAST($2 AS TEXT) IS NULL OR c.host_fingerprint = CAST($2 AS TEXT)) "
+           "ORDER BY runs.started_at, c.id",
+           {config_name, opt(fingerprint)})) {
     StoredChangePoint c;
     c.run_id = s.integer(0);
     c.config_name = s.text(1);
@@ -515,6 +436,103 @@ std::vector<StoredChangePoint> History::change_points(const std::string& config_
     out.push_back(c);
   }
   return out;
+}
+
+History::CopyCounts History::copy_from(const History& from) {
+  CopyCounts counts;
+  // Both at this pperf's schema: `from` was opened (and so migrated) by it.
+  if (from.schema_version() != kHistorySchemaVersion)
+    throw InputError(from.path(), "", fmt::format("history schema version {}: copy needs {} (open it with `pperf history list` first)",
+                                                  from.schema_version(), kHistorySchemaVersion));
+  // Oldest id first: the copies' ids keep the source's order.
+  const auto ids = from.db_->query("SELECT id FROM runs ORDER BY id", {});
+  std::map<int64_t, int64_t> id_map;  // source id -> target id
+  for (const auto& id_row : ids) {
+    const int64_t source_id = id_row.integer(0);
+    const auto r = from.db_->query(
+        "SELECT recorded_at, started_at, finished_at, config_name, config_path, config_sha256, git_sha, tool_version, "
+        "command, status, host_fingerprint, hostname, cpu_model, logical_cpus, pricing_table, pricing_retrieved, "
+        "currency, results_json, pricing_sha256, pricing_published FROM runs WHERE id = $1",
+        {source_id}).at(0);
+    RunRow row;
+    row.recorded_at = r.text(0);
+    row.started_at = r.text(1);
+    if (!r.null(2)) row.finished_at = r.text(2);
+    row.config_name = r.text(3);
+    row.config_path = r.text(4);
+    row.config_sha256 = r.text(5);
+    row.git_sha = r.text(6);
+    row.tool_version = r.text(7);
+    row.command = r.text(8);
+    row.status = r.text(9);
+    row.host_fingerprint = r.text(10);
+    row.hostname = r.text(11);
+    row.cpu_model = r.text(12);
+    if (!r.null(13)) row.logical_cpus = r.integer(13);
+    row.pricing_table = r.text(14);
+    row.pricing_retrieved = r.text(15);
+    row.currency = r.text(16);
+    row.results_json = r.text(17);
+    row.pricing_sha256 = r.text(18);
+    row.pricing_published = r.text(19);
+    for (const auto& x : from.db_->query(
+             "SELECT workload, preset, batch_size, configuration, baseline, measured, status, median_ms, ci95_lo_ms, "
+             "ci95_hi_ms, n, usd_per_hour, usd_per_step, samples_per_s, improvement_pct, mean_ms, mean_ci95_lo_ms, "
+             "mean_ci95_hi_ms, usd_per_step_ci95_lo, usd_per_step_ci95_hi, decision FROM results WHERE run_id = $1 "
+             "ORDER BY idx",
+             {source_id})) {
+      ResultRow out;
+      out.workload = x.text(0);
+      out.preset = x.text(1);
+      out.batch_size = x.integer(2);
+      out.configuration = x.text(3);
+      out.baseline = x.integer(4) != 0;
+      out.measured = x.integer(5) != 0;
+      out.status = x.text(6);
+      out.median_ms = x.real(7);
+      out.ci95_lo_ms = x.real(8);
+      out.ci95_hi_ms = x.real(9);
+      out.n = x.integer(10);
+      out.usd_per_hour = x.real(11);
+      out.usd_per_step = x.real(12);
+      out.samples_per_s = x.real(13);
+      out.improvement_pct = x.real(14);
+      out.mean_ms = x.real(15);
+      out.mean_ci95_lo_ms = x.real(16);
+      out.mean_ci95_hi_ms = x.real(17);
+      out.usd_per_step_ci95_lo = x.real(18);
+      out.usd_per_step_ci95_hi = x.real(19);
+      if (!x.null(20)) out.decision = x.text(20);
+      row.results.push_back(out);
+    }
+    const Recorded rec = insert(row);
+    id_map[source_id] = rec.id;
+    ++(rec.already ? counts.runs_present : counts.runs_copied);
+  }
+  // Marked change points (detected ones are `history changes`' to recompute), each once.
+  for (const auto& c : from.db_->query(
+           "SELECT config_name, host_fingerprint, workload, preset, batch_size, configuration, metric, run_id, note, "
+           "created_at FROM change_points WHERE source = 'marked' ORDER BY id",
+           {})) {
+    const int64_t run_id = id_map.at(c.integer(7));
+    Transaction t(*db_, true);
+    const std::vector<SqlParam> key = {c.text(0), c.text(1), c.text(2), c.text(3), c.integer(4), c.text(5), c.text(6),
+                                       run_id, c.text(8)};
+    const auto present = db_->query(
+        "SELECT count(*) FROM change_points WHERE source = 'marked' AND config_name = $1 AND host_fingerprint = $2 AND "
+        "workload = $3 AND preset = $4 AND batch_size = $5 AND configuration = $6 AND metric = $7 AND run_id = $8 AND "
+        "note = $9",
+        key);
+    if (present.at(0).integer(0) > 0) {
+      ++counts.marks_present;
+      continue;
+    }
+    db_->query(kInsertChangePoint, {c.text(0), c.text(1), c.text(2), c.text(3), c.integer(4), c.text(5), c.text(6), run_id,
+                                    nullptr, nullptr, std::string("marked"), c.text(8), c.text(9)});
+    t.commit();
+    ++counts.marks_copied;
+  }
+  return counts;
 }
 
 }  // namespace pperf

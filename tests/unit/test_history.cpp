@@ -106,7 +106,7 @@ TEST(History, MigratesAnOlderSchemaAndKeepsItsRuns) {
   }
   EXPECT_EQ(count_rows(path, "change_points"), -1);  // no such table yet
   History h(path, History::Mode::read);
-  EXPECT_EQ(h.schema_version(), 3);
+  EXPECT_EQ(h.schema_version(), kHistorySchemaVersion);
   EXPECT_EQ(h.list(std::nullopt, std::nullopt).size(), 1u);
   EXPECT_EQ(h.list(std::nullopt, std::nullopt)[0].pricing_sha256, "") << "recorded before version 3";
   EXPECT_EQ(count_rows(path, "change_points"), 0);
@@ -140,7 +140,7 @@ TEST(History, RefusesWhatItCannotRead) {
     History h(newer, History::Mode::read);
     FAIL();
   } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("history schema version 99 is newer than this pperf reads (3)"), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("history schema version 99 is newer than this pperf reads (4)"), std::string::npos)
         << e.what();
   }
 }
@@ -173,4 +173,15 @@ TEST(History, ChangePointsDetectedAreReplacedMarkedOnesStay) {
   EXPECT_EQ(all[1].note, "new BLAS");
   h.store_detected("tiny-run", fp, {});
   ASSERT_EQ(h.change_points("tiny-run", std::nullopt).size(), 1u);
+}
+
+TEST(History, PostgresUrisAreNamedWithoutTheirPassword) {
+  EXPECT_TRUE(is_postgres_uri("postgresql://u@h/db"));
+  EXPECT_TRUE(is_postgres_uri("postgres://h/db"));
+  EXPECT_FALSE(is_postgres_uri("results/postgresql.sqlite"));
+  EXPECT_EQ(redact_postgres_uri("postgresql://u:s3cret@db.example:5433/hist?sslmode=require&password=other"),
+            "postgresql://u@db.example:5433/hist");
+  EXPECT_EQ(redact_postgres_uri("postgres://u@h/db"), "postgresql://u@h/db");
+  EXPECT_EQ(redact_postgres_uri("postgresql://h:5432/db"), "postgresql://h:5432/db");
+  EXPECT_EQ(redact_postgres_uri("postgresql://u:p%40ss@h/db"), "postgresql://u@h/db");
 }

@@ -141,6 +141,11 @@ TEST(HistoryColumns, EveryColumnReadsBackAsTheResultsFileSaysIncludingIntervalOr
       const json& step = r["step_time_ms"];
       const auto step_figure = [&](const char* key) { return step.is_null() ? json(nullptr) : step[key]; };
       const auto ci_end = [&](int end) { return step.is_null() || step["ci95"].is_null() ? json(nullptr) : step["ci95"][end]; };
+      const auto usd_ci_end = [&](int end) {
+        const json& cost = r["cost"];
+        return cost.is_null() || !cost.contains("usd_per_step_ci95") || cost["usd_per_step_ci95"].is_null() ? json(nullptr)
+                                                                                                            : cost["usd_per_step_ci95"][end];
+      };
       const Expectations result_columns = {
           {"run_id", [&] { return json(recorded.id); }},
           {"idx", [&] { return json(static_cast<int64_t>(i)); }},
@@ -159,6 +164,13 @@ TEST(HistoryColumns, EveryColumnReadsBackAsTheResultsFileSaysIncludingIntervalOr
           {"usd_per_step", [&] { return r["cost"].is_null() ? json(nullptr) : r["cost"]["usd_per_step"]; }},
           {"samples_per_s", [&] { return r["throughput"].is_null() ? json(nullptr) : r["throughput"]["samples_per_s"]; }},
           {"improvement_pct", [&] { return r["improvement_pct"]; }},
+          // Schema 4: what a dashboard draws beside the median.
+          {"mean_ms", [&] { return step_figure("mean"); }},
+          {"mean_ci95_lo_ms", [&] { return step.is_null() || !step.contains("mean_ci95") || step["mean_ci95"].is_null() ? json(nullptr) : step["mean_ci95"][0]; }},
+          {"mean_ci95_hi_ms", [&] { return step.is_null() || !step.contains("mean_ci95") || step["mean_ci95"].is_null() ? json(nullptr) : step["mean_ci95"][1]; }},
+          {"usd_per_step_ci95_lo", [&] { return usd_ci_end(0); }},
+          {"usd_per_step_ci95_hi", [&] { return usd_ci_end(1); }},
+          {"decision", [&] { return r.contains("decision") && !r["decision"].is_null() ? r["decision"]["verdict"] : json(nullptr); }},
       };
       const std::string where = path + " result " + std::to_string(i);
       expect_columns(rows[i], result_columns, where);

@@ -57,17 +57,9 @@ class AugmentedBatches(torch.utils.data.IterableDataset):
         self.batch, self.side, self.classes = batch, side, classes
 
     def __iter__(self):
-        from torchvision import transforms
-        from torchvision.transforms import InterpolationMode
+        from augment_torchvision import resnet_augment_chain  # beside this file
         torch.set_num_threads(1)
-        chain = transforms.Compose([
-            transforms.Lambda(lambda x: F.max_pool2d(x.float().unsqueeze(0), 3, 1, 1).squeeze(0)),
-            transforms.GaussianBlur(11, 0.8),
-            transforms.Lambda(lambda x: x / 255.0),
-            transforms.RandomHorizontalFlip(),
-            transforms.RandomRotation(36, interpolation=InterpolationMode.BILINEAR),
-            transforms.RandomAffine(0, scale=(0.9, 1.1), interpolation=InterpolationMode.BILINEAR),
-        ])
+        chain = resnet_augment_chain()
         images = torch.randint(0, 256, (256, 3, self.side, self.side), dtype=torch.uint8)
         i = 0
         while True:

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
+#include <queue>
 #include <stdexcept>
 
 #include "src/stats/compare_stats.h"
@@ -12,14 +14,26 @@ namespace pperf {
 
 namespace {
 
-/// Sum of |x - median| over a sorted range.
-double l1_cost(const std::vector<double>& sorted) {
-  const size_t n = sorted.size();
-  const double m = n % 2 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
-  double c = 0;
-  for (double v : sorted) c += std::fabs(v - m);
-  return c;
-}
+/// Sum of |x - median| of a growing set of values, O(log n) per value: the lower half (with
+/// the median when the count is odd) in a max-heap, the upper half in a min-heap, and their sums.
+class RunningL1 {
+ public:
+  void add(double v) {
+    if (low_.empty() || v <= low_.top()) low_.push(v), low_sum_ += v;
+    else high_.push(v), high_sum_ += v;
+    if (low_.size() > high_.size() + 1) {
+      high_.push(low_.top()), high_sum_ += low_.top(), low_sum_ -= low_.top(), low_.pop();
+    } else if (high_.size() > low_.size()) {
+      low_.push(high_.top()), low_sum_ += high_.top(), high_sum_ -= high_.top(), high_.pop();
+    }
+  }
+  double cost() const { return high_sum_ - low_sum_ + (low_.size() > high_.size() ? low_.top() : 0); }
+
+ private:
+  std::priority_queue<double> low_;
+  std::priority_queue<double, std::vector<double>, std::greater<double>> high_;
+  double low_sum_ = 0, high_sum_ = 0;
+};
 
 double noise_sigma(const std::vector<double>& x) {
   if (x.size() < 3) return 1e-4;
@@ -47,25 +61,23 @@ std::vector<Segment> fit_segments(const std::vector<double>& values, const Chang
     const double sigma = noise_sigma(x);
     const double scale = 2 * std::sqrt(2.0) / sigma;
     const double beta = o.penalty_factor * std::log(static_cast<double>(n));
-    // cost[i][j]: segment [i, j) for j - i >= L, filled by extending a sorted window.
-    std::vector<std::vector<double>> cost(n + 1, std::vector<double>(n + 1, 0));
-    for (size_t i = 0; i < n; ++i) {
-      std::vector<double> window;
-      for (size_t j = i; j < n; ++j) {
-        window.insert(std::upper_bound(window.begin(), window.end(), x[j]), x[j]);
-        cost[i][j + 1] = scale * l1_cost(window);
-      }
-    }
     const double inf = std::numeric_limits<double>::infinity();
     std::vector<double> best(n + 1, inf);
     std::vector<size_t> prev(n + 1, 0);
     best[0] = -beta;
-    for (size_t j = L; j <= n; ++j)
-      for (size_t i = 0; i + L <= j; ++i) {
-        if (best[i] == inf || (i > 0 && i < L)) continue;
-        const double c = best[i] + beta + cost[i][j];
-        if (c < best[j]) best[j] = c, prev[j] = i;
+    // Each start i in order (best[i] is final then: segments ending at i start before it),
+    // extended one value at a time; values taken relative to x[i] keep the sums small. Among
+    // equal costs the earliest start wins. O(n^2 log n) time, O(n) memory.
+    for (size_t i = 0; i + L <= n; ++i) {
+      if (best[i] == inf || (i > 0 && i < L)) continue;
+      RunningL1 segment;
+      for (size_t j = i; j < n; ++j) {
+        segment.add(x[j] - x[i]);
+        if (j + 1 - i < L) continue;
+        const double c = best[i] + beta + scale * segment.cost();
+        if (c < best[j + 1]) best[j + 1] = c, prev[j + 1] = i;
       }
+    }
     starts.clear();
     for (size_t j = n; j > 0; j = prev[j]) starts.push_back(prev[j]);
     std::reverse(starts.begin(), starts.end());

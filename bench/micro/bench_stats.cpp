@@ -1,8 +1,10 @@
 // Cost of the median's CI over n samples (the stop rule asks for it at most once per n/50 steps).
 #include <benchmark/benchmark.h>
 
+#include <cmath>
 #include <random>
 
+#include "src/stats/change_points.h"
 #include "src/stats/stats.h"
 
 namespace {
@@ -30,3 +32,15 @@ void BM_StopCheckBeforeIssue13(benchmark::State& state) {
 }
 BENCHMARK(BM_StopCheckBeforeIssue13)->Arg(100)->Arg(100000);
 }  // namespace
+
+// Change detection over a pair's history of n runs (a 10 % step half-way, 1 % noise): what
+// `pperf history changes` and `compare --against-history` pay per pair. O(n^2 log n).
+static void BM_FitSegments(benchmark::State& state) {
+  const size_t n = static_cast<size_t>(state.range(0));
+  std::mt19937_64 rng(n);
+  std::normal_distribution<double> z(0, 0.01);
+  std::vector<double> v;
+  for (size_t i = 0; i < n; ++i) v.push_back((i < n / 2 ? 100 : 110) * std::exp(z(rng)));
+  for (auto _ : state) benchmark::DoNotOptimize(pperf::fit_segments(v));
+}
+BENCHMARK(BM_FitSegments)->Arg(1000)->Arg(10000)->Unit(benchmark::kMillisecond);

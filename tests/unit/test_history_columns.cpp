@@ -99,7 +99,9 @@ TEST(HistoryColumns, EveryColumnReadsBackAsTheResultsFileSaysIncludingIntervalOr
   pperf::testing::TempDir dir;
   const std::string db = dir.path() + "/history.sqlite";
   History h(db, History::Mode::create);
-  for (const auto& [path, text] : results_files(dir)) {
+  for (const auto& entry : results_files(dir)) {
+    const std::string& path = entry.first;  // named, not bound: lambdas below capture them
+    const std::string& text = entry.second;
     const RunReport report = results_from_json(json::parse(text), path);
     const json file = json::parse(text);
     const History::Recorded recorded = h.record(text, report);

@@ -6,12 +6,11 @@
 #include <sqlite3.h>
 
 #include <filesystem>
-#include <fstream>
 #include <functional>
 #include <map>
 #include <set>
-#include <sstream>
 
+#include "src/core/atomic_file.h"
 #include "src/core/crypto.h"
 #include "src/core/results_json.h"
 #include "src/history/history.h"
@@ -21,12 +20,6 @@ using namespace pperf;
 using nlohmann::json;
 
 namespace {
-std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 /// Every row of `sql` as column name -> value (SQL NULL as JSON null).
 std::vector<std::map<std::string, json>> query(const std::string& path, const std::string& sql) {
@@ -73,7 +66,7 @@ void expect_columns(const std::map<std::string, json>& row, const Expectations& 
 std::vector<std::pair<std::string, std::string>> results_files(const pperf::testing::TempDir& dir) {
   std::vector<std::pair<std::string, std::string>> files;
   for (const auto& e : std::filesystem::directory_iterator(std::string(PPERF_SOURCE_DIR) + "/tests/data/results"))
-    if (e.path().extension() == ".json") files.emplace_back(e.path().string(), read_text(e.path().string()));
+    if (e.path().extension() == ".json") files.emplace_back(e.path().string(), read_text_file(e.path().string()));
   std::sort(files.begin(), files.end());
   json failed = json::parse(files.back().second);
   failed["started_at"] = "2026-11-23T01:00:00Z";

@@ -3,7 +3,7 @@
 # equal model, shapes, batch, threads and loader workers, alternated round by round in one
 # session (pperf first in even rounds, the peer first in odd ones) so both see the same machine.
 # Prints, per case, every round's ratio pperf / PyTorch (lower = faster) with how busy the host
-# was (bench/round_load.py: other processes' share of the CPUs; rounds at 25 % or more are
+# was (bench/rounds.py: other processes' share of the CPUs; rounds at 25 % or more are
 # flagged `busy`), then the median ratio with its min..max over the rounds, and a summary table.
 #
 # usage: bench/compare_pytorch.sh [--torch2] [ROUNDS] [CASE...]   (ROUNDS: default 5, at least 5
@@ -45,12 +45,12 @@ fi
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 steps=20 warmup=3
-load="$root/bench/round_load.py"
+load="$root/bench/rounds.py"
 summary="$work/summary.jsonl"
 
 peer_ms() {  # peer_ms LOAD_JSON ARGS...: the peer's median step (ms), its round's load in LOAD_JSON
   local out="$1"; shift
-  "$load" "$out" -- $py "$root/bench/peers/$workload.py" --preset "$preset" --batch-size "$batch" --threads "$threads" \
+  "$load" run "$out" -- $py "$root/bench/peers/$workload.py" --preset "$preset" --batch-size "$batch" --threads "$threads" \
     --steps "$steps" --warmup "$warmup" "$@" 2>/dev/null | tail -1 |
     $py -c 'import json, sys; print(json.load(sys.stdin)["step_ms_median"])'
 }
@@ -75,7 +75,7 @@ PY
   rm -f "$work"/round-*.json
   for ((r = 0; r < rounds; r++)); do
     run_pperf() {
-      "$load" "$work/load-pperf.json" -- "$pperf" run --config "$work/cfg.json" --out "$work/res.json" >/dev/null 2>&1
+      "$load" run "$work/load-pperf.json" -- "$pperf" run --config "$work/cfg.json" --out "$work/res.json" >/dev/null 2>&1
     }
     run_peers() {
       peer="$(peer_ms "$work/load-peer.json" "${extra[@]}")"

@@ -1,8 +1,10 @@
 #!/usr/bin/python3
 """Throughput of pperf-data-worker.py against a local torch DataLoader over the same Dataset,
 the same batch indices and the same number of worker processes, measured side by side
-(alternating rounds in one run). Prints batches/s of each, their ratio (target >= 0.8) and the
-bytes/s the worker delivers over gRPC. Not a test: a benchmark to read.
+(rounds in one run, the worker first in even rounds and the loader first in odd ones). Prints every
+round's batches/s of each, their ratio (target >= 0.8) and the host's load (bench/rounds.py), the
+median ratio with min..max and the busy rounds, and the bytes/s the worker delivers over gRPC. Not a
+test: a benchmark to read.
 
   /usr/bin/python3 bench/python_worker_throughput.py --build build --workers 2 --batches 40
 """
@@ -28,8 +30,10 @@ def main() -> None:
     p.add_argument("--batch-size", type=int, default=256)
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--batches", type=int, default=40, help="per round")
-    p.add_argument("--rounds", type=int, default=2)
+    p.add_argument("--rounds", type=int, default=5)
     a = p.parse_args()
+    sys.path.insert(0, os.path.join(ROOT, "bench"))
+    import rounds
     sys.path.insert(0, a.build)
     sys.path.insert(0, a.python_path)
     import grpc
@@ -86,22 +90,26 @@ def main() -> None:
         del it
         return a.batches / elapsed
 
-    w, l, bps = [], [], []
+    def measured(part):
+        with rounds.Load() as load:
+            value = part()
+        return value, load.result
+
+    rows, bps = [], []
     try:
-        for _ in range(a.rounds):
-            rate, byte_rate = round_worker()
-            w.append(rate)
+        for r in range(a.rounds):
+            order = [round_worker, round_loader] if r % 2 == 0 else [round_loader, round_worker]
+            got = {part: measured(part) for part in order}
+            (rate, byte_rate), worker_load = got[round_worker]
+            loader_rate, loader_load = got[round_loader]
             bps.append(byte_rate)
-            l.append(round_loader())
+            rows.append({"a": rate, "b": loader_rate, **rounds.merge([worker_load, loader_load])})
     finally:
         proc.terminate()
         proc.wait(10)
-    wm, lm = statistics.median(w), statistics.median(l)
-    print(f"dataset {a.dataset}, batch {a.batch_size}, {a.workers} worker processes, {a.batches} batches x {a.rounds} rounds")
-    print(f"pperf-data-worker.py: {wm:.2f} batches/s ({', '.join(f'{x:.2f}' for x in w)}), "
-          f"{statistics.median(bps) / 1e6:.1f} MB/s over gRPC")
-    print(f"DataLoader:           {lm:.2f} batches/s ({', '.join(f'{x:.2f}' for x in l)})")
-    print(f"ratio worker/DataLoader: {wm / lm:.2f} (target >= 0.8)")
+    rounds.report(f"dataset {a.dataset}, batch {a.batch_size}, {a.workers} worker processes, {a.batches} batches a round;"
+                  " target >= 0.8x", rows, "pperf-data-worker.py", "DataLoader", "batches/s")
+    print(f"pperf-data-worker.py delivers {statistics.median(bps) / 1e6:.1f} MB/s over gRPC (median of the rounds)")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,350 @@
+// `pperf project --config C [--table T] [--region R] [--out P.json]`: one measurement (or the
+// config's given step times) projected across a price catalog (src/project): the cheapest
+// cluster per workload, the knee, the top N with intervals, and a config to measure next.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include "src/cli/cli.h"
+#include "src/core/atomic_file.h"
+#include "src/core/input_error.h"
+#include "src/core/results_json.h"
+#include "src/project/report.h"
+
+namespace pperf::cli {
+
+namespace {
+using project::Candidate;
+using project::Measured;
+using project::Range;
+using project::SpeedFactor;
+
+const InstanceGroup* group_of(const Configuration& c, const std::string& role) {
+  for (const auto& g : c.instances)
+    if (g.role == role) return &g;
+  return nullptr;
+}
+
+/// The half-width of a result's mean step CI relative to the mean (0 without one).
+double relative_ci(const Result& r) {
+  if (!r.step || !r.step->mean_ci95_ms || r.step->mean_ms <= 0) return 0;
+  return ((*r.step->mean_ci95_ms)[1] - (*r.step->mean_ci95_ms)[0]) / 2 / r.step->mean_ms;
+}
+
+/// What a measured result says of its pipeline and trainer (the runner's CPU accounting:
+/// src/measure/executor.cpp's busy fractions, times the wall time and the CPUs they are of).
+Measured measured_from(const Result& r, int64_t logical_cpus, const std::string& file) {
+  const std::string where = file + ": result " + r.workload + " x " + r.configuration;
+  if (!r.measurement || !r.step || !r.bottleneck || !r.execution || r.measurement->step_ms.empty())
+    throw InputError(file, "", "result " + r.workload + " x " + r.configuration + " has no measurement to project from");
+  if (!r.bottleneck->data_cpu_pct)
+    throw InputError(file, "", "result " + r.workload + " x " + r.configuration +
+                                   " has no data-side CPU time (workers at remote endpoints are not seen): measure a configuration "
+                                   "whose pipeline runs on this host");
+  const ExecutionReport& e = *r.execution;
+  const double steps = static_cast<double>(r.measurement->step_ms.size());
+  const double wall_s = r.measurement->elapsed_s;
+  const auto size_of = [&](const std::vector<int>& set) { return static_cast<double>(set.empty() ? logical_cpus : static_cast<int64_t>(set.size())); };
+  const double data_set = e.data_mode == DataMode::local ? size_of(e.cpus) : size_of(e.data_cpus);
+  const double capacity = std::min(static_cast<double>(std::max<int64_t>(1, e.data_workers)), data_set);
+  const double data_cpu_s = *r.bottleneck->data_cpu_pct / 100 * wall_s * capacity;
+  const double trainer_cpu_s = r.bottleneck->trainer_cpu_pct / 100 * wall_s * size_of(e.cpus);
+  Measured m;
+  m.workload = r.workload;
+  m.samples_per_step = r.samples_per_step;
+  const double rel = relative_ci(r);
+  m.pipeline_cpu_s_per_sample = Range::relative(data_cpu_s / (steps * static_cast<double>(r.samples_per_step)), rel);
+  m.trainer_cpu_s_per_step = trainer_cpu_s / steps;
+  const bool on_cpu = e.device == "cpu";
+  const double trainer_ms = on_cpu ? 1000 * m.trainer_cpu_s_per_step / static_cast<double>(std::max<int64_t>(1, e.threads_effective))
+                                   : r.step->mean_ms * (1 - r.data_wait_fraction.value_or(0));
+  m.trainer_step_ms = Range::relative(trainer_ms, rel);
+  m.pipeline_source = fmt::format("measured here: {} ({:.3g} data CPU-s over {:.0f} steps of {})", r.configuration, data_cpu_s, steps,
+                                  r.samples_per_step);
+  m.trainer_source = on_cpu ? fmt::format("measured here on the CPU ({}): its CPU time per step / {} thread(s)", r.configuration,
+                                          e.threads_effective)
+                            : fmt::format("measured on {} ({}): mean step less its data wait", e.device, r.configuration);
+  (void)where;
+  return m;
+}
+
+/// The configuration JSON of `c` for the next config (its instance groups as a config writes them).
+nlohmann::json groups_json(const Candidate& c) {
+  nlohmann::json g = nlohmann::json::array();
+  g.push_back({{"type", c.trainer_type}, {"count", c.trainer_count}, {"role", "dnn"}});
+  if (c.data_count > 0) g.push_back({{"type", c.data_type}, {"count", c.data_count}, {"role", "data"}});
+  return g;
+}
+
+std::string default_next_path(const Parsed& p, const Config& config) {
+  if (p.has("out")) {
+    std::string out = p.string("out");
+    if (out.size() > 5 && out.compare(out.size() - 5, 5, ".json") == 0) out.resize(out.size() - 5);
+    return out + ".next.json";
+  }
+  return "results/" + config.name + ".next.json";
+}
+
+int64_t count_flag(const Parsed& p, const std::string& flag) {
+  const std::string text = p.string(flag);
+  const auto n = positive_integer(text);
+  if (!n) throw InputError("--" + flag, "", "expected a whole number > 0, got '" + text + "'");
+  return *n;
+}
+
+double number_flag(const Parsed& p, const std::string& flag) {
+  const std::string text = p.string(flag);
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end != '\0' || !std::isfinite(v) || v <= 0)
+    throw InputError("--" + flag, "", "expected a number > 0, got '" + text + "'");
+  return v;
+}
+}  // namespace
+
+int command_project(const std::vector<std::string>& args) {
+  auto options = config_options("project");
+  options.add_options()("table", po::value<std::string>(), "price table (name or file; default: the config's pricing.table)")(
+      "region", po::value<std::string>(), "region of the table (default: the config's, else the table's only one)")(
+      "out", po::value<std::string>(), "write the projection as JSON (schemas/projection.schema.json)")(
+      "html", po::value<std::string>(), "write an HTML page with the chart (USD per 1M samples vs data instances)")(
+      "next", po::value<std::string>(), "where to write the configuration to measure next (default: beside --out, else results/)")(
+      "results", po::value<std::string>(), "project from this results file of the config (pperf run) instead of measuring")(
+      "trainer-step-ms", po::value<std::string>(), "the trainer's step with its input ready, ms (e.g. from a GPU run)")(
+      "max-data", po::value<std::string>()->default_value("4"), "data instances per trainer group to consider: 1..N")(
+      "top", po::value<std::string>()->default_value("10"), "rows of the table printed")(
+      "link-gbps", po::value<std::string>(), "the data link's bandwidth, Gbit/s (the tables carry none: unmodelled without it)");
+  Parsed p = parse("project", options, args);
+  if (p.help) return std::cout << options, kExitOk;
+  const int64_t max_data = count_flag(p, "max-data");
+  const size_t top = static_cast<size_t>(count_flag(p, "top"));
+  std::optional<double> trainer_step_ms;
+  if (p.has("trainer-step-ms")) trainer_step_ms = number_flag(p, "trainer-step-ms");
+  project::ModelSettings settings;
+  if (p.has("link-gbps")) settings.link_gbit_per_s = number_flag(p, "link-gbps");
+
+  SessionRequest request = session_request(p);
+  {  // The reference (the baseline) alone is measured: load once to name it.
+    const RunSession probe(request);
+    request.filter.configurations = {probe.config().baseline().name};
+  }
+  const RunSession session(request);
+  const Config& config = session.config();
+  const Configuration& reference = config.baseline();
+  const InstanceGroup* trainer_group = group_of(reference, "dnn");
+  const size_t reference_index = static_cast<size_t>(&reference - config.configurations.data());
+  if (!trainer_group)
+    throw InputError(config.path, fmt::format("{}/instances", reference.pointer), "the baseline has no trainer group (role \"dnn\")");
+  if (std::none_of(config.configurations.begin(), config.configurations.end(),
+                   [](const Configuration& c) { return group_of(c, "data") != nullptr; }))
+    throw InputError(config.path, "/configurations",
+                     "no configuration has a data group (role \"data\"): project needs the data side it projects onto");
+  if (config.priced_only && group_of(reference, "data"))
+    throw InputError(config.path, reference.pointer + "/instances",
+                     "the baseline of a priced-only config must be homogeneous (no data group): its step is taken as input-bound");
+
+  // The catalog: --table/--region, else the config's.
+  const std::string table_name = p.has("table") ? p.string("table") : config.pricing.table;
+  const std::string region = p.has("region") ? p.string("region") : config.pricing.region;
+  PriceTable table;
+  try {
+    table = read_price_table(table_name);
+  } catch (const InputError& e) {
+    if (!p.has("table")) throw;
+    throw InputError("--table", "", e.what());
+  }
+  try {
+    table = load_price_table(table_name, region);
+  } catch (const InputError& e) {
+    throw InputError(p.has("region") ? "--region" : config.path, p.has("region") ? "" : "/pricing/region", e.what());
+  }
+  const InstanceSpec* trainer_spec = table.find(trainer_group->type);
+  if (!trainer_spec)
+    throw InputError(table.path, "/regions/" + table.region,
+                     fmt::format("no instance '{}' (the trainer of {}'s {}/instances){}", trainer_group->type, config.path,
+                                 reference.pointer, did_you_mean(trainer_group->type, table.types())));
+  for (const auto& c : config.configurations)
+    for (size_t g = 0; g < c.instances.size(); ++g)
+      if (!table.find(c.instances[g].type))
+        throw InputError(table.path, "/regions/" + table.region,
+                         fmt::format("no instance '{}' (named at {}'s {}/instances/{}){}", c.instances[g].type, config.path,
+                                     c.pointer, g, did_you_mean(c.instances[g].type, table.types())));
+  const Market market = config.pricing.market;
+  const std::string next_path = p.has("next") ? p.string("next") : default_next_path(p, config);
+  if (p.has("out")) check_writable(p.string("out"), "--out");
+  if (p.has("html")) check_writable(p.string("html"), "--html");
+  check_writable(next_path, p.has("next") ? "--next" : "--out");
+
+  // The measurement: given steps, a results file, or the reference measured now by the runner.
+  std::vector<Result> results;
+  std::string results_file = "the measurement";
+  int64_t logical_cpus = HostCapacity::here().logical_cpus;
+  if (config.priced_only) {
+    results = given_results(session.plan());
+  } else if (p.has("results")) {
+    results_file = p.string("results");
+    RunReport run;
+    try {
+      run = read_results_file(results_file);
+    } catch (const InputError& e) {
+      throw InputError("--results", "", e.what());
+    }
+    if (run.config_name != config.name)
+      throw InputError(results_file, "/config/name", fmt::format("results of config '{}', not of '{}'", run.config_name, config.name));
+    if (run.host.contains("logical_cpus") && run.host["logical_cpus"].is_number_integer()) logical_cpus = run.host["logical_cpus"].get<int64_t>();
+    results = run.results;
+  } else {
+    session.preflight(false, true);
+    const std::atomic<bool>& stop = install_stop_handlers(true);
+    MeasureObserver silent;
+    std::cerr << fmt::format("pperf project: measuring {} ({}) on this host\n", reference.name, config.path);
+    results = session.measure(session.executor_options(), stop, silent);
+    if (stop) return kExitRuntime;
+  }
+
+  project::Projection out;
+  out.config_path = config.path;
+  out.config_name = config.name;
+  out.table = table.name;
+  out.table_path = table.path;
+  out.region = table.region;
+  out.market = to_string(market);
+  out.settings = settings;
+  out.reference_host = config.priced_only ? "given step times (nothing measured)" : "this host";
+  out.next_config_path = next_path;
+  const std::string trainer_family = project::family_of(trainer_group->type);
+  for (size_t w = 0; w < config.workloads.size(); ++w) {
+    const WorkloadSpec& spec = config.workloads[w];
+    const auto find = [&](const std::string& configuration) -> const Result* {
+      for (const auto& r : results)
+        if (r.workload == spec.name && r.configuration == configuration && r.status == ResultStatus::ok && r.step) return &r;
+      return nullptr;
+    };
+    const Result* ref = find(reference.name);
+    if (!ref) throw InputError(results_file, "", fmt::format("no ok result of {} x {} to project from", spec.name, reference.name));
+    project::WorkloadProjection wp;
+    wp.trainer_type = trainer_group->type;
+    wp.trainer_count = trainer_group->count;
+    Measured& m = wp.measured;
+    if (config.priced_only) {
+      const int64_t vcpus = trainer_group->count * trainer_spec->vcpus;
+      m.workload = spec.name;
+      m.samples_per_step = ref->samples_per_step;
+      m.pipeline_cpu_s_per_sample = Range::point(project::pipeline_cost_from_bound_step(ref->step->mean_ms, vcpus, ref->samples_per_step));
+      m.pipeline_source = fmt::format("derived: the baseline's given {:.4g} ms/step taken as input-bound on its {} vCPUs", ref->step->mean_ms, vcpus);
+      m.trainer_source = "not measured";
+    } else {
+      m = measured_from(*ref, logical_cpus, results_file);
+    }
+    if (trainer_step_ms) {
+      m.trainer_step_ms = Range::point(*trainer_step_ms);
+      m.trainer_source = "given (--trainer-step-ms)";
+      m.trainer_cpu_s_per_step = 0;  // a GPU step's host CPU use is not known: not charged to the pool
+    }
+    // Speed factors: the reference family is 1 exactly when the pipeline cost is in its cores.
+    std::map<std::string, SpeedFactor> factors;
+    const auto factor_of = [&](const std::string& type) {
+      const std::string family = project::family_of(type);
+      auto it = factors.find(family);
+      if (it != factors.end()) return it->second;
+      SpeedFactor f = config.priced_only && family == trainer_family
+                          ? SpeedFactor{family, Range::point(1), "reference: the given step's own cores"}
+                          : project::unmeasured_factor(family);
+      if (!config.priced_only) f.source = "relative to this host; " + f.source;
+      return factors[family] = f;
+    };
+    for (const auto& c : project::catalog_candidates(table, trainer_group->type, trainer_group->count, max_data, market))
+      wp.predictions.push_back(project::predict(m, c, factor_of(c.trainer_type), factor_of(c.data_count ? c.data_type : c.trainer_type), settings));
+    std::stable_sort(wp.predictions.begin(), wp.predictions.end(), [](const project::Prediction& a, const project::Prediction& b) {
+      return a.usd_per_1m_samples.value < b.usd_per_1m_samples.value;
+    });
+    wp.knee_vcpus_per_accelerator = project::knee_vcpus_per_accelerator(m, static_cast<double>(trainer_group->count) * trainer_spec->accelerators);
+    // The config's own configurations: on this host by their CPU sets, or in the catalog.
+    for (size_t ci = 0; ci < config.configurations.size(); ++ci) {
+      const Configuration& c = config.configurations[ci];
+      const InstanceGroup* t = group_of(c, "dnn");
+      const InstanceGroup* d = group_of(c, "data");
+      if (!t) continue;
+      const InstanceSpec* ts = table.find(t->type);
+      const InstanceSpec* ds = d ? table.find(d->type) : nullptr;
+      Candidate cand;
+      cand.trainer_type = t->type;
+      cand.trainer_count = t->count;
+      cand.trainer_vcpus = ts->vcpus;
+      cand.trainer_accelerators = ts->accelerators;
+      cand.trainer_usd_per_hour = quote(*ts, market) ? quote(*ts, market)->usd_per_hour : 0;
+      if (d) {
+        cand.data_type = d->type;
+        cand.data_count = d->count;
+        cand.data_vcpus = ds->vcpus;
+        cand.data_usd_per_hour = quote(*ds, market) ? quote(*ds, market)->usd_per_hour : 0;
+      }
+      SpeedFactor tf = factor_of(t->type), df = factor_of(d ? d->type : t->type);
+      if (!config.priced_only) {  // emulated here: the CPUs the config pins, at this host's speed
+        const ExecutionSettings& e = c.execution;
+        const auto size_of = [&](const std::vector<int>& s) { return s.empty() ? logical_cpus : static_cast<int64_t>(s.size()); };
+        cand.trainer_count = 1;
+        cand.trainer_vcpus = size_of(e.cpus);
+        cand.pooled = e.data.mode == DataMode::local;
+        cand.data_count = cand.pooled ? 0 : 1;
+        cand.data_vcpus = cand.pooled ? 0 : std::min(size_of(e.data.spawn_local_cpus), e.data.spawn_local_processes * e.data.spawn_local_workers);
+        if (cand.pooled) cand.trainer_vcpus = std::min(cand.trainer_vcpus, std::max<int64_t>(1, e.data.workers));
+        tf = df = SpeedFactor{"host", Range::point(1), "this host"};
+      }
+      project::ConfigurationCheck check;
+      check.configuration = c.name;
+      check.reference = ci == reference_index;
+      check.predicted = project::predict(m, cand, tf, df, settings);
+      if (config.priced_only) check.actual_ms = c.step_time_ms, check.actual_source = "given";
+      else if (const Result* r = find(c.name)) check.actual_ms = r->step->mean_ms, check.actual_source = "measured";
+      wp.checks.push_back(check);
+    }
+    for (const auto& [family, f] : factors) wp.speed_factors.push_back(f);
+    out.workloads.push_back(std::move(wp));
+  }
+
+  // The configuration to measure next: the first workload's cheapest cluster, beside the baseline.
+  nlohmann::json next;
+  {
+    std::ifstream in(config.path);
+    next = nlohmann::json::parse(in);
+    next.erase("$schema");
+    next["name"] = config.name + "-next";
+    next["description"] = "Written by pperf project: the cheapest projected cluster of " + config.name + ", to measure and confirm.";
+    next["pricing"]["table"] = std::filesystem::exists(table.path) ? std::filesystem::absolute(table.path).string() : table_name;
+    next["pricing"]["region"] = table.region;
+    for (const auto& params : config.path_params)
+      for (const auto& pp : params) next[nlohmann::json::json_pointer(pp.pointer)] = pp.path;
+    const project::Prediction* best = project::cheapest(out.workloads.front());
+    nlohmann::json configurations = nlohmann::json::array();
+    nlohmann::json chosen = {{"name", "projected-cheapest"}, {"instances", groups_json(best->candidate)}};
+    if (config.priced_only) {
+      chosen["baseline"] = true;
+    } else {
+      nlohmann::json base = next["configurations"][reference_index];
+      configurations.push_back(base);
+      // Run it as the config's data-group configuration runs (its execution), else as the baseline.
+      for (size_t ci = 0; ci < config.configurations.size(); ++ci)
+        if (best->candidate.data_count > 0 && group_of(config.configurations[ci], "data")) {
+          if (next["configurations"][ci].contains("execution")) chosen["execution"] = next["configurations"][ci]["execution"];
+          break;
+        }
+      if (!chosen.contains("execution") && base.contains("execution")) chosen["execution"] = base["execution"];
+    }
+    configurations.push_back(chosen);
+    next["configurations"] = configurations;
+    write_file_atomically(next_path, next.dump(2) + "\n");
+  }
+  if (p.has("out")) write_file_atomically(p.string("out"), project::to_json(out).dump(2) + "\n");
+  if (p.has("html")) write_file_atomically(p.string("html"), project::html_page(out, top));
+  std::cout << project::console_text(out, top);
+  if (p.has("out")) std::cout << "projection: " << p.string("out") << "\n";
+  if (p.has("html")) std::cout << "html: " << p.string("html") << "\n";
+  return kExitOk;
+}
+
+}  // namespace pperf::cli

@@ -303,6 +303,17 @@ int command_project(const std::vector<std::string>& args) {
       else if (const Result* r = find(c.name)) check.actual_ms = r->step->mean_ms, check.actual_source = "measured";
       wp.checks.push_back(check);
     }
+    // Measured here: the other configurations run on this same host, under the same contention
+    // and overlap as the reference did; its measured / projected step carries them over.
+    const auto ref_check = std::find_if(wp.checks.begin(), wp.checks.end(), [](const project::ConfigurationCheck& c) { return c.reference; });
+    if (!config.priced_only && ref_check != wp.checks.end() && ref_check->actual_ms) {
+      const double k = *ref_check->actual_ms / ref_check->predicted.step_ms.value;
+      wp.host_calibration = k;
+      for (auto& c : wp.checks) {
+        for (project::Range* r : {&c.predicted.step_ms, &c.predicted.usd_per_step, &c.predicted.usd_per_1m_samples})
+          r->value *= k, r->lo *= k, r->hi *= k;
+      }
+    }
     for (const auto& [family, f] : factors) wp.speed_factors.push_back(f);
     out.workloads.push_back(std::move(wp));
   }

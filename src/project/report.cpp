@@ -99,6 +99,7 @@ nlohmann::json to_json(const Projection& p) {
            {"trainer_source", m.trainer_source}}},
          {"trainer", {{"type", w.trainer_type}, {"count", w.trainer_count}}},
          {"knee_vcpus_per_accelerator", optional_number(w.knee_vcpus_per_accelerator)},
+         {"host_calibration", optional_number(w.host_calibration)},
          {"cheapest", w.predictions.empty() ? nlohmann::json() : to_json(w.predictions[0])},
          {"speed_factors", factors},
          {"predictions", predictions},
@@ -144,7 +145,10 @@ std::string console_text(const Projection& p, size_t top) {
       out += fmt::format("  {:>3}  {:<42} {:>28} {:>34} {:>9}\n", i + 1, cluster(pr.candidate), range_text(pr.step_ms, "{:.4g}"),
                          range_text(pr.usd_per_1m_samples, "{:.4g}"), pr.bound);
     }
-    if (!w.checks.empty()) out += "  the config's own configurations (projected vs actual):\n";
+    if (!w.checks.empty())
+      out += w.host_calibration ? fmt::format("  the config's own configurations on this host (projected x {:.3f}, the reference's measured / projected step):\n",
+                                              *w.host_calibration)
+                                : std::string("  the config's own configurations (projected vs actual):\n");
     for (const auto& c : w.checks) {
       out += fmt::format("    {:<20} projected {} ms", c.configuration, range_text(c.predicted.step_ms, "{:.4g}"));
       if (c.actual_ms)

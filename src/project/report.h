@@ -30,6 +30,10 @@ struct WorkloadProjection {
   std::optional<double> knee_vcpus_per_accelerator;
   std::vector<SpeedFactor> speed_factors;  // every family used
   std::vector<ConfigurationCheck> checks;
+  /// Measured here: the reference's measured step / its projected step (contention from
+  /// others and imperfect overlap, as this host showed them); the other configurations'
+  /// projections on this host are scaled by it. Unset for given steps.
+  std::optional<double> host_calibration;
 };
 
 struct Projection {

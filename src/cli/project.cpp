@@ -29,10 +29,14 @@ const InstanceGroup* group_of(const Configuration& c, const std::string& role) {
   return nullptr;
 }
 
-/// The half-width of a result's mean step CI relative to the mean (0 without one).
+/// The half-width of a result's mean step CI relative to the mean; below the runner's 6 steps
+/// for one, 1.96 CV / sqrt(n), widened for lag-1 autocorrelation rho by sqrt((1 + rho) / (1 - rho)).
 double relative_ci(const Result& r) {
-  if (!r.step || !r.step->mean_ci95_ms || r.step->mean_ms <= 0) return 0;
-  return ((*r.step->mean_ci95_ms)[1] - (*r.step->mean_ci95_ms)[0]) / 2 / r.step->mean_ms;
+  if (!r.step || r.step->mean_ms <= 0) return 0;
+  if (r.step->mean_ci95_ms) return ((*r.step->mean_ci95_ms)[1] - (*r.step->mean_ci95_ms)[0]) / 2 / r.step->mean_ms;
+  if (!r.spread || !r.measurement || r.measurement->step_ms.size() < 2) return 0;
+  const double rho = std::clamp(r.step->lag1_autocorrelation.value_or(0), 0.0, 0.9);
+  return 1.96 * r.spread->cv / std::sqrt(static_cast<double>(r.measurement->step_ms.size())) * std::sqrt((1 + rho) / (1 - rho));
 }
 
 /// What a measured result says of its pipeline and trainer (the runner's CPU accounting:

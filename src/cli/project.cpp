@@ -13,6 +13,7 @@
 #include "src/core/atomic_file.h"
 #include "src/core/input_error.h"
 #include "src/core/results_json.h"
+#include "src/history/history.h"
 #include "src/project/report.h"
 
 namespace pperf::cli {
@@ -76,6 +77,48 @@ Measured measured_from(const Result& r, int64_t logical_cpus, const std::string&
   return m;
 }
 
+/// Per-core speed factors relative to this host, by family, from the history's native runs
+/// (results: emulated false) of the same workload and preset with the pipeline on the trainer's
+/// instance (local data): this host's CPU-seconds per sample / theirs. The newest run per family.
+std::map<std::string, SpeedFactor> history_factors(const std::string& db, const Measured& here, const WorkloadSpec& spec) {
+  std::map<std::string, SpeedFactor> found;
+  const History history(db, History::Mode::read);
+  for (const HistoryRun& run : history.list(std::nullopt, std::nullopt, std::nullopt, true)) {
+    const std::optional<std::string> text = history.results_text(run.id);
+    if (!text) continue;
+    const std::string name = fmt::format("{} run {}", db, run.id);
+    RunReport report;
+    try {
+      report = results_from_json(nlohmann::json::parse(*text), name);
+    } catch (const std::exception&) {
+      continue;  // a run this pperf cannot read says nothing of speed
+    }
+    int64_t logical = 1;
+    if (report.host.contains("logical_cpus") && report.host["logical_cpus"].is_number_integer()) logical = report.host["logical_cpus"].get<int64_t>();
+    for (const Result& r : report.results) {
+      if (r.workload != spec.name || r.preset != spec.preset || r.status != ResultStatus::ok || !r.execution ||
+          r.execution->emulated || r.execution->data_mode != DataMode::local || !r.bottleneck || !r.bottleneck->data_cpu_pct)
+        continue;
+      const auto dnn = std::find_if(r.instances.begin(), r.instances.end(), [](const PricedGroup& g) { return g.role == "dnn"; });
+      if (dnn == r.instances.end()) continue;
+      Measured there;
+      try {
+        there = measured_from(r, logical, name);
+      } catch (const InputError&) {
+        continue;
+      }
+      const Range& a = here.pipeline_cpu_s_per_sample;
+      const Range& b = there.pipeline_cpu_s_per_sample;
+      if (b.value <= 0 || b.lo <= 0) continue;
+      const std::string family = project::family_of(dnn->type);
+      found[family] = SpeedFactor{family, {a.value / b.value, a.lo / b.hi, a.hi / b.lo},
+                                  fmt::format("history: run {} of {} on {} ({} natively: {:.4g} vs {:.4g} CPU-ms/sample here)", run.id,
+                                              run.config_name, run.hostname, dnn->type, b.value * 1e3, a.value * 1e3)};
+    }
+  }
+  return found;
+}
+
 /// The configuration JSON of `c` for the next config (its instance groups as a config writes them).
 nlohmann::json groups_json(const Candidate& c) {
   nlohmann::json g = nlohmann::json::array();
@@ -122,6 +165,8 @@ int command_project(const std::vector<std::string>& args) {
       "max-data", po::value<std::string>()->default_value("4"), "data instances per trainer group to consider: 1..N")(
       "top", po::value<std::string>()->default_value("10"), "rows of the table printed")(
       "link-gbps", po::value<std::string>(), "the data link's bandwidth, Gbit/s (the tables carry none: unmodelled without it)");
+  options.add_options()("history", po::value<std::string>(),
+                        "read per-core speed factors of instance families from the native runs in this history (file or postgresql:// URI)");
   Parsed p = parse("project", options, args);
   if (p.help) return std::cout << options, kExitOk;
   const int64_t max_data = count_flag(p, "max-data");
@@ -182,6 +227,7 @@ int command_project(const std::vector<std::string>& args) {
   if (p.has("out")) check_writable(p.string("out"), "--out");
   if (p.has("html")) check_writable(p.string("html"), "--html");
   check_writable(next_path, p.has("next") ? "--next" : "--out");
+  if (p.has("history")) History(p.string("history"), History::Mode::read);  // a bad database fails before measuring
 
   // The measurement: given steps, a results file, or the reference measured now by the runner.
   std::vector<Result> results;
@@ -251,6 +297,8 @@ int command_project(const std::vector<std::string>& args) {
     }
     // Speed factors: the reference family is 1 exactly when the pipeline cost is in its cores.
     std::map<std::string, SpeedFactor> factors;
+    const std::string history_db = p.has("history") ? p.string("history") : "";
+    if (!history_db.empty() && !config.priced_only) factors = history_factors(history_db, m, spec);
     const auto factor_of = [&](const std::string& type) {
       const std::string family = project::family_of(type);
       auto it = factors.find(family);

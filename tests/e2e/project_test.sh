@@ -43,6 +43,24 @@ check "... from a results file too" bash -c "'$pperf' run --config tests/data/ti
 check "... the service configuration measured in the same run is compared" json_check "$work/fromrun.json" '
 [c for c in j["workloads"][0]["configurations"] if c["configuration"] == "service"][0]["actual_ms"] > 0'
 
+# --- a per-core speed factor from the history's native runs ----------------------------------------
+/usr/bin/python3 -c "
+import json; c = json.load(open('tests/data/tiny_run.json'))
+c['name'] = 'tiny-cpu'
+c['configurations'] = [
+  {'name': 'local', 'baseline': True, 'instances': [{'type': 'c5.9xlarge', 'role': 'dnn'}],
+   'execution': {'threads': 1, 'data': {'mode': 'local', 'workers': 1}}},
+  {'name': 'service', 'instances': [{'type': 'c5.9xlarge', 'role': 'dnn'}, {'type': 'c5.18xlarge', 'role': 'data'}],
+   'execution': {'threads': 1, 'data': {'mode': 'service', 'workers': 1, 'spawn_local': {'processes': 1}}}}]
+json.dump(c, open('$work/cpu.json', 'w'))"
+check "a native run recorded" expect_exit 0 "$work/on" "$pperf" run --config "$work/cpu.json" --only local --native --out "$work/native.json" --history "$work/h.sqlite"
+check "project reads the family's factor from it" expect_exit 0 "$work/oh" "$pperf" project --config "$work/cpu.json" --history "$work/h.sqlite" --out "$work/hist.json"
+check "... c5 measured (this host both times: near 1), without history: 1 +-25 %" json_check "$work/hist.json" '
+[f for f in j["workloads"][0]["speed_factors"] if f["family"] == "c5"][0]["source"].startswith("history: run 1")
+0.5 < [f for f in j["workloads"][0]["speed_factors"] if f["family"] == "c5"][0]["factor"]["value"] < 2'
+check "... valid JSON" valid "$work/hist.json"
+check "a missing history is refused" one_line_error 'none.sqlite' "$pperf" project --config "$work/cpu.json" --history "$work/none.sqlite"
+
 # --- bad input: one line naming the flag or file, exit 2 ---------------------------------------------
 check "unknown region" one_line_error '^--region: .*no region' "$pperf" project --config seed000_ex2_mnist_cost --region eu-west-9
 check "table without the trainer" one_line_error "aws-ec2-us-east-1.json: /regions/us-east-1: no instance 'ml.p3.2xlarge'" "$pperf" project --config seed000_ex2_mnist_cost --table aws-ec2-us-east-1

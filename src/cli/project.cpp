@@ -42,7 +42,7 @@ double relative_ci(const Result& r) {
 
 /// What a measured result says of its pipeline and trainer (the runner's CPU accounting:
 /// src/measure/executor.cpp's busy fractions, times the wall time and the CPUs they are of).
-Measured measured_from(const Result& r, int64_t logical_cpus, const std::string& file) {
+Measured measured_from(const Result& r, int64_t logical_cpus, const std::string& file, double* data_cores = nullptr) {
   const std::string where = file + ": result " + r.workload + " x " + r.configuration;
   if (!r.measurement || !r.step || !r.bottleneck || !r.execution || r.measurement->step_ms.empty())
     throw InputError(file, "", "result " + r.workload + " x " + r.configuration + " has no measurement to project from");
@@ -57,6 +57,7 @@ Measured measured_from(const Result& r, int64_t logical_cpus, const std::string&
   const double data_set = e.data_mode == DataMode::local ? size_of(e.cpus) : size_of(e.data_cpus);
   const double capacity = std::min(static_cast<double>(std::max<int64_t>(1, e.data_workers)), data_set);
   const double data_cpu_s = *r.bottleneck->data_cpu_pct / 100 * wall_s * capacity;
+  if (data_cores) *data_cores = capacity;
   const double trainer_cpu_s = r.bottleneck->trainer_cpu_pct / 100 * wall_s * size_of(e.cpus);
   Measured m;
   m.workload = r.workload;
@@ -288,7 +289,29 @@ int command_project(const std::vector<std::string>& args) {
       m.pipeline_source = fmt::format("derived: the baseline's given {:.4g} ms/step taken as input-bound on its {} vCPUs", ref->step->mean_ms, vcpus);
       m.trainer_source = "not measured";
     } else {
-      m = measured_from(*ref, logical_cpus, results_file);
+      double ref_cores = 1;
+      m = measured_from(*ref, logical_cpus, results_file, &ref_cores);
+      // Scaling: a configuration of the same results whose pipeline ran on more cores; its
+      // CPU-seconds per sample against the reference's (data workers: their transport included).
+      for (const auto& r : results) {
+        double cores = 0;
+        if (r.workload != spec.name || r.configuration == reference.name || r.status != ResultStatus::ok || !r.bottleneck ||
+            !r.bottleneck->data_cpu_pct)
+          continue;
+        Measured wide;
+        try {
+          wide = measured_from(r, logical_cpus, results_file, &cores);
+        } catch (const InputError&) {
+          continue;
+        }
+        if (cores <= ref_cores || cores <= static_cast<double>(m.scaling_cores) || wide.pipeline_cpu_s_per_sample.value <= 0) continue;
+        const Range& one = m.pipeline_cpu_s_per_sample;
+        const Range& all = wide.pipeline_cpu_s_per_sample;
+        m.scaling_efficiency = {one.value / all.value, one.lo / all.hi, std::max(one.value / all.value, one.hi / std::max(all.lo, 1e-12))};
+        m.scaling_cores = static_cast<int64_t>(cores);
+        m.pipeline_source += fmt::format("; scaling from {:g} to {:g} cores: {} ({:.4g} CPU-ms/sample)", ref_cores, cores, r.configuration,
+                                         all.value * 1e3);
+      }
     }
     if (trainer_step_ms) {
       m.trainer_step_ms = Range::point(*trainer_step_ms);

@@ -51,7 +51,9 @@ c['configurations'] = [
   {'name': 'local', 'baseline': True, 'instances': [{'type': 'c5.9xlarge', 'role': 'dnn'}],
    'execution': {'threads': 1, 'data': {'mode': 'local', 'workers': 1}}},
   {'name': 'service', 'instances': [{'type': 'c5.9xlarge', 'role': 'dnn'}, {'type': 'c5.18xlarge', 'role': 'data'}],
-   'execution': {'threads': 1, 'data': {'mode': 'service', 'workers': 1, 'spawn_local': {'processes': 1}}}}]
+   'execution': {'threads': 1, 'data': {'mode': 'service', 'workers': 1, 'spawn_local': {'processes': 1}}}},
+  {'name': 'two-loaders', 'instances': [{'type': 'c5.9xlarge', 'role': 'dnn'}],
+   'execution': {'threads': 1, 'data': {'mode': 'local', 'workers': 2}}}]
 json.dump(c, open('$work/cpu.json', 'w'))"
 check "a native run recorded" expect_exit 0 "$work/on" "$pperf" run --config "$work/cpu.json" --only local --native --out "$work/native.json" --history "$work/h.sqlite"
 check "project reads the family's factor from it" expect_exit 0 "$work/oh" "$pperf" project --config "$work/cpu.json" --history "$work/h.sqlite" --out "$work/hist.json"
@@ -59,6 +61,12 @@ check "... c5 measured (this host both times: near 1), without history: 1 +-25 %
 [f for f in j["workloads"][0]["speed_factors"] if f["family"] == "c5"][0]["source"].startswith("history: run 1")
 0.5 < [f for f in j["workloads"][0]["speed_factors"] if f["family"] == "c5"][0]["factor"]["value"] < 2'
 check "... valid JSON" valid "$work/hist.json"
+check "the pipeline's scaling from 1 to 2 cores, from a run of both" bash -c "'$pperf' run --config '$work/cpu.json' --only local,two-loaders --out '$work/two.json' >/dev/null 2>&1 &&
+  '$pperf' project --config '$work/cpu.json' --results '$work/two.json' --out '$work/scaling.json' >/dev/null"
+check "... efficiency measured at 2 cores" json_check "$work/scaling.json" '
+j["workloads"][0]["inputs"]["scaling_cores"] == 2
+0.2 < j["workloads"][0]["inputs"]["scaling_efficiency"]["value"] < 2
+"scaling from 1 to 2 cores: two-loaders" in j["workloads"][0]["inputs"]["pipeline_source"]'
 check "a missing history is refused" one_line_error 'none.sqlite' "$pperf" project --config "$work/cpu.json" --history "$work/none.sqlite"
 
 # --- bad input: one line naming the flag or file, exit 2 ---------------------------------------------

@@ -120,6 +120,29 @@ std::map<std::string, SpeedFactor> history_factors(const std::string& db, const 
   return found;
 }
 
+/// Bytes of one batch as the model takes it (the workload's declared batch layout: what a data
+/// worker sends, its framing aside); nullopt when the workload declares none.
+std::optional<double> batch_bytes(const WorkloadSpec& spec) {
+  const WorkloadDescriptor* d = builtin_workloads().find(spec.name);
+  if (!d || !d->batch_layout) return std::nullopt;
+  std::vector<TensorDecl> layout;
+  try {
+    layout = d->batch_layout(spec);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+  const std::map<std::string, double> size = {{"float32", 4}, {"int64", 8}, {"int32", 4}, {"uint8", 1}, {"bfloat16", 2}};
+  double per_sample = 0;
+  for (const auto& t : layout) {
+    const auto it = size.find(t.dtype);
+    if (it == size.end()) return std::nullopt;
+    double n = it->second;
+    for (int64_t dim : t.shape) n *= static_cast<double>(dim);
+    per_sample += n;
+  }
+  return layout.empty() ? std::nullopt : std::optional<double>(per_sample * static_cast<double>(spec.batch_size));
+}
+
 /// The configuration JSON of `c` for the next config (its instance groups as a config writes them).
 nlohmann::json groups_json(const Candidate& c) {
   nlohmann::json g = nlohmann::json::array();
@@ -313,6 +336,7 @@ int command_project(const std::vector<std::string>& args) {
                                          all.value * 1e3);
       }
     }
+    if (const auto bytes = batch_bytes(spec)) m.bytes_per_batch = *bytes * static_cast<double>(m.samples_per_step / std::max<int64_t>(1, spec.batch_size));
     if (trainer_step_ms) {
       m.trainer_step_ms = Range::point(*trainer_step_ms);
       m.trainer_source = "given (--trainer-step-ms)";

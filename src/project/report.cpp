@@ -128,6 +128,11 @@ std::string console_text(const Projection& p, size_t top) {
                                                                          m.pipeline_cpu_s_per_sample.lo * 1e3,
                                                                          m.pipeline_cpu_s_per_sample.hi * 1e3}, "{:.4g}"),
                        m.pipeline_source);
+    out += m.bytes_per_batch ? fmt::format("  batch:    {:.4g} MB on the data link per step{}\n", *m.bytes_per_batch / 1e6,
+                                           p.settings.link_gbit_per_s ? fmt::format(" ({:g} Gbit/s: {:.4g} ms)", *p.settings.link_gbit_per_s,
+                                                                                    *m.bytes_per_batch * 8 / (*p.settings.link_gbit_per_s * 1e9) * 1e3)
+                                                                      : std::string(" (no link bandwidth: --link-gbps)"))
+                             : std::string("  batch:    bytes unknown (the workload declares no batch layout)\n");
     out += fmt::format("  scaling:  efficiency {} at {} core(s)\n", range_text(m.scaling_efficiency, "{:.2f}"), m.scaling_cores);
     out += m.trainer_step_ms ? fmt::format("  trainer:  {} ms/step; {}\n", range_text(*m.trainer_step_ms, "{:.4g}"), m.trainer_source)
                              : fmt::format("  trainer:  step unknown: no floor ({})\n", m.trainer_source);

@@ -24,6 +24,7 @@ check "... 192 x 96/240 = 76.8 ms against 86 ms: -10.7 %, inside; knee 38.4 vCPU
 abs([c for c in j["workloads"][0]["configurations"] if c["configuration"] == "heterogeneous"][0]["predicted"]["step_ms"]["value"] - 76.8) < 1e-6
 [c for c in j["workloads"][0]["configurations"] if c["configuration"] == "heterogeneous"][0]["actual_inside_interval"]
 abs(j["workloads"][0]["knee_vcpus_per_accelerator"] - 192 * 96 / 60 / 8) < 1e-6
+j["workloads"][0]["inputs"]["bytes_per_batch"] == 1024 * (3 * 32 * 32 * 4 + 8)
 j["workloads"][0]["cheapest"]["bound"] == "trainer"'
 check "... valid JSON" valid "$work/ex1.json"
 check "... an HTML chart with the knee marked" grep -q 'class="knee"' "$work/ex1.html"

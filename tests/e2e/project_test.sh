@@ -11,6 +11,10 @@ valid() { /usr/bin/python3 tests/e2e/validate_schema.py schemas/projection.schem
 # --- the seed's examples, from their given steps ------------------------------------------------
 check "seed 000 ex. 2 projected" expect_exit 0 "$work/o2" "$pperf" project --config seed000_ex2_mnist_cost --out "$work/ex2.json" --next "$work/ex2.next.json"
 check "... valid JSON" valid "$work/ex2.json"
+edit "$work/ex2.json" "$work/x_type.json" 'j["workloads"][0]["predictions"][0]["step_ms"]["lo"] = "1"'
+edit "$work/ex2.json" "$work/x_missing.json" 'del j["workloads"][0]["cheapest"]["usd_per_1m_samples"]'
+edit "$work/ex2.json" "$work/x_bound.json" 'j["workloads"][0]["predictions"][0]["bound"] = "disk"'
+check "... a wrong type, a missing field, a bad bound rejected by the schema" /usr/bin/python3 tests/e2e/validate_schema.py --invalid schemas/projection.schema.json "$work/x_type.json" "$work/x_missing.json" "$work/x_bound.json"
 check "... 1193 x 8/44 = 216.9 ms against 184 ms measured: +17.9 %, inside the interval" json_check "$work/ex2.json" '
 [c for c in j["workloads"][0]["configurations"] if c["configuration"] == "heterogeneous"][0]["actual_inside_interval"]
 abs([c for c in j["workloads"][0]["configurations"] if c["configuration"] == "heterogeneous"][0]["predicted"]["step_ms"]["value"] - 1193 * 8 / 44) < 1e-6

@@ -43,7 +43,6 @@ double relative_ci(const Result& r) {
 /// What a measured result says of its pipeline and trainer (the runner's CPU accounting:
 /// src/measure/executor.cpp's busy fractions, times the wall time and the CPUs they are of).
 Measured measured_from(const Result& r, int64_t logical_cpus, const std::string& file, double* data_cores = nullptr) {
-  const std::string where = file + ": result " + r.workload + " x " + r.configuration;
   if (!r.measurement || !r.step || !r.bottleneck || !r.execution || r.measurement->step_ms.empty())
     throw InputError(file, "", "result " + r.workload + " x " + r.configuration + " has no measurement to project from");
   if (!r.bottleneck->data_cpu_pct)
@@ -74,7 +73,6 @@ Measured measured_from(const Result& r, int64_t logical_cpus, const std::string&
   m.trainer_source = on_cpu ? fmt::format("measured here on the CPU ({}): its CPU time per step / {} thread(s)", r.configuration,
                                           e.threads_effective)
                             : fmt::format("measured on {} ({}): mean step less its data wait", e.device, r.configuration);
-  (void)where;
   return m;
 }
 

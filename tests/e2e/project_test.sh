@@ -33,6 +33,13 @@ j["workloads"][0]["cheapest"]["bound"] == "trainer"'
 check "... valid JSON" valid "$work/ex1.json"
 check "... an HTML chart with the knee marked" grep -q 'class="knee"' "$work/ex1.html"
 
+check "against a table pperf prices import just wrote" bash -c "'$pperf' prices import --format aws-offer pricing/sources/aws-sagemaker-us-east-1.blogs.offer.json \
+  --out '$work/sm.json' --imported 2026-11-27 --name sm-import --provider aws --service sagemaker-training --source test >/dev/null &&
+  '$pperf' project --config seed000_ex2_mnist_cost --table '$work/sm.json' --out '$work/sm_p.json' --next '$work/sm_p.next.json' >/dev/null"
+check "... the same projection, priced from it" json_check "$work/sm_p.json" '
+j["pricing"]["table"] == "sm-import"
+abs([c for c in j["workloads"][0]["configurations"] if c["configuration"] == "heterogeneous"][0]["predicted"]["step_ms"]["value"] - 1193 * 8 / 44) < 1e-6'
+
 # --- measured here (tiny preset, a few seconds) ---------------------------------------------------
 check "measured projection" expect_exit 0 "$work/om" "$pperf" project --config tests/data/tiny_run.json --out "$work/tiny.json" --html "$work/tiny.html"
 check "... valid JSON" valid "$work/tiny.json"

@@ -24,15 +24,16 @@ ALLOWED = {
     "src/measure": {"src/core", "src/stats", "src/config", "pricing", "src/env", "workloads",
                       "src/dataservice"},
     "src/history": {"src/core", "src/stats"},
+    "src/project": {"src/core", "src/stats", "pricing"},
     "src/session": {"src/core", "src/stats", "src/config", "pricing", "src/env", "workloads",
                       "src/dataservice", "src/measure"},
     "src/cli": {"src/session", "src/core", "src/stats", "src/config", "pricing", "reports", "src/env",
-                  "workloads", "src/dataservice", "src/measure", "src/history"},
+                  "workloads", "src/dataservice", "src/measure", "src/history", "src/project"},
     # benchmarks and tests may use any library but the CLI
     "bench/micro": {"src/core", "src/stats", "src/config", "pricing", "reports", "src/env",
                     "workloads", "src/dataservice", "src/measure", "src/history"},
     "tests": {"src/session", "src/core", "src/stats", "src/config", "pricing", "reports", "src/env",
-              "workloads", "src/dataservice", "src/measure", "src/history"},
+              "workloads", "src/dataservice", "src/measure", "src/history", "src/project"},
 }
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 

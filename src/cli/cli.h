@@ -184,6 +184,7 @@ int command_export(const std::vector<std::string>& args);
 int command_report(const std::vector<std::string>& args);
 int command_advise(const std::vector<std::string>& args);
 int command_prices(const std::vector<std::string>& args);
+int command_project(const std::vector<std::string>& args);
 int command_spot_drill_worker(const std::vector<std::string>& args);
 
 /// Writes `files` of `run` (read from `source`, whose text is `run_text`); with `history_db`, the

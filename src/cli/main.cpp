@@ -56,6 +56,8 @@ const Command kCommands[] = {
      [](const Args& a, const Args&) { return pperf::cli::command_advise(a); }},
     {"prices", "import price tables from providers' files (offline); diff two tables",
      [](const Args& a, const Args&) { return pperf::cli::command_prices(a); }},
+    {"project", "project one measurement across a price catalog: cheapest cluster, knee, what to measure next",
+     [](const Args& a, const Args&) { return pperf::cli::command_project(a); }},
     {"spot-drill-worker", nullptr, [](const Args& a, const Args&) { return pperf::cli::command_spot_drill_worker(a); }},
     {"measure-item", nullptr, pperf::cli::command_measure_item},
     {"probe-memory", nullptr, [](const Args& a, const Args&) { return pperf::cli::command_probe_memory(a); }},

@@ -1,0 +1,458 @@
+// `pperf project --config C [--table T] [--region R] [--out P.json]`: one measurement (or the
+// config's given step times) projected across a price catalog (src/project): the cheapest
+// cluster per workload, the knee, the top N with intervals, and a config to measure next.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include "src/cli/cli.h"
+#include "src/core/atomic_file.h"
+#include "src/core/input_error.h"
+#include "src/core/results_json.h"
+#include "src/history/history.h"
+#include "src/project/report.h"
+
+namespace pperf::cli {
+
+namespace {
+using project::Candidate;
+using project::Measured;
+using project::Range;
+using project::SpeedFactor;
+
+const InstanceGroup* group_of(const Configuration& c, const std::string& role) {
+  for (const auto& g : c.instances)
+    if (g.role == role) return &g;
+  return nullptr;
+}
+
+/// The half-width of a result's mean step CI relative to the mean; below the runner's 6 steps
+/// for one, 1.96 CV / sqrt(n), widened for lag-1 autocorrelation rho by sqrt((1 + rho) / (1 - rho)).
+double relative_ci(const Result& r) {
+  if (!r.step || r.step->mean_ms <= 0) return 0;
+  if (r.step->mean_ci95_ms) return ((*r.step->mean_ci95_ms)[1] - (*r.step->mean_ci95_ms)[0]) / 2 / r.step->mean_ms;
+  if (!r.spread || !r.measurement || r.measurement->step_ms.size() < 2) return 0;
+  const double rho = std::clamp(r.step->lag1_autocorrelation.value_or(0), 0.0, 0.9);
+  return 1.96 * r.spread->cv / std::sqrt(static_cast<double>(r.measurement->step_ms.size())) * std::sqrt((1 + rho) / (1 - rho));
+}
+
+/// What a measured result says of its pipeline and trainer (the runner's CPU accounting:
+/// src/measure/executor.cpp's busy fractions, times the wall time and the CPUs they are of).
+Measured measured_from(const Result& r, int64_t logical_cpus, const std::string& file, double* data_cores = nullptr) {
+  if (!r.measurement || !r.step || !r.bottleneck || !r.execution || r.measurement->step_ms.empty())
+    throw InputError(file, "", "result " + r.workload + " x " + r.configuration + " has no measurement to project from");
+  if (!r.bottleneck->data_cpu_pct)
+    throw InputError(file, "", "result " + r.workload + " x " + r.configuration +
+                                   " has no data-side CPU time (workers at remote endpoints are not seen): measure a configuration "
+                                   "whose pipeline runs on this host");
+  const ExecutionReport& e = *r.execution;
+  const double steps = static_cast<double>(r.measurement->step_ms.size());
+  const double wall_s = r.measurement->elapsed_s;
+  const auto size_of = [&](const std::vector<int>& set) { return static_cast<double>(set.empty() ? logical_cpus : static_cast<int64_t>(set.size())); };
+  const double data_set = e.data_mode == DataMode::local ? size_of(e.cpus) : size_of(e.data_cpus);
+  const double capacity = std::min(static_cast<double>(std::max<int64_t>(1, e.data_workers)), data_set);
+  const double data_cpu_s = *r.bottleneck->data_cpu_pct / 100 * wall_s * capacity;
+  if (data_cores) *data_cores = capacity;
+  const double trainer_cpu_s = r.bottleneck->trainer_cpu_pct / 100 * wall_s * size_of(e.cpus);
+  Measured m;
+  m.workload = r.workload;
+  m.samples_per_step = r.samples_per_step;
+  const double rel = relative_ci(r);
+  m.pipeline_cpu_s_per_sample = Range::relative(data_cpu_s / (steps * static_cast<double>(r.samples_per_step)), rel);
+  m.trainer_cpu_s_per_step = trainer_cpu_s / steps;
+  const bool on_cpu = e.device == "cpu";
+  const double trainer_ms = on_cpu ? 1000 * m.trainer_cpu_s_per_step / static_cast<double>(std::max<int64_t>(1, e.threads_effective))
+                                   : r.step->mean_ms * (1 - r.data_wait_fraction.value_or(0));
+  m.trainer_step_ms = Range::relative(trainer_ms, rel);
+  m.pipeline_source = fmt::format("measured here: {} ({:.3g} data CPU-s over {:.0f} steps of {})", r.configuration, data_cpu_s, steps,
+                                  r.samples_per_step);
+  m.trainer_source = on_cpu ? fmt::format("measured here on the CPU ({}): its CPU time per step / {} thread(s)", r.configuration,
+                                          e.threads_effective)
+                            : fmt::format("measured on {} ({}): mean step less its data wait", e.device, r.configuration);
+  return m;
+}
+
+/// Per-core speed factors relative to this host, by family, from the history's native runs
+/// (results: emulated false) of the same workload and preset with the pipeline on the trainer's
+/// instance (local data): this host's CPU-seconds per sample / theirs. The newest run per family.
+std::map<std::string, SpeedFactor> history_factors(const std::string& db, const Measured& here, const WorkloadSpec& spec) {
+  std::map<std::string, SpeedFactor> found;
+  const History history(db, History::Mode::read);
+  for (const HistoryRun& run : history.list(std::nullopt, std::nullopt, std::nullopt, true)) {
+    const std::optional<std::string> text = history.results_text(run.id);
+    if (!text) continue;
+    const std::string name = fmt::format("{} run {}", db, run.id);
+    RunReport report;
+    try {
+      report = results_from_json(nlohmann::json::parse(*text), name);
+    } catch (const std::exception&) {
+      continue;  // a run this pperf cannot read says nothing of speed
+    }
+    int64_t logical = 1;
+    if (report.host.contains("logical_cpus") && report.host["logical_cpus"].is_number_integer()) logical = report.host["logical_cpus"].get<int64_t>();
+    for (const Result& r : report.results) {
+      if (r.workload != spec.name || r.preset != spec.preset || r.status != ResultStatus::ok || !r.execution ||
+          r.execution->emulated || r.execution->data_mode != DataMode::local || !r.bottleneck || !r.bottleneck->data_cpu_pct)
+        continue;
+      const auto dnn = std::find_if(r.instances.begin(), r.instances.end(), [](const PricedGroup& g) { return g.role == "dnn"; });
+      if (dnn == r.instances.end()) continue;
+      Measured there;
+      try {
+        there = measured_from(r, logical, name);
+      } catch (const InputError&) {
+        continue;
+      }
+      const Range& a = here.pipeline_cpu_s_per_sample;
+      const Range& b = there.pipeline_cpu_s_per_sample;
+      if (b.value <= 0 || b.lo <= 0) continue;
+      const std::string family = project::family_of(dnn->type);
+      found[family] = SpeedFactor{family, {a.value / b.value, a.lo / b.hi, a.hi / b.lo},
+                                  fmt::format("history: run {} of {} on {} ({} natively: {:.4g} vs {:.4g} CPU-ms/sample here)", run.id,
+                                              run.config_name, run.hostname, dnn->type, b.value * 1e3, a.value * 1e3)};
+    }
+  }
+  return found;
+}
+
+/// Bytes of one batch as the model takes it (the workload's declared batch layout: what a data
+/// worker sends, its framing aside); nullopt when the workload declares none.
+std::optional<double> batch_bytes(const WorkloadSpec& spec) {
+  const WorkloadDescriptor* d = builtin_workloads().find(spec.name);
+  if (!d || !d->batch_layout) return std::nullopt;
+  std::vector<TensorDecl> layout;
+  try {
+    layout = d->batch_layout(spec);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+  const std::map<std::string, double> size = {{"float32", 4}, {"int64", 8}, {"int32", 4}, {"uint8", 1}, {"bfloat16", 2}};
+  double per_sample = 0;
+  for (const auto& t : layout) {
+    const auto it = size.find(t.dtype);
+    if (it == size.end()) return std::nullopt;
+    double n = it->second;
+    for (int64_t dim : t.shape) n *= static_cast<double>(dim);
+    per_sample += n;
+  }
+  return layout.empty() ? std::nullopt : std::optional<double>(per_sample * static_cast<double>(spec.batch_size));
+}
+
+/// The configuration JSON of `c` for the next config (its instance groups as a config writes them).
+nlohmann::json groups_json(const Candidate& c) {
+  nlohmann::json g = nlohmann::json::array();
+  g.push_back({{"type", c.trainer_type}, {"count", c.trainer_count}, {"role", "dnn"}});
+  if (c.data_count > 0) g.push_back({{"type", c.data_type}, {"count", c.data_count}, {"role", "data"}});
+  return g;
+}
+
+std::string default_next_path(const Parsed& p, const Config& config) {
+  if (p.has("out")) {
+    std::string out = p.string("out");
+    if (out.size() > 5 && out.compare(out.size() - 5, 5, ".json") == 0) out.resize(out.size() - 5);
+    return out + ".next.json";
+  }
+  return "results/" + config.name + ".next.json";
+}
+
+int64_t count_flag(const Parsed& p, const std::string& flag) {
+  const std::string text = p.string(flag);
+  const auto n = positive_integer(text);
+  if (!n) throw InputError("--" + flag, "", "expected a whole number > 0, got '" + text + "'");
+  return *n;
+}
+
+double number_flag(const Parsed& p, const std::string& flag) {
+  const std::string text = p.string(flag);
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end != '\0' || !std::isfinite(v) || v <= 0)
+    throw InputError("--" + flag, "", "expected a number > 0, got '" + text + "'");
+  return v;
+}
+}  // namespace
+
+int command_project(const std::vector<std::string>& args) {
+  auto options = config_options("project");
+  options.add_options()("table", po::value<std::string>(), "price table (name or file; default: the config's pricing.table)")(
+      "region", po::value<std::string>(), "region of the table (default: the config's, else the table's only one)")(
+      "out", po::value<std::string>(), "write the projection as JSON (schemas/projection.schema.json)")(
+      "html", po::value<std::string>(), "write an HTML page with the chart (USD per 1M samples vs data instances)")(
+      "next", po::value<std::string>(), "where to write the configuration to measure next (default: beside --out, else results/)")(
+      "results", po::value<std::string>(), "project from this results file of the config (pperf run) instead of measuring")(
+      "trainer-step-ms", po::value<std::string>(), "the trainer's step with its input ready, ms (e.g. from a GPU run)")(
+      "max-data", po::value<std::string>()->default_value("4"), "data instances per trainer group to consider: 1..N")(
+      "top", po::value<std::string>()->default_value("10"), "rows of the table printed")(
+      "link-gbps", po::value<std::string>(), "the data link's bandwidth, Gbit/s (the tables carry none: unmodelled without it)");
+  options.add_options()("history", po::value<std::string>(),
+                        "read per-core speed factors of instance families from the native runs in this history (file or postgresql:// URI)");
+  Parsed p = parse("project", options, args);
+  if (p.help) return std::cout << options, kExitOk;
+  const int64_t max_data = count_flag(p, "max-data");
+  const size_t top = static_cast<size_t>(count_flag(p, "top"));
+  std::optional<double> trainer_step_ms;
+  if (p.has("trainer-step-ms")) trainer_step_ms = number_flag(p, "trainer-step-ms");
+  project::ModelSettings settings;
+  if (p.has("link-gbps")) settings.link_gbit_per_s = number_flag(p, "link-gbps");
+
+  SessionRequest request = session_request(p);
+  {  // The reference (the baseline) alone is measured: load once to name it.
+    const RunSession probe(request);
+    request.filter.configurations = {probe.config().baseline().name};
+  }
+  const RunSession session(request);
+  const Config& config = session.config();
+  const Configuration& reference = config.baseline();
+  const InstanceGroup* trainer_group = group_of(reference, "dnn");
+  const size_t reference_index = static_cast<size_t>(&reference - config.configurations.data());
+  if (!trainer_group)
+    throw InputError(config.path, fmt::format("{}/instances", reference.pointer), "the baseline has no trainer group (role \"dnn\")");
+  if (std::none_of(config.configurations.begin(), config.configurations.end(),
+                   [](const Configuration& c) { return group_of(c, "data") != nullptr; }))
+    throw InputError(config.path, "/configurations",
+                     "no configuration has a data group (role \"data\"): project needs the data side it projects onto");
+  if (config.priced_only && group_of(reference, "data"))
+    throw InputError(config.path, reference.pointer + "/instances",
+                     "the baseline of a priced-only config must be homogeneous (no data group): its step is taken as input-bound");
+
+  // The catalog: --table/--region, else the config's.
+  const std::string table_name = p.has("table") ? p.string("table") : config.pricing.table;
+  const std::string region = p.has("region") ? p.string("region") : config.pricing.region;
+  PriceTable table;
+  try {
+    table = read_price_table(table_name);
+  } catch (const InputError& e) {
+    if (!p.has("table")) throw;
+    throw InputError("--table", "", e.what());
+  }
+  try {
+    table = load_price_table(table_name, region);
+  } catch (const InputError& e) {
+    throw InputError(p.has("region") ? "--region" : config.path, p.has("region") ? "" : "/pricing/region", e.what());
+  }
+  const InstanceSpec* trainer_spec = table.find(trainer_group->type);
+  if (!trainer_spec)
+    throw InputError(table.path, "/regions/" + table.region,
+                     fmt::format("no instance '{}' (the trainer of {}'s {}/instances){}", trainer_group->type, config.path,
+                                 reference.pointer, did_you_mean(trainer_group->type, table.types())));
+  for (const auto& c : config.configurations)
+    for (size_t g = 0; g < c.instances.size(); ++g)
+      if (!table.find(c.instances[g].type))
+        throw InputError(table.path, "/regions/" + table.region,
+                         fmt::format("no instance '{}' (named at {}'s {}/instances/{}){}", c.instances[g].type, config.path,
+                                     c.pointer, g, did_you_mean(c.instances[g].type, table.types())));
+  const Market market = config.pricing.market;
+  const std::string next_path = p.has("next") ? p.string("next") : default_next_path(p, config);
+  if (p.has("out")) check_writable(p.string("out"), "--out");
+  if (p.has("html")) check_writable(p.string("html"), "--html");
+  check_writable(next_path, p.has("next") ? "--next" : "--out");
+  if (p.has("history")) History(p.string("history"), History::Mode::read);  // a bad database fails before measuring
+
+  // The measurement: given steps, a results file, or the reference measured now by the runner.
+  std::vector<Result> results;
+  std::string results_file = "the measurement";
+  int64_t logical_cpus = HostCapacity::here().logical_cpus;
+  if (config.priced_only) {
+    results = given_results(session.plan());
+  } else if (p.has("results")) {
+    results_file = p.string("results");
+    RunReport run;
+    try {
+      run = read_results_file(results_file);
+    } catch (const InputError& e) {
+      throw InputError("--results", "", e.what());
+    }
+    if (run.config_name != config.name)
+      throw InputError(results_file, "/config/name", fmt::format("results of config '{}', not of '{}'", run.config_name, config.name));
+    if (run.host.contains("logical_cpus") && run.host["logical_cpus"].is_number_integer()) logical_cpus = run.host["logical_cpus"].get<int64_t>();
+    results = run.results;
+  } else {
+    session.preflight(false, true);
+    const std::atomic<bool>& stop = install_stop_handlers(true);
+    MeasureObserver silent;
+    std::cerr << fmt::format("pperf project: measuring {} ({}) on this host\n", reference.name, config.path);
+    results = session.measure(session.executor_options(), stop, silent);
+    if (stop) return kExitRuntime;
+  }
+
+  project::Projection out;
+  out.config_path = config.path;
+  out.config_name = config.name;
+  out.table = table.name;
+  out.table_path = table.path;
+  out.region = table.region;
+  out.market = to_string(market);
+  out.settings = settings;
+  out.reference_host = config.priced_only ? "given step times (nothing measured)" : "this host";
+  out.next_config_path = next_path;
+  const std::string trainer_family = project::family_of(trainer_group->type);
+  for (size_t w = 0; w < config.workloads.size(); ++w) {
+    const WorkloadSpec& spec = config.workloads[w];
+    const auto find = [&](const std::string& configuration) -> const Result* {
+      for (const auto& r : results)
+        if (r.workload == spec.name && r.configuration == configuration && r.status == ResultStatus::ok && r.step) return &r;
+      return nullptr;
+    };
+    const Result* ref = find(reference.name);
+    if (!ref) throw InputError(results_file, "", fmt::format("no ok result of {} x {} to project from", spec.name, reference.name));
+    project::WorkloadProjection wp;
+    wp.trainer_type = trainer_group->type;
+    wp.trainer_count = trainer_group->count;
+    Measured& m = wp.measured;
+    if (config.priced_only) {
+      const int64_t vcpus = trainer_group->count * trainer_spec->vcpus;
+      m.workload = spec.name;
+      m.samples_per_step = ref->samples_per_step;
+      m.pipeline_cpu_s_per_sample = Range::point(project::pipeline_cost_from_bound_step(ref->step->mean_ms, vcpus, ref->samples_per_step));
+      m.pipeline_source = fmt::format("derived: the baseline's given {:.4g} ms/step taken as input-bound on its {} vCPUs", ref->step->mean_ms, vcpus);
+      m.trainer_source = "not measured";
+    } else {
+      double ref_cores = 1;
+      m = measured_from(*ref, logical_cpus, results_file, &ref_cores);
+      // Scaling: a configuration of the same results whose pipeline ran on more cores; its
+      // CPU-seconds per sample against the reference's (data workers: their transport included).
+      for (const auto& r : results) {
+        double cores = 0;
+        if (r.workload != spec.name || r.configuration == reference.name || r.status != ResultStatus::ok || !r.bottleneck ||
+            !r.bottleneck->data_cpu_pct)
+          continue;
+        Measured wide;
+        try {
+          wide = measured_from(r, logical_cpus, results_file, &cores);
+        } catch (const InputError&) {
+          continue;
+        }
+        if (cores <= ref_cores || cores <= static_cast<double>(m.scaling_cores) || wide.pipeline_cpu_s_per_sample.value <= 0) continue;
+        const Range& one = m.pipeline_cpu_s_per_sample;
+        const Range& all = wide.pipeline_cpu_s_per_sample;
+        m.scaling_efficiency = {one.value / all.value, one.lo / all.hi, std::max(one.value / all.value, one.hi / std::max(all.lo, 1e-12))};
+        m.scaling_cores = static_cast<int64_t>(cores);
+        m.pipeline_source += fmt::format("; scaling from {:g} to {:g} cores: {} ({:.4g} CPU-ms/sample)", ref_cores, cores, r.configuration,
+                                         all.value * 1e3);
+      }
+    }
+    if (const auto bytes = batch_bytes(spec)) m.bytes_per_batch = *bytes * static_cast<double>(m.samples_per_step / std::max<int64_t>(1, spec.batch_size));
+    if (trainer_step_ms) {
+      m.trainer_step_ms = Range::point(*trainer_step_ms);
+      m.trainer_source = "given (--trainer-step-ms)";
+      m.trainer_cpu_s_per_step = 0;  // a GPU step's host CPU use is not known: not charged to the pool
+    }
+    // Speed factors: the reference family is 1 exactly when the pipeline cost is in its cores.
+    std::map<std::string, SpeedFactor> factors;
+    const std::string history_db = p.has("history") ? p.string("history") : "";
+    if (!history_db.empty() && !config.priced_only) factors = history_factors(history_db, m, spec);
+    const auto factor_of = [&](const std::string& type) {
+      const std::string family = project::family_of(type);
+      auto it = factors.find(family);
+      if (it != factors.end()) return it->second;
+      SpeedFactor f = config.priced_only && family == trainer_family
+                          ? SpeedFactor{family, Range::point(1), "reference: the given step's own cores"}
+                          : project::unmeasured_factor(family);
+      if (!config.priced_only) f.source = "relative to this host; " + f.source;
+      return factors[family] = f;
+    };
+    for (const auto& c : project::catalog_candidates(table, trainer_group->type, trainer_group->count, max_data, market))
+      wp.predictions.push_back(project::predict(m, c, factor_of(c.trainer_type), factor_of(c.data_count ? c.data_type : c.trainer_type), settings));
+    std::stable_sort(wp.predictions.begin(), wp.predictions.end(), [](const project::Prediction& a, const project::Prediction& b) {
+      return a.usd_per_1m_samples.value < b.usd_per_1m_samples.value;
+    });
+    wp.knee_vcpus_per_accelerator = project::knee_vcpus_per_accelerator(m, static_cast<double>(trainer_group->count) * trainer_spec->accelerators);
+    // The config's own configurations: on this host by their CPU sets, or in the catalog.
+    for (size_t ci = 0; ci < config.configurations.size(); ++ci) {
+      const Configuration& c = config.configurations[ci];
+      const InstanceGroup* t = group_of(c, "dnn");
+      const InstanceGroup* d = group_of(c, "data");
+      if (!t) continue;
+      const InstanceSpec* ts = table.find(t->type);
+      const InstanceSpec* ds = d ? table.find(d->type) : nullptr;
+      Candidate cand;
+      cand.trainer_type = t->type;
+      cand.trainer_count = t->count;
+      cand.trainer_vcpus = ts->vcpus;
+      cand.trainer_accelerators = ts->accelerators;
+      cand.trainer_usd_per_hour = quote(*ts, market) ? quote(*ts, market)->usd_per_hour : 0;
+      if (d) {
+        cand.data_type = d->type;
+        cand.data_count = d->count;
+        cand.data_vcpus = ds->vcpus;
+        cand.data_usd_per_hour = quote(*ds, market) ? quote(*ds, market)->usd_per_hour : 0;
+      }
+      SpeedFactor tf = factor_of(t->type), df = factor_of(d ? d->type : t->type);
+      if (!config.priced_only) {  // emulated here: the CPUs the config pins, at this host's speed
+        const ExecutionSettings& e = c.execution;
+        const auto size_of = [&](const std::vector<int>& s) { return s.empty() ? logical_cpus : static_cast<int64_t>(s.size()); };
+        cand.trainer_count = 1;
+        cand.trainer_vcpus = size_of(e.cpus);
+        cand.pooled = e.data.mode == DataMode::local;
+        cand.data_count = cand.pooled ? 0 : 1;
+        cand.data_vcpus = cand.pooled ? 0 : std::min(size_of(e.data.spawn_local_cpus), e.data.spawn_local_processes * e.data.spawn_local_workers);
+        if (cand.pooled) cand.trainer_vcpus = std::min(cand.trainer_vcpus, std::max<int64_t>(1, e.data.workers));
+        tf = df = SpeedFactor{"host", Range::point(1), "this host"};
+      }
+      project::ConfigurationCheck check;
+      check.configuration = c.name;
+      check.reference = ci == reference_index;
+      check.predicted = project::predict(m, cand, tf, df, settings);
+      if (config.priced_only) check.actual_ms = c.step_time_ms, check.actual_source = "given";
+      else if (const Result* r = find(c.name)) check.actual_ms = r->step->mean_ms, check.actual_source = "measured";
+      wp.checks.push_back(check);
+    }
+    // Measured here: the other configurations run on this same host, under the same contention
+    // and overlap as the reference did; its measured / projected step carries them over.
+    const auto ref_check = std::find_if(wp.checks.begin(), wp.checks.end(), [](const project::ConfigurationCheck& c) { return c.reference; });
+    if (!config.priced_only && ref_check != wp.checks.end() && ref_check->actual_ms) {
+      const double k = *ref_check->actual_ms / ref_check->predicted.step_ms.value;
+      wp.host_calibration = k;
+      for (auto& c : wp.checks) {
+        for (project::Range* r : {&c.predicted.step_ms, &c.predicted.usd_per_step, &c.predicted.usd_per_1m_samples})
+          r->value *= k, r->lo *= k, r->hi *= k;
+      }
+    }
+    for (const auto& [family, f] : factors) wp.speed_factors.push_back(f);
+    out.workloads.push_back(std::move(wp));
+  }
+
+  // The configuration to measure next: the first workload's cheapest cluster, beside the baseline.
+  nlohmann::json next;
+  {
+    std::ifstream in(config.path);
+    next = nlohmann::json::parse(in);
+    next.erase("$schema");
+    next["name"] = config.name + "-next";
+    next["description"] = "Written by pperf project: the cheapest projected cluster of " + config.name + ", to measure and confirm.";
+    next["pricing"]["table"] = std::filesystem::exists(table.path) ? std::filesystem::absolute(table.path).string() : table_name;
+    next["pricing"]["region"] = table.region;
+    for (const auto& params : config.path_params)
+      for (const auto& pp : params) next[nlohmann::json::json_pointer(pp.pointer)] = pp.path;
+    const project::Prediction* best = project::cheapest(out.workloads.front());
+    nlohmann::json configurations = nlohmann::json::array();
+    nlohmann::json chosen = {{"name", "projected-cheapest"}, {"instances", groups_json(best->candidate)}};
+    if (config.priced_only) {
+      chosen["baseline"] = true;
+    } else {
+      nlohmann::json base = next["configurations"][reference_index];
+      configurations.push_back(base);
+      // Run it as the config's data-group configuration runs (its execution), else as the baseline.
+      for (size_t ci = 0; ci < config.configurations.size(); ++ci)
+        if (best->candidate.data_count > 0 && group_of(config.configurations[ci], "data")) {
+          if (next["configurations"][ci].contains("execution")) chosen["execution"] = next["configurations"][ci]["execution"];
+          break;
+        }
+      if (!chosen.contains("execution") && base.contains("execution")) chosen["execution"] = base["execution"];
+    }
+    configurations.push_back(chosen);
+    next["configurations"] = configurations;
+    write_file_atomically(next_path, next.dump(2) + "\n");
+  }
+  if (p.has("out")) write_file_atomically(p.string("out"), project::to_json(out).dump(2) + "\n");
+  if (p.has("html")) write_file_atomically(p.string("html"), project::html_page(out, top));
+  std::cout << project::console_text(out, top);
+  if (p.has("out")) std::cout << "projection: " << p.string("out") << "\n";
+  if (p.has("html")) std::cout << "html: " << p.string("html") << "\n";
+  return kExitOk;
+}
+
+}  // namespace pperf::cli

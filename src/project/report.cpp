@@ -1,0 +1,273 @@
+#include "src/project/report.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+namespace pperf::project {
+
+const Prediction* cheapest(const WorkloadProjection& w) { return w.predictions.empty() ? nullptr : &w.predictions[0]; }
+
+double error_pct(const ConfigurationCheck& c) {
+  return c.actual_ms && *c.actual_ms > 0 ? 100 * (c.predicted.step_ms.value - *c.actual_ms) / *c.actual_ms : 0;
+}
+
+nlohmann::json to_json(const Range& r) { return {{"value", r.value}, {"lo", r.lo}, {"hi", r.hi}}; }
+
+namespace {
+nlohmann::json optional_number(const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(); }
+
+nlohmann::json to_json(const SpeedFactor& f) {
+  return {{"family", f.family}, {"factor", to_json(f.factor)}, {"source", f.source}};
+}
+
+std::string cluster(const Candidate& c) {
+  std::string s = fmt::format("{} x {}", c.trainer_count, c.trainer_type);
+  if (c.data_count > 0) s += fmt::format(" + {} x {}", c.data_count, c.data_type);
+  return s;
+}
+
+std::string escape(const std::string& s) {
+  std::string out;
+  for (char ch : s) {
+    if (ch == '<') out += "&lt;";
+    else if (ch == '>') out += "&gt;";
+    else if (ch == '&') out += "&amp;";
+    else if (ch == '"') out += "&quot;";
+    else out += ch;
+  }
+  return out;
+}
+
+std::string range_text(const Range& r, const char* format) {
+  return fmt::format(fmt::runtime(format), r.value) + " [" + fmt::format(fmt::runtime(format), r.lo) + ", " +
+         fmt::format(fmt::runtime(format), r.hi) + "]";
+}
+}  // namespace
+
+nlohmann::json to_json(const Prediction& p) {
+  const Candidate& c = p.candidate;
+  return {{"cluster", cluster(c)},
+          {"trainer", {{"type", c.trainer_type}, {"count", c.trainer_count}, {"vcpus_each", c.trainer_vcpus},
+                       {"accelerators_each", c.trainer_accelerators}, {"usd_per_hour_each", c.trainer_usd_per_hour},
+                       {"speed_factor", to_json(p.trainer_speed.factor)}}},
+          {"data", c.data_count == 0 ? nlohmann::json()
+                                     : nlohmann::json{{"type", c.data_type}, {"count", c.data_count}, {"vcpus_each", c.data_vcpus},
+                                                      {"usd_per_hour_each", c.data_usd_per_hour},
+                                                      {"speed_factor", to_json(p.data_speed.factor)}}},
+          {"pooled", c.pooled},
+          {"usable_cores", p.usable_cores},
+          {"vcpus_per_accelerator", p.vcpus_per_accelerator},
+          {"pipeline_ms", std::isfinite(p.pipeline_ms) ? nlohmann::json(p.pipeline_ms) : nlohmann::json()},
+          {"trainer_ms", optional_number(p.trainer_ms)},
+          {"link_ms", optional_number(p.link_ms)},
+          {"bound", p.bound},
+          {"step_ms", to_json(p.step_ms)},
+          {"usd_per_hour", p.usd_per_hour.value},
+          {"usd_per_step", to_json(p.usd_per_step)},
+          {"usd_per_1m_samples", to_json(p.usd_per_1m_samples)}};
+}
+
+nlohmann::json to_json(const Projection& p) {
+  nlohmann::json workloads = nlohmann::json::array();
+  for (const auto& w : p.workloads) {
+    const Measured& m = w.measured;
+    nlohmann::json factors = nlohmann::json::array(), predictions = nlohmann::json::array(), checks = nlohmann::json::array();
+    for (const auto& f : w.speed_factors) factors.push_back(to_json(f));
+    for (const auto& pr : w.predictions) predictions.push_back(to_json(pr));
+    for (const auto& c : w.checks)
+      checks.push_back({{"configuration", c.configuration}, {"reference", c.reference}, {"predicted", to_json(c.predicted)},
+                        {"actual_ms", optional_number(c.actual_ms)},
+                        {"actual_source", c.actual_source.empty() ? nlohmann::json() : nlohmann::json(c.actual_source)},
+                        {"error_pct", c.actual_ms ? nlohmann::json(error_pct(c)) : nlohmann::json()},
+                        {"actual_inside_interval", c.actual_ms ? nlohmann::json(*c.actual_ms >= c.predicted.step_ms.lo &&
+                                                                                *c.actual_ms <= c.predicted.step_ms.hi)
+                                                               : nlohmann::json()}});
+    workloads.push_back(
+        {{"workload", m.workload},
+         {"samples_per_step", m.samples_per_step},
+         {"inputs",
+          {{"pipeline_cpu_s_per_sample", to_json(m.pipeline_cpu_s_per_sample)},
+           {"scaling_efficiency", to_json(m.scaling_efficiency)},
+           {"scaling_cores", m.scaling_cores},
+           {"trainer_cpu_s_per_step", m.trainer_cpu_s_per_step},
+           {"trainer_step_ms", m.trainer_step_ms ? to_json(*m.trainer_step_ms) : nlohmann::json()},
+           {"bytes_per_batch", optional_number(m.bytes_per_batch)},
+           {"pipeline_source", m.pipeline_source},
+           {"trainer_source", m.trainer_source}}},
+         {"trainer", {{"type", w.trainer_type}, {"count", w.trainer_count}}},
+         {"knee_vcpus_per_accelerator", optional_number(w.knee_vcpus_per_accelerator)},
+         {"host_calibration", optional_number(w.host_calibration)},
+         {"cheapest", w.predictions.empty() ? nlohmann::json() : to_json(w.predictions[0])},
+         {"speed_factors", factors},
+         {"predictions", predictions},
+         {"configurations", checks}});
+  }
+  return {{"kind", "pperf-projection"},
+          {"schema_version", 1},
+          {"config", {{"path", p.config_path}, {"name", p.config_name}}},
+          {"pricing", {{"table", p.table}, {"path", p.table_path}, {"region", p.region}, {"market", p.market}}},
+          {"model",
+           {{"formula", "step = max(trainer step, pipeline CPU-seconds per step / usable core-equivalents, batch bytes / link bandwidth)"},
+            {"model_error_pct", p.settings.model_error_pct},
+            {"link_gbit_per_s", optional_number(p.settings.link_gbit_per_s)}}},
+          {"reference", p.reference_host},
+          {"next_config", p.next_config_path.empty() ? nlohmann::json() : nlohmann::json(p.next_config_path)},
+          {"workloads", workloads}};
+}
+
+std::string console_text(const Projection& p, size_t top) {
+  std::string out = fmt::format("projection of {} against {} ({}, {}); model error +-{:g} % stated\n", p.config_name, p.table,
+                                p.region, p.market, p.settings.model_error_pct);
+  for (const auto& w : p.workloads) {
+    const Measured& m = w.measured;
+    out += fmt::format("\nworkload {} ({} samples/step)\n", m.workload, m.samples_per_step);
+    out += fmt::format("  pipeline: {} CPU-ms/sample; {}\n", range_text({m.pipeline_cpu_s_per_sample.value * 1e3,
+                                                                         m.pipeline_cpu_s_per_sample.lo * 1e3,
+                                                                         m.pipeline_cpu_s_per_sample.hi * 1e3}, "{:.4g}"),
+                       m.pipeline_source);
+    out += m.bytes_per_batch ? fmt::format("  batch:    {:.4g} MB on the data link per step{}\n", *m.bytes_per_batch / 1e6,
+                                           p.settings.link_gbit_per_s ? fmt::format(" ({:g} Gbit/s: {:.4g} ms)", *p.settings.link_gbit_per_s,
+                                                                                    *m.bytes_per_batch * 8 / (*p.settings.link_gbit_per_s * 1e9) * 1e3)
+                                                                      : std::string(" (no link bandwidth: --link-gbps)"))
+                             : std::string("  batch:    bytes unknown (the workload declares no batch layout)\n");
+    out += fmt::format("  scaling:  efficiency {} at {} core(s)\n", range_text(m.scaling_efficiency, "{:.2f}"), m.scaling_cores);
+    out += m.trainer_step_ms ? fmt::format("  trainer:  {} ms/step; {}\n", range_text(*m.trainer_step_ms, "{:.4g}"), m.trainer_source)
+                             : fmt::format("  trainer:  step unknown: no floor ({})\n", m.trainer_source);
+    for (const auto& f : w.speed_factors)
+      out += fmt::format("  speed factor {}: {} ({})\n", f.family, range_text(f.factor, "{:.2f}"), f.source);
+    if (const Prediction* c = cheapest(w))
+      out += fmt::format("  cheapest: {}: {} USD/1M samples, step {} ms ({}-bound)\n", cluster(c->candidate),
+                         range_text(c->usd_per_1m_samples, "{:.4g}"), range_text(c->step_ms, "{:.4g}"), c->bound);
+    out += w.knee_vcpus_per_accelerator
+               ? fmt::format("  knee: {:.1f} vCPUs per accelerator (beyond it the step stops improving)\n", *w.knee_vcpus_per_accelerator)
+               : std::string("  knee: unknown (no trainer step: give --trainer-step-ms)\n");
+    out += fmt::format("  {:>3}  {:<42} {:>28} {:>34} {:>9}\n", "#", "cluster", "step ms [interval]", "USD/1M samples [interval]", "bound");
+    for (size_t i = 0; i < std::min(top, w.predictions.size()); ++i) {
+      const Prediction& pr = w.predictions[i];
+      out += fmt::format("  {:>3}  {:<42} {:>28} {:>34} {:>9}\n", i + 1, cluster(pr.candidate), range_text(pr.step_ms, "{:.4g}"),
+                         range_text(pr.usd_per_1m_samples, "{:.4g}"), pr.bound);
+    }
+    if (!w.checks.empty())
+      out += w.host_calibration ? fmt::format("  the config's own configurations on this host (projected x {:.3f}, the reference's measured / projected step):\n",
+                                              *w.host_calibration)
+                                : std::string("  the config's own configurations (projected vs actual):\n");
+    for (const auto& c : w.checks) {
+      out += fmt::format("    {:<20} projected {} ms", c.configuration, range_text(c.predicted.step_ms, "{:.4g}"));
+      if (c.actual_ms)
+        out += fmt::format(", {} {:.4g} ms ({:+.1f} %, {} the interval)", c.actual_source, *c.actual_ms, error_pct(c),
+                           *c.actual_ms >= c.predicted.step_ms.lo && *c.actual_ms <= c.predicted.step_ms.hi ? "inside" : "outside");
+      out += c.reference ? " [reference]\n" : "\n";
+    }
+  }
+  if (!p.next_config_path.empty()) out += "\nconfiguration to measure next: " + p.next_config_path + "\n";
+  return out;
+}
+
+namespace {
+/// USD per 1M samples against data instances per trainer for the config's trainer type.
+std::string chart(const WorkloadProjection& w) {
+  std::map<std::string, std::vector<const Prediction*>> lines;  // data type -> points by count
+  const Prediction* alone = nullptr;
+  for (const auto& pr : w.predictions) {
+    if (pr.candidate.trainer_type != w.trainer_type) continue;
+    if (pr.candidate.data_count == 0) alone = &pr;
+    else lines[pr.candidate.data_type].push_back(&pr);
+  }
+  if (!alone || lines.empty()) return "<p>no data instance types to chart</p>";
+  int64_t max_n = 1;
+  double max_y = alone->usd_per_1m_samples.hi;
+  for (auto& [type, points] : lines) {
+    std::sort(points.begin(), points.end(), [](const Prediction* a, const Prediction* b) { return a->candidate.data_count < b->candidate.data_count; });
+    for (const Prediction* pt : points) max_n = std::max(max_n, pt->candidate.data_count), max_y = std::max(max_y, pt->usd_per_1m_samples.hi);
+  }
+  const double width = 640, height = 360, left = 70, right = 170, top = 20, bottom = 50;
+  const double pw = width - left - right, ph = height - top - bottom;
+  const auto x = [&](double n) { return left + pw * n / static_cast<double>(max_n); };
+  const auto y = [&](double v) { return top + ph * (1 - v / (max_y * 1.05)); };
+  std::string svg = fmt::format(
+      "<svg class=\"chart\" data-chart=\"projection\" width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} {1}\" role=\"img\" "
+      "xmlns=\"http://www.w3.org/2000/svg\" font-family=\"sans-serif\" font-size=\"11\">\n",
+      width, height);
+  svg += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" stroke=\"#333\"/><line x1=\"{0}\" y1=\"{2}\" x2=\"{3}\" y2=\"{2}\" stroke=\"#333\"/>\n",
+                     left, top, top + ph, left + pw);
+  for (int i = 0; i <= 4; ++i) {
+    const double v = max_y * 1.05 * i / 4;
+    svg += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{:.3g}</text><line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#ddd\"/>\n",
+                       left - 6, y(v) + 4, v, left, y(v), left + pw, y(v));
+  }
+  for (int64_t n = 0; n <= max_n; ++n)
+    svg += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n", x(static_cast<double>(n)), top + ph + 16, n);
+  svg += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">data instances per {} x {}</text>\n", left + pw / 2,
+                     height - 10, w.trainer_count, escape(w.trainer_type));
+  svg += fmt::format("<text transform=\"translate(16,{}) rotate(-90)\" text-anchor=\"middle\">USD per 1M samples</text>\n", top + ph / 2);
+  const char* colors[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b"};
+  size_t k = 0;
+  for (const auto& [type, points] : lines) {
+    const char* color = colors[k % 6];
+    std::string path = fmt::format("M{:.1f},{:.1f}", x(0), y(alone->usd_per_1m_samples.value));
+    std::string band_top = fmt::format("M{:.1f},{:.1f}", x(0), y(alone->usd_per_1m_samples.hi)), band_bottom;
+    for (const Prediction* pt : points) {
+      path += fmt::format(" L{:.1f},{:.1f}", x(static_cast<double>(pt->candidate.data_count)), y(pt->usd_per_1m_samples.value));
+      band_top += fmt::format(" L{:.1f},{:.1f}", x(static_cast<double>(pt->candidate.data_count)), y(pt->usd_per_1m_samples.hi));
+    }
+    for (auto it = points.rbegin(); it != points.rend(); ++it)
+      band_bottom += fmt::format(" L{:.1f},{:.1f}", x(static_cast<double>((*it)->candidate.data_count)), y((*it)->usd_per_1m_samples.lo));
+    band_bottom += fmt::format(" L{:.1f},{:.1f} Z", x(0), y(alone->usd_per_1m_samples.lo));
+    svg += fmt::format("<path d=\"{}{}\" fill=\"{}\" fill-opacity=\"0.12\" stroke=\"none\"/>\n", band_top, band_bottom, color);
+    svg += fmt::format("<path d=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"2\" data-type=\"{}\"/>\n", path, color, escape(type));
+    for (const Prediction* pt : points)
+      svg += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"3\" fill=\"{}\"><title>{}: {:.4g} USD/1M samples, step {:.4g} ms</title></circle>\n",
+                         x(static_cast<double>(pt->candidate.data_count)), y(pt->usd_per_1m_samples.value), color,
+                         escape(cluster(pt->candidate)), pt->usd_per_1m_samples.value, pt->step_ms.value);
+    // The knee: the first count whose step is the trainer's (more data instances stop helping).
+    for (const Prediction* pt : points)
+      if (pt->bound == "trainer") {
+        svg += fmt::format("<circle class=\"knee\" cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"7\" fill=\"none\" stroke=\"{}\" stroke-width=\"2\"/>"
+                           "<text x=\"{:.1f}\" y=\"{:.1f}\" fill=\"{}\">knee</text>\n",
+                           x(static_cast<double>(pt->candidate.data_count)), y(pt->usd_per_1m_samples.value), color,
+                           x(static_cast<double>(pt->candidate.data_count)) + 8, y(pt->usd_per_1m_samples.value) - 8, color);
+        break;
+      }
+    svg += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\" stroke=\"{3}\" stroke-width=\"2\"/><text x=\"{4}\" y=\"{5}\">{6}</text>\n",
+                       left + pw + 12, top + 14 + 18 * static_cast<double>(k), left + pw + 32, color, left + pw + 38,
+                       top + 18 + 18 * static_cast<double>(k), escape(type));
+    ++k;
+  }
+  svg += fmt::format("<text x=\"{}\" y=\"{}\" fill=\"#555\">shaded: interval</text>\n", left + pw + 12, top + 22 + 18 * static_cast<double>(k));
+  return svg + "</svg>\n";
+}
+}  // namespace
+
+std::string html_page(const Projection& p, size_t top) {
+  std::string out = fmt::format(
+      "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>pperf projection: {0}</title>\n"
+      "<style>body{{font-family:sans-serif;margin:2em}}table{{border-collapse:collapse}}td,th{{border:1px solid #ccc;padding:3px 8px;text-align:right}}"
+      "td:nth-child(2),th:nth-child(2){{text-align:left}}</style></head><body>\n<h1>Projection of {0}</h1>\n"
+      "<p>Prices: {1} ({2}, {3}). Step = max(trainer step, pipeline CPU-seconds per step / usable core-equivalents, link); "
+      "intervals from the measurement's and the speed factors', widened by a stated model error of {4:g} %.</p>\n",
+      escape(p.config_name), escape(p.table), escape(p.region), escape(p.market), p.settings.model_error_pct);
+  for (const auto& w : p.workloads) {
+    out += fmt::format("<h2>{}</h2>\n", escape(w.measured.workload));
+    if (const Prediction* c = cheapest(w))
+      out += fmt::format("<p>Cheapest: <b>{}</b>, {} USD per 1M samples, step {} ms ({}-bound).", escape(cluster(c->candidate)),
+                         range_text(c->usd_per_1m_samples, "{:.4g}"), range_text(c->step_ms, "{:.4g}"), c->bound);
+    out += w.knee_vcpus_per_accelerator ? fmt::format(" Knee: {:.1f} vCPUs per accelerator.</p>\n", *w.knee_vcpus_per_accelerator)
+                                        : std::string(" Knee: unknown (no trainer step).</p>\n");
+    out += chart(w);
+    out += "<table><tr><th>#</th><th>cluster</th><th>step ms</th><th>interval ms</th><th>USD / 1M samples</th><th>interval</th><th>bound</th></tr>\n";
+    for (size_t i = 0; i < std::min(top, w.predictions.size()); ++i) {
+      const Prediction& pr = w.predictions[i];
+      out += fmt::format("<tr><td>{}</td><td>{}</td><td>{:.4g}</td><td>{:.4g} – {:.4g}</td><td>{:.4g}</td><td>{:.4g} – {:.4g}</td><td>{}</td></tr>\n",
+                         i + 1, escape(cluster(pr.candidate)), pr.step_ms.value, pr.step_ms.lo, pr.step_ms.hi,
+                         pr.usd_per_1m_samples.value, pr.usd_per_1m_samples.lo, pr.usd_per_1m_samples.hi, pr.bound);
+    }
+    out += "</table>\n";
+  }
+  if (!p.next_config_path.empty()) out += "<p>Configuration to measure next: <code>" + escape(p.next_config_path) + "</code></p>\n";
+  return out + "</body></html>\n";
+}
+
+}  // namespace pperf::project

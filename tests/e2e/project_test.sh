@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# `pperf project` end to end: the seed's heterogeneous results projected from their homogeneous
+# ones (shipped priced-only configs, shipped tables), a measured projection of the tiny MNIST
+# preset, the JSON against schemas/projection.schema.json, the HTML chart, the config to measure
+# next accepted by `pperf validate`, and bad input refused on one line with exit 2.
+# usage: tests/e2e/project_test.sh PATH/TO/pperf
+set -uo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+valid() { /usr/bin/python3 tests/e2e/validate_schema.py schemas/projection.schema.json "$@"; }
+
+# --- the seed's examples, from their given steps ------------------------------------------------
+check "seed 000 ex. 2 projected" expect_exit 0 "$work/o2" "$pperf" project --config seed000_ex2_mnist_cost --out "$work/ex2.json" --next "$work/ex2.next.json"
+check "... valid JSON" valid "$work/ex2.json"
+edit "$work/ex2.json" "$work/x_type.json" 'j["workloads"][0]["predictions"][0]["step_ms"]["lo"] = "1"'
+edit "$work/ex2.json" "$work/x_missing.json" 'del j["workloads"][0]["cheapest"]["usd_per_1m_samples"]'
+edit "$work/ex2.json" "$work/x_bound.json" 'j["workloads"][0]["predictions"][0]["bound"] = "disk"'
+check "... a wrong type, a missing field, a bad bound rejected by the schema" /usr/bin/python3 tests/e2e/validate_schema.py --invalid schemas/projection.schema.json "$work/x_type.json" "$work/x_missing.json" "$work/x_bound.json"
+check "... 1193 x 8/44 = 216.9 ms against 184 ms measured: +17.9 %, inside the interval" json_check "$work/ex2.json" '
+[c for c in j["workloads"][0]["configurations"] if c["configuration"] == "heterogeneous"][0]["actual_inside_interval"]
+abs([c for c in j["workloads"][0]["configurations"] if c["configuration"] == "heterogeneous"][0]["predicted"]["step_ms"]["value"] - 1193 * 8 / 44) < 1e-6
+abs([c for c in j["workloads"][0]["configurations"] if c["configuration"] == "heterogeneous"][0]["error_pct"] - 17.88) < 0.01
+j["workloads"][0]["cheapest"]["cluster"] == j["workloads"][0]["predictions"][0]["cluster"]
+j["workloads"][0]["knee_vcpus_per_accelerator"] is None
+j["next_config"].endswith("ex2.next.json")'
+check "... names the cheapest and the next config" grep -q "configuration to measure next: $work/ex2.next.json" "$work/o2"
+check "seed 000 ex. 1 with the GPU's step given" expect_exit 0 "$work/o1" "$pperf" project --config seed000_ex1_resnet50_cost --trainer-step-ms 60 --out "$work/ex1.json" --html "$work/ex1.html" --next "$work/ex1.next.json"
+check "... 192 x 96/240 = 76.8 ms against 86 ms: -10.7 %, inside; knee 38.4 vCPUs per GPU" json_check "$work/ex1.json" '
+abs([c for c in j["workloads"][0]["configurations"] if c["configuration"] == "heterogeneous"][0]["predicted"]["step_ms"]["value"] - 76.8) < 1e-6
+[c for c in j["workloads"][0]["configurations"] if c["configuration"] == "heterogeneous"][0]["actual_inside_interval"]
+abs(j["workloads"][0]["knee_vcpus_per_accelerator"] - 192 * 96 / 60 / 8) < 1e-6
+j["workloads"][0]["inputs"]["bytes_per_batch"] == 1024 * (3 * 32 * 32 * 4 + 8)
+j["workloads"][0]["cheapest"]["bound"] == "trainer"'
+check "... valid JSON" valid "$work/ex1.json"
+check "... an HTML chart with the knee marked" grep -q 'class="knee"' "$work/ex1.html"
+
+check "against a table pperf prices import just wrote" bash -c "'$pperf' prices import --format aws-offer pricing/sources/aws-sagemaker-us-east-1.blogs.offer.json \
+  --out '$work/sm.json' --imported 2026-11-27 --name sm-import --provider aws --service sagemaker-training --source test >/dev/null &&
+  '$pperf' project --config seed000_ex2_mnist_cost --table '$work/sm.json' --out '$work/sm_p.json' --next '$work/sm_p.next.json' >/dev/null"
+check "... the same projection, priced from it" json_check "$work/sm_p.json" '
+j["pricing"]["table"] == "sm-import"
+abs([c for c in j["workloads"][0]["configurations"] if c["configuration"] == "heterogeneous"][0]["predicted"]["step_ms"]["value"] - 1193 * 8 / 44) < 1e-6'
+
+# --- measured here (tiny preset, a few seconds) ---------------------------------------------------
+check "measured projection" expect_exit 0 "$work/om" "$pperf" project --config tests/data/tiny_run.json --out "$work/tiny.json" --html "$work/tiny.html"
+check "... valid JSON" valid "$work/tiny.json"
+check "... the pipeline and trainer measured, the reference measured" json_check "$work/tiny.json" '
+j["workloads"][0]["inputs"]["pipeline_cpu_s_per_sample"]["value"] > 0
+j["workloads"][0]["inputs"]["trainer_step_ms"]["value"] > 0
+j["workloads"][0]["host_calibration"] > 0
+[c for c in j["workloads"][0]["configurations"] if c["reference"]][0]["actual_source"] == "measured"
+len(j["workloads"][0]["predictions"]) > 1'
+check "... the next config beside --out, accepted by pperf validate" expect_exit 0 "$work/ov" "$pperf" validate --config "$work/tiny.next.json"
+check "... from a results file too" bash -c "'$pperf' run --config tests/data/tiny_run.json --only ondemand,service --out '$work/run.json' >/dev/null 2>&1 &&
+  '$pperf' project --config tests/data/tiny_run.json --results '$work/run.json' --out '$work/fromrun.json' >/dev/null"
+check "... the service configuration measured in the same run is compared" json_check "$work/fromrun.json" '
+[c for c in j["workloads"][0]["configurations"] if c["configuration"] == "service"][0]["actual_ms"] > 0'
+
+# --- a per-core speed factor from the history's native runs ----------------------------------------
+/usr/bin/python3 -c "
+import json; c = json.load(open('tests/data/tiny_run.json'))
+c['name'] = 'tiny-cpu'
+c['configurations'] = [
+  {'name': 'local', 'baseline': True, 'instances': [{'type': 'c5.9xlarge', 'role': 'dnn'}],
+   'execution': {'threads': 1, 'data': {'mode': 'local', 'workers': 1}}},
+  {'name': 'service', 'instances': [{'type': 'c5.9xlarge', 'role': 'dnn'}, {'type': 'c5.18xlarge', 'role': 'data'}],
+   'execution': {'threads': 1, 'data': {'mode': 'service', 'workers': 1, 'spawn_local': {'processes': 1}}}},
+  {'name': 'two-loaders', 'instances': [{'type': 'c5.9xlarge', 'role': 'dnn'}],
+   'execution': {'threads': 1, 'data': {'mode': 'local', 'workers': 2}}}]
+json.dump(c, open('$work/cpu.json', 'w'))"
+check "a native run recorded" expect_exit 0 "$work/on" "$pperf" run --config "$work/cpu.json" --only local --native --out "$work/native.json" --history "$work/h.sqlite"
+check "project reads the family's factor from it" expect_exit 0 "$work/oh" "$pperf" project --config "$work/cpu.json" --history "$work/h.sqlite" --out "$work/hist.json"
+check "... c5 measured (this host both times: near 1), without history: 1 +-25 %" json_check "$work/hist.json" '
+[f for f in j["workloads"][0]["speed_factors"] if f["family"] == "c5"][0]["source"].startswith("history: run 1")
+0.5 < [f for f in j["workloads"][0]["speed_factors"] if f["family"] == "c5"][0]["factor"]["value"] < 2'
+check "... valid JSON" valid "$work/hist.json"
+check "the pipeline's scaling from 1 to 2 cores, from a run of both" bash -c "'$pperf' run --config '$work/cpu.json' --only local,two-loaders --out '$work/two.json' >/dev/null 2>&1 &&
+  '$pperf' project --config '$work/cpu.json' --results '$work/two.json' --out '$work/scaling.json' >/dev/null"
+check "... efficiency measured at 2 cores" json_check "$work/scaling.json" '
+j["workloads"][0]["inputs"]["scaling_cores"] == 2
+0.2 < j["workloads"][0]["inputs"]["scaling_efficiency"]["value"] < 2
+"scaling from 1 to 2 cores: two-loaders" in j["workloads"][0]["inputs"]["pipeline_source"]'
+check "a missing history is refused" one_line_error 'none.sqlite' "$pperf" project --config "$work/cpu.json" --history "$work/none.sqlite"
+
+# --- bad input: one line naming the flag or file, exit 2 ---------------------------------------------
+check "unknown region" one_line_error '^--region: .*no region' "$pperf" project --config seed000_ex2_mnist_cost --region eu-west-9
+check "table without the trainer" one_line_error "aws-ec2-us-east-1.json: /regions/us-east-1: no instance 'ml.p3.2xlarge'" "$pperf" project --config seed000_ex2_mnist_cost --table aws-ec2-us-east-1
+check "config without a data group" one_line_error 'smoke.json: /configurations: no configuration has a data group' "$pperf" project --config smoke
+check "bad flag" one_line_error "unrecognised option '--bogus'" "$pperf" project --config smoke --bogus
+check "bad number" one_line_error '^--trainer-step-ms: ' "$pperf" project --config seed000_ex2_mnist_cost --trainer-step-ms -3
+check "missing table" one_line_error '^--table: ' "$pperf" project --config seed000_ex2_mnist_cost --table "$work/none.json"
+check "results of another config" one_line_error 'ex2.json|/config/name|results' "$pperf" project --config tests/data/tiny_run.json --results "$work/ex2.json"
+
+finish

@@ -32,11 +32,17 @@ class StopRule {
 
 std::unique_ptr<StopRule> stop_at_max_steps(int64_t max_steps);
 std::unique_ptr<StopRule> stop_at_max_seconds(double max_seconds);
-/// Fires once at least max(min_steps, kMinCiSteps) are in and both the mean's and the median's
-/// 95 % CI half-width relative to its estimate are <= target (src/stats/intervals.h) at two
-/// consecutive looks. It looks rarely, so stopping does not pick the runs whose spread happens to
-/// look small: first at the minimum, then where the last look's intervals say the target will be
-/// met, and at least 25 % later each time; and once more at max_steps (one look decides there).
+/// The fewest steps after which the precision rule may stop on `target_rel_ci`: 3 / target
+/// (60 at 5 %, 150 at 2 %, 300 at 1 %). A kind of step not yet seen in n steps may still occur
+/// with frequency 3/n (the 95 % bound of the rule of three); at twice the usual step time it
+/// would raise the mean by 3/n, more than the target before these many steps.
+double unseen_tail_steps(double target_rel_ci);
+/// Fires once at least max(min_steps, kMinCiSteps, unseen_tail_steps(target)) are in and both
+/// the mean's and the median's 95 % CI half-width relative to its estimate are <= target
+/// (src/stats/intervals.h) at two consecutive looks. It looks rarely, so stopping does not pick
+/// the runs whose spread happens to look small: first at the minimum, then where the last look's
+/// intervals say the target will be met, and at least 25 % later each time; and once more at
+/// max_steps (one look decides there).
 std::unique_ptr<StopRule> stop_at_target_rel_ci(int64_t min_steps, double target_rel_ci, int64_t max_steps = 0);
 
 /// What may end the measured phase before its budget, by name (as nvbench's stopping criteria):

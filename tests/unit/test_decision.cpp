@@ -61,6 +61,37 @@ TEST(Decision, ConfidenceSequenceOverPairedRoundsMatchesTheReference) {
   EXPECT_NE(early.reason.find("first look is at 8"), std::string::npos) << early.reason;
 }
 
+// Issue 40 item 5: the prediction simulates the rest of the run through the real rule, with a
+// fixed seed, so the same rounds give the same figures (the calibration is simulated in
+// docs/statistics.md: `pperf_stats_sim predict`).
+TEST(Decision, RoundsToDecideSimulatesTheRestOfTheRun) {
+  const std::vector<double> b = baseline_rounds(), c = candidate_rounds();
+  const auto r = rounds_to_decide(b, c, PriceRatio{1.107, 1.107}, DecisionSettings{});
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->median, 14);
+  EXPECT_EQ(r->low, 13);
+  EXPECT_EQ(r->high, 16);
+  const Decision d = decide_interleaved(b, c, 1.107, DecisionSettings{}, 2.0);
+  EXPECT_EQ(d.seconds_to_decide, 28.0);
+  EXPECT_NE(d.reason.find("about 14 rounds in all (28 s of measuring per configuration) would likely decide it, 80 % of "
+                          "the time within 13 to 16 rounds"),
+            std::string::npos)
+      << d.reason;
+  // Rounds as noisy as these (+-30 %) and an even estimate: most paths stay undecided past the
+  // horizon, so no time is promised.
+  std::vector<double> nb, nc;
+  for (int j = 0; j < 20; ++j) nb.push_back(100 + 30 * (j * 7 % 5)), nc.push_back(100 + 30 * (j * 3 % 5));
+  const auto never = rounds_to_decide(nb, nc, PriceRatio{1, 1}, DecisionSettings{});
+  ASSERT_TRUE(never);
+  EXPECT_TRUE(std::isinf(never->median));
+  EXPECT_EQ(never->low, 198);
+  const Decision n = decide_interleaved(nb, nc, 1.0, DecisionSettings{}, 2.0);
+  EXPECT_FALSE(n.seconds_to_decide);
+  EXPECT_NE(n.reason.find("likely undecided even after 1000 rounds (1 chance in 10 within 198 rounds)"), std::string::npos)
+      << n.reason;
+  EXPECT_FALSE(rounds_to_decide({100}, {90}, PriceRatio{1, 1}, DecisionSettings{}));
+}
+
 TEST(Decision, RoundsWithoutSpreadGetNoIntervalAndNoVerdict) {
   // A timer too coarse to tell steps apart: every round's means the same, 20 % apart.
   const std::vector<double> b(12, 100), c(12, 80);

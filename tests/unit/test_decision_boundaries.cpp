@@ -37,10 +37,11 @@ TEST(DecisionBoundaries, PairedIntervalFromTwoRounds) {
 // decides, so a target equal to what the samples give stops, one just below does not.
 TEST(DecisionBoundaries, TargetMetAtEquality) {
   std::vector<double> samples;
-  for (int i = 0; i < 60; ++i) samples.push_back(100 + (i * 7) % 13);
+  for (int i = 0; i < 60; ++i) samples.push_back(100 + 10 * ((i * 7) % 13));
   const RelativePrecision p = relative_precision(samples);
   const double worst = std::max(p.mean, p.median);
   ASSERT_TRUE(std::isfinite(worst) && worst > 0);
+  ASSERT_LE(unseen_tail_steps(worst), 60.0);  // the target is loose enough to stop at 60 steps
   EXPECT_TRUE(stop_at_target_rel_ci(60, worst, 60)->check(samples, 0));
   EXPECT_FALSE(stop_at_target_rel_ci(60, std::nextafter(worst, 0.0), 60)->check(samples, 0));
 }

@@ -47,6 +47,21 @@ TEST(Stopping, TargetRelCiLooksFromTheIntervalsMinimumAndConfirmsAQuarterLater) 
   EXPECT_EQ(fires_at(*last, steady(200)), 100u);
 }
 
+TEST(Stopping, TargetRelCiWaitsUntilAnUnseenKindOfStepCouldNotMoveTheMeanByTheTarget) {
+  EXPECT_EQ(unseen_tail_steps(0.05), 60.0);
+  EXPECT_EQ(unseen_tail_steps(0.02), 150.0);
+  EXPECT_EQ(unseen_tail_steps(0.01), 300.0);
+  // Steps within 2 % of each other meet a 2 % target from the interval's minimum (60) on; the
+  // first look is at 150, the confirming one a quarter later.
+  auto rule = stop_at_target_rel_ci(10, 0.02);
+  EXPECT_EQ(fires_at(*rule, steady(400)), 150u + 150u / 4);
+  // A budget under 150 steps never converges on a 2 % target, not even on its last step.
+  auto short_budget = stop_at_target_rel_ci(10, 0.02, 149);
+  EXPECT_EQ(fires_at(*short_budget, steady(149)), 0u);
+  auto at_minimum = stop_at_target_rel_ci(10, 0.02, 150);
+  EXPECT_EQ(fires_at(*at_minimum, steady(150)), 150u);
+}
+
 TEST(Stopping, TargetRelCiNeedsPrecisionAndSpread) {
   // Alternating 50/150: the median's CI spans 50..150, half-width 50 % of the median.
   std::vector<double> noisy;

@@ -125,11 +125,19 @@ TEST(ThresholdEdges, ThePrecisionRulesFirstLookIsAtExactlyMinSteps) {
   auto one_more = stop_at_target_rel_ci(min_steps + 1, 0.05);
   EXPECT_EQ(fires_at(*one_more), 126u);
   // The target itself at equality: met (the boundaries' test pins it at the worse half-width).
-  const RelativePrecision p = relative_precision(std::vector<double>(steady.begin(), steady.begin() + min_steps));
+  // Steps spread enough that the target is loose enough for 100 steps (unseen_tail_steps).
+  std::vector<double> spread;
+  for (int i = 0; i < min_steps; ++i) spread.push_back(100.0 + 10 * ((i * 7) % 13));
+  const RelativePrecision p = relative_precision(spread);
   const double worst = std::max(p.mean, p.median);
-  EXPECT_TRUE(stop_at_target_rel_ci(min_steps, worst, min_steps)->check(std::vector<double>(steady.begin(), steady.begin() + min_steps), 0));
-  EXPECT_FALSE(
-      stop_at_target_rel_ci(min_steps, below(worst), min_steps)->check(std::vector<double>(steady.begin(), steady.begin() + min_steps), 0));
+  ASSERT_LE(unseen_tail_steps(worst), static_cast<double>(min_steps));
+  EXPECT_TRUE(stop_at_target_rel_ci(min_steps, worst, min_steps)->check(spread, 0));
+  EXPECT_FALSE(stop_at_target_rel_ci(min_steps, below(worst), min_steps)->check(spread, 0));
+  // Below unseen_tail_steps(target) no look stops, not even one at max_steps: 100 steady steps
+  // meet a 3/101 target but may not stop on it; 3/100 they may.
+  const std::vector<double> hundred(steady.begin(), steady.begin() + min_steps);
+  EXPECT_FALSE(stop_at_target_rel_ci(min_steps, 3.0 / (min_steps + 1), min_steps)->check(hundred, 0));
+  EXPECT_TRUE(stop_at_target_rel_ci(min_steps, 3.0 / min_steps, min_steps)->check(hundred, 0));
 }
 
 // compare_stats.h: a change regresses (or improves) when its whole interval is beyond the

@@ -1,5 +1,7 @@
 #include "src/stats/race.h"
 
+#include <fmt/format.h>
+
 #include <cmath>
 #include <numeric>
 
@@ -69,7 +71,7 @@ RaceLook race_look(const std::vector<RacePoint>& points, const DecisionSettings&
     look.why = "one point left";
   } else if (equivalent + 1 == left) {
     look.finished = true;
-    look.why = "every point left is the same cost per sample as the best within ±" + std::to_string(settings.equivalence_pct).substr(0, 4) + " %";
+    look.why = fmt::format("every point left is the same cost per sample as the best within ±{:g} %", settings.equivalence_pct);
   }
   return look;
 }

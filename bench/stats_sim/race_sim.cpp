@@ -3,7 +3,7 @@
 // points decided dearer than the best leave; the race ends when decided or at the budget. Counts
 // how often the named best is not within measure.equivalence_pct of the true best, and the steps
 // measured against every point measuring every round of the budget. docs/statistics.md "Sweeps".
-// usage: pperf_race_sim [TRIALS]   (default 400 per cell)
+// usage: pperf_race_sim [TRIALS [ROUNDS]]   (default 400 per cell, a budget of 60 rounds)
 #include <fmt/format.h>
 
 #include <cstdlib>
@@ -26,7 +26,7 @@ std::vector<double> true_costs(size_t k) {
 }
 
 struct RaceCell {
-  int trials = 0, wrong = 0, decided = 0;
+  int trials = 0, wrong = 0, decided = 0, wrong_decided = 0;
   double steps_ratio = 0;  // mean of (steps measured) / (k x max_rounds x round_steps)
 };
 
@@ -65,7 +65,9 @@ RaceCell simulate_race(const Generator& shape, size_t k, size_t max_rounds, cons
     }
     ++cell.trials;
     cell.decided += look.finished;
-    cell.wrong += cost[perm[look.best]] > 1 + settings.equivalence_pct / 100;
+    const bool wrong = cost[perm[look.best]] > 1 + settings.equivalence_pct / 100;
+    cell.wrong += wrong;
+    cell.wrong_decided += wrong && look.finished;
     cell.steps_ratio += static_cast<double>(measured) / static_cast<double>(k * max_rounds * round_steps) / trials;
   }
   return cell;
@@ -75,7 +77,7 @@ RaceCell simulate_race(const Generator& shape, size_t k, size_t max_rounds, cons
 int main(int argc, char** argv) {
   const int trials = argc > 1 ? std::atoi(argv[1]) : 400;
   DecisionSettings settings;  // confidence 0.95, equivalence_pct 2, min_rounds 8
-  const size_t max_rounds = 60;
+  const size_t max_rounds = argc > 2 ? static_cast<size_t>(std::atoi(argv[2])) : 60;
   struct Case {
     const char* name;
     Generator g;
@@ -86,14 +88,15 @@ int main(int argc, char** argv) {
   fmt::print("Racing k points (true costs: best, +1 % (inside the ±{:g} % margin), the rest +3 % .. +60 %), rounds of 10 steps,\n"
              "budget {} rounds, each comparison at 1 - 0.05/(k-1); {} trials per cell.\n\n",
              settings.equivalence_pct, max_rounds, trials);
-  fmt::print("| shape | k | P(named best not within ±{:g} % of the true best) | decided before the budget | steps / every point to the budget |\n",
+  fmt::print("| shape | k | P(named best not within ±{:g} % of the true best) | the same, races decided before the budget | decided before the budget | steps / every point to the budget |\n",
              settings.equivalence_pct);
-  fmt::print("|---|---|---|---|---|\n");
+  fmt::print("|---|---|---|---|---|---|\n");
   uint64_t seed = 43;
   for (const auto& c : cases)
     for (size_t k : {4, 8, 16}) {
       const RaceCell cell = simulate_race(c.g, k, max_rounds, settings, trials, seed++);
-      fmt::print("| {} | {} | {:.1f} % | {:.0f} % | {:.2f} |\n", c.name, k, 100.0 * cell.wrong / cell.trials,
+      fmt::print("| {} | {} | {:.1f} % | {} | {:.0f} % | {:.2f} |\n", c.name, k, 100.0 * cell.wrong / cell.trials,
+                 cell.decided ? fmt::format("{:.1f} %", 100.0 * cell.wrong_decided / cell.decided) : std::string("-"),
                  100.0 * cell.decided / cell.trials, cell.steps_ratio);
     }
   return 0;

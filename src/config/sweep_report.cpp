@@ -81,8 +81,8 @@ json race_of(const Config& config, const std::vector<const Result*>& points) {
       row["compared_with"] = points[replay.best_when_left[i]]->configuration;
       const size_t missed = rounds - *replay.left_after_round[i];
       if (!race[i].round_ms.empty()) saved_s += s / race[i].round_ms.size() * missed;
-    } else if (!race[i].racing) {
-      verdict = "failed";
+    } else if (!race[i].racing || last.verdict[i] == RaceVerdict::out) {
+      verdict = "failed";  // no result, or it stopped taking turns without the race eliminating it
     } else {
       verdict = to_string(last.verdict[i]);
       row["cost_ratio_bounds"] = interval(last.cost_ratio[i]);

@@ -6,6 +6,7 @@
 
 #include "src/config/config.h"
 #include "src/config/plan.h"
+#include "src/config/sweep_report.h"
 #include "src/core/input_error.h"
 #include "test_helpers.h"
 #include "unit_registry.h"
@@ -161,4 +162,65 @@ TEST(Sweep, Refusals) {
                        j["sweep"]["axes"] = json::parse(R"({"threads": {"from": 1, "to": 8}, "workers": {"from": 1, "to": 8}})");
                      }),
             "");
+}
+
+namespace {
+/// A measured, priced result of `rounds` rounds of 10 steps at `ms` (each round's steps x
+/// (1 + 0.01 * wobble), the wobble fixed per round), at `usd_per_hour` for 8 samples a step.
+Result point_result(const std::string& name, double ms, size_t rounds, double usd_per_hour) {
+  static const double wobble[] = {0.3, -1, 0.8, -0.2, 1, -0.7, 0.1, -0.4, 0.6, -0.9};
+  Result r;
+  r.workload = "mnist_heavy";
+  r.configuration = name;
+  r.samples_per_step = 8;
+  r.measurement = Measurement{};
+  r.measurement->turns.schedule = Schedule::interleaved;
+  r.measurement->turns.round_steps = 10;
+  for (size_t j = 0; j < rounds; ++j)
+    for (int s = 0; s < 10; ++s) r.measurement->step_ms.push_back(ms * (1 + 0.01 * wobble[(j * 7 + static_cast<size_t>(name.back())) % 10]));
+  r.cost = Cost{};
+  r.cost->usd_per_hour = usd_per_hour;
+  r.cost->usd_per_1m_samples = usd_per_hour * ms / 3.6e6 / 8 * 1e6;
+  return r;
+}
+}  // namespace
+
+TEST(Sweep, ReportReplaysTheRaceAndCountsTheTimeSaved) {
+  json j = sweep_config();
+  j["sweep"] = json::parse(R"({"axes": {"threads": [1, 2, 3]}})");
+  pperf::testing::TempDir dir;
+  const Config c = load(j, dir);
+  // threads=2 is twice as slow: the race dropped it after its first look (round 8).
+  const std::vector<Result> results = {point_result("threads=1", 100, 20, 4), point_result("threads=2", 200, 8, 4),
+                                       point_result("threads=3", 100.5, 20, 4)};
+  const json report = sweep_report(c, results);
+  ASSERT_TRUE(report.is_object());
+  EXPECT_EQ(report["axes"], json::parse(R"([{"name": "threads", "values": ["1", "2", "3"]}])"));
+  const json& race = report["races"][0];
+  EXPECT_EQ(race["rounds"], 20);
+  EXPECT_DOUBLE_EQ(race["comparison_confidence"].get<double>(), 0.975);
+  EXPECT_TRUE(race["best"] == "threads=1" || race["best"] == "threads=3");
+  // Sorted by cost per sample: the eliminated point last.
+  const json& out = race["points"][2];
+  EXPECT_EQ(out["configuration"], "threads=2");
+  EXPECT_EQ(out["verdict"], "eliminated");
+  EXPECT_EQ(out["left_after_round"], 8);
+  EXPECT_EQ(out["values"], json::parse(R"({"threads": "2"})"));
+  ASSERT_TRUE(out["cost_ratio_bounds"].is_array());
+  EXPECT_LT(out["cost_ratio_bounds"][0].get<double>(), 2.0);
+  EXPECT_GT(out["cost_ratio_bounds"][1].get<double>(), 2.0);
+  // It measured 8 rounds and missed 12: saved = its seconds per round x 12.
+  double slow_s = 0, all_s = 0;
+  for (const auto& r : results)
+    for (double x : r.measurement->step_ms) (r.configuration == "threads=2" ? slow_s : all_s) += x / 1000;
+  all_s += slow_s;
+  EXPECT_NEAR(race["saved_s"].get<double>(), slow_s / 8 * 12, 1e-9);
+  EXPECT_NEAR(race["measured_s"].get<double>(), all_s, 1e-9);
+  EXPECT_NEAR(race["saved_fraction"].get<double>(), slow_s / 8 * 12 / (all_s + slow_s / 8 * 12), 1e-12);
+  // Without a sweep there is no report.
+  json plain = sweep_config();
+  plain.erase("sweep");
+  plain["configurations"][0]["baseline"] = true;
+  pperf::testing::TempDir other;
+  EXPECT_TRUE(sweep_report(load(plain, other), results).is_null());
 }

@@ -42,7 +42,20 @@ json race_of(const Config& config, const std::vector<const Result*>& points) {
     race[i].cost_factor = {hourly[0] / samples, hourly[1] / samples};
     priced = priced && hourly[0] > 0;
   }
-  const RaceReplay replay = replay_race(race, rounds, settings);
+  RaceReplay replay = replay_race(race, rounds, settings);
+  if (rounds == 0) {
+    // Measured without turns (--sequential, --in-process): no race ran; the best is the cheapest
+    // by estimate, and nothing is decided.
+    std::optional<size_t> cheapest;
+    for (size_t i = 0; i < points.size(); ++i)
+      if (race[i].racing && (!cheapest || points[i]->cost->usd_per_1m_samples < points[*cheapest]->cost->usd_per_1m_samples))
+        cheapest = i;
+    for (size_t i = 0; i < points.size(); ++i)
+      replay.final_look.verdict[i] = !race[i].racing ? RaceVerdict::out : cheapest == i ? RaceVerdict::best : RaceVerdict::undecided;
+    replay.final_look.best = cheapest.value_or(0);
+    replay.final_look.finished = false;
+    replay.final_look.why = "";
+  }
   const RaceLook& last = replay.final_look;
   json out;
   out["workload"] = points.front()->workload;
@@ -53,7 +66,9 @@ json race_of(const Config& config, const std::vector<const Result*>& points) {
   out["equivalence_pct"] = settings.equivalence_pct;
   out["method"] = "each point against the best: confidence sequence over paired rounds at alpha/(k-1) (Bonferroni)";
   out["finished"] = last.finished && priced;
-  out["stop"] = last.finished ? last.why : "the budget, before the race was decided (the best is the cheapest by estimate)";
+  out["stop"] = rounds == 0     ? "no race: measured without turns (--sequential or --in-process); the best is the cheapest by estimate"
+                : last.finished ? last.why
+                                : "the budget, before the race was decided (the best is the cheapest by estimate)";
   const bool any = std::any_of(race.begin(), race.end(), [](const RacePoint& p) { return p.racing; });
   out["best"] = any ? json(points[last.best]->configuration) : json(nullptr);
   out["equivalent"] = json::array();

@@ -84,6 +84,7 @@ RaceReplay replay_race(const std::vector<RacePoint>& points, size_t rounds, cons
   replay.best_when_left.assign(points.size(), 0);
   std::vector<bool> racing(points.size());
   for (size_t i = 0; i < points.size(); ++i) racing[i] = points[i].racing;
+  replay.final_look = race_look(points, settings);  // what stands with no round (rounds == 0)
   for (size_t r = 1; r <= rounds; ++r) {
     std::vector<RacePoint> now(points.size());
     for (size_t i = 0; i < points.size(); ++i) {

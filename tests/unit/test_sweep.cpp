@@ -224,3 +224,19 @@ TEST(Sweep, ReportReplaysTheRaceAndCountsTheTimeSaved) {
   pperf::testing::TempDir other;
   EXPECT_TRUE(sweep_report(load(plain, other), results).is_null());
 }
+
+TEST(Sweep, ReportWithoutTurnsNamesTheCheapestUndecided) {
+  json j = sweep_config();
+  j["sweep"] = json::parse(R"({"axes": {"threads": [1, 2]}})");
+  pperf::testing::TempDir dir;
+  const Config c = load(j, dir);
+  std::vector<Result> results = {point_result("threads=1", 100, 5, 4), point_result("threads=2", 90, 5, 4)};
+  for (auto& r : results) r.measurement->turns = Turns{};  // --sequential: no rounds
+  const json race = sweep_report(c, results)["races"][0];
+  EXPECT_EQ(race["rounds"], 0);
+  EXPECT_EQ(race["best"], "threads=2");
+  EXPECT_EQ(race["finished"], false);
+  EXPECT_EQ(race["points"][0]["verdict"], "best");
+  EXPECT_EQ(race["points"][1]["verdict"], "undecided");
+  EXPECT_EQ(race["saved_s"], 0.0);
+}

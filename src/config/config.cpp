@@ -609,9 +609,9 @@ std::vector<KnobValue> read_axis(const std::string& knob, const JsonView& v) {
     const int64_t from = v.at("from").as_positive_int(), to = v.at("to").as_positive_int();
     const int64_t step = v.positive_int_or("step", 1);
     if (to < from) v.at("to").fail("must be >= from (" + std::to_string(from) + ")");
-    if ((to - from) / step + 1 > static_cast<int64_t>(kMaxSweepPoints))
-      v.fail("more than " + std::to_string(kMaxSweepPoints) + " values");
-    for (int64_t x = from; x <= to; x += step) values.push_back({std::to_string(x), x, v.pointer()});
+    const int64_t count = (to - from) / step + 1;
+    if (count > static_cast<int64_t>(kMaxSweepPoints)) v.fail("more than " + std::to_string(kMaxSweepPoints) + " values");
+    for (int64_t i = 0; i < count; ++i) values.push_back({std::to_string(from + i * step), from + i * step, v.pointer()});
   } else {
     for (const auto& item : v.items()) {
       KnobValue value = read_knob_value(knob, item);

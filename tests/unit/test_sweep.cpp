@@ -240,3 +240,16 @@ TEST(Sweep, ReportWithoutTurnsNamesTheCheapestUndecided) {
   EXPECT_EQ(race["points"][1]["verdict"], "undecided");
   EXPECT_EQ(race["saved_s"], 0.0);
 }
+
+TEST(Sweep, RangesStepAndStayInside) {
+  json j = sweep_config();
+  j["sweep"] = json::parse(R"({"axes": {"threads": {"from": 2, "to": 9, "step": 3}}})");
+  pperf::testing::TempDir dir;
+  EXPECT_EQ(names(load(j, dir)), (std::vector<std::string>{"threads=2", "threads=5", "threads=8"}));
+  // A step near the integers' end neither overflows nor loops.
+  j["sweep"]["axes"]["threads"] = json{{"from", 1}, {"to", INT64_MAX - 1}, {"step", INT64_MAX - 2}};
+  pperf::testing::TempDir other;
+  EXPECT_EQ(load(j, other).configurations.size(), 2u);
+  EXPECT_EQ(error_of(sweep_config(), [](json& c) { c["sweep"]["axes"]["threads"] = json{{"from", 1}, {"to", 65}}; }),
+            "/sweep/axes/threads: more than 64 values");
+}

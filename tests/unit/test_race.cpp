@@ -29,6 +29,7 @@ TEST(Race, BonferroniLevelOverTheComparisonsWithTheBest) {
 
 TEST(Race, EliminatesTheClearlyDearerKeepsTheClose) {
   DecisionSettings s;
+  s.min_rounds = 8;
   s.equivalence_pct = 2;
   std::vector<RacePoint> points(4);
   points[0].round_ms = rounds_of(100, 12, 1);
@@ -49,6 +50,7 @@ TEST(Race, EliminatesTheClearlyDearerKeepsTheClose) {
 
 TEST(Race, NoVerdictBeforeMinRoundsAndPointsOutStayOut) {
   DecisionSettings s;
+  s.min_rounds = 8;
   std::vector<RacePoint> points(3);
   points[0].round_ms = rounds_of(100, 4, 1);
   points[1].round_ms = rounds_of(200, 4, 2);
@@ -63,6 +65,7 @@ TEST(Race, NoVerdictBeforeMinRoundsAndPointsOutStayOut) {
 
 TEST(Race, FinishesWithOneLeftOrAllEquivalent) {
   DecisionSettings s;
+  s.min_rounds = 8;
   s.equivalence_pct = 5;
   std::vector<RacePoint> points(2);
   points[0].round_ms = rounds_of(100, 20, 1);
@@ -79,6 +82,7 @@ TEST(Race, FinishesWithOneLeftOrAllEquivalent) {
 
 TEST(Race, ReplayFindsTheRoundEachLeft) {
   DecisionSettings s;
+  s.min_rounds = 8;
   s.equivalence_pct = 1;
   std::vector<RacePoint> points(3);
   points[0].round_ms = rounds_of(100, 20, 1);

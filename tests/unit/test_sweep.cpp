@@ -190,8 +190,9 @@ TEST(Sweep, ReportReplaysTheRaceAndCountsTheTimeSaved) {
   j["sweep"] = json::parse(R"({"axes": {"threads": [1, 2, 3]}})");
   pperf::testing::TempDir dir;
   const Config c = load(j, dir);
-  // threads=2 is twice as slow: the race dropped it after its first look (round 8).
-  const std::vector<Result> results = {point_result("threads=1", 100, 20, 4), point_result("threads=2", 200, 8, 4),
+  // threads=2 is twice as slow: the race dropped it at its first look (the decision's min_rounds).
+  const size_t first_look = DecisionSettings{}.min_rounds;
+  const std::vector<Result> results = {point_result("threads=1", 100, 20, 4), point_result("threads=2", 200, first_look, 4),
                                        point_result("threads=3", 100.5, 20, 4)};
   const json report = sweep_report(c, results);
   ASSERT_TRUE(report.is_object());
@@ -204,19 +205,20 @@ TEST(Sweep, ReportReplaysTheRaceAndCountsTheTimeSaved) {
   const json& out = race["points"][2];
   EXPECT_EQ(out["configuration"], "threads=2");
   EXPECT_EQ(out["verdict"], "eliminated");
-  EXPECT_EQ(out["left_after_round"], 8);
+  EXPECT_EQ(out["left_after_round"], first_look);
   EXPECT_EQ(out["values"], json::parse(R"({"threads": "2"})"));
   ASSERT_TRUE(out["cost_ratio_bounds"].is_array());
   EXPECT_LT(out["cost_ratio_bounds"][0].get<double>(), 2.0);
   EXPECT_GT(out["cost_ratio_bounds"][1].get<double>(), 2.0);
-  // It measured 8 rounds and missed 12: saved = its seconds per round x 12.
+  // It measured first_look rounds and missed the rest of the 20: saved = its seconds per round x those.
   double slow_s = 0, all_s = 0;
   for (const auto& r : results)
     for (double x : r.measurement->step_ms) (r.configuration == "threads=2" ? slow_s : all_s) += x / 1000;
   all_s += slow_s;
-  EXPECT_NEAR(race["saved_s"].get<double>(), slow_s / 8 * 12, 1e-9);
+  const double saved = slow_s / first_look * (20 - first_look);
+  EXPECT_NEAR(race["saved_s"].get<double>(), saved, 1e-9);
   EXPECT_NEAR(race["measured_s"].get<double>(), all_s, 1e-9);
-  EXPECT_NEAR(race["saved_fraction"].get<double>(), slow_s / 8 * 12 / (all_s + slow_s / 8 * 12), 1e-12);
+  EXPECT_NEAR(race["saved_fraction"].get<double>(), saved / (all_s + saved), 1e-12);
   // Without a sweep there is no report.
   json plain = sweep_config();
   plain.erase("sweep");

@@ -99,6 +99,51 @@ std::string item_finished_line(const std::string& at, const Result& r, size_t wi
   return wrap(fmt::format("[{}] {}/{} on {}: {}\n", at, r.workload, r.preset, r.configuration, what), width);
 }
 
+std::string sweep_table(const nlohmann::json& sweep, const std::string& currency) {
+  if (!sweep.is_object() || !sweep.contains("races")) return "";
+  std::vector<std::string> axes;
+  for (const auto& a : sweep["axes"]) axes.push_back(a.value("name", ""));
+  auto number = [](const nlohmann::json& x, const char* format) {
+    return x.is_number() ? fmt::format(fmt::runtime(format), x.get<double>()) : std::string("-");
+  };
+  auto bounds = [&](const nlohmann::json& b, const char* format) {
+    return b.is_array() && b.size() == 2 ? "[" + number(b[0], format) + ", " + number(b[1], format) + "]" : std::string("-");
+  };
+  std::string out;
+  for (const auto& race : sweep["races"]) {
+    const auto& points = race["points"];
+    out += fmt::format("\nSweep of {} over {} ({} points), raced in turns of {} steps: {} after {} rounds.\n", race.value("workload", ""),
+                       fmt::join(axes, " x "), points.size(), race.value("round_steps", 0), race.value("stop", ""),
+                       race.value("rounds", 0));
+    std::vector<std::string> equivalent;
+    for (const auto& e : race["equivalent"]) equivalent.push_back(e.get<std::string>());
+    for (const auto& p : points)
+      if (race["best"].is_string() && p["configuration"] == race["best"])
+        out += fmt::format("Best: {} at {} {} per 1M samples, 95% CI {}; equivalent to it within ±{:g} %: {}.\n",
+                           p["configuration"].get<std::string>(), number(p["usd_per_1m_samples"], "{:.4g}"), currency,
+                           bounds(p["usd_per_1m_samples_ci95"], "{:.4g}"), race.value("equivalence_pct", 0.0),
+                           equivalent.empty() ? "none" : fmt::to_string(fmt::join(equivalent, ", ")));
+    out += fmt::format("Each point against the best at {:.2f} % confidence (Bonferroni: {:g} % together). Measured {:.1f} s of steps; "
+                       "the eliminations saved {:.1f} s ({:.0f} %) against every point measuring every round.\n",
+                       race.value("comparison_confidence", 0.0) * 100, race.value("confidence", 0.0) * 100,
+                       race.value("measured_s", 0.0), race.value("saved_s", 0.0), race.value("saved_fraction", 0.0) * 100);
+    size_t name_width = 5;
+    for (const auto& p : points) name_width = std::max(name_width, p["configuration"].get<std::string>().size());
+    out += fmt::format("  {:<{}}  {:>14}  {:>20}  {:>20}  {}\n", "point", name_width, currency + "/1M samples", "95% CI",
+                       "cost / best's", "verdict");
+    for (const auto& p : points) {
+      std::string verdict = p.value("verdict", "");
+      if (p["left_after_round"].is_number())
+        verdict += fmt::format(" after round {} (against {})", p["left_after_round"].get<int64_t>(), p.value("compared_with", ""));
+      out += fmt::format("  {:<{}}  {:>14}  {:>20}  {:>20}  {}\n", p["configuration"].get<std::string>(), name_width,
+                         number(p["usd_per_1m_samples"], "{:.4g}"), bounds(p["usd_per_1m_samples_ci95"], "{:.4g}"),
+                         verdict == "best" ? std::string("1") : bounds(p.value("cost_ratio_bounds", nlohmann::json()), "{:.3f}"),
+                         verdict);
+    }
+  }
+  return out;
+}
+
 std::string to_console(const RunReport& report, const ConsoleOptions& options) {
   const std::vector<Result>& results = report.results;
   std::set<std::string> workloads;
@@ -251,7 +296,7 @@ std::string to_console(const RunReport& report, const ConsoleOptions& options) {
   prose += any_baseline ? "* baseline. " + prices + "\n"
                       : "No baseline in this run (not selected with --only, or none priced): improvements not computed. " +
                             prices + "\n";
-  return out + wrap(prose, options.wide ? 0 : options.width);
+  return out + wrap(prose, options.wide ? 0 : options.width) + sweep_table(report.sweep, currency);
 }
 
 std::string compare_console(const CompareReport& r) {

@@ -19,6 +19,10 @@ struct ConsoleOptions {
 /// the prose under it is wrapped to the width. Columns: reports/columns.h.
 std::string to_console(const RunReport& report, const ConsoleOptions& options = {});
 
+/// A sweep's race (RunReport::sweep) as a table per workload sorted by cost per sample, each
+/// point with its verdict; "" without a sweep.
+std::string sweep_table(const nlohmann::json& sweep, const std::string& currency);
+
 /// `text`'s lines wrapped at spaces to `width` columns (0: as is); continuation lines are
 /// indented like their first line, plus two spaces. A word longer than the width is not cut.
 std::string wrap(const std::string& text, size_t width);

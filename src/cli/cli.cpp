@@ -14,6 +14,7 @@
 #include <iostream>
 
 #include "src/config/plan.h"
+#include "src/config/sweep_report.h"
 #include "src/core/atomic_file.h"
 #include "src/core/input_error.h"
 #include "src/core/results_json.h"
@@ -214,6 +215,7 @@ void write_in_progress(const RunReport& report, const Outputs& outputs) {
 
 Finished finish(RunReport& report, const RunSession& session, const Outputs& outputs, bool require_converged) {
   session.price(report.results, report.host);
+  report.sweep = sweep_report(session.config(), report.results);
   report.finished_at = utc_timestamp();
   Finished finished{exit_code_for(report, require_converged), false, outputs.json_path};
   const std::string text = results_file_text(report);

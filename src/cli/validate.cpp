@@ -20,9 +20,22 @@ int command_validate(const std::vector<std::string>& args) {
   // A refusal is one line, as run prints it; "valid" only for a config that passes.
   const std::optional<Preflight> checked =
       config.priced_only ? std::nullopt : std::optional<Preflight>(session.preflight(true, true));
+  // A sweep's points are written for this host (its CPUs, its cores): a point it cannot run is
+  // refused, with the line `run` prints.
+  if (checked && config.sweep && !checked->not_runnable.empty())
+    throw InputError(config.path, checked->not_runnable.front().pointer,
+                     "not runnable on this host: " + checked->not_runnable.front().reason);
   std::cout << fmt::format("{}: valid ({} workload(s) x {} configuration(s), {}, prices {})\n", config.path,
                            config.workloads.size(), config.configurations.size(),
                            config.priced_only ? "priced only" : "measured", config.price_table.name);
+  if (config.sweep) {
+    std::string axes;
+    for (size_t a = 0; a < config.sweep->axes.size(); ++a)
+      axes += fmt::format("{}{} ({} values)", a ? " x " : "", config.sweep->axes[a], config.sweep->values[a].size());
+    std::cout << fmt::format("sweep of '{}': {} point(s), {}: {}\n", config.sweep->base, config.configurations.size(),
+                             config.sweep->grid ? "every combination" : "listed", axes);
+    for (const auto& c : config.configurations) std::cout << "  " << c.name << "\n";
+  }
   if (!checked) return kExitOk;
   if (!checked->notes.empty()) std::cout << "note:\n";
   for (const auto& n : checked->notes) std::cout << "  " << n << "\n";

@@ -567,12 +567,220 @@ std::string find_config(const std::string& arg) {
   return find_config(arg, dir, reason);
 }
 
+namespace {
+/// One value of an axis, read and applied: how a name spells it and what it sets.
+struct KnobValue {
+  std::string name;  // "8", "0-3", "any"
+  nlohmann::json value;
+  std::string pointer;
+};
+
+/// "0-3" for a run of CPUs, "0_2_5" otherwise (',' separates a point's axes).
+std::string cpus_name(const std::vector<int>& cpus) {
+  bool run = cpus.size() > 1;
+  for (size_t i = 1; i < cpus.size(); ++i) run = run && cpus[i] == cpus[i - 1] + 1;
+  if (run) return std::to_string(cpus.front()) + "-" + std::to_string(cpus.back());
+  std::string out;
+  for (int c : cpus) out += (out.empty() ? "" : "_") + std::to_string(c);
+  return out;
+}
+
+/// One value of knob `knob` at `v`: checked (a CPU list or "any" for cpus; a positive integer
+/// otherwise) and named.
+KnobValue read_knob_value(const std::string& knob, const JsonView& v) {
+  if (knob == "cpus") {
+    if (v.raw().is_string()) {
+      v.as_choice({"any"});
+      return {"any", nlohmann::json::array(), v.pointer()};
+    }
+    const std::vector<int> cpus = parse_cpus(v);
+    return {cpus_name(cpus), nlohmann::json(cpus), v.pointer()};
+  }
+  const int64_t x = v.as_positive_int();
+  return {std::to_string(x), x, v.pointer()};
+}
+
+/// An axis's values: a list, or {"from", "to", "step"} over integers.
+std::vector<KnobValue> read_axis(const std::string& knob, const JsonView& v) {
+  std::vector<KnobValue> values;
+  if (v.raw().is_object()) {
+    v.expect_object({"from", "to", "step"});
+    if (knob == "cpus") v.fail("cpus takes a list of CPU sets (e.g. [[0], [0, 1], \"any\"]), not a range");
+    const int64_t from = v.at("from").as_positive_int(), to = v.at("to").as_positive_int();
+    const int64_t step = v.positive_int_or("step", 1);
+    if (to < from) v.at("to").fail("must be >= from (" + std::to_string(from) + ")");
+    const int64_t count = (to - from) / step + 1;
+    if (count > static_cast<int64_t>(kMaxSweepPoints)) v.fail("more than " + std::to_string(kMaxSweepPoints) + " values");
+    for (int64_t i = 0; i < count; ++i) values.push_back({std::to_string(from + i * step), from + i * step, v.pointer()});
+  } else {
+    for (const auto& item : v.items()) {
+      KnobValue value = read_knob_value(knob, item);
+      for (const auto& seen : values)
+        if (seen.name == value.name) item.fail("duplicate value " + value.name + " of axis '" + knob + "'");
+      values.push_back(std::move(value));
+    }
+    if (values.empty()) v.fail("needs at least one value");
+  }
+  return values;
+}
+
+/// The configuration path a knob sets (for sweep_pointers).
+std::string knob_path(const std::string& knob, const Configuration& c) {
+  if (knob == "threads" || knob == "interop_threads" || knob == "cpus") return "/execution/" + knob;
+  if (knob == "data_instances") return "/instances";
+  if (knob == "workers" && c.execution.data.spawn_local_processes > 0) return "/execution/data/spawn_local/workers";
+  return "/execution/data/" + knob;
+}
+
+/// `c` with knob set to `value`; a knob this configuration cannot take is refused at `at`.
+void apply_knob(Configuration& c, const std::string& knob, const KnobValue& value, const JsonView& at) {
+  ExecutionSettings& e = c.execution;
+  if (knob == "threads") e.threads = value.value.get<int64_t>();
+  else if (knob == "interop_threads") e.interop_threads = value.value.get<int64_t>();
+  else if (knob == "cpus") e.cpus = value.value.get<std::vector<int>>();
+  else if (knob == "prefetch_batches") e.data.prefetch_batches = value.value.get<int64_t>();
+  else if (knob == "workers") {
+    if (e.data.mode == DataMode::service && e.data.spawn_local_processes == 0)
+      at.fail("configuration '" + c.name + "' reads data workers at 'endpoints', which run elsewhere: their workers are not pperf's to sweep");
+    if (e.data.spawn_local_processes > 0) e.data.spawn_local_workers = value.value.get<int64_t>();
+    else e.data.workers = value.value.get<int64_t>();
+  } else if (knob == "data_instances") {
+    auto group = std::find_if(c.instances.begin(), c.instances.end(), [](const InstanceGroup& g) { return g.role == "data"; });
+    if (group == c.instances.end())
+      at.fail("configuration '" + c.name + "' has no instance group with role 'data' to count");
+    group->count = value.value.get<int64_t>();
+    // Emulated here: one spawned data worker process per data instance.
+    if (e.data.spawn_local_processes > 0) e.data.spawn_local_processes = group->count;
+  }
+}
+
+/// The knobs a workload must have for an axis: the data knobs need pperf's input pipeline.
+void check_axis_against_workloads(const std::string& knob, const JsonView& at, const Config& config,
+                                  const WorkloadRegistry& registry) {
+  if (knob != "workers" && knob != "prefetch_batches" && knob != "data_instances") return;
+  for (const auto& w : config.workloads) {
+    const WorkloadDescriptor* d = registry.find(w.name);
+    if (d && !d->capabilities.data_workers)
+      at.fail("workload '" + w.name + "' lacks an input pipeline of pperf's (the capability data_workers): the axis '" + knob +
+              "' would change nothing");
+  }
+}
+
+/// The points of `sweep` as configurations (replacing config.configurations), the first the baseline.
+void expand_sweep(const JsonView& sweep, Config& config, const WorkloadRegistry& registry) {
+  sweep.expect_object({"axes", "points"});
+  if (config.configurations.size() != 1)
+    sweep.fail("a sweep varies one configuration, and this config has " + std::to_string(config.configurations.size()) +
+               ": give exactly one under /configurations");
+  if (config.priced_only) sweep.fail("a sweep measures its points: its configuration must not give step_time_ms");
+  const auto axes = sweep.find("axes"), listed = sweep.find("points");
+  if (axes && listed) listed->fail("give 'axes' (every combination) or 'points' (these), not both");
+  if (!axes && !listed) sweep.fail("needs 'axes' (every combination) or 'points' (these)");
+  const Configuration base = config.configurations.front();
+  SweepSettings s;
+  s.base = base.name;
+  s.grid = axes.has_value();
+  auto check_knob = [&](const std::string& knob, const JsonView& at) {
+    const auto& known = sweep_knobs();
+    if (std::find(known.begin(), known.end(), knob) == known.end()) {
+      std::string extra;
+      if (knob == "batch_size" || knob == "precision")
+        extra = " (" + knob + " is the workload's, not a configuration's: give one workload entry per value)";
+      at.fail("unknown axis '" + knob + "'" + did_you_mean(knob, known) + extra + "; known: " + join_names(known));
+    }
+    check_axis_against_workloads(knob, at, config, registry);
+  };
+  // Each point: its (knob, value) pairs in order.
+  std::vector<std::vector<std::pair<std::string, KnobValue>>> points;
+  std::vector<JsonView> point_views;  // where a point's refusal points
+  if (axes) {
+    if (!axes->raw().is_object()) axes->fail("must be an object: {\"knob\": [values] or {\"from\", \"to\", \"step\"}}");
+    std::vector<std::vector<KnobValue>> values;
+    size_t grid = 1;
+    std::string dims;
+    for (const auto& knob : axes->keys()) {
+      const JsonView axis = axes->at(knob);
+      check_knob(knob, axis);
+      values.push_back(read_axis(knob, axis));
+      s.axes.push_back(knob);
+      s.values.emplace_back();
+      for (const auto& v : values.back()) s.values.back().push_back(v.name);
+      grid *= values.back().size();
+      dims += (dims.empty() ? "" : " x ") + std::to_string(values.back().size());
+      if (grid > kMaxSweepPoints)
+        axes->fail("the grid has more than " + std::to_string(kMaxSweepPoints) + " points (" + dims +
+                   (values.size() < axes->keys().size() ? " x ..." : "") + "): list the points wanted under 'points', or narrow an axis");
+    }
+    if (values.empty()) axes->fail("needs at least one axis");
+    for (size_t n = 0; n < grid; ++n) {
+      std::vector<std::pair<std::string, KnobValue>> point;
+      // The last axis varies fastest.
+      for (size_t a = values.size(), rest = n; a-- > 0;) {
+        point.insert(point.begin(), {s.axes[a], values[a][rest % values[a].size()]});
+        rest /= values[a].size();
+      }
+      points.push_back(std::move(point));
+      point_views.push_back(*axes);
+    }
+  } else {
+    const std::vector<JsonView> items = listed->items();
+    if (items.empty()) listed->fail("needs at least one point");
+    if (items.size() > kMaxSweepPoints)
+      listed->fail(std::to_string(items.size()) + " points, over the maximum of " + std::to_string(kMaxSweepPoints));
+    for (const auto& item : items) {
+      if (!item.raw().is_object()) item.fail("a point is an object {\"knob\": value, ...}");
+      std::vector<std::pair<std::string, KnobValue>> point;
+      for (const auto& knob : item.keys()) {
+        check_knob(knob, item.at(knob));
+        point.push_back({knob, read_knob_value(knob, item.at(knob))});
+        if (std::find(s.axes.begin(), s.axes.end(), knob) == s.axes.end()) s.axes.push_back(knob), s.values.emplace_back();
+        auto& axis_values = s.values[std::find(s.axes.begin(), s.axes.end(), knob) - s.axes.begin()];
+        if (std::find(axis_values.begin(), axis_values.end(), point.back().second.name) == axis_values.end())
+          axis_values.push_back(point.back().second.name);
+      }
+      if (point.empty()) item.fail("a point sets at least one knob");
+      points.push_back(std::move(point));
+      point_views.push_back(item);
+    }
+  }
+  std::vector<Configuration> expanded;
+  std::set<std::string> names;
+  for (size_t n = 0; n < points.size(); ++n) {
+    Configuration c = base;
+    c.baseline = n == 0;
+    std::string name;
+    for (const auto& kv : points[n]) {
+      const JsonView at = axes ? axes->at(kv.first) : point_views[n].at(kv.first);
+      apply_knob(c, kv.first, kv.second, at);
+      name += (name.empty() ? "" : ",") + kv.first + "=" + kv.second.name;
+      c.sweep_values.push_back({kv.first, kv.second.name});
+      c.sweep_pointers.push_back({knob_path(kv.first, base), kv.second.pointer});
+    }
+    c.name = name;
+    if (!names.insert(name).second) point_views[n].fail("duplicate point " + name);
+    // The priced accelerators follow the groups' counts (data groups carry none, but be exact).
+    c.priced_gpus = 0;
+    for (const auto& g : c.instances)
+      if (const InstanceSpec* spec = config.price_table.find(g.type); spec && g.role == "dnn")
+        c.priced_gpus += static_cast<int64_t>(std::ceil(g.count * spec->accelerators));
+    expanded.push_back(std::move(c));
+  }
+  config.configurations = std::move(expanded);
+  config.sweep = std::move(s);
+}
+}  // namespace
+
+const std::vector<std::string>& sweep_knobs() {
+  static const std::vector<std::string> knobs{"threads", "interop_threads", "cpus", "workers", "prefetch_batches", "data_instances"};
+  return knobs;
+}
+
 Config load_config(const std::string& arg, const WorkloadRegistry& registry) {
   const std::string path = find_config(arg);
   const nlohmann::json doc = read_json_file(path);
   JsonView root(doc, path);
   root.expect_object({"$schema", "name", "description", "seed", "pricing", "workloads", "measure",
-                      "configurations", "steps_to_train"});
+                      "configurations", "steps_to_train", "sweep"});
   root.string_or("$schema", "");  // for editors (schemas/config.schema.json); must be a string
   Config config;
   config.path = path;
@@ -611,6 +819,7 @@ Config load_config(const std::string& arg, const WorkloadRegistry& registry) {
     baselines += c.baseline;
     priced += c.step_time_ms.has_value();
   }
+  if (baselines == 0 && root.has("sweep") && config.configurations.size() == 1) config.configurations[0].baseline = baselines = 1;
   if (baselines == 0) configurations.fail("no configuration has \"baseline\": true (exactly one must)");
   if (baselines > 1) {
     for (size_t i = 0, seen = 0; i < config.configurations.size(); ++i)
@@ -632,6 +841,7 @@ Config load_config(const std::string& arg, const WorkloadRegistry& registry) {
   if (config.priced_only && config.workloads.size() != 1)
     workloads.fail("a priced-only config (step_time_ms given) describes exactly one workload");
   if (!config.priced_only) check_capabilities(config, registry, configurations);
+  if (auto sweep = root.find("sweep")) expand_sweep(*sweep, config, registry);
   return config;
 }
 

@@ -80,6 +80,28 @@ struct Configuration {
   std::optional<double> billable_seconds;  // priced-only configs: a whole job's billed time
   std::optional<SpotSettings> spot;        // set when a group is Spot (rates resolved)
   int64_t priced_gpus = 0;                 // accelerators of the trainer groups, from the price table
+  /// A sweep point (Config::sweep): each axis and its value as the name spells it, in the
+  /// point's order ({"threads", "8"}, {"workers", "4"}); empty for a configuration written out.
+  std::vector<std::pair<std::string, std::string>> sweep_values;
+  /// A sweep point: the JSON pointer of each knob the sweep set, by the path under the
+  /// configuration ("/execution/cpus" -> "/sweep/axes/cpus/2"), so a refusal names the value.
+  std::vector<std::pair<std::string, std::string>> sweep_pointers;
+};
+
+/// Most points a sweep may expand to (each point takes turns in every round of the race).
+constexpr size_t kMaxSweepPoints = 64;
+
+/// The knobs a sweep may vary (docs/config.md "Sweeps"), as axes name them.
+const std::vector<std::string>& sweep_knobs();
+
+/// A config's `sweep`: named axes over execution knobs of its one configuration, expanded to
+/// points (Config::configurations: one configuration per point, named from its values; the
+/// first is the baseline) that race (src/stats/race.h).
+struct SweepSettings {
+  std::string base;                     // the configuration the points vary
+  std::vector<std::string> axes;        // knob names, in the file's order
+  std::vector<std::vector<std::string>> values;  // per axis: its values as names spell them
+  bool grid = true;                     // axes: every combination; false: listed points
 };
 
 struct PricingSettings {
@@ -122,6 +144,8 @@ struct Config {
   uint64_t seed = 0;
   /// Every configuration carries step_time_ms: `pperf cost` input, workloads are labels only.
   bool priced_only = false;
+  /// Set when the config has a `sweep`: `configurations` are then its points.
+  std::optional<SweepSettings> sweep;
 
   const Configuration& baseline() const;
 };

@@ -134,6 +134,10 @@ PlanItem plan_item(const Config& config, size_t workload_index, size_t configura
       if (!std::filesystem::exists(p.path)) item.not_runnable_here.push_back({p.pointer, p.path + " does not exist here"});
   if (const std::string& ca = c.execution.data.tls_ca; !ca.empty() && !std::filesystem::is_regular_file(ca))
     item.not_runnable_here.push_back({c.pointer + "/execution/data/tls_ca", ca + " does not exist here"});
+  // A sweep point's knob is refused where the sweep gives its value.
+  for (Obstacle& o : item.not_runnable_here)
+    for (const auto& [path, pointer] : c.sweep_pointers)
+      if (o.pointer == c.pointer + path) o.pointer = pointer;
   return item;
 }
 

@@ -273,6 +273,8 @@ struct RunReport {
   std::string pricing_sha256;     // of the table file: with its name and date, the table's identity
   double discount_pct = 0;
   std::vector<Result> results;
+  /// A sweep's race (src/config/sweep_report.h; docs/results.md "sweep"); null without a sweep.
+  nlohmann::json sweep;
   nlohmann::json unknown_fields = nlohmann::json::object();
 };
 

@@ -26,6 +26,7 @@ json to_json(const RunReport& report) {
   }
   j["results"] = json::array();
   for (const auto& r : report.results) j["results"].push_back(to_json(r));
+  if (!report.sweep.is_null()) j["sweep"] = report.sweep;
   return j;
 }
 
@@ -64,6 +65,10 @@ RunReport results_from_json(const json& doc, const std::string& file) {
   if (auto published = pricing.find_value("published")) report.pricing_published = published->as_string();
   report.pricing_sha256 = pricing.string_or("sha256", "");
   for (const auto& item : root.at("results").items()) report.results.push_back(read_result(item));
+  if (auto sweep = root.find("sweep")) {
+    if (!sweep->raw().is_object()) sweep->fail("expected the sweep's object");
+    report.sweep = sweep->raw();
+  }
   report.unknown_fields = root.unread_members();  // kept and written back unchanged
   return report;
 }

@@ -14,6 +14,7 @@
 #include "src/core/process.h"
 #include "src/measure/memory_bound.h"
 #include "src/stats/intervals.h"
+#include "src/stats/race.h"
 #include "src/stats/stats.h"
 
 namespace pperf {
@@ -33,6 +34,9 @@ struct Turn {
   bool active = true;         // still taking turns
   std::string failure;        // why it stopped taking turns early
   std::vector<double> steps_ms;  // every timed step of its whole rounds, in order
+  std::optional<size_t> left_after_round;  // a sweep's point eliminated from the race (race.h)
+
+  bool racing() const { return active && !left_after_round; }
 
   std::vector<double> round_means_ms() const { return round_means(steps_ms, kRoundSteps); }
   double measured_s() const { return std::accumulate(steps_ms.begin(), steps_ms.end(), 0.0) / 1000; }
@@ -94,7 +98,7 @@ TurnsSnapshot snapshot_of(const std::vector<Turn>& turns, const Config& config, 
   s.max_seconds = config.measure.max_seconds;
   const auto base = std::find_if(turns.begin(), turns.end(), [](const Turn& t) { return t.item->configuration->baseline; });
   for (const Turn& t : turns) {
-    TurnsSnapshot::Side side{t.item->configuration->name, t.item->configuration->baseline, t.active,
+    TurnsSnapshot::Side side{t.item->configuration->name, t.item->configuration->baseline, t.racing(),
                              static_cast<int64_t>(t.steps_ms.size()), t.measured_s(), std::nullopt};
     const auto ratio = options.decision.price_ratio.find(side.configuration);
     if (base != turns.end() && &t != &*base && ratio != options.decision.price_ratio.end() && rounds > 0)
@@ -105,6 +109,25 @@ TurnsSnapshot snapshot_of(const std::vector<Turn>& turns, const Config& config, 
   return s;
 }
 
+/// The rounds the race has run: the most any point measured.
+size_t rounds_of(const std::vector<Turn>& turns) {
+  size_t rounds = 0;
+  for (const Turn& t : turns) rounds = std::max(rounds, t.round_means_ms().size());
+  return rounds;
+}
+
+/// A sweep's race as it stands (nullopt when a point is unpriced: then the budget decides).
+std::optional<RaceLook> race_now(const std::vector<Turn>& turns, const ExecutorOptions& options) {
+  std::vector<RacePoint> points;
+  for (const Turn& t : turns) {
+    const auto ratio = options.decision.price_ratio.find(t.item->configuration->name);
+    if (ratio == options.decision.price_ratio.end()) return std::nullopt;
+    const double samples = static_cast<double>(t.item->samples_per_step());
+    points.push_back({t.round_means_ms(), PriceRatio{ratio->second[0] / samples, ratio->second[1] / samples}, t.racing()});
+  }
+  return race_look(points, options.decision.settings);
+}
+
 /// Why the turns end after this round, or nullopt to go on. A decision (or the precision
 /// target) reached on the round that also reaches the budget is reported as such, not as the
 /// budget.
@@ -112,7 +135,7 @@ std::optional<StopCause> end_of_turns(const std::vector<Turn>& turns, const Conf
   const MeasureSettings& m = config.measure;
   std::optional<StopCause> budget;
   for (const Turn& t : turns) {
-    if (!t.active || budget) continue;
+    if (!t.racing() || budget) continue;
     if (static_cast<int64_t>(t.steps_ms.size()) >= m.max_steps)
       budget = StopCause{StopReason::max_steps, fmt::format("max_steps ({})", m.max_steps)};
     else if (t.measured_s() >= m.max_seconds)
@@ -121,7 +144,13 @@ std::optional<StopCause> end_of_turns(const std::vector<Turn>& turns, const Conf
   // min_steps is the user's floor: neither a decision nor the precision target ends the turns
   // before every configuration has that many.
   for (const Turn& t : turns)
-    if (t.active && static_cast<int64_t>(t.steps_ms.size()) < m.min_steps) return budget;
+    if (t.racing() && static_cast<int64_t>(t.steps_ms.size()) < m.min_steps) return budget;
+  if (config.sweep) {
+    // A sweep races (src/stats/race.h): it ends when the race is decided, else on the budget.
+    if (const std::optional<RaceLook> look = race_now(turns, options); look && look->finished)
+      return StopCause{StopReason::decided, fmt::format("race decided after {} rounds: {}", rounds_of(turns), look->why)};
+    return budget;
+  }
   const auto base = std::find_if(turns.begin(), turns.end(), [](const Turn& t) { return t.item->configuration->baseline; });
   if (base != turns.end() && base->active) {
     int decided = 0, candidates = 0;
@@ -203,15 +232,24 @@ std::vector<Result> measure_interleaved(const Config& config, const std::vector<
     if (std::chrono::steady_clock::now() - last_told >= std::chrono::milliseconds(900)) tell();
   };
   tell();
+  size_t design_start = 0;  // the round the present design began: a race's elimination starts a new one
   for (size_t round = 0; !stop_requested; ++round) {
     // A B, B A, ... for two; a Williams design for more: every position and every predecessor
-    // is every configuration's equally often over a cycle.
+    // is every configuration's equally often over a cycle. Points out of a race take no turns.
+    std::vector<Turn*> racing;
+    for (Turn& t : turns)
+      if (!t.left_after_round) racing.push_back(&t);
     std::vector<Turn*> order;
-    for (size_t i : turn_order(turns.size(), round)) order.push_back(&turns[i]);
+    for (size_t i : turn_order(racing.size(), round - design_start)) order.push_back(racing[i]);
     for (Turn* t : order)
       if (t->active && !stop_requested) take_round(*t, stop_requested, tick);
     if (stop_requested) break;
     rounds_done = round + 1;
+    if (config.sweep)
+      if (const std::optional<RaceLook> look = race_now(turns, options)) {
+        for (size_t i = 0; i < turns.size(); ++i)
+          if (look->verdict[i] == RaceVerdict::eliminated) turns[i].left_after_round = rounds_done, design_start = round + 1;
+      }
     tell();
     if (std::none_of(turns.begin(), turns.end(), [](const Turn& t) { return t.active; })) {
       end = {StopReason::other, "every configuration stopped"};

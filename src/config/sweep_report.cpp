@@ -1,0 +1,144 @@
+#include "src/config/sweep_report.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "src/stats/race.h"
+
+namespace pperf {
+
+using nlohmann::json;
+
+namespace {
+json interval(const std::optional<std::array<double, 2>>& ci) { return ci ? json(*ci) : json(nullptr); }
+
+double measured_s(const Result& r) {
+  if (!r.measurement) return 0;
+  return std::accumulate(r.measurement->step_ms.begin(), r.measurement->step_ms.end(), 0.0) / 1000;
+}
+
+const Configuration* configuration_named(const Config& config, const std::string& name) {
+  for (const auto& c : config.configurations)
+    if (c.name == name) return &c;
+  return nullptr;
+}
+
+/// One workload's race from its results.
+json race_of(const Config& config, const std::vector<const Result*>& points) {
+  const DecisionSettings& settings = config.measure.decision;
+  std::vector<RacePoint> race(points.size());
+  size_t rounds = 0;
+  bool priced = true;
+  for (size_t i = 0; i < points.size(); ++i) {
+    const Result& r = *points[i];
+    const bool ok = r.status == ResultStatus::ok && r.measurement && r.cost && r.samples_per_step > 0;
+    race[i].racing = ok;
+    if (!ok) continue;
+    race[i].round_ms = r.measurement->round_means_ms();
+    rounds = std::max(rounds, race[i].round_ms.size());
+    const std::array<double, 2> hourly = r.cost->usd_per_hour_range.value_or(std::array<double, 2>{r.cost->usd_per_hour, r.cost->usd_per_hour});
+    const double samples = static_cast<double>(r.samples_per_step);
+    race[i].cost_factor = {hourly[0] / samples, hourly[1] / samples};
+    priced = priced && hourly[0] > 0;
+  }
+  RaceReplay replay = replay_race(race, rounds, settings);
+  if (rounds == 0) {
+    // Measured without turns (--sequential, --in-process): no race ran; the best is the cheapest
+    // by estimate, and nothing is decided.
+    std::optional<size_t> cheapest;
+    for (size_t i = 0; i < points.size(); ++i)
+      if (race[i].racing && (!cheapest || points[i]->cost->usd_per_1m_samples < points[*cheapest]->cost->usd_per_1m_samples))
+        cheapest = i;
+    for (size_t i = 0; i < points.size(); ++i)
+      replay.final_look.verdict[i] = !race[i].racing ? RaceVerdict::out : cheapest == i ? RaceVerdict::best : RaceVerdict::undecided;
+    replay.final_look.best = cheapest.value_or(0);
+    replay.final_look.finished = false;
+    replay.final_look.why = "";
+  }
+  const RaceLook& last = replay.final_look;
+  json out;
+  out["workload"] = points.front()->workload;
+  out["rounds"] = rounds;
+  out["round_steps"] = points.front()->measurement ? points.front()->measurement->turns.round_steps : 0;
+  out["confidence"] = settings.confidence;
+  out["comparison_confidence"] = race_comparison_confidence(settings.confidence, points.size());
+  out["equivalence_pct"] = settings.equivalence_pct;
+  out["method"] = "each point against the best: confidence sequence over paired rounds at alpha/(k-1) (Bonferroni)";
+  out["finished"] = last.finished && priced;
+  out["stop"] = rounds == 0     ? "no race: measured without turns (--sequential or --in-process); the best is the cheapest by estimate"
+                : last.finished ? last.why
+                                : "the budget, before the race was decided (the best is the cheapest by estimate)";
+  const bool any = std::any_of(race.begin(), race.end(), [](const RacePoint& p) { return p.racing; });
+  out["best"] = any ? json(points[last.best]->configuration) : json(nullptr);
+  out["equivalent"] = json::array();
+  double total_s = 0, saved_s = 0;
+  json rows = json::array();
+  for (size_t i = 0; i < points.size(); ++i) {
+    const Result& r = *points[i];
+    const double s = measured_s(r);
+    total_s += s;
+    json row;
+    row["configuration"] = r.configuration;
+    row["values"] = json::object();
+    if (const Configuration* c = configuration_named(config, r.configuration))
+      for (const auto& [axis, value] : c->sweep_values) row["values"][axis] = value;
+    row["rounds"] = race[i].round_ms.size();
+    row["measured_s"] = s;
+    row["usd_per_1m_samples"] = r.cost ? json(r.cost->usd_per_1m_samples) : json(nullptr);
+    row["usd_per_1m_samples_ci95"] = r.cost ? interval(r.cost->usd_per_1m_samples_ci95) : json(nullptr);
+    row["left_after_round"] = nullptr;
+    std::string verdict;
+    if (replay.left_after_round[i]) {
+      verdict = "eliminated";
+      row["left_after_round"] = *replay.left_after_round[i];
+      row["cost_ratio_bounds"] = interval(replay.left_cost_ratio[i]);
+      row["compared_with"] = points[replay.best_when_left[i]]->configuration;
+      const size_t missed = rounds - *replay.left_after_round[i];
+      if (!race[i].round_ms.empty()) saved_s += s / race[i].round_ms.size() * missed;
+    } else if (!race[i].racing || last.verdict[i] == RaceVerdict::out) {
+      verdict = "failed";  // no result, or it stopped taking turns without the race eliminating it
+    } else {
+      verdict = to_string(last.verdict[i]);
+      row["cost_ratio_bounds"] = interval(last.cost_ratio[i]);
+      if (i != last.best) row["compared_with"] = points[last.best]->configuration;
+      if (last.verdict[i] == RaceVerdict::equivalent) out["equivalent"].push_back(r.configuration);
+    }
+    row["verdict"] = verdict;
+    rows.push_back(std::move(row));
+  }
+  std::stable_sort(rows.begin(), rows.end(), [](const json& a, const json& b) {
+    const bool ca = a["usd_per_1m_samples"].is_number(), cb = b["usd_per_1m_samples"].is_number();
+    if (ca != cb) return ca;
+    return ca && a["usd_per_1m_samples"].get<double>() < b["usd_per_1m_samples"].get<double>();
+  });
+  out["measured_s"] = total_s;
+  out["saved_s"] = saved_s;
+  out["saved_fraction"] = total_s + saved_s > 0 ? saved_s / (total_s + saved_s) : 0;
+  out["points"] = std::move(rows);
+  return out;
+}
+}  // namespace
+
+json sweep_report(const Config& config, const std::vector<Result>& results) {
+  if (!config.sweep) return nullptr;
+  json out;
+  out["base"] = config.sweep->base;
+  out["grid"] = config.sweep->grid;
+  out["axes"] = json::array();
+  for (size_t a = 0; a < config.sweep->axes.size(); ++a)
+    out["axes"].push_back({{"name", config.sweep->axes[a]}, {"values", config.sweep->values[a]}});
+  out["races"] = json::array();
+  std::vector<std::string> workloads;
+  for (const auto& r : results)
+    if (std::find(workloads.begin(), workloads.end(), r.workload) == workloads.end()) workloads.push_back(r.workload);
+  for (const auto& w : workloads) {
+    std::vector<const Result*> points;
+    for (const auto& r : results)
+      if (r.workload == w) points.push_back(&r);
+    out["races"].push_back(race_of(config, points));
+  }
+  return out;
+}
+
+}  // namespace pperf

@@ -10,6 +10,7 @@
 #include "src/measure/data_sources.h"
 #include "src/measure/distributed.h"
 #include "src/measure/memory_bound.h"
+#include "src/stats/stopping.h"
 
 namespace pperf {
 
@@ -95,6 +96,12 @@ Preflight RunSession::preflight(bool list_not_runnable, bool probe_memory, Prefl
       out.not_runnable_configurations.push_back(item.configuration->name);
     }
   }
+  const MeasureSettings& m = config_.measure;
+  if (m.criterion == "precision" && m.max_steps < unseen_tail_steps(m.target_rel_ci))
+    out.notes.push_back(fmt::format(
+        "measure: max_steps {} is below the {:.0f} steps a ±{:g} % target needs before it may stop (3 / target_rel_ci): "
+        "runs end on their budget, unconverged, unless a decision ends them",
+        m.max_steps, unseen_tail_steps(m.target_rel_ci), m.target_rel_ci * 100));
   if (!out.not_runnable.empty()) return out;
   check_python_datasets(config_, plan_);
   check_workloads(config_, plan_);

@@ -31,6 +31,8 @@ c['configurations'][1]['execution']['cpus'] = [64, 65]
 json.dump(c, open('$work/big_host.json', 'w'))"
 check "validate other host"  bash -c "'$pperf' validate --config '$work/big_host.json' >'$work/v.out' && grep -q 'runnable here: no' '$work/v.out' && grep -q '/configurations/1/execution/cpus: CPU 64 does not exist here' '$work/v.out'"
 check "validate runnable"    bash -c "'$pperf' validate --config configs/smoke.json | grep -q 'runnable here: yes'"
+# smoke.json: max_steps 40 against a +-3 % target, which may stop only after 3 / 0.03 = 100 steps.
+check "validate: a budget below the precision rule's minimum is a note" bash -c "'$pperf' validate --config configs/smoke.json | grep -q '^  measure: max_steps 40 is below the 100 steps a ±3 % target needs before it may stop'"
 check "run refuses it here"  one_line_error "^$work/big_host.json: /configurations/1/execution/cpus: not runnable on this host: CPU 64 does not exist here" "$pperf" run --config "$work/big_host.json" --out "$work/never.json"
 check "run --only the runnable part" expect_exit 0 "$work/o" "$pperf" run --config "$work/big_host.json" --only homogeneous --out "$work/part.json"
 

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <map>
 
+#include "src/core/axis_ticks.h"
 #include "src/stats/stats.h"
 #include "reports/page_text.h"
 #include "reports/markup.h"
@@ -27,22 +28,6 @@ std::array<double, 2> ci_or(const std::optional<std::array<double, 2>>& ci, doub
 
 std::string sig(double v, int digits = 4) { return fmt::format("{:.{}g}", v, digits); }
 std::string px(double v) { return fmt::format("{:.1f}", v); }
-
-/// "Nice" axis ticks covering [lo, hi].
-std::vector<double> ticks(double lo, double hi, int target = 5) {
-  if (!(hi > lo)) hi = lo + (lo == 0 ? 1 : std::fabs(lo) * 0.1);
-  const double raw = (hi - lo) / target;
-  const double mag = std::pow(10, std::floor(std::log10(raw)));
-  double step = mag;
-  for (double m : {1.0, 2.0, 2.5, 5.0, 10.0})
-    if (raw <= m * mag) {
-      step = m * mag;
-      break;
-    }
-  std::vector<double> out;
-  for (double t = std::ceil(lo / step) * step; t <= hi + step * 1e-9; t += step) out.push_back(std::fabs(t) < step * 1e-9 ? 0 : t);
-  return out;
-}
 
 /// Linear map from data [lo, hi] to pixels [a, b].
 struct Scale {
@@ -183,7 +168,7 @@ std::string cost_bars(const std::vector<const Result*>& rs, const std::string& c
   const std::string per_label = currency + " per " + money.second;
   double hi = 0;
   for (const Result* r : rs) hi = std::max(hi, ci_or(r->cost->usd_per_step_ci95, r->cost->usd_per_step)[1] * per);
-  const auto marks = ticks(0, hi * 1.05);
+  const auto marks = axis_ticks(0, hi * 1.05);
   const Scale x{0, std::max(hi * 1.05, marks.back()), kLabel, kWidth - kRight};
   const double height = 12 + kRow * static_cast<double>(rs.size()) + 36;
   std::string out = fmt::format(
@@ -225,7 +210,7 @@ std::string distributions(const std::vector<const Result*>& rs, const std::strin
     hi = std::max(hi, ci_or(r->step->ci95_ms, r->step->median_ms)[1]);
   }
   const double pad = (hi - lo) * 0.05 + 1e-9;
-  const auto marks = ticks(std::max(0.0, lo - pad), hi + pad);
+  const auto marks = axis_ticks(std::max(0.0, lo - pad), hi + pad);
   const Scale x{std::max(0.0, lo - pad), hi + pad, kLabel, kWidth - kRight};
   const double rowh = 46;
   const double height = 8 + rowh * static_cast<double>(rs.size()) + 36;
@@ -279,7 +264,7 @@ std::string improvement_chart(const std::vector<const Result*>& rs, const std::s
     hi = std::max({hi, ci[1], *r->comparison.improvement_pct});
   }
   const double pad = (hi - lo) * 0.08 + 1;
-  const auto marks = ticks(lo - pad, hi + pad);
+  const auto marks = axis_ticks(lo - pad, hi + pad);
   const Scale x{lo - pad, hi + pad, kLabel, kWidth - kRight};
   const double height = 12 + kRow * static_cast<double>(rows.size()) + 36;
   std::string out = fmt::format(
@@ -318,7 +303,7 @@ std::string trend_panel(const TrendSeries& s, bool cost, const std::string& curr
   const double w = 460, h = 190, left = 56, right = 12, top = 22, bottom = 150;
   double lo = *std::min_element(v.begin(), v.end()), hi = *std::max_element(v.begin(), v.end());
   const double pad = (hi - lo) * 0.1 + std::fabs(hi) * 0.01 + 1e-12;
-  const auto marks = ticks(lo - pad, hi + pad, 4);
+  const auto marks = axis_ticks(lo - pad, hi + pad, 4);
   const Scale y{lo - pad, hi + pad, bottom, top};
   const double n = static_cast<double>(s.points.size());
   const Scale x{0, std::max(1.0, n - 1), left + 8, w - right - 8};
@@ -381,7 +366,7 @@ std::string sweep_dots(const nlohmann::json& race, const nlohmann::json& axes, c
     if (p["usd_per_1m_samples_ci95"].is_array()) hi = std::max(hi, p["usd_per_1m_samples_ci95"][1].get<double>());
     if (p["usd_per_1m_samples"].is_number()) hi = std::max(hi, p["usd_per_1m_samples"].get<double>());
   }
-  const auto marks = ticks(0, hi * 1.05);
+  const auto marks = axis_ticks(0, hi * 1.05);
   const double label = 300, right = 230;
   const Scale x{0, std::max(hi * 1.05, marks.back()), label, kWidth - right};
   const double height = 12 + kRow * static_cast<double>(points.size()) + 36, axis_y = 12 + kRow * static_cast<double>(points.size());
@@ -617,7 +602,7 @@ std::string compare_report_html(const CompareReport& r) {
       hi = std::max({hi, ci[1], *p->change_pct});
     }
     const double pad = (hi - lo) * 0.08 + 0.5;
-    const auto marks = ticks(lo - pad, hi + pad);
+    const auto marks = axis_ticks(lo - pad, hi + pad);
     const Scale x{lo - pad, hi + pad, kLabel + 60, kWidth - kRight};
     const double height = 12 + kRow * static_cast<double>(rows.size()) + 36, axis_y = 12 + kRow * static_cast<double>(rows.size());
     out += "<h2>Mean step-time change with its 95 % interval</h2>\n";

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <map>
 
+#include "src/core/axis_ticks.h"
+
 namespace pperf::project {
 
 const Prediction* cheapest(const WorkloadProjection& w) { return w.predictions.empty() ? nullptr : &w.predictions[0]; }
@@ -186,15 +188,16 @@ std::string chart(const WorkloadProjection& w) {
   const double width = 640, height = 360, left = 70, right = 170, top = 20, bottom = 50;
   const double pw = width - left - right, ph = height - top - bottom;
   const auto x = [&](double n) { return left + pw * n / static_cast<double>(max_n); };
-  const auto y = [&](double v) { return top + ph * (1 - v / (max_y * 1.05)); };
+  const std::vector<double> marks = axis_ticks(0, max_y * 1.05, 4);
+  const double y_top = std::max(max_y * 1.05, marks.back());
+  const auto y = [&](double v) { return top + ph * (1 - v / y_top); };
   std::string svg = fmt::format(
       "<svg class=\"chart\" data-chart=\"projection\" width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} {1}\" role=\"img\" "
       "xmlns=\"http://www.w3.org/2000/svg\" font-family=\"sans-serif\" font-size=\"11\">\n",
       width, height);
   svg += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" stroke=\"#333\"/><line x1=\"{0}\" y1=\"{2}\" x2=\"{3}\" y2=\"{2}\" stroke=\"#333\"/>\n",
                      left, top, top + ph, left + pw);
-  for (int i = 0; i <= 4; ++i) {
-    const double v = max_y * 1.05 * i / 4;
+  for (const double v : marks) {
     svg += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{:.3g}</text><line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#ddd\"/>\n",
                        left - 6, y(v) + 4, v, left, y(v), left + pw, y(v));
   }

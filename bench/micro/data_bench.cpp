@@ -67,8 +67,11 @@ double data_side_cpu_s(const std::vector<int>& worker_pids) {
   return total;
 }
 
-Rate drain(DataSource& source, int64_t batches, const std::vector<int>& worker_pids = {}) {
-  source.next();  // the first batch pays for start-up; not counted
+/// Drains `batches` batches after one per worker (`workers` loader threads or data-worker
+/// processes): batch i comes from worker i mod workers, so no worker's first, cold batch is
+/// counted on either side.
+Rate drain(DataSource& source, int64_t batches, int64_t workers, const std::vector<int>& worker_pids = {}) {
+  for (int64_t i = 0; i < workers; ++i) source.next();
   const auto start = std::chrono::steady_clock::now();
   const double cpu_start = data_side_cpu_s(worker_pids);
   double bytes = 0;
@@ -103,14 +106,14 @@ int main(int argc, char** argv) {
     pin_process_to_cpus({1});
     LocalLoader loader(descriptor.make_pipeline(spec), threads, 4);
     pin_process_to_cpus({0});
-    local.push_back(drain(loader, batches));
+    local.push_back(drain(loader, batches, threads));
   }
   std::vector<Rate> service;
   for (int64_t processes : {1, 2}) {
     LocalDataGroup group(pperf, config_path, spec.name, processes, 1, std::getenv("NOPIN") ? std::vector<int>{} : std::vector<int>{1}, "");
     ServiceSourceOptions options;
     options.endpoints = group.endpoints();
-    service.push_back(drain(*connect_service(spec, options), batches, group.pids()));
+    service.push_back(drain(*connect_service(spec, options), batches, processes, group.pids()));
   }
   std::optional<Rate> tls;
   if (argc > 6) {
@@ -124,7 +127,7 @@ int main(int argc, char** argv) {
     ServiceSourceOptions options;
     options.endpoints = {line->substr(line->find("listening on ") + 13)};
     options.tls_ca_pem = read_text_file(argv[6]);
-    tls = drain(*connect_service(spec, options), batches, {worker.pid()});
+    tls = drain(*connect_service(spec, options), batches, 1, {worker.pid()});
   }
   fmt::print("{} / {} / batch {}: {} batches each, preprocessing on 1 core, consumer on another\n", spec.name,
              spec.preset, spec.batch_size, batches);

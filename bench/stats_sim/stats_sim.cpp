@@ -1,7 +1,7 @@
 // The decision tables of docs/statistics.md and docs/compare.md added by issue 40, simulated
 // through the real code (src/stats/decision.h, turn_order.h, compare_stats.h):
 //   build/pperf_stats_sim TABLE [TRIALS [nohorizon]]   TABLE: interval | aa | aa200 | order | stop | predict | cost |
-//   cost20 | cost200 (and _3: first look at 3) | horizon | compare | untimed | all; nohorizon: the decision is not told
+//   cost20 | cost200 (and _3: first look at 3) | horizon | aaar (AR(1) r=0.8 A/A at 20/60/200 rounds) | compare | untimed | all; nohorizon: the decision is not told
 //   the budget in rounds (as before item 9)
 // TRIALS per cell (default 10000; the unit tests run a few hundred of the same simulations).
 #include <fmt/format.h>

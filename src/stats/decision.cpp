@@ -51,11 +51,11 @@ double mixture_z(double t, double alpha, double planned_rounds) {
 /// the density of S_t kept on a grid (step 0.1) over the region not yet crossed, convolved with
 /// the increment's density (trapezoid rule, to +-8 sd) round by round.
 double crossing_probability(double k, size_t m, size_t h, double alpha, double planned_rounds) {
-  constexpr double kStep = 0.1;
+  constexpr double kStep = 0.1, kPi = 3.141592653589793;
   const int kernel_half = 80;
   std::vector<double> kernel(2 * kernel_half + 1);
   for (int i = -kernel_half; i <= kernel_half; ++i)
-    kernel[i + kernel_half] = kStep * std::exp(-0.5 * (i * kStep) * (i * kStep)) / std::sqrt(2 * M_PI);
+    kernel[i + kernel_half] = kStep * std::exp(-0.5 * (i * kStep) * (i * kStep)) / std::sqrt(2 * kPi);
   // Before the first look S_{m-1} ~ N(0, m - 1) (a point mass at 0 when m = 1).
   const double var0 = static_cast<double>(m - 1);
   // The cell (width kStep, centred on i kStep) holding this look's boundary, and the share of it
@@ -68,7 +68,7 @@ double crossing_probability(double k, size_t m, size_t h, double alpha, double p
   int w = var0 > 0 ? static_cast<int>(8 * std::sqrt(var0) / kStep) + 1 : 0;
   std::vector<double> f(2 * w + 1);
   if (var0 > 0)
-    for (int i = -w; i <= w; ++i) f[i + w] = kStep * std::exp(-0.5 * (i * kStep) * (i * kStep) / var0) / std::sqrt(2 * M_PI * var0);
+    for (int i = -w; i <= w; ++i) f[i + w] = kStep * std::exp(-0.5 * (i * kStep) * (i * kStep) / var0) / std::sqrt(2 * kPi * var0);
   else
     f[0] = 1;
   double crossed = 0;

@@ -278,6 +278,13 @@ TEST(Decision, AKnownHorizonNarrowsTheSequenceToItsShareOfTheError) {
   std::mt19937_64 rng(9);
   std::normal_distribution<double> z(0, 1);
   const boost::math::normal normal;
+  std::vector<double> bound(21, 0), endless_bound(21, 0);
+  for (size_t t = s.min_rounds; t <= 20; ++t) {
+    const double small_sample = boost::math::quantile(boost::math::students_t(static_cast<double>(t) - 1), 0.975) /
+                                boost::math::quantile(normal, 0.975);
+    bound[t] = confidence_sequence_halfwidth(1, t, s) / small_sample;
+    endless_bound[t] = confidence_sequence_halfwidth(1, t, endless) / small_sample;
+  }
   int narrowed = 0, wide = 0;
   constexpr int kPaths = 40000;
   for (int path = 0; path < kPaths; ++path) {
@@ -286,11 +293,9 @@ TEST(Decision, AKnownHorizonNarrowsTheSequenceToItsShareOfTheError) {
     for (size_t t = 1; t <= 20; ++t) {
       sum += z(rng);
       if (t < s.min_rounds) continue;
-      const double small_sample = boost::math::quantile(boost::math::students_t(static_cast<double>(t) - 1), 0.975) /
-                                  boost::math::quantile(normal, 0.975);
       const double mean = std::abs(sum) / static_cast<double>(t);
-      crossed[0] = crossed[0] || mean >= confidence_sequence_halfwidth(1, t, s) / small_sample;
-      crossed[1] = crossed[1] || mean >= confidence_sequence_halfwidth(1, t, endless) / small_sample;
+      crossed[0] = crossed[0] || mean >= bound[t];
+      crossed[1] = crossed[1] || mean >= endless_bound[t];
     }
     narrowed += crossed[0], wide += crossed[1];
   }

@@ -1,11 +1,15 @@
 // The decision tables of docs/statistics.md and docs/compare.md added by issue 40, simulated
 // through the real code (src/stats/decision.h, turn_order.h, compare_stats.h):
-//   build/pperf_stats_sim TABLE [TRIALS]     TABLE: interval | aa | aa200 | order | stop | predict | compare | untimed | all
+//   build/pperf_stats_sim TABLE [TRIALS [nohorizon]]   TABLE: interval | aa | aa200 | order | stop | predict | cost |
+//   cost20 | cost200 (and _3: first look at 3) | horizon | aaar (AR(1) r=0.8 A/A at 20/60/200 rounds) | compare | untimed | all; nohorizon: the decision is not told
+//   the budget in rounds (as before item 9)
 // TRIALS per cell (default 10000; the unit tests run a few hundred of the same simulations).
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <boost/math/distributions/non_central_t.hpp>
 #include <boost/math/distributions/normal.hpp>
+#include <boost/math/distributions/students_t.hpp>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
@@ -17,6 +21,10 @@ using namespace pperf;
 using namespace pperf::coverage;
 
 namespace {
+/// `nohorizon` as the third argument: the decision is not told the budget (the endless sequence,
+/// as before issue 40's item 9).
+bool g_horizon = true;
+
 const std::vector<std::pair<const char*, Generator>> kShapeRows = {
     {"lognormal s=0.05", {Shape::lognormal_005}},      {"lognormal s=0.3", {Shape::lognormal_03}},
     {"5% outliers at 3x", {Shape::outliers_5pct_3x}},  {"bimodal 25% at 1.7x", {Shape::bimodal}},
@@ -47,6 +55,7 @@ void interval_table(int trials, size_t max_rounds, uint64_t& seed) {
         s.price_ratio = {1, effect ? 1.05 : 1.0};
         s.drift = d;
         s.max_rounds = max_rounds;
+        s.horizon = g_horizon;
         cells[effect].push_back(simulate_turns(s, trials, seed++));
       }
     for (int row = 0; row < 3; ++row) {
@@ -150,19 +159,23 @@ void predict_table(int trials, uint64_t& seed) {
 /// The cost of deciding: rounds the sequential decision needs (median, up to 1000 rounds) against
 /// a fixed-sample paired t test with the same error rates (alpha 5 % two-sided, the sequential
 /// test's power), for 2/5/10/20 % faster candidates at equal prices.
-void cost_table(int trials, size_t min_rounds, uint64_t& seed) {
-  fmt::print("\nCost of deciding (first look at {} rounds, equal prices, no drift, up to 1000 rounds), {} trials a cell: "
+void cost_table(int trials, size_t min_rounds, uint64_t& seed, size_t max_rounds = 1000) {
+  fmt::print("\nCost of deciding (first look at {} rounds, equal prices, no drift, up to {} rounds{}), {} trials a cell: "
              "the sequential test's median rounds to a `cheaper` verdict (and its 10th-90th percentiles), the share "
-             "decided cheaper, the fixed-sample rounds with the same alpha and power, and the ratio of the medians:\n\n"
-             "| shape | faster | median rounds (10-90 %) | cheaper | fixed-sample rounds | ratio |\n|---|---|---|---|---|---|\n",
-             min_rounds, trials);
+             "decided cheaper, the fixed-sample rounds with the same alpha and power (z: the rounds' variance known; t: "
+             "estimated from the rounds, as the sequential test must, the paired t test's exact power), and the ratios of "
+             "the medians to each:\n\n"
+             "| shape | faster | median rounds (10-90 %) | cheaper | fixed-sample rounds, z / t | ratio, z / t |\n|---|---|---|---|---|---|\n",
+             min_rounds, max_rounds, g_horizon ? ", the decision told the budget" : "", trials);
+  std::vector<double> ratios, ratios_t;
   for (const auto& [label, g] : kShapeRows) {
     if (g.rho > 0) continue;
     for (double faster : {0.02, 0.05, 0.10, 0.20}) {
       TurnsSetup s;
       s.base = g;
       s.speed = {1, 1 - faster};
-      s.max_rounds = 1000;
+      s.max_rounds = max_rounds;
+      s.horizon = g_horizon;
       s.settings.min_rounds = min_rounds;
       // The rounds' terms' true sd, from one long A/A draw.
       std::mt19937_64 rng(seed);
@@ -186,11 +199,41 @@ void cost_table(int trials, size_t min_rounds, uint64_t& seed) {
       const boost::math::normal z;
       const double n_fixed = std::pow((boost::math::quantile(z, 0.975) + boost::math::quantile(z, power)) * sd /
                                           std::abs(std::log(1 - faster)), 2);
+      // The smallest n whose two-sided paired t test (alpha 5 %) has that power: noncentral t.
+      double n_t = 2;
+      for (;; ++n_t) {
+        const double df = n_t - 1, crit = boost::math::quantile(boost::math::students_t(df), 0.975);
+        const double shift = std::abs(std::log(1 - faster)) / sd * std::sqrt(n_t);
+        if (boost::math::cdf(boost::math::complement(boost::math::non_central_t(df, shift), crit)) >= power) break;
+      }
       const double median = rounds[rounds.size() / 2];
-      fmt::print("| {} | {:g} % | {:.0f} ({:.0f}-{:.0f}) | {:.1f} % | {:.1f} | {:.2f} |\n", label, faster * 100, median,
-                 rounds[rounds.size() / 10], rounds[rounds.size() * 9 / 10], c.rate(c.cheaper) * 100, std::max(2.0, n_fixed),
-                 median / std::max(2.0, n_fixed));
+      fmt::print("| {} | {:g} % | {:.0f} ({:.0f}-{:.0f}) | {:.1f} % | {:.1f} / {:.0f} | {:.2f} / {:.2f} |\n", label, faster * 100,
+                 median, rounds[rounds.size() / 10], rounds[rounds.size() * 9 / 10], c.rate(c.cheaper) * 100,
+                 std::max(2.0, n_fixed), n_t, median / std::max(2.0, n_fixed), median / n_t);
+      ratios.push_back(median / std::max(2.0, n_fixed));
+      ratios_t.push_back(median / n_t);
     }
+  }
+  const auto median_of = [](std::vector<double> x) {
+    std::sort(x.begin(), x.end());
+    return (x[(x.size() - 1) / 2] + x[x.size() / 2]) / 2;
+  };
+  fmt::print("\nmedian ratio over the {} cells, z / t: {:.2f} / {:.2f}\n", ratios.size(), median_of(ratios), median_of(ratios_t));
+}
+
+/// horizon_scale for the default confidence and mixture: first look x budget in rounds.
+void horizon_table() {
+  fmt::print("\nhorizon_scale (confidence 95 %, mixture tuned for 30 rounds): the factor on the sequence's width when "
+             "the budget in rounds is known:\n\n| first look | 10 | 20 | 60 | 200 | 1000 | 2000 |\n|---|---|---|---|---|---|---|\n");
+  for (size_t m : {2, 3, 5, 8}) {
+    fmt::print("| {} |", m);
+    for (size_t h : {10, 20, 60, 200, 1000, 2000}) {
+      DecisionSettings s;
+      s.min_rounds = m;
+      s.horizon_rounds = h;
+      fmt::print(" {:.4f} |", horizon_scale(s));
+    }
+    fmt::print("\n");
   }
 }
 
@@ -208,6 +251,7 @@ void aa_table(int trials, size_t max_rounds, uint64_t& seed, size_t min_rounds =
       s.base = g;
       s.drift = d;
       s.max_rounds = max_rounds;
+      s.horizon = g_horizon;
       s.settings.min_rounds = min_rounds;
       const DecisionCell c = simulate_turns(s, trials, seed++);
       fmt::print(" {:.1f} / {:.1f} / {:.1f}, {:.0f} |", c.rate(c.cheaper + c.dearer) * 100, c.rate(c.equivalent) * 100,
@@ -338,13 +382,35 @@ int main(int argc, char** argv) {
   const std::string table = argc > 1 ? argv[1] : "all";
   const int trials = argc > 2 ? std::atoi(argv[2]) : 10000;
   uint64_t seed = 40;
+  g_horizon = !(argc > 3 && std::strcmp(argv[3], "nohorizon") == 0);
   const bool all = table == "all";
+  if (table == "horizon") horizon_table();
+  if (table == "aaar") {
+    for (size_t h : {20, 60, 200}) {
+      fmt::print("AR(1) r=0.8 A/A at {} rounds:", h);
+      for (Drift d : {Drift::none, Drift::random_walk}) {
+        TurnsSetup s;
+        s.base = {Shape::lognormal_005, 100, 0.8};
+        s.drift = d;
+        s.max_rounds = h;
+        s.horizon = g_horizon;
+        const DecisionCell c = simulate_turns(s, trials, seed++);
+        fmt::print(" {:.1f} %", c.rate(c.cheaper + c.dearer) * 100);
+      }
+      fmt::print("\n");
+    }
+  }
   if (all || table == "interval") interval_table(trials, 20, seed), interval_table(trials, 60, seed);
   if (all || table == "aa") aa_table(trials, 20, seed), aa_table(trials, 60, seed);
   if (all || table == "aa200") {
     fmt::print("\nAR(1) r=0.8 at 200 rounds:\n");
     for (Drift d : kDrifts) {
-      const DecisionCell c = simulate_decisions({Shape::lognormal_005, 100, 0.8}, 1.0, 1.0, d, trials, seed++, 10, 3, 200);
+      TurnsSetup s;
+      s.base = {Shape::lognormal_005, 100, 0.8};
+      s.drift = d;
+      s.max_rounds = 200;
+      s.horizon = g_horizon;
+      const DecisionCell c = simulate_turns(s, trials, seed++);
       fmt::print("| {} | {:.1f} / {:.1f} / {:.1f}, {:.0f} |\n", name(d), c.rate(c.cheaper + c.dearer) * 100,
                  c.rate(c.equivalent) * 100, c.rate(c.undecided) * 100, c.rounds);
     }
@@ -354,6 +420,10 @@ int main(int argc, char** argv) {
   if (all || table == "predict") predict_table(trials, seed);
   if (all || table == "cost") cost_table(trials, 8, seed);
   if (table == "cost3") cost_table(trials, 3, seed);
+  if (table == "cost20") cost_table(trials, 8, seed, 20);
+  if (table == "cost20_3") cost_table(trials, 3, seed, 20);
+  if (table == "cost200") cost_table(trials, 8, seed, 200);
+  if (table == "cost200_3") cost_table(trials, 3, seed, 200);
   if (table == "aa3") aa_table(trials, 20, seed, 3);
   if (table == "aa200all") aa_table(trials, 200, seed);
   if (all || table == "compare") compare_table(trials, seed);

@@ -9,7 +9,9 @@
 #include "src/core/process.h"
 #include "src/measure/data_sources.h"
 #include "src/measure/distributed.h"
+#include "src/measure/interleave.h"
 #include "src/measure/memory_bound.h"
+#include "src/stats/decision.h"
 #include "src/stats/stopping.h"
 
 namespace pperf {
@@ -131,6 +133,8 @@ ExecutorOptions RunSession::executor_options() const {
   for (const auto& c : config_.configurations)
     if (c.baseline) options.decision.price_ratio = price_ratios(pricing_, c.name);
   options.decision.settings = config_.measure.decision;
+  // The decision spends its error by the last round the budget allows (src/stats/decision.h).
+  options.decision.settings.horizon_rounds = budget_rounds(config_.measure.max_steps, kRoundSteps);
   return options;
 }
 

@@ -7,6 +7,9 @@
 #include <boost/math/distributions/students_t.hpp>
 #include <cmath>
 #include <limits>
+#include <map>
+#include <mutex>
+#include <tuple>
 #include <random>
 
 #include "src/stats/intervals.h"
@@ -35,16 +38,106 @@ CostVerdict verdict_of(const std::array<double, 2>& improvement_pct, double equi
   return CostVerdict::undecided;
 }
 
+namespace {
+/// The normal mixture's boundary on the standardised sum (|S_t| / sqrt(t) for unit variance)
+/// after t rounds: Robbins' sequence, tuned so the boundary is tightest at planned_rounds.
+double mixture_z(double t, double alpha, double planned_rounds) {
+  const double rho2 = (-2 * std::log(alpha) + std::log(-2 * std::log(alpha) + 1)) / planned_rounds;
+  const double v = t * rho2 + 1;
+  return std::sqrt(2 * v / (t * rho2) * std::log(std::sqrt(v) / alpha));
+}
+
+/// P(|S_t| >= k z(t) sqrt(t) for some t in [m, h]) for a unit-variance Gaussian random walk:
+/// the density of S_t kept on a grid (step 0.1) over the region not yet crossed, convolved with
+/// the increment's density (trapezoid rule, to +-8 sd) round by round.
+double crossing_probability(double k, size_t m, size_t h, double alpha, double planned_rounds) {
+  constexpr double kStep = 0.1, kPi = 3.141592653589793;
+  const int kernel_half = 80;
+  std::vector<double> kernel(2 * kernel_half + 1);
+  for (int i = -kernel_half; i <= kernel_half; ++i)
+    kernel[i + kernel_half] = kStep * std::exp(-0.5 * (i * kStep) * (i * kStep)) / std::sqrt(2 * kPi);
+  // Before the first look S_{m-1} ~ N(0, m - 1) (a point mass at 0 when m = 1).
+  const double var0 = static_cast<double>(m - 1);
+  // The cell (width kStep, centred on i kStep) holding this look's boundary, and the share of it
+  // inside the boundary.
+  const auto boundary = [&](size_t t) {
+    const double b = k * mixture_z(static_cast<double>(t), alpha, planned_rounds) * std::sqrt(static_cast<double>(t)) / kStep;
+    const int cell = static_cast<int>(std::ceil(b - 0.5));
+    return std::make_pair(cell, b - (cell - 0.5));
+  };
+  int w = var0 > 0 ? static_cast<int>(8 * std::sqrt(var0) / kStep) + 1 : 0;
+  std::vector<double> f(2 * w + 1);
+  if (var0 > 0)
+    for (int i = -w; i <= w; ++i) f[i + w] = kStep * std::exp(-0.5 * (i * kStep) * (i * kStep) / var0) / std::sqrt(2 * kPi * var0);
+  else
+    f[0] = 1;
+  double crossed = 0;
+  for (size_t t = m; t <= h; ++t) {
+    // One more round: convolve, onto the cells inside this look's boundary (the rest crossed).
+    const auto [nw, inside] = boundary(t);
+    std::vector<double> g(2 * nw + 1, 0);
+    double total = 0;
+    for (int i = -w; i <= w; ++i) {
+      const double fi = f[i + w];
+      if (fi < 1e-300) continue;
+      total += fi;
+      const int lo = std::max(-kernel_half, -nw - i), hi = std::min(kernel_half, nw - i);
+      for (int j = lo; j <= hi; ++j) g[i + j + nw] += fi * kernel[j + kernel_half];
+    }
+    // The cells the boundary falls in keep the share inside it.
+    g.front() *= inside, g.back() *= inside;
+    double kept = 0;
+    for (double x : g) kept += x;
+    crossed += total - kept;
+    f.swap(g);
+    w = nw;
+  }
+  return crossed;
+}
+}  // namespace
+
+/// The share of the error the narrowed sequence spends on a walk with known variance and
+/// independent rounds; the rest is left to the rounds' estimated variance and correlation (with
+/// the whole of it, A/A false decisions reached 6-8 % for AR(1) r = 0.8 at 20 to 200 rounds,
+/// docs/statistics.md).
+constexpr double kHorizonErrorShare = 0.4;
+
+size_t budget_rounds(int64_t max_steps, int64_t round_steps) {
+  if (max_steps <= 0 || round_steps <= 0) return 0;
+  return static_cast<size_t>((max_steps + round_steps - 1) / round_steps);
+}
+
+double horizon_scale(const DecisionSettings& settings) {
+  const size_t m = std::max<size_t>(2, settings.min_rounds), h = settings.horizon_rounds;
+  if (h <= m || h > kMaxHorizonRounds) return 1;
+  const double alpha = 1 - settings.confidence;
+  static std::mutex lock;
+  static std::map<std::tuple<size_t, size_t, double, double>, double> cache;
+  const auto key = std::make_tuple(m, h, alpha, settings.planned_rounds);
+  {
+    const std::lock_guard<std::mutex> hold(lock);
+    if (const auto it = cache.find(key); it != cache.end()) return it->second;
+  }
+  // Crossing is less likely the wider the boundary: bisect k in [0.3, 1] for the share
+  // kHorizonErrorShare of alpha (1 when the endless sequence already spends less by the horizon).
+  double lo = 0.3, hi = 1;
+  if (crossing_probability(1, m, h, alpha, settings.planned_rounds) < kHorizonErrorShare * alpha)
+    while (hi - lo > 1e-4) {
+      const double k = (lo + hi) / 2;
+      (crossing_probability(k, m, h, alpha, settings.planned_rounds) > kHorizonErrorShare * alpha ? lo : hi) = k;
+    }
+  const std::lock_guard<std::mutex> hold(lock);
+  return cache[key] = hi;
+}
+
 double confidence_sequence_halfwidth(double sd, size_t rounds, const DecisionSettings& settings) {
   const double alpha = 1 - settings.confidence, t = static_cast<double>(rounds);
-  // The mixture's spread, tuned so the boundary is tightest at planned_rounds.
-  const double rho2 = (-2 * std::log(alpha) + std::log(-2 * std::log(alpha) + 1)) / settings.planned_rounds;
-  const double v = t * rho2 + 1;
+  const double scale = rounds <= settings.horizon_rounds ? horizon_scale(settings) : 1.0;
   // The boundary assumes the variance known; with it estimated from few rounds, widen by
   // Student's t over the normal quantile (1.21 at 8 rounds, 1.03 at 30).
   const double small_sample = boost::math::quantile(boost::math::students_t(t - 1), 1 - alpha / 2) /
                               boost::math::quantile(boost::math::normal(), 1 - alpha / 2);
-  return small_sample * sd * std::sqrt(2 * v / (t * t * rho2) * std::log(std::sqrt(v) / alpha));
+  return scale * small_sample * sd * mixture_z(t, alpha, settings.planned_rounds) / std::sqrt(t);
 }
 
 double round_correlation_widening(const std::vector<double>& terms) {
@@ -193,6 +286,10 @@ constexpr uint64_t kRoundsToDecideSeed = 40;
 /// truth lies near break-even or the margin's edge (an estimate drawn far from it decides fast),
 /// and its 80 % range too wide elsewhere.
 constexpr double kPredictShrink = 0.25, kPredictSpread = 0.6;
+/// The median comes from paths spread by 0.3 se (half as much): with 0.6 se it was met 12-62 %
+/// of the time across the `predict` cases, with 0.3 se 33-65 % (200 trials; the range needs the
+/// wider spread: 49-67 % with 0.3 se).
+constexpr double kPredictMedianSpread = 0.3;
 
 /// Uniform on [0, 1) and standard normal draws from mt19937_64 itself (the standard fixes its
 /// sequence, not the distributions'), so a prediction is the same on every platform.
@@ -212,9 +309,9 @@ std::optional<RoundsToDecide> rounds_to_decide(const std::vector<double>& baseli
   if (!(sd > 0) || !std::isfinite(sd)) return std::nullopt;
   // The rounds to come are drawn from the rounds so far (pairs resampled), the candidate's scaled
   // so that the true difference is uncertain as the estimate is: centred on the estimate shrunk
-  // towards break-even, spread by a share of its standard error (kPredictShrink, kPredictSpread).
-  // The real rule decides each path; the paths' stopping rounds give the median and 10th..90th
-  // percentiles.
+  // towards break-even, spread by a share of its standard error (kPredictShrink, kPredictSpread;
+  // kPredictMedianSpread for the median). The real rule decides each path; the paths' stopping
+  // rounds give the median and 10th..90th percentiles.
   const double se = sd * round_correlation_widening(p.psi) / std::sqrt(static_cast<double>(p.t));
   const size_t horizon = std::max<size_t>(kRoundsToDecideHorizon, p.t + 1);
   std::vector<double> unit_half(horizon + 1, 0);
@@ -225,25 +322,33 @@ std::optional<RoundsToDecide> rounds_to_decide(const std::vector<double>& baseli
   const double pull = cost - cost * std::max(0.0, 1 - kPredictShrink * se * se / (cost * cost));
   RoundSums now;
   for (size_t j = 0; j < p.t; ++j) now.add(baseline_round_ms[j], candidate_round_ms[j]);
-  std::mt19937_64 rng(kRoundsToDecideSeed);
-  std::vector<double> stops;
-  for (int path = 0; path < kRoundsToDecidePaths; ++path) {
-    const double shift = std::exp(-pull + kPredictSpread * se * normal01(rng));
-    RoundSums s = now;
-    double stop = std::numeric_limits<double>::infinity();
-    while (s.t < horizon) {
-      const size_t j = static_cast<size_t>(uniform01(rng) * static_cast<double>(p.t));
-      s.add(baseline_round_ms[j], candidate_round_ms[j] * shift);
-      if (s.t >= settings.min_rounds && s.verdict(unit_half, price_ratio, settings) != CostVerdict::undecided) {
-        stop = static_cast<double>(s.t);
-        break;
+  // The paths' stopping rounds, sorted, for a spread of the true difference (the same seed: the
+  // same resampled rounds for each spread).
+  const auto stops_for = [&](double spread) {
+    std::mt19937_64 rng(kRoundsToDecideSeed);
+    std::vector<double> stops;
+    for (int path = 0; path < kRoundsToDecidePaths; ++path) {
+      const double shift = std::exp(-pull + spread * se * normal01(rng));
+      RoundSums s = now;
+      double stop = std::numeric_limits<double>::infinity();
+      while (s.t < horizon) {
+        const size_t j = static_cast<size_t>(uniform01(rng) * static_cast<double>(p.t));
+        s.add(baseline_round_ms[j], candidate_round_ms[j] * shift);
+        if (s.t >= settings.min_rounds && s.verdict(unit_half, price_ratio, settings) != CostVerdict::undecided) {
+          stop = static_cast<double>(s.t);
+          break;
+        }
       }
+      stops.push_back(stop);
     }
-    stops.push_back(stop);
-  }
-  std::sort(stops.begin(), stops.end());
-  const auto quantile = [&](double q) { return stops[static_cast<size_t>(q * (stops.size() - 1) + 0.5)]; };
-  return RoundsToDecide{quantile(0.5), quantile(0.1), quantile(0.9)};
+    std::sort(stops.begin(), stops.end());
+    return stops;
+  };
+  const auto quantile = [](const std::vector<double>& stops, double q) {
+    return stops[static_cast<size_t>(q * static_cast<double>(stops.size() - 1) + 0.5)];
+  };
+  const std::vector<double> range = stops_for(kPredictSpread), centre = stops_for(kPredictMedianSpread);
+  return RoundsToDecide{quantile(centre, 0.5), quantile(range, 0.1), quantile(range, 0.9)};
 }
 
 std::optional<std::array<double, 2>> anytime_time_ratio_interval(const std::vector<double>& baseline_round_ms,

@@ -25,7 +25,30 @@ struct DecisionSettings {
   size_t min_rounds = 8;
   /// The round count the mixture is tuned for (tightest there; valid at every round).
   double planned_rounds = 30;
+  /// The most paired rounds the run can take, known before it starts (its budget in rounds);
+  /// 0: unknown. When known (min_rounds < horizon <= kMaxHorizonRounds) the sequence is narrowed
+  /// by horizon_scale, spending its error by the horizon instead of over an endless run. A run
+  /// cannot outlast it (budget_rounds); were it to, rounds past it use the endless sequence, whose
+  /// error then adds to what the narrowed one spent.
+  size_t horizon_rounds = 0;
 };
+
+/// The horizon of runs in turns: the most rounds a budget of max_steps steps per configuration
+/// allows at round_steps timed steps a round (the turns end after the first round that reaches
+/// max_steps). A time budget (max_seconds) can only end the run sooner, which keeps the error
+/// within what the horizon spends. 0 (unknown) when either is not positive.
+size_t budget_rounds(int64_t max_steps, int64_t round_steps);
+
+/// The longest horizon the sequence is tuned for; beyond it the endless sequence is used.
+constexpr size_t kMaxHorizonRounds = 2000;
+
+/// The factor (<= 1) on the mixture boundary that makes a Gaussian random walk with known
+/// variance, looked at after every round from min_rounds to horizon_rounds, cross it with
+/// probability half of 1 - confidence (the other half is left to the rounds' estimated variance
+/// and correlation); computed by numerical integration on a 0.1-sd grid, the factor to 1e-4, and
+/// cached. 1 when the horizon is unknown, longer than kMaxHorizonRounds, not past min_rounds, or
+/// long enough that the endless sequence already crosses less often than that.
+double horizon_scale(const DecisionSettings& settings);
 
 /// How people read a verdict against "the baseline" named by the caller: "cheaper per step",
 /// "dearer per step", "the same cost per step within ±2 %", "undecided".
@@ -69,9 +92,10 @@ std::optional<std::array<double, 2>> anytime_time_ratio_interval(const std::vect
 
 /// Rounds in all (counted from the first) an undecided comparison would likely need, found by
 /// simulating the rest of the run: 200 paths, each drawing further rounds from the paired rounds
-/// so far (resampled, the candidate's scaled by exp(d), d ~ N(0, se^2) of the present log-ratio
-/// estimate) and read by the real rule after each round. `median` and `low`..`high` (10th to
-/// 90th percentiles: an 80 % range) of the paths' stopping rounds; a path still undecided at
+/// so far (resampled, the candidate's scaled by exp(d), d drawn around the present log-ratio
+/// estimate shrunk towards break-even, spread by 0.6 se) and read by the real rule after each round. `low`..`high` (10th to 90th
+/// percentiles: an 80 % range) of the paths' stopping rounds, and `median` from 200 more paths
+/// with d spread half as much; a path still undecided at
 /// kRoundsToDecideHorizon rounds counts as never (infinite). Deterministic (a fixed seed). nullopt
 /// below 2 rounds or without spread; an infinite `median`: likely never.
 constexpr size_t kRoundsToDecideHorizon = 1000;

@@ -202,6 +202,8 @@ struct TurnsSetup {
   size_t round_steps = 10, untimed = 3, max_rounds = 60;
   size_t candidate = 1;
   DecisionSettings settings{};
+  /// Tell the decision the budget in rounds (max_rounds) as `pperf run` does from max_steps.
+  bool horizon = true;
 };
 
 inline DecisionCell simulate_turns(const TurnsSetup& s, int trials, uint64_t seed) {
@@ -210,6 +212,8 @@ inline DecisionCell simulate_turns(const TurnsSetup& s, int trials, uint64_t see
   const size_t k = s.speed.size();
   const size_t per_side = s.max_rounds * (s.round_steps + s.untimed);
   const double truth = (1 - s.price_ratio[s.candidate] * s.speed[s.candidate]) * 100;
+  DecisionSettings settings = s.settings;
+  if (s.horizon) settings.horizon_rounds = s.max_rounds;
   for (int t = 0; t < trials; ++t) {
     std::vector<std::vector<double>> steps(k), rounds(k);
     for (size_t i = 0; i < k; ++i) {
@@ -238,7 +242,7 @@ inline DecisionCell simulate_turns(const TurnsSetup& s, int trials, uint64_t see
       }
       decided = true;
       for (size_t i = 1; i < k; ++i) {
-        d[i] = decide_interleaved(rounds[0], rounds[i], s.price_ratio[i], s.settings);
+        d[i] = decide_interleaved(rounds[0], rounds[i], s.price_ratio[i], settings);
         decided = decided && d[i].verdict != CostVerdict::undecided;
       }
     }

@@ -4,7 +4,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <boost/math/distributions/normal.hpp>
+#include <boost/math/distributions/students_t.hpp>
 #include <cmath>
+#include <random>
 
 #include "src/stats/decision.h"
 #include "src/stats/turn_order.h"
@@ -243,4 +246,59 @@ TEST(TurnOrder, ThreeOrMoreFollowAWilliamsDesign) {
         if (a != b) EXPECT_EQ(follows[a][b], static_cast<int>(cycle / k)) << "k " << k << ": " << b << " after " << a;
       }
   }
+}
+
+TEST(Decision, TheBudgetInRoundsIsTheHorizon) {
+  EXPECT_EQ(budget_rounds(200, 10), 20u);
+  EXPECT_EQ(budget_rounds(205, 10), 21u) << "the turns end after the round that reaches max_steps";
+  EXPECT_EQ(budget_rounds(0, 10), 0u);
+  EXPECT_EQ(budget_rounds(200, 0), 0u);
+}
+
+TEST(Decision, AKnownHorizonNarrowsTheSequenceToItsShareOfTheError) {
+  DecisionSettings s;
+  EXPECT_EQ(horizon_scale(s), 1) << "horizon unknown";
+  s.horizon_rounds = 8;
+  EXPECT_EQ(horizon_scale(s), 1) << "no look after the first";
+  s.horizon_rounds = 200;
+  EXPECT_EQ(horizon_scale(s), 1) << "the endless sequence already spends less than 40 % of alpha by 200 rounds";
+  s.horizon_rounds = kMaxHorizonRounds + 1;
+  EXPECT_EQ(horizon_scale(s), 1);
+  // The default budget (200 steps, 20 rounds) from the default first look (8 rounds): by the
+  // numerical integration, and checked below by simulating the walk.
+  s.horizon_rounds = 20;
+  const double k = horizon_scale(s);
+  EXPECT_NEAR(k, 0.8949, 2e-4);
+  const DecisionSettings endless;
+  EXPECT_NEAR(confidence_sequence_halfwidth(1, 12, s), k * confidence_sequence_halfwidth(1, 12, endless), 1e-12);
+  EXPECT_EQ(confidence_sequence_halfwidth(1, 21, s), confidence_sequence_halfwidth(1, 21, endless)) << "past the horizon";
+  // A Gaussian walk with known unit variance, looked at from round 8 to 20, crosses the narrowed
+  // boundary (the half-width on the mean without the small-sample factor) 40 % x 5 % = 2 % of the
+  // time; the endless one about 0.8 %.
+  std::mt19937_64 rng(9);
+  std::normal_distribution<double> z(0, 1);
+  const boost::math::normal normal;
+  std::vector<double> bound(21, 0), endless_bound(21, 0);
+  for (size_t t = s.min_rounds; t <= 20; ++t) {
+    const double small_sample = boost::math::quantile(boost::math::students_t(static_cast<double>(t) - 1), 0.975) /
+                                boost::math::quantile(normal, 0.975);
+    bound[t] = confidence_sequence_halfwidth(1, t, s) / small_sample;
+    endless_bound[t] = confidence_sequence_halfwidth(1, t, endless) / small_sample;
+  }
+  int narrowed = 0, wide = 0;
+  constexpr int kPaths = 40000;
+  for (int path = 0; path < kPaths; ++path) {
+    double sum = 0;
+    bool crossed[2] = {false, false};
+    for (size_t t = 1; t <= 20; ++t) {
+      sum += z(rng);
+      if (t < s.min_rounds) continue;
+      const double mean = std::abs(sum) / static_cast<double>(t);
+      crossed[0] = crossed[0] || mean >= bound[t];
+      crossed[1] = crossed[1] || mean >= endless_bound[t];
+    }
+    narrowed += crossed[0], wide += crossed[1];
+  }
+  EXPECT_NEAR(narrowed / double(kPaths), 0.02, 0.002);
+  EXPECT_LT(wide / double(kPaths), 0.011);
 }

@@ -43,6 +43,19 @@ std::string escape(const std::string& s) {
   return out;
 }
 
+/// One line on what data instances do for this workload: nothing known (why), nothing (the
+/// trainer alone is cheapest and keeps its pipeline fed), or the cheapest count.
+std::string data_line(const WorkloadProjection& w) {
+  if (!w.measured.pipeline_absent.empty())
+    return "  data instances: not projected: " + w.measured.pipeline_absent + "\n";
+  const Prediction* c = w.predictions.empty() ? nullptr : &w.predictions[0];
+  if (!c || c->candidate.data_count > 0) return "";
+  if (w.knee_data_instances && *w.knee_data_instances == 0)
+    return fmt::format("  data instances: none pay: {} alone is trainer-bound (pipeline term {:.3g} ms on its own vCPUs, trainer step {:.4g} ms); "
+                       "each data instance only adds cost\n", cluster(c->candidate), c->pipeline_ms, c->trainer_ms.value_or(0));
+  return "  data instances: none pay at these prices: the trainer alone is cheapest per sample\n";
+}
+
 std::string range_text(const Range& r, const char* format) {
   return fmt::format(fmt::runtime(format), r.value) + " [" + fmt::format(fmt::runtime(format), r.lo) + ", " +
          fmt::format(fmt::runtime(format), r.hi) + "]";
@@ -98,9 +111,11 @@ nlohmann::json to_json(const Projection& p) {
            {"trainer_step_ms", m.trainer_step_ms ? to_json(*m.trainer_step_ms) : nlohmann::json()},
            {"bytes_per_batch", optional_number(m.bytes_per_batch)},
            {"pipeline_source", m.pipeline_source},
+           {"pipeline_absent", m.pipeline_absent.empty() ? nlohmann::json() : nlohmann::json(m.pipeline_absent)},
            {"trainer_source", m.trainer_source}}},
          {"trainer", {{"type", w.trainer_type}, {"count", w.trainer_count}}},
          {"knee_vcpus_per_accelerator", optional_number(w.knee_vcpus_per_accelerator)},
+         {"knee_data_instances", w.knee_data_instances ? nlohmann::json(*w.knee_data_instances) : nlohmann::json()},
          {"host_calibration", optional_number(w.host_calibration)},
          {"cheapest", w.predictions.empty() ? nlohmann::json() : to_json(w.predictions[0])},
          {"speed_factors", factors},
@@ -121,7 +136,7 @@ nlohmann::json to_json(const Projection& p) {
 }
 
 std::string console_text(const Projection& p, size_t top) {
-  std::string out = fmt::format("projection of {} against {} ({}, {}); model error +-{:g} % stated\n", p.config_name, p.table,
+  std::string out = fmt::format("projection of {} against {} ({}, {}); model error ±{:g} % stated\n", p.config_name, p.table,
                                 p.region, p.market, p.settings.model_error_pct);
   for (const auto& w : p.workloads) {
     const Measured& m = w.measured;
@@ -144,8 +159,10 @@ std::string console_text(const Projection& p, size_t top) {
       out += fmt::format("  cheapest: {}: {} USD/1M samples, step {} ms ({}-bound)\n", cluster(c->candidate),
                          range_text(c->usd_per_1m_samples, "{:.4g}"), range_text(c->step_ms, "{:.4g}"), c->bound);
     out += w.knee_vcpus_per_accelerator
-               ? fmt::format("  knee: {:.1f} vCPUs per accelerator (beyond it the step stops improving)\n", *w.knee_vcpus_per_accelerator)
+               ? fmt::format("  knee: {:.3g} vCPUs per accelerator (beyond it the step stops improving){}\n", *w.knee_vcpus_per_accelerator,
+                             w.knee_data_instances ? fmt::format(", reached with {} data instance(s) on {}", *w.knee_data_instances, w.trainer_type) : "")
                : std::string("  knee: unknown (no trainer step: give --trainer-step-ms)\n");
+    out += data_line(w);
     out += fmt::format("  {:>3}  {:<42} {:>28} {:>34} {:>9}\n", "#", "cluster", "step ms [interval]", "USD/1M samples [interval]", "bound");
     for (size_t i = 0; i < std::min(top, w.predictions.size()); ++i) {
       const Prediction& pr = w.predictions[i];
@@ -225,9 +242,14 @@ std::string chart(const WorkloadProjection& w) {
       svg += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"3\" fill=\"{}\"><title>{}: {:.4g} USD/1M samples, step {:.4g} ms</title></circle>\n",
                          x(static_cast<double>(pt->candidate.data_count)), y(pt->usd_per_1m_samples.value), color,
                          escape(cluster(pt->candidate)), pt->usd_per_1m_samples.value, pt->step_ms.value);
-    // The knee: the first count whose step is the trainer's (more data instances stop helping).
+    // The knee: the first count whose step is the trainer's (more data instances stop helping);
+    // at 0 when the trainer alone is trainer-bound.
+    if (alone->bound == "trainer" && k == 0)
+      svg += fmt::format("<circle class=\"knee\" cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"7\" fill=\"none\" stroke=\"#333\" stroke-width=\"2\"/>"
+                         "<text x=\"{:.1f}\" y=\"{:.1f}\">knee: 0 (trainer alone)</text>\n",
+                         x(0), y(alone->usd_per_1m_samples.value), x(0) + 8, y(alone->usd_per_1m_samples.value) - 8);
     for (const Prediction* pt : points)
-      if (pt->bound == "trainer") {
+      if (alone->bound != "trainer" && pt->bound == "trainer") {
         svg += fmt::format("<circle class=\"knee\" cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"7\" fill=\"none\" stroke=\"{}\" stroke-width=\"2\"/>"
                            "<text x=\"{:.1f}\" y=\"{:.1f}\" fill=\"{}\">knee</text>\n",
                            x(static_cast<double>(pt->candidate.data_count)), y(pt->usd_per_1m_samples.value), color,
@@ -257,7 +279,7 @@ std::string html_page(const Projection& p, size_t top) {
     if (const Prediction* c = cheapest(w))
       out += fmt::format("<p>Cheapest: <b>{}</b>, {} USD per 1M samples, step {} ms ({}-bound).", escape(cluster(c->candidate)),
                          range_text(c->usd_per_1m_samples, "{:.4g}"), range_text(c->step_ms, "{:.4g}"), c->bound);
-    out += w.knee_vcpus_per_accelerator ? fmt::format(" Knee: {:.1f} vCPUs per accelerator.</p>\n", *w.knee_vcpus_per_accelerator)
+    out += w.knee_vcpus_per_accelerator ? fmt::format(" Knee: {:.3g} vCPUs per accelerator.</p>\n", *w.knee_vcpus_per_accelerator)
                                         : std::string(" Knee: unknown (no trainer step).</p>\n");
     out += chart(w);
     out += "<table><tr><th>#</th><th>cluster</th><th>step ms</th><th>interval ms</th><th>USD / 1M samples</th><th>interval</th><th>bound</th></tr>\n";

@@ -69,7 +69,7 @@ c['configurations'] = [
 json.dump(c, open('$work/cpu.json', 'w'))"
 check "a native run recorded" expect_exit 0 "$work/on" "$pperf" run --config "$work/cpu.json" --only local --native --out "$work/native.json" --history "$work/h.sqlite"
 check "project reads the family's factor from it" expect_exit 0 "$work/oh" "$pperf" project --config "$work/cpu.json" --history "$work/h.sqlite" --out "$work/hist.json"
-check "... c5 measured (this host both times: near 1), without history: 1 +-25 %" json_check "$work/hist.json" '
+check "... c5 measured (this host both times: near 1), without history: 1 ±25 %" json_check "$work/hist.json" '
 [f for f in j["workloads"][0]["speed_factors"] if f["family"] == "c5"][0]["source"].startswith("history: run 1")
 0.5 < [f for f in j["workloads"][0]["speed_factors"] if f["family"] == "c5"][0]["factor"]["value"] < 2'
 check "... valid JSON" valid "$work/hist.json"

@@ -7,6 +7,7 @@
 #include <map>
 
 #include "src/core/axis_ticks.h"
+#include "src/core/svg_chart.h"
 
 namespace pperf::project {
 
@@ -204,24 +205,18 @@ std::string chart(const WorkloadProjection& w) {
   }
   const double width = 640, height = 360, left = 70, right = 170, top = 20, bottom = 50;
   const double pw = width - left - right, ph = height - top - bottom;
-  const auto x = [&](double n) { return left + pw * n / static_cast<double>(max_n); };
+  const svg::Scale x{0, static_cast<double>(max_n), left, left + pw};
   const std::vector<double> marks = axis_ticks(0, max_y * 1.05, 4);
-  const double y_top = std::max(max_y * 1.05, marks.back());
-  const auto y = [&](double v) { return top + ph * (1 - v / y_top); };
+  const svg::Scale y{0, std::max(max_y * 1.05, marks.back()), top + ph, top};
   std::string svg = fmt::format(
       "<svg class=\"chart\" data-chart=\"projection\" width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} {1}\" role=\"img\" "
       "xmlns=\"http://www.w3.org/2000/svg\" font-family=\"sans-serif\" font-size=\"11\">\n",
       width, height);
-  svg += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" stroke=\"#333\"/><line x1=\"{0}\" y1=\"{2}\" x2=\"{3}\" y2=\"{2}\" stroke=\"#333\"/>\n",
-                     left, top, top + ph, left + pw);
-  for (const double v : marks) {
-    svg += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{:.3g}</text><line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#ddd\"/>\n",
-                       left - 6, y(v) + 4, v, left, y(v), left + pw, y(v));
-  }
-  for (int64_t n = 0; n <= max_n; ++n)
-    svg += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n", x(static_cast<double>(n)), top + ph + 16, n);
-  svg += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">data instances per {} x {}</text>\n", left + pw / 2,
-                     height - 10, w.trainer_count, escape(w.trainer_type));
+  svg += svg::y_grid(y, left, left + pw, marks);
+  svg += fmt::format("<line class=\"axis\" x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\"/>\n", left, top, top + ph);
+  std::vector<double> counts;
+  for (int64_t n = 0; n <= max_n; ++n) counts.push_back(static_cast<double>(n));
+  svg += svg::x_axis(x, top + ph, counts, fmt::format("data instances per {} x {}", w.trainer_count, escape(w.trainer_type)), top);
   svg += fmt::format("<text transform=\"translate(16,{}) rotate(-90)\" text-anchor=\"middle\">USD per 1M samples</text>\n", top + ph / 2);
   const char* colors[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b"};
   size_t k = 0;
@@ -247,7 +242,7 @@ std::string chart(const WorkloadProjection& w) {
     if (alone->bound == "trainer" && k == 0)
       svg += fmt::format("<circle class=\"knee\" cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"7\" fill=\"none\" stroke=\"#333\" stroke-width=\"2\"/>"
                          "<text x=\"{:.1f}\" y=\"{:.1f}\">knee: 0 (trainer alone)</text>\n",
-                         x(0), y(alone->usd_per_1m_samples.value), x(0) + 8, y(alone->usd_per_1m_samples.value) - 8);
+                         x(0), y(alone->usd_per_1m_samples.value), x(0) + 10, y(alone->usd_per_1m_samples.value) + 22);
     for (const Prediction* pt : points)
       if (alone->bound != "trainer" && pt->bound == "trainer") {
         svg += fmt::format("<circle class=\"knee\" cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"7\" fill=\"none\" stroke=\"{}\" stroke-width=\"2\"/>"
@@ -269,11 +264,11 @@ std::string chart(const WorkloadProjection& w) {
 std::string html_page(const Projection& p, size_t top) {
   std::string out = fmt::format(
       "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>pperf projection: {0}</title>\n"
-      "<style>body{{font-family:sans-serif;margin:2em}}table{{border-collapse:collapse}}td,th{{border:1px solid #ccc;padding:3px 8px;text-align:right}}"
+      "<style>{5}\nbody{{font-family:sans-serif;margin:2em}}table{{border-collapse:collapse}}td,th{{border:1px solid #ccc;padding:3px 8px;text-align:right}}"
       "td:nth-child(2),th:nth-child(2){{text-align:left}}</style></head><body>\n<h1>Projection of {0}</h1>\n"
       "<p>Prices: {1} ({2}, {3}). Step = max(trainer step, pipeline CPU-seconds per step / usable core-equivalents, link); "
       "intervals from the measurement's and the speed factors', widened by a stated model error of {4:g} %.</p>\n",
-      escape(p.config_name), escape(p.table), escape(p.region), escape(p.market), p.settings.model_error_pct);
+      escape(p.config_name), escape(p.table), escape(p.region), escape(p.market), p.settings.model_error_pct, svg::svg_chart_css());
   for (const auto& w : p.workloads) {
     out += fmt::format("<h2>{}</h2>\n", escape(w.measured.workload));
     if (const Prediction* c = cheapest(w))

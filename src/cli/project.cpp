@@ -112,9 +112,10 @@ std::map<std::string, SpeedFactor> history_factors(const std::string& db, const 
       }
       const Range& a = here.pipeline_cpu_s_per_sample;
       const Range& b = there.pipeline_cpu_s_per_sample;
-      if (b.value <= 0 || b.lo <= 0) continue;
+      if (b.value <= 0) continue;
+      const double b_lo = std::max(b.lo, b.value / 100);  // a noisy run's CI may reach past 0: a cost is not
       const std::string family = project::family_of(dnn->type);
-      found[family] = SpeedFactor{family, {a.value / b.value, a.lo / b.hi, a.hi / b.lo},
+      found[family] = SpeedFactor{family, {a.value / b.value, a.lo / b.hi, a.hi / b_lo},
                                   fmt::format("history: run {} of {} on {} ({} natively: {:.4g} vs {:.4g} CPU-ms/sample here)", run.id,
                                               run.config_name, run.hostname, dnn->type, b.value * 1e3, a.value * 1e3)};
     }
@@ -334,6 +335,7 @@ int command_project(const std::vector<std::string>& args) {
                                             : "this host";
   out.next_config_path = next_path;
   const std::string trainer_family = project::family_of(trainer_group->type);
+  std::vector<std::string> not_projected;  // one line per workload whose measurement failed
   for (size_t w = 0; w < config.workloads.size(); ++w) {
     const WorkloadSpec& spec = config.workloads[w];
     const auto find = [&](const std::string& configuration) -> const Result* {
@@ -342,7 +344,17 @@ int command_project(const std::vector<std::string>& args) {
       return nullptr;
     };
     const Result* ref = find(reference.name);
-    if (!ref) throw InputError(results_file, "", fmt::format("no ok result of {} x {} to project from", spec.name, reference.name));
+    if (!ref) {  // the measurement failed: this workload is not projected, and the output says why
+      std::string why = "no result";
+      for (const auto& r : results)
+        if (r.workload == spec.name && r.configuration == reference.name)
+          why = to_string(r.status) + (r.reason.empty() ? "" : ": " + r.reason);
+      if (config.priced_only || p.has("results"))
+        throw InputError(results_file, "", fmt::format("no ok result of {} x {} to project from ({})", spec.name, reference.name, why));
+      not_projected.push_back(fmt::format("workload {}: not projected: its measurement of {} here did not succeed ({})", spec.name,
+                                          reference.name, why));
+      continue;
+    }
     project::WorkloadProjection wp;
     wp.trainer_type = trainer_group->type;
     wp.trainer_count = trainer_group->count;
@@ -493,6 +505,10 @@ int command_project(const std::vector<std::string>& args) {
     out.workloads.push_back(std::move(wp));
   }
 
+  if (out.workloads.empty()) {
+    for (const auto& line : not_projected) std::cerr << "pperf project: " << line << "\n";
+    return kExitRuntime;
+  }
   // The configuration to measure next: the first workload's cheapest cluster, beside the baseline
   // (and, when that is the trainer alone, its cheapest cluster with data instances).
   {
@@ -504,6 +520,16 @@ int command_project(const std::vector<std::string>& args) {
     in.region = table.region;
     for (const auto& params : config.path_params)
       for (const auto& pp : params) in.paths.emplace_back(pp.pointer, pp.path);
+    const std::filesystem::path dir = std::filesystem::absolute(config.path).parent_path();
+    for (size_t ci = 0; ci < in.config["configurations"].size(); ++ci) {  // python_path, relative to the config
+      const nlohmann::json& c = in.config["configurations"][ci];
+      if (!c.contains("execution") || !c["execution"].contains("data") || !c["execution"]["data"].contains("python_path")) continue;
+      const nlohmann::json& entries = c["execution"]["data"]["python_path"];
+      for (size_t k = 0; k < entries.size(); ++k)
+        if (entries[k].is_string() && !std::filesystem::path(entries[k].get<std::string>()).is_absolute())
+          in.paths.emplace_back(fmt::format("/configurations/{}/execution/data/python_path/{}", ci, k),
+                                (dir / entries[k].get<std::string>()).lexically_normal().string());
+    }
     in.priced_only = config.priced_only;
     in.reference = reference_index;
     for (size_t ci = 0; ci < config.configurations.size(); ++ci)
@@ -522,6 +548,7 @@ int command_project(const std::vector<std::string>& args) {
   if (p.has("out")) write_file_atomically(p.string("out"), project::to_json(out).dump(2) + "\n");
   if (p.has("html")) write_file_atomically(p.string("html"), project::html_page(out, top));
   std::cout << project::console_text(out, top);
+  for (const auto& line : not_projected) std::cout << line << "\n";
   if (p.has("out")) std::cout << "projection: " << p.string("out") << "\n";
   if (p.has("html")) std::cout << "html: " << p.string("html") << "\n";
   return kExitOk;

@@ -41,12 +41,14 @@ nlohmann::json service_execution(const nlohmann::json& baseline_execution, int64
   for (const char* key : {"worker", "dataset", "dataloader", "python_path", "dataset_kwargs"})  // a Python worker stays one
     if (local.contains(key)) data[key] = local[key];
   e["data"] = data;
+  e.erase("distributed");  // data-parallel ranks read the local loader only: one rank here
   return e;
 }
 
 nlohmann::json next_config(const NextConfigInputs& in, const Candidate& cheapest, const Candidate* with_data) {
   nlohmann::json next = in.config;
   next.erase("$schema");
+  next.erase("sweep");  // a confirmation measures the configurations named, not the sweep's points
   next["name"] = in.name + "-next";
   next["description"] = "Written by pperf project: the cheapest projected cluster of " + in.name + ", to measure and confirm.";
   next["pricing"]["table"] = in.table;
@@ -58,8 +60,9 @@ nlohmann::json next_config(const NextConfigInputs& in, const Candidate& cheapest
     next["configurations"] = configurations;
     return next;
   }
-  const nlohmann::json& all = in.config["configurations"];
-  const nlohmann::json base = all.at(in.reference);
+  const nlohmann::json all = next["configurations"];  // with the paths made absolute
+  nlohmann::json base = all.at(in.reference);
+  base["baseline"] = true;  // a config of one configuration may leave it implied
   configurations.push_back(base);
   const nlohmann::json base_execution = base.value("execution", nlohmann::json::object());
   const auto add = [&](const std::string& name, const Candidate& c) {
@@ -71,6 +74,9 @@ nlohmann::json next_config(const NextConfigInputs& in, const Candidate& cheapest
       chosen["execution"] = all.at(*in.data_configuration)["execution"];
     } else {
       chosen["execution"] = service_execution(base_execution, c.data_count, in.host_cpus);
+      if (base_execution.contains("distributed"))
+        next["description"] = next["description"].get<std::string>() + " " + name +
+                              " trains one rank: pperf's data service does not feed data-parallel ranks.";
     }
     configurations.push_back(chosen);
   };

@@ -17,7 +17,8 @@ struct NextConfigInputs {
   nlohmann::json config;      // the config file as written
   std::string name;           // its name
   std::string table, region;  // the table the projection priced (a name or an absolute path)
-  /// Path params made absolute: (JSON pointer, path), so the next config runs from anywhere.
+  /// Paths made absolute: (JSON pointer into `config`, path), so the next config runs from
+  /// anywhere (workload path params, execution.data.python_path entries).
   std::vector<std::pair<std::string, std::string>> paths;
   bool priced_only = false;
   size_t reference = 0;                        // index of the baseline in config["configurations"]
@@ -38,7 +39,8 @@ nlohmann::json next_config(const NextConfigInputs& in, const Candidate& cheapest
 
 /// The `execution` that runs `baseline`'s pipeline in `processes` spawned data workers on a host
 /// of `host_cpus` CPUs: the trainer keeps its `cpus` (CPU 0 when it named none or all), the
-/// workers get the others (CPU 0 as well on a 1-CPU host); prefetch as the baseline's.
+/// workers get the others (CPU 0 as well on a 1-CPU host); prefetch as the baseline's. Without
+/// the baseline's `distributed` (the data service does not feed data-parallel ranks).
 nlohmann::json service_execution(const nlohmann::json& baseline_execution, int64_t processes, int64_t host_cpus);
 
 }  // namespace pperf::project

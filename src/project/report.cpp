@@ -276,6 +276,8 @@ std::string html_page(const Projection& p, size_t top) {
                          range_text(c->usd_per_1m_samples, "{:.4g}"), range_text(c->step_ms, "{:.4g}"), c->bound);
     out += w.knee_vcpus_per_accelerator ? fmt::format(" Knee: {:.3g} vCPUs per accelerator.</p>\n", *w.knee_vcpus_per_accelerator)
                                         : std::string(" Knee: unknown (no trainer step).</p>\n");
+    if (const std::string line = data_line(w); !line.empty())
+      out += "<p class=\"data-instances\">" + escape(line.substr(2, line.size() - 3)) + ".</p>\n";  // its indent and newline off
     out += chart(w);
     out += "<table><tr><th>#</th><th>cluster</th><th>step ms</th><th>interval ms</th><th>USD / 1M samples</th><th>interval</th><th>bound</th></tr>\n";
     for (size_t i = 0; i < std::min(top, w.predictions.size()); ++i) {

@@ -208,7 +208,7 @@ TEST(NextConfig, ADataGroupOnAConfigWithoutOneRunsItsPipelineInSpawnedWorkers) {
   in.name = "c";
   in.table = "/abs/t.json";
   in.region = "us-east-1";
-  in.paths = {{"/workloads/0/params/data_dir", "/abs/data"}};
+  in.paths = {{"/workloads/0/params/data_dir", "/abs/data"}, {"/configurations/1/execution/data/python_path", "/abs/py"}};
   in.reference = 1;
   in.host_cpus = 4;
   const Candidate best = cluster("ml.p3.2xlarge", 8, 1, 3.825, "ml.c5.9xlarge", 2, 36, 1.836);
@@ -219,7 +219,9 @@ TEST(NextConfig, ADataGroupOnAConfigWithoutOneRunsItsPipelineInSpawnedWorkers) {
   EXPECT_EQ(next["pricing"]["region"], "us-east-1");
   EXPECT_EQ(next["workloads"][0]["params"]["data_dir"], "/abs/data");
   ASSERT_EQ(next["configurations"].size(), 2u);
-  EXPECT_EQ(next["configurations"][0]["name"], "base");  // the baseline, as written
+  nlohmann::json base = in.config["configurations"][1];  // the baseline, as written, its paths absolute
+  base["execution"]["data"]["python_path"] = "/abs/py";
+  EXPECT_EQ(next["configurations"][0], base);
   const nlohmann::json& c = next["configurations"][1];
   EXPECT_EQ(c["name"], "projected-cheapest");
   EXPECT_EQ(c["instances"][1], (nlohmann::json{{"type", "ml.c5.9xlarge"}, {"count", 2}, {"role", "data"}}));
@@ -227,7 +229,8 @@ TEST(NextConfig, ADataGroupOnAConfigWithoutOneRunsItsPipelineInSpawnedWorkers) {
   EXPECT_EQ(c["execution"]["threads"], 1);
   EXPECT_EQ(c["execution"]["cpus"], nlohmann::json::array({0}));
   EXPECT_EQ(c["execution"]["data"], nlohmann::json::parse(
-      R"({"mode": "service", "prefetch_batches": 3, "spawn_local": {"processes": 2, "workers": 1, "cpus": [1, 2, 3]}})"));
+      R"({"mode": "service", "prefetch_batches": 3, "python_path": "/abs/py",
+          "spawn_local": {"processes": 2, "workers": 1, "cpus": [1, 2, 3]}})"));  // its Python path kept
 }
 
 TEST(NextConfig, TheTrainerAloneCheapestIsMeasuredBesideItsCheapestClusterWithData) {
@@ -266,4 +269,10 @@ TEST(NextConfig, ServiceExecutionOnOneCpuSharesIt) {
   EXPECT_EQ(e["data"]["spawn_local"]["cpus"], nlohmann::json::array({0}));
   EXPECT_EQ(e["data"]["spawn_local"]["processes"], 3);
   EXPECT_EQ(e["data"]["prefetch_batches"], 4);
+}
+
+TEST(NextConfig, DataParallelRanksTrainOneRankBesideTheDataService) {
+  const nlohmann::json e = service_execution(nlohmann::json::parse(R"({"threads": 1, "distributed": {"ranks": 4}})"), 1, 2);
+  EXPECT_FALSE(e.contains("distributed"));
+  EXPECT_EQ(e["data"]["mode"], "service");
 }

@@ -5,7 +5,7 @@
 # measure.max_seconds set to SECONDS (default 10). Prints one Markdown row per (config, table):
 # exit code, the cheapest cluster, what data instances do, and whether `pperf validate` accepts
 # the configuration to measure next (or the one-line reason when project could not run).
-# usage: bench/project_shipped_configs.sh PPERF [SECONDS] [OUT_DIR]
+# usage: [CONFIGS="configs/a.json ..."] bench/project_shipped_configs.sh PPERF [SECONDS] [OUT_DIR]
 set -uo pipefail
 pperf=$(realpath "$1") seconds=${2:-10} out=${3:-$(mktemp -d)}
 cd "$(dirname "$0")/.."
@@ -16,7 +16,7 @@ copies=()
 trap 'rm -f "${copies[@]}"' EXIT
 echo "| config | table | exit | cheapest | data instances | next config validates |"
 echo "|---|---|---|---|---|---|"
-for config in configs/*.json; do
+for config in ${CONFIGS:-configs/*.json}; do  # CONFIGS: a space-separated subset
   name=$(basename "$config" .json)
   run_config=$config
   if ! grep -q '"step_time_ms"' "$config"; then  # runnable: a short copy beside it (relative paths hold)

@@ -63,18 +63,25 @@ Measured measured_from(const Result& r, int64_t logical_cpus, const std::string&
   const double rel = relative_ci(r);
   m.pipeline_cpu_s_per_sample = Range::relative(data_cpu_s / (steps * static_cast<double>(r.samples_per_step)), rel);
   m.trainer_cpu_s_per_step = trainer_cpu_s / steps;
-  const bool on_cpu = e.device == "cpu";
+  const WorkloadDescriptor* d = builtin_workloads().find(r.workload);
+  const bool own_process = d && d->capabilities.steps_as_own_ranks;  // its CPU time is not this process's
+  const bool on_cpu = e.device == "cpu" && !own_process;
   const double trainer_ms = on_cpu ? 1000 * m.trainer_cpu_s_per_step / static_cast<double>(std::max<int64_t>(1, e.threads_effective))
                                    : r.step->mean_ms * (1 - r.data_wait_fraction.value_or(0));
   m.trainer_step_ms = Range::relative(trainer_ms, rel);
   m.pipeline_source = fmt::format("measured here: {} ({:.3g} data CPU-s over {:.0f} steps of {})", r.configuration, data_cpu_s, steps,
                                   r.samples_per_step);
-  if (!r.bottleneck->data_cpu_pct) {
+  if (d && !d->capabilities.data_workers) {
+    m.pipeline_absent = fmt::format("workload {} has no input pipeline a data worker can run (its step makes its own input)", r.workload);
+    m.pipeline_source = "not measured: " + m.pipeline_absent;
+    m.pipeline_cpu_s_per_sample = Range::point(0);
+  } else if (!r.bottleneck->data_cpu_pct) {
     m.pipeline_absent = fmt::format("{} ran no pipeline pperf can time apart (the step makes its own input, or its workers are remote)",
                                     r.configuration);
     m.pipeline_source = "not measured: " + m.pipeline_absent;
   }
-  m.trainer_source = on_cpu ? fmt::format("measured here on the CPU ({}): its CPU time per step / {} thread(s)", r.configuration,
+  m.trainer_source = own_process ? fmt::format("measured here ({}): its mean step (the step runs in a process of its own)", r.configuration)
+                   : on_cpu ? fmt::format("measured here on the CPU ({}): its CPU time per step / {} thread(s)", r.configuration,
                                           e.threads_effective)
                             : fmt::format("measured on {} ({}): mean step less its data wait", e.device, r.configuration);
   return m;
@@ -163,7 +170,7 @@ std::optional<double> batch_bytes(const WorkloadSpec& spec) {
 /// trainer's step): 1 thread, then every CPU at once for its scaling.
 void probe_pipeline_here(const WorkloadSpec& spec, int64_t logical_cpus, Measured& m) {
   const WorkloadDescriptor* d = builtin_workloads().find(spec.name);
-  if (!d || !d->make_pipeline || d->capabilities.steps_as_own_ranks) {
+  if (!d || !d->make_pipeline || !d->capabilities.data_workers) {
     m.pipeline_absent = "the workload's step makes its own input: pperf cannot time its pipeline apart";
     m.pipeline_source = "not measured: " + m.pipeline_absent;
     return;
@@ -520,16 +527,7 @@ int command_project(const std::vector<std::string>& args) {
     in.region = table.region;
     for (const auto& params : config.path_params)
       for (const auto& pp : params) in.paths.emplace_back(pp.pointer, pp.path);
-    const std::filesystem::path dir = std::filesystem::absolute(config.path).parent_path();
-    for (size_t ci = 0; ci < in.config["configurations"].size(); ++ci) {  // python_path, relative to the config
-      const nlohmann::json& c = in.config["configurations"][ci];
-      if (!c.contains("execution") || !c["execution"].contains("data") || !c["execution"]["data"].contains("python_path")) continue;
-      const nlohmann::json& entries = c["execution"]["data"]["python_path"];
-      for (size_t k = 0; k < entries.size(); ++k)
-        if (entries[k].is_string() && !std::filesystem::path(entries[k].get<std::string>()).is_absolute())
-          in.paths.emplace_back(fmt::format("/configurations/{}/execution/data/python_path/{}", ci, k),
-                                (dir / entries[k].get<std::string>()).lexically_normal().string());
-    }
+    in.config_dir = std::filesystem::absolute(config.path).parent_path().string();
     in.priced_only = config.priced_only;
     in.reference = reference_index;
     for (size_t ci = 0; ci < config.configurations.size(); ++ci)

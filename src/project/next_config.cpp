@@ -1,6 +1,7 @@
 #include "src/project/next_config.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <set>
 
 namespace pperf::project {
@@ -54,6 +55,13 @@ nlohmann::json next_config(const NextConfigInputs& in, const Candidate& cheapest
   next["pricing"]["table"] = in.table;
   next["pricing"]["region"] = in.region;
   for (const auto& [pointer, path] : in.paths) next[nlohmann::json::json_pointer(pointer)] = path;
+  if (!in.config_dir.empty() && next.contains("configurations"))
+    for (auto& c : next["configurations"]) {
+      if (!c.contains("execution") || !c["execution"].contains("data") || !c["execution"]["data"].contains("python_path")) continue;
+      for (auto& entry : c["execution"]["data"]["python_path"])
+        if (entry.is_string() && !std::filesystem::path(entry.get<std::string>()).is_absolute())
+          entry = (std::filesystem::path(in.config_dir) / entry.get<std::string>()).lexically_normal().string();
+    }
   nlohmann::json configurations = nlohmann::json::array();
   if (in.priced_only) {
     configurations.push_back({{"name", "projected-cheapest"}, {"baseline", true}, {"instances", groups_json(cheapest)}});

@@ -17,9 +17,11 @@ struct NextConfigInputs {
   nlohmann::json config;      // the config file as written
   std::string name;           // its name
   std::string table, region;  // the table the projection priced (a name or an absolute path)
-  /// Paths made absolute: (JSON pointer into `config`, path), so the next config runs from
-  /// anywhere (workload path params, execution.data.python_path entries).
+  /// Workload path params made absolute: (JSON pointer into `config`, path), so the next config
+  /// runs from anywhere; relative execution.data.python_path entries are resolved against
+  /// `config_dir` (the config file's directory, absolute).
   std::vector<std::pair<std::string, std::string>> paths;
+  std::string config_dir;
   bool priced_only = false;
   size_t reference = 0;                        // index of the baseline in config["configurations"]
   std::optional<size_t> data_configuration;    // the first configuration with a data group

@@ -72,12 +72,18 @@ all(p["step_ms"]["value"] == p["trainer_ms"] for p in j["workloads"][0]["predict
 check "... says data instances do not pay" grep -q "data instances: none pay: 1 x ml.trn1.32xlarge alone is trainer-bound" "$work/o4"
 check "... the HTML marks the knee at 0 and says why" grep -q 'knee: 0 (trainer alone)' "$work/s4.html"
 check "... ..." grep -q 'class="data-instances">data instances: none pay' "$work/s4.html"
-check "... the next config validates" expect_exit 0 "$work/o4v" "$pperf" validate --config "$work/s4.next.json"
+check "... the next config is the cheapest alone, as the baseline" json_check "$work/s4.next.json" '
+[g["type"] for g in j["configurations"][0]["instances"]] == ["ml.trn1.32xlarge"]
+j["configurations"][0]["baseline"]'
+# validate probes each item's memory in fresh processes: the tiny preset keeps that to seconds.
+edit "$work/s4.next.json" "$work/s4.tiny.json" 'j["workloads"][0]["preset"] = "tiny"'
+check "... pperf validate accepts it" expect_exit 0 "$work/o4v" "$pperf" validate --config "$work/s4.tiny.json"
 # Runnable, local loader only: the pipeline's cost from the loader's CPU time, the next config
 # with the pipeline moved to a spawned data worker on this host.
 /usr/bin/python3 -c "
 import json; c = json.load(open('tests/data/tiny_run.json'))
 c['name'] = 'tiny-local'
+c['measure']['max_seconds'] = 3
 c['configurations'] = [c['configurations'][0]]
 json.dump(c, open('$work/local.json', 'w'))"
 check "a runnable config without a data group projected" expect_exit 0 "$work/ol" "$pperf" project --config "$work/local.json" --out "$work/local_p.json" --max-data 2

@@ -208,7 +208,9 @@ TEST(NextConfig, ADataGroupOnAConfigWithoutOneRunsItsPipelineInSpawnedWorkers) {
   in.name = "c";
   in.table = "/abs/t.json";
   in.region = "us-east-1";
-  in.paths = {{"/workloads/0/params/data_dir", "/abs/data"}, {"/configurations/1/execution/data/python_path", "/abs/py"}};
+  in.paths = {{"/workloads/0/params/data_dir", "/abs/data"}};
+  in.config_dir = "/abs/configs";
+  in.config["configurations"][1]["execution"]["data"]["python_path"] = {"../python/examples", "/already/absolute"};
   in.reference = 1;
   in.host_cpus = 4;
   const Candidate best = cluster("ml.p3.2xlarge", 8, 1, 3.825, "ml.c5.9xlarge", 2, 36, 1.836);
@@ -220,7 +222,7 @@ TEST(NextConfig, ADataGroupOnAConfigWithoutOneRunsItsPipelineInSpawnedWorkers) {
   EXPECT_EQ(next["workloads"][0]["params"]["data_dir"], "/abs/data");
   ASSERT_EQ(next["configurations"].size(), 2u);
   nlohmann::json base = in.config["configurations"][1];  // the baseline, as written, its paths absolute
-  base["execution"]["data"]["python_path"] = "/abs/py";
+  base["execution"]["data"]["python_path"] = {"/abs/python/examples", "/already/absolute"};
   EXPECT_EQ(next["configurations"][0], base);
   const nlohmann::json& c = next["configurations"][1];
   EXPECT_EQ(c["name"], "projected-cheapest");
@@ -229,7 +231,7 @@ TEST(NextConfig, ADataGroupOnAConfigWithoutOneRunsItsPipelineInSpawnedWorkers) {
   EXPECT_EQ(c["execution"]["threads"], 1);
   EXPECT_EQ(c["execution"]["cpus"], nlohmann::json::array({0}));
   EXPECT_EQ(c["execution"]["data"], nlohmann::json::parse(
-      R"({"mode": "service", "prefetch_batches": 3, "python_path": "/abs/py",
+      R"({"mode": "service", "prefetch_batches": 3, "python_path": ["/abs/python/examples", "/already/absolute"],
           "spawn_local": {"processes": 2, "workers": 1, "cpus": [1, 2, 3]}})"));  // its Python path kept
 }
 

@@ -406,7 +406,9 @@ int command_project(const std::vector<std::string>& args) {
       }
       // Measured now and no configuration ran the pipeline wider: its scaling from the pipeline
       // alone on 1 and on every CPU of this host.
-      if (!p.has("results") && m.scaling_cores == 1 && m.pipeline_absent.empty() && logical_cpus > 1) {
+      // (pperf's own pipeline only: a Python worker's is not the one the probe would time.)
+      if (!p.has("results") && m.scaling_cores == 1 && m.pipeline_absent.empty() && logical_cpus > 1 &&
+          reference.execution.data.worker == DataWorker::pperf) {
         Measured alone;
         probe_pipeline_here(spec, logical_cpus, alone);
         if (alone.pipeline_absent.empty() && alone.scaling_cores > 1) {

@@ -9,6 +9,7 @@
 #include <map>
 
 #include "src/core/axis_ticks.h"
+#include "src/core/svg_chart.h"
 #include "src/stats/stats.h"
 #include "reports/page_text.h"
 #include "reports/markup.h"
@@ -26,14 +27,9 @@ std::array<double, 2> ci_or(const std::optional<std::array<double, 2>>& ci, doub
 // ---- formatting ----------------------------------------------------------------------------
 
 
-std::string sig(double v, int digits = 4) { return fmt::format("{:.{}g}", v, digits); }
-std::string px(double v) { return fmt::format("{:.1f}", v); }
-
-/// Linear map from data [lo, hi] to pixels [a, b].
-struct Scale {
-  double lo, hi, a, b;
-  double operator()(double v) const { return hi == lo ? a : a + (v - lo) / (hi - lo) * (b - a); }
-};
+using svg::px;
+using svg::Scale;
+using svg::sig;
 
 const char* kCss = R"css(
 :root { --ink: #1d2330; --muted: #5b6475; --line: #d7dce5; --base: #6c7a96; --bar: #2f6fde; --good: #1f9d55;
@@ -150,14 +146,8 @@ std::string results_table(const RunReport& r) {
 
 constexpr double kWidth = 940, kLabel = 190, kRight = 90, kRow = 30;
 
-std::string x_axis(const Scale& x, double y, const std::vector<double>& marks, const std::string& unit, double top) {
-  std::string out = fmt::format("<line class=\"axis\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\"/>\n", px(x.a), px(y), px(x.b), px(y));
-  for (double t : marks) {
-    out += fmt::format("<line class=\"grid\" x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\"/>", px(x(t)), px(top), px(y));
-    out += fmt::format("<text class=\"muted\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n", px(x(t)), px(y + 14), sig(t));
-  }
-  out += fmt::format("<text class=\"muted\" x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>\n", px(x.b), px(y + 28), markup_escape(unit));
-  return out;
+std::string labelled_x_axis(const Scale& x, double y, const std::vector<double>& marks, const std::string& unit, double top) {
+  return svg::x_axis(x, y, marks, markup_escape(unit), top);
 }
 
 /// Money per `money` steps (the results table's scale, money_scale) per configuration: bars with
@@ -176,7 +166,7 @@ std::string cost_bars(const std::vector<const Result*>& rs, const std::string& c
       "role=\"img\" aria-label=\"{} per configuration, {}\">\n",
       markup_escape(group), kWidth, px(height), kWidth, px(height), markup_escape(per_label), markup_escape(group));
   const double axis_y = 12 + kRow * static_cast<double>(rs.size());
-  out += x_axis(x, axis_y, marks, per_label + " (bar: mean step, as billed; whisker: 95 % CI)", 4);
+  out += labelled_x_axis(x, axis_y, marks, per_label + " (bar: mean step, as billed; whisker: 95 % CI)", 4);
   for (size_t i = 0; i < rs.size(); ++i) {
     const Result& r = *rs[i];
     const double y = 12 + kRow * static_cast<double>(i), v = r.cost->usd_per_step * per;
@@ -219,7 +209,7 @@ std::string distributions(const std::vector<const Result*>& rs, const std::strin
       "role=\"img\" aria-label=\"step-time distribution per configuration, {}\">\n",
       markup_escape(group), kWidth, px(height), kWidth, px(height), markup_escape(group));
   const double axis_y = 8 + rowh * static_cast<double>(rs.size());
-  out += x_axis(x, axis_y, marks, "step time, ms (histogram of measured steps within the 2nd-98th percentiles; tick: median; band: its 95 % CI)", 4);
+  out += labelled_x_axis(x, axis_y, marks, "step time, ms (histogram of measured steps within the 2nd-98th percentiles; tick: median; band: its 95 % CI)", 4);
   constexpr int kBins = 60;
   for (size_t i = 0; i < rs.size(); ++i) {
     const Result& r = *rs[i];
@@ -272,7 +262,7 @@ std::string improvement_chart(const std::vector<const Result*>& rs, const std::s
       "role=\"img\" aria-label=\"improvement over the baseline, {}\">\n",
       markup_escape(group), kWidth, px(height), kWidth, px(height), markup_escape(group));
   const double axis_y = 12 + kRow * static_cast<double>(rows.size());
-  out += x_axis(x, axis_y, marks, "improvement in cost per step over the baseline, % (right of 0: cheaper; whisker: 95 % CI)", 4);
+  out += labelled_x_axis(x, axis_y, marks, "improvement in cost per step over the baseline, % (right of 0: cheaper; whisker: 95 % CI)", 4);
   out += fmt::format("<line class=\"zero\" x1=\"{0}\" y1=\"4\" x2=\"{0}\" y2=\"{1}\"/>\n", px(x(0)), px(axis_y));
   for (size_t i = 0; i < rows.size(); ++i) {
     const Result& r = *rows[i];
@@ -314,11 +304,7 @@ std::string trend_panel(const TrendSeries& s, bool cost, const std::string& curr
       cost ? "cost per 100 steps" : "median step time", markup_escape(s.label));
   out += fmt::format("<text x=\"{}\" y=\"14\" font-weight=\"600\">{}</text>\n", px(left),
                      cost ? markup_escape(currency) + " per 100 steps" : std::string("median step time, ms"));
-  for (double t : marks) {
-    if (t < y.lo || t > y.hi) continue;
-    out += fmt::format("<line class=\"grid\" x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\"/>", px(left), px(y(t)), px(w - right));
-    out += fmt::format("<text class=\"muted\" x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>\n", px(left - 4), px(y(t) + 4), sig(t));
-  }
+  out += svg::y_grid(y, left, w - right, marks);
   out += fmt::format("<line class=\"axis\" x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\"/>\n", px(left), px(bottom), px(w - right));
   const auto& changes = cost ? s.cost_changes : s.median_changes;
   for (size_t c : changes) {
@@ -375,7 +361,7 @@ std::string sweep_dots(const nlohmann::json& race, const nlohmann::json& axes, c
       "<svg class=\"chart\" data-chart=\"sweep\" data-workload=\"{}\" width=\"{}\" height=\"{}\" viewBox=\"0 0 {} {}\" role=\"img\" "
       "aria-label=\"{} per sweep point\">\n",
       markup_escape(race.value("workload", "")), kWidth, px(height), kWidth, px(height), markup_escape(unit));
-  out += x_axis(x, axis_y, marks, unit + " (dot: mean step, as billed; whisker: 95 % CI)", 4);
+  out += labelled_x_axis(x, axis_y, marks, unit + " (dot: mean step, as billed; whisker: 95 % CI)", 4);
   for (size_t i = 0; i < points.size(); ++i) {
     const auto& p = points[i];
     const double y = 12 + kRow * static_cast<double>(i) + kRow / 2;
@@ -611,7 +597,7 @@ std::string compare_report_html(const CompareReport& r) {
     out += fmt::format("<rect class=\"threshold\" x=\"{}\" y=\"4\" width=\"{}\" height=\"{}\"><title>slower than the {:g} % threshold</title></rect>\n",
                        px(x(r.options.max_slowdown_pct)), px(std::max(0.0, x.b - x(r.options.max_slowdown_pct))), px(axis_y - 4),
                        r.options.max_slowdown_pct);
-    out += x_axis(x, axis_y, marks, "mean step-time change, % (95 % interval; shaded: over the slowdown threshold)", 4);
+    out += labelled_x_axis(x, axis_y, marks, "mean step-time change, % (95 % interval; shaded: over the slowdown threshold)", 4);
     out += fmt::format("<line class=\"zero\" x1=\"{0}\" y1=\"4\" x2=\"{0}\" y2=\"{1}\"/>\n", px(x(0)), px(axis_y));
     for (size_t i = 0; i < rows.size(); ++i) {
       const auto& p = *rows[i];

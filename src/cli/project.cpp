@@ -8,12 +8,15 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <set>
 
 #include "src/cli/cli.h"
 #include "src/core/atomic_file.h"
 #include "src/core/input_error.h"
 #include "src/core/results_json.h"
 #include "src/history/history.h"
+#include "src/measure/pipeline_probe.h"
+#include "src/project/next_config.h"
 #include "src/project/report.h"
 
 namespace pperf::cli {
@@ -45,17 +48,13 @@ double relative_ci(const Result& r) {
 Measured measured_from(const Result& r, int64_t logical_cpus, const std::string& file, double* data_cores = nullptr) {
   if (!r.measurement || !r.step || !r.bottleneck || !r.execution || r.measurement->step_ms.empty())
     throw InputError(file, "", "result " + r.workload + " x " + r.configuration + " has no measurement to project from");
-  if (!r.bottleneck->data_cpu_pct)
-    throw InputError(file, "", "result " + r.workload + " x " + r.configuration +
-                                   " has no data-side CPU time (workers at remote endpoints are not seen): measure a configuration "
-                                   "whose pipeline runs on this host");
   const ExecutionReport& e = *r.execution;
   const double steps = static_cast<double>(r.measurement->step_ms.size());
   const double wall_s = r.measurement->elapsed_s;
   const auto size_of = [&](const std::vector<int>& set) { return static_cast<double>(set.empty() ? logical_cpus : static_cast<int64_t>(set.size())); };
   const double data_set = e.data_mode == DataMode::local ? size_of(e.cpus) : size_of(e.data_cpus);
   const double capacity = std::min(static_cast<double>(std::max<int64_t>(1, e.data_workers)), data_set);
-  const double data_cpu_s = *r.bottleneck->data_cpu_pct / 100 * wall_s * capacity;
+  const double data_cpu_s = r.bottleneck->data_cpu_pct.value_or(0) / 100 * wall_s * capacity;
   if (data_cores) *data_cores = capacity;
   const double trainer_cpu_s = r.bottleneck->trainer_cpu_pct / 100 * wall_s * size_of(e.cpus);
   Measured m;
@@ -64,13 +63,25 @@ Measured measured_from(const Result& r, int64_t logical_cpus, const std::string&
   const double rel = relative_ci(r);
   m.pipeline_cpu_s_per_sample = Range::relative(data_cpu_s / (steps * static_cast<double>(r.samples_per_step)), rel);
   m.trainer_cpu_s_per_step = trainer_cpu_s / steps;
-  const bool on_cpu = e.device == "cpu";
+  const WorkloadDescriptor* d = builtin_workloads().find(r.workload);
+  const bool own_process = d && d->capabilities.steps_as_own_ranks;  // its CPU time is not this process's
+  const bool on_cpu = e.device == "cpu" && !own_process;
   const double trainer_ms = on_cpu ? 1000 * m.trainer_cpu_s_per_step / static_cast<double>(std::max<int64_t>(1, e.threads_effective))
                                    : r.step->mean_ms * (1 - r.data_wait_fraction.value_or(0));
   m.trainer_step_ms = Range::relative(trainer_ms, rel);
   m.pipeline_source = fmt::format("measured here: {} ({:.3g} data CPU-s over {:.0f} steps of {})", r.configuration, data_cpu_s, steps,
                                   r.samples_per_step);
-  m.trainer_source = on_cpu ? fmt::format("measured here on the CPU ({}): its CPU time per step / {} thread(s)", r.configuration,
+  if (d && !d->capabilities.data_workers) {
+    m.pipeline_absent = fmt::format("workload {} has no input pipeline a data worker can run (its step makes its own input)", r.workload);
+    m.pipeline_source = "not measured: " + m.pipeline_absent;
+    m.pipeline_cpu_s_per_sample = Range::point(0);
+  } else if (!r.bottleneck->data_cpu_pct) {
+    m.pipeline_absent = fmt::format("{} ran no pipeline pperf can time apart (the step makes its own input, or its workers are remote)",
+                                    r.configuration);
+    m.pipeline_source = "not measured: " + m.pipeline_absent;
+  }
+  m.trainer_source = own_process ? fmt::format("measured here ({}): its mean step (the step runs in a process of its own)", r.configuration)
+                   : on_cpu ? fmt::format("measured here on the CPU ({}): its CPU time per step / {} thread(s)", r.configuration,
                                           e.threads_effective)
                             : fmt::format("measured on {} ({}): mean step less its data wait", e.device, r.configuration);
   return m;
@@ -108,14 +119,28 @@ std::map<std::string, SpeedFactor> history_factors(const std::string& db, const 
       }
       const Range& a = here.pipeline_cpu_s_per_sample;
       const Range& b = there.pipeline_cpu_s_per_sample;
-      if (b.value <= 0 || b.lo <= 0) continue;
+      if (b.value <= 0) continue;
+      const double b_lo = std::max(b.lo, b.value / 100);  // a noisy run's CI may reach past 0: a cost is not
       const std::string family = project::family_of(dnn->type);
-      found[family] = SpeedFactor{family, {a.value / b.value, a.lo / b.hi, a.hi / b.lo},
+      found[family] = SpeedFactor{family, {a.value / b.value, a.lo / b.hi, a.hi / b_lo},
                                   fmt::format("history: run {} of {} on {} ({} natively: {:.4g} vs {:.4g} CPU-ms/sample here)", run.id,
                                               run.config_name, run.hostname, dnn->type, b.value * 1e3, a.value * 1e3)};
     }
   }
   return found;
+}
+
+/// `spec` with every param the workload declares (a priced-only config's workloads are labels:
+/// their specs hold only what the config wrote); the same spec when the workload is unknown.
+WorkloadSpec completed(const WorkloadSpec& spec) {
+  const WorkloadDescriptor* d = builtin_workloads().find(spec.name);
+  if (!d || (!spec.preset.empty() && !d->find_preset(spec.preset))) return spec;
+  nlohmann::json overrides = nlohmann::json::object();
+  for (const auto& [key, value] : spec.params.items())
+    if (d->find_param(key)) overrides[key] = value;
+  WorkloadSpec full = make_workload_spec(*d, spec.preset, spec.batch_size, overrides, spec.seed);
+  full.config_dir = spec.config_dir;
+  return full;
 }
 
 /// Bytes of one batch as the model takes it (the workload's declared batch layout: what a data
@@ -125,7 +150,7 @@ std::optional<double> batch_bytes(const WorkloadSpec& spec) {
   if (!d || !d->batch_layout) return std::nullopt;
   std::vector<TensorDecl> layout;
   try {
-    layout = d->batch_layout(spec);
+    layout = d->batch_layout(completed(spec));
   } catch (const std::exception&) {
     return std::nullopt;
   }
@@ -141,12 +166,35 @@ std::optional<double> batch_bytes(const WorkloadSpec& spec) {
   return layout.empty() ? std::nullopt : std::optional<double>(per_sample * static_cast<double>(spec.batch_size));
 }
 
-/// The configuration JSON of `c` for the next config (its instance groups as a config writes them).
-nlohmann::json groups_json(const Candidate& c) {
-  nlohmann::json g = nlohmann::json::array();
-  g.push_back({{"type", c.trainer_type}, {"count", c.trainer_count}, {"role", "dnn"}});
-  if (c.data_count > 0) g.push_back({{"type", c.data_type}, {"count", c.data_count}, {"role", "data"}});
-  return g;
+/// The pipeline of `spec` measured alone on this host (a priced-only config gives only the
+/// trainer's step): 1 thread, then every CPU at once for its scaling.
+void probe_pipeline_here(const WorkloadSpec& spec, int64_t logical_cpus, Measured& m) {
+  const WorkloadDescriptor* d = builtin_workloads().find(spec.name);
+  if (!d || !d->make_pipeline || !d->capabilities.data_workers) {
+    m.pipeline_absent = "the workload's step makes its own input: pperf cannot time its pipeline apart";
+    m.pipeline_source = "not measured: " + m.pipeline_absent;
+    return;
+  }
+  try {
+    const PipelineProbe one = probe_pipeline(*d, completed(spec), 1, 1.0);
+    m.pipeline_cpu_s_per_sample = Range::relative(one.cpu_s_per_sample, one.rel_ci95);
+    m.pipeline_source = fmt::format("measured here: the workload's pipeline alone ({} batches of {} on 1 thread, {:.3g} s)", one.batches,
+                                    spec.batch_size, one.wall_s);
+    if (logical_cpus > 1 && one.cpu_s_per_sample > 0) {
+      const PipelineProbe all = probe_pipeline(*d, completed(spec), static_cast<int>(logical_cpus), 1.0);
+      if (all.cpu_s_per_sample > 0) {
+        const Range& a = m.pipeline_cpu_s_per_sample;
+        const Range b = Range::relative(all.cpu_s_per_sample, all.rel_ci95);
+        m.scaling_efficiency = {a.value / b.value, a.lo / b.hi, a.hi / b.lo};
+        m.scaling_cores = logical_cpus;
+        m.pipeline_source += fmt::format("; scaling from 1 to {} threads at once: {} batches, {:.4g} CPU-ms/sample", logical_cpus,
+                                         all.batches, all.cpu_s_per_sample * 1e3);
+      }
+    }
+  } catch (const std::exception& e) {
+    m.pipeline_absent = fmt::format("its pipeline could not run on this host ({})", e.what());
+    m.pipeline_source = "not measured: " + m.pipeline_absent;
+  }
 }
 
 std::string default_next_path(const Parsed& p, const Config& config) {
@@ -210,10 +258,13 @@ int command_project(const std::vector<std::string>& args) {
   const size_t reference_index = static_cast<size_t>(&reference - config.configurations.data());
   if (!trainer_group)
     throw InputError(config.path, fmt::format("{}/instances", reference.pointer), "the baseline has no trainer group (role \"dnn\")");
-  if (std::none_of(config.configurations.begin(), config.configurations.end(),
-                   [](const Configuration& c) { return group_of(c, "data") != nullptr; }))
-    throw InputError(config.path, "/configurations",
-                     "no configuration has a data group (role \"data\"): project needs the data side it projects onto");
+  // A config without a data group projects the data side from its pipeline: measured with the
+  // trainer (a runnable config's local loader), or alone here (a priced-only config, whose given
+  // step is then the trainer's own: nothing in it says the step waited for input).
+  const bool has_data_group = std::any_of(config.configurations.begin(), config.configurations.end(),
+                                          [](const Configuration& c) { return group_of(c, "data") != nullptr; });
+  const bool trainer_given = config.priced_only && !has_data_group;
+  const bool pipeline_here = !config.priced_only || trainer_given;  // its cost is in this host's cores
   if (config.priced_only && group_of(reference, "data"))
     throw InputError(config.path, reference.pointer + "/instances",
                      "the baseline of a priced-only config must be homogeneous (no data group): its step is taken as input-bound");
@@ -286,9 +337,12 @@ int command_project(const std::vector<std::string>& args) {
   out.region = table.region;
   out.market = to_string(market);
   out.settings = settings;
-  out.reference_host = config.priced_only ? "given step times (nothing measured)" : "this host";
+  out.reference_host = trainer_given ? "this host (the pipeline alone); the trainers' steps given"
+                       : config.priced_only ? "given step times (nothing measured)"
+                                            : "this host";
   out.next_config_path = next_path;
   const std::string trainer_family = project::family_of(trainer_group->type);
+  std::vector<std::string> not_projected;  // one line per workload whose measurement failed
   for (size_t w = 0; w < config.workloads.size(); ++w) {
     const WorkloadSpec& spec = config.workloads[w];
     const auto find = [&](const std::string& configuration) -> const Result* {
@@ -297,12 +351,29 @@ int command_project(const std::vector<std::string>& args) {
       return nullptr;
     };
     const Result* ref = find(reference.name);
-    if (!ref) throw InputError(results_file, "", fmt::format("no ok result of {} x {} to project from", spec.name, reference.name));
+    if (!ref) {  // the measurement failed: this workload is not projected, and the output says why
+      std::string why = "no result";
+      for (const auto& r : results)
+        if (r.workload == spec.name && r.configuration == reference.name)
+          why = to_string(r.status) + (r.reason.empty() ? "" : ": " + r.reason);
+      if (config.priced_only || p.has("results"))
+        throw InputError(results_file, "", fmt::format("no ok result of {} x {} to project from ({})", spec.name, reference.name, why));
+      not_projected.push_back(fmt::format("workload {}: not projected: its measurement of {} here did not succeed ({})", spec.name,
+                                          reference.name, why));
+      continue;
+    }
     project::WorkloadProjection wp;
     wp.trainer_type = trainer_group->type;
     wp.trainer_count = trainer_group->count;
     Measured& m = wp.measured;
-    if (config.priced_only) {
+    if (trainer_given) {
+      m.workload = spec.name;
+      m.samples_per_step = ref->samples_per_step;
+      m.trainer_step_ms = Range::point(ref->step->mean_ms);
+      m.trainer_source = fmt::format("given: {}'s step_time_ms, the trainer's own step (no configuration has a data group)", reference.name);
+      std::cerr << fmt::format("pperf project: measuring {}'s pipeline alone on this host\n", spec.name);
+      probe_pipeline_here(spec, logical_cpus, m);
+    } else if (config.priced_only) {
       const int64_t vcpus = trainer_group->count * trainer_spec->vcpus;
       m.workload = spec.name;
       m.samples_per_step = ref->samples_per_step;
@@ -333,6 +404,19 @@ int command_project(const std::vector<std::string>& args) {
         m.pipeline_source += fmt::format("; scaling from {:g} to {:g} cores: {} ({:.4g} CPU-ms/sample)", ref_cores, cores, r.configuration,
                                          all.value * 1e3);
       }
+      // Measured now and no configuration ran the pipeline wider: its scaling from the pipeline
+      // alone on 1 and on every CPU of this host.
+      // (pperf's own pipeline only: a Python worker's is not the one the probe would time.)
+      if (!p.has("results") && m.scaling_cores == 1 && m.pipeline_absent.empty() && logical_cpus > 1 &&
+          reference.execution.data.worker == DataWorker::pperf) {
+        Measured alone;
+        probe_pipeline_here(spec, logical_cpus, alone);
+        if (alone.pipeline_absent.empty() && alone.scaling_cores > 1) {
+          m.scaling_efficiency = alone.scaling_efficiency;
+          m.scaling_cores = alone.scaling_cores;
+          m.pipeline_source += "; its scaling from the pipeline alone: " + alone.pipeline_source.substr(alone.pipeline_source.find("scaling from") + 13);
+        }
+      }
     }
     if (const auto bytes = batch_bytes(spec)) m.bytes_per_batch = *bytes * static_cast<double>(m.samples_per_step / std::max<int64_t>(1, spec.batch_size));
     if (trainer_step_ms) {
@@ -343,23 +427,36 @@ int command_project(const std::vector<std::string>& args) {
     // Speed factors: the reference family is 1 exactly when the pipeline cost is in its cores.
     std::map<std::string, SpeedFactor> factors;
     const std::string history_db = p.has("history") ? p.string("history") : "";
-    if (!history_db.empty() && !config.priced_only) factors = history_factors(history_db, m, spec);
+    if (!history_db.empty() && pipeline_here && m.pipeline_absent.empty()) factors = history_factors(history_db, m, spec);
     const auto factor_of = [&](const std::string& type) {
       const std::string family = project::family_of(type);
       auto it = factors.find(family);
       if (it != factors.end()) return it->second;
-      SpeedFactor f = config.priced_only && family == trainer_family
+      SpeedFactor f = config.priced_only && !trainer_given && family == trainer_family
                           ? SpeedFactor{family, Range::point(1), "reference: the given step's own cores"}
                           : project::unmeasured_factor(family);
-      if (!config.priced_only) f.source = "relative to this host; " + f.source;
+      if (pipeline_here) f.source = "relative to this host; " + f.source;
       return factors[family] = f;
     };
-    for (const auto& c : project::catalog_candidates(table, trainer_group->type, trainer_group->count, max_data, market))
-      wp.predictions.push_back(project::predict(m, c, factor_of(c.trainer_type), factor_of(c.data_count ? c.data_type : c.trainer_type), settings));
+    // Data instances are projected only when the pipeline's cost is known. Given trainers' steps:
+    // each configuration's trainer (and its scale-ups) with its own step.
+    const int64_t data_max = m.pipeline_absent.empty() ? max_data : 0;
+    std::set<std::string> seen;
+    for (const auto& c : config.configurations) {
+      const InstanceGroup* t = group_of(c, "dnn");
+      if (!t || (!trainer_given && &c != &reference)) continue;
+      Measured mc = m;
+      if (trainer_given && c.step_time_ms) mc.trainer_step_ms = Range::point(*c.step_time_ms);
+      for (const auto& cand : project::catalog_candidates(table, t->type, t->count, data_max, market))
+        if (seen.insert(fmt::format("{}x{}+{}x{}", cand.trainer_count, cand.trainer_type, cand.data_count, cand.data_type)).second)
+          wp.predictions.push_back(project::predict(mc, cand, factor_of(cand.trainer_type),
+                                                    factor_of(cand.data_count ? cand.data_type : cand.trainer_type), settings));
+    }
     std::stable_sort(wp.predictions.begin(), wp.predictions.end(), [](const project::Prediction& a, const project::Prediction& b) {
       return a.usd_per_1m_samples.value < b.usd_per_1m_samples.value;
     });
     wp.knee_vcpus_per_accelerator = project::knee_vcpus_per_accelerator(m, static_cast<double>(trainer_group->count) * trainer_spec->accelerators);
+    if (m.pipeline_absent.empty()) wp.knee_data_instances = project::knee_data_instances(wp.predictions, trainer_group->type);
     // The config's own configurations: on this host by their CPU sets, or in the catalog.
     for (size_t ci = 0; ci < config.configurations.size(); ++ci) {
       const Configuration& c = config.configurations[ci];
@@ -381,6 +478,8 @@ int command_project(const std::vector<std::string>& args) {
         cand.data_usd_per_hour = quote(*ds, market) ? quote(*ds, market)->usd_per_hour : 0;
       }
       SpeedFactor tf = factor_of(t->type), df = factor_of(d ? d->type : t->type);
+      Measured mc = m;
+      if (trainer_given && c.step_time_ms) mc.trainer_step_ms = Range::point(*c.step_time_ms);
       if (!config.priced_only) {  // emulated here: the CPUs the config pins, at this host's speed
         const ExecutionSettings& e = c.execution;
         const auto size_of = [&](const std::vector<int>& s) { return s.empty() ? logical_cpus : static_cast<int64_t>(s.size()); };
@@ -395,7 +494,7 @@ int command_project(const std::vector<std::string>& args) {
       project::ConfigurationCheck check;
       check.configuration = c.name;
       check.reference = ci == reference_index;
-      check.predicted = project::predict(m, cand, tf, df, settings);
+      check.predicted = project::predict(mc, cand, tf, df, settings);
       if (config.priced_only) check.actual_ms = c.step_time_ms, check.actual_source = "given";
       else if (const Result* r = find(c.name)) check.actual_ms = r->step->mean_ms, check.actual_source = "measured";
       wp.checks.push_back(check);
@@ -415,41 +514,41 @@ int command_project(const std::vector<std::string>& args) {
     out.workloads.push_back(std::move(wp));
   }
 
-  // The configuration to measure next: the first workload's cheapest cluster, beside the baseline.
-  nlohmann::json next;
+  if (out.workloads.empty()) {
+    for (const auto& line : not_projected) std::cerr << "pperf project: " << line << "\n";
+    return kExitRuntime;
+  }
+  // The configuration to measure next: the first workload's cheapest cluster, beside the baseline
+  // (and, when that is the trainer alone, its cheapest cluster with data instances).
   {
-    std::ifstream in(config.path);
-    next = nlohmann::json::parse(in);
-    next.erase("$schema");
-    next["name"] = config.name + "-next";
-    next["description"] = "Written by pperf project: the cheapest projected cluster of " + config.name + ", to measure and confirm.";
-    next["pricing"]["table"] = std::filesystem::exists(table.path) ? std::filesystem::absolute(table.path).string() : table_name;
-    next["pricing"]["region"] = table.region;
+    project::NextConfigInputs in;
+    std::ifstream file(config.path);
+    in.config = nlohmann::json::parse(file);
+    in.name = config.name;
+    in.table = std::filesystem::exists(table.path) ? std::filesystem::absolute(table.path).string() : table_name;
+    in.region = table.region;
     for (const auto& params : config.path_params)
-      for (const auto& pp : params) next[nlohmann::json::json_pointer(pp.pointer)] = pp.path;
-    const project::Prediction* best = project::cheapest(out.workloads.front());
-    nlohmann::json configurations = nlohmann::json::array();
-    nlohmann::json chosen = {{"name", "projected-cheapest"}, {"instances", groups_json(best->candidate)}};
-    if (config.priced_only) {
-      chosen["baseline"] = true;
-    } else {
-      nlohmann::json base = next["configurations"][reference_index];
-      configurations.push_back(base);
-      // Run it as the config's data-group configuration runs (its execution), else as the baseline.
-      for (size_t ci = 0; ci < config.configurations.size(); ++ci)
-        if (best->candidate.data_count > 0 && group_of(config.configurations[ci], "data")) {
-          if (next["configurations"][ci].contains("execution")) chosen["execution"] = next["configurations"][ci]["execution"];
-          break;
-        }
-      if (!chosen.contains("execution") && base.contains("execution")) chosen["execution"] = base["execution"];
-    }
-    configurations.push_back(chosen);
-    next["configurations"] = configurations;
-    write_file_atomically(next_path, next.dump(2) + "\n");
+      for (const auto& pp : params) in.paths.emplace_back(pp.pointer, pp.path);
+    in.config_dir = std::filesystem::absolute(config.path).parent_path().string();
+    in.priced_only = config.priced_only;
+    in.reference = reference_index;
+    for (size_t ci = 0; ci < config.configurations.size(); ++ci)
+      if (group_of(config.configurations[ci], "data")) {
+        in.data_configuration = ci;
+        break;
+      }
+    in.host_cpus = HostCapacity::here().logical_cpus;
+    const project::WorkloadProjection& first = out.workloads.front();
+    const project::Prediction* best = project::cheapest(first);
+    const auto with_data = std::find_if(first.predictions.begin(), first.predictions.end(),
+                                        [](const project::Prediction& pr) { return pr.candidate.data_count > 0; });
+    write_file_atomically(next_path, project::next_config(in, best->candidate, with_data == first.predictions.end() ? nullptr : &with_data->candidate)
+                                             .dump(2) + "\n");
   }
   if (p.has("out")) write_file_atomically(p.string("out"), project::to_json(out).dump(2) + "\n");
   if (p.has("html")) write_file_atomically(p.string("html"), project::html_page(out, top));
   std::cout << project::console_text(out, top);
+  for (const auto& line : not_projected) std::cout << line << "\n";
   if (p.has("out")) std::cout << "projection: " << p.string("out") << "\n";
   if (p.has("html")) std::cout << "html: " << p.string("html") << "\n";
   return kExitOk;

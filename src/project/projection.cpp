@@ -14,7 +14,7 @@ std::string family_of(const std::string& type) {
 SpeedFactor unmeasured_factor(const std::string& family, double error_pct) {
   const double e = error_pct / 100;
   return {family, {1, 1 - e, 1 + e},
-          "no measurement of this family: 1, +-" + std::to_string(static_cast<int>(std::lround(error_pct))) + " % stated"};
+          "no measurement of this family: 1, ±" + std::to_string(static_cast<int>(std::lround(error_pct))) + " % stated"};
 }
 
 namespace {
@@ -87,6 +87,14 @@ std::optional<double> knee_vcpus_per_accelerator(const Measured& m, double accel
   const double work_s = static_cast<double>(m.samples_per_step) * m.pipeline_cpu_s_per_sample.value + m.trainer_cpu_s_per_step;
   const double cores = 1000 * work_s / m.trainer_step_ms->value / m.scaling_efficiency.value;
   return cores / std::max(1.0, accelerators);
+}
+
+std::optional<int64_t> knee_data_instances(const std::vector<Prediction>& predictions, const std::string& trainer_type) {
+  std::optional<int64_t> knee;
+  for (const Prediction& p : predictions)
+    if (p.candidate.trainer_type == trainer_type && p.bound == "trainer" && (!knee || p.candidate.data_count < *knee))
+      knee = p.candidate.data_count;
+  return knee;
 }
 
 double pipeline_cost_from_bound_step(double step_ms, int64_t vcpus, int64_t samples_per_step) {

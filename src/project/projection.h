@@ -21,7 +21,7 @@ namespace pperf::project {
 struct Range {
   double value = 0, lo = 0, hi = 0;
   static Range point(double v) { return {v, v, v}; }
-  /// v with a relative half-width `rel` (0.1: +-10 %).
+  /// v with a relative half-width `rel` (0.1: ±10 %).
   static Range relative(double v, double rel) { return {v, v * (1 - rel), v * (1 + rel)}; }
 };
 
@@ -41,19 +41,22 @@ struct Measured {
   std::optional<Range> trainer_step_ms;
   std::optional<double> bytes_per_batch;  // on the data link, per step
   std::string pipeline_source, trainer_source;  // how each figure was obtained (one sentence)
+  /// Why the pipeline's cost is unknown ("" when known): then no data instances are projected
+  /// (nothing says what they would take off the trainer) and the output says why.
+  std::string pipeline_absent;
 };
 
 /// The per-core speed of an instance family relative to the reference cores.
 struct SpeedFactor {
   std::string family;
   Range factor = Range::point(1);
-  std::string source;  // "reference family", "history: ...", "none (1, +-25 % stated)"
+  std::string source;  // "reference family", "history: ...", "none (1, ±25 % stated)"
 };
 
 /// The family of an instance type: "ml.c5.9xlarge" and "c5.9xlarge" -> "c5".
 std::string family_of(const std::string& type);
 
-/// The factor when nothing measured the family: 1 with +-`error_pct` (stated).
+/// The factor when nothing measured the family: 1 with ±`error_pct` (stated).
 SpeedFactor unmeasured_factor(const std::string& family, double error_pct = 25);
 
 /// One candidate cluster: `trainer_count` x trainer type plus `data_count` x data type.
@@ -95,6 +98,11 @@ Prediction predict(const Measured& m, const Candidate& c, const SpeedFactor& tra
 /// improving: where the pipeline term meets the trainer's step. nullopt when the trainer's step
 /// is unknown.
 std::optional<double> knee_vcpus_per_accelerator(const Measured& m, double accelerators);
+
+/// The fewest data instances (of any data type) with which a `trainer_type` cluster among
+/// `predictions` is trainer-bound: 0 when the trainer alone is; nullopt when none is (the trainer's
+/// step unknown, or the pipeline still bounds the step at the most data instances projected).
+std::optional<int64_t> knee_data_instances(const std::vector<Prediction>& predictions, const std::string& trainer_type);
 
 /// Given-step derivation (priced-only configs): a homogeneous step `step_ms` taken to be
 /// input-bound on `vcpus` vCPUs of the trainer instance(s) gives the pipeline's CPU-seconds per

@@ -7,6 +7,7 @@
 #include <map>
 
 #include "src/core/axis_ticks.h"
+#include "src/core/svg_chart.h"
 
 namespace pperf::project {
 
@@ -41,6 +42,19 @@ std::string escape(const std::string& s) {
     else out += ch;
   }
   return out;
+}
+
+/// One line on what data instances do for this workload: nothing known (why), nothing (the
+/// trainer alone is cheapest and keeps its pipeline fed), or the cheapest count.
+std::string data_line(const WorkloadProjection& w) {
+  if (!w.measured.pipeline_absent.empty())
+    return "  data instances: not projected: " + w.measured.pipeline_absent + "\n";
+  const Prediction* c = w.predictions.empty() ? nullptr : &w.predictions[0];
+  if (!c || c->candidate.data_count > 0) return "";
+  if (w.knee_data_instances && *w.knee_data_instances == 0)
+    return fmt::format("  data instances: none pay: {} alone is trainer-bound (pipeline term {:.3g} ms on its own vCPUs, trainer step {:.4g} ms); "
+                       "each data instance only adds cost\n", cluster(c->candidate), c->pipeline_ms, c->trainer_ms.value_or(0));
+  return "  data instances: none pay at these prices: the trainer alone is cheapest per sample\n";
 }
 
 std::string range_text(const Range& r, const char* format) {
@@ -98,9 +112,11 @@ nlohmann::json to_json(const Projection& p) {
            {"trainer_step_ms", m.trainer_step_ms ? to_json(*m.trainer_step_ms) : nlohmann::json()},
            {"bytes_per_batch", optional_number(m.bytes_per_batch)},
            {"pipeline_source", m.pipeline_source},
+           {"pipeline_absent", m.pipeline_absent.empty() ? nlohmann::json() : nlohmann::json(m.pipeline_absent)},
            {"trainer_source", m.trainer_source}}},
          {"trainer", {{"type", w.trainer_type}, {"count", w.trainer_count}}},
          {"knee_vcpus_per_accelerator", optional_number(w.knee_vcpus_per_accelerator)},
+         {"knee_data_instances", w.knee_data_instances ? nlohmann::json(*w.knee_data_instances) : nlohmann::json()},
          {"host_calibration", optional_number(w.host_calibration)},
          {"cheapest", w.predictions.empty() ? nlohmann::json() : to_json(w.predictions[0])},
          {"speed_factors", factors},
@@ -121,7 +137,7 @@ nlohmann::json to_json(const Projection& p) {
 }
 
 std::string console_text(const Projection& p, size_t top) {
-  std::string out = fmt::format("projection of {} against {} ({}, {}); model error +-{:g} % stated\n", p.config_name, p.table,
+  std::string out = fmt::format("projection of {} against {} ({}, {}); model error ±{:g} % stated\n", p.config_name, p.table,
                                 p.region, p.market, p.settings.model_error_pct);
   for (const auto& w : p.workloads) {
     const Measured& m = w.measured;
@@ -144,8 +160,10 @@ std::string console_text(const Projection& p, size_t top) {
       out += fmt::format("  cheapest: {}: {} USD/1M samples, step {} ms ({}-bound)\n", cluster(c->candidate),
                          range_text(c->usd_per_1m_samples, "{:.4g}"), range_text(c->step_ms, "{:.4g}"), c->bound);
     out += w.knee_vcpus_per_accelerator
-               ? fmt::format("  knee: {:.1f} vCPUs per accelerator (beyond it the step stops improving)\n", *w.knee_vcpus_per_accelerator)
+               ? fmt::format("  knee: {:.3g} vCPUs per accelerator (beyond it the step stops improving){}\n", *w.knee_vcpus_per_accelerator,
+                             w.knee_data_instances ? fmt::format(", reached with {} data instance(s) on {}", *w.knee_data_instances, w.trainer_type) : "")
                : std::string("  knee: unknown (no trainer step: give --trainer-step-ms)\n");
+    out += data_line(w);
     out += fmt::format("  {:>3}  {:<42} {:>28} {:>34} {:>9}\n", "#", "cluster", "step ms [interval]", "USD/1M samples [interval]", "bound");
     for (size_t i = 0; i < std::min(top, w.predictions.size()); ++i) {
       const Prediction& pr = w.predictions[i];
@@ -187,24 +205,18 @@ std::string chart(const WorkloadProjection& w) {
   }
   const double width = 640, height = 360, left = 70, right = 170, top = 20, bottom = 50;
   const double pw = width - left - right, ph = height - top - bottom;
-  const auto x = [&](double n) { return left + pw * n / static_cast<double>(max_n); };
+  const svg::Scale x{0, static_cast<double>(max_n), left, left + pw};
   const std::vector<double> marks = axis_ticks(0, max_y * 1.05, 4);
-  const double y_top = std::max(max_y * 1.05, marks.back());
-  const auto y = [&](double v) { return top + ph * (1 - v / y_top); };
+  const svg::Scale y{0, std::max(max_y * 1.05, marks.back()), top + ph, top};
   std::string svg = fmt::format(
       "<svg class=\"chart\" data-chart=\"projection\" width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} {1}\" role=\"img\" "
       "xmlns=\"http://www.w3.org/2000/svg\" font-family=\"sans-serif\" font-size=\"11\">\n",
       width, height);
-  svg += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" stroke=\"#333\"/><line x1=\"{0}\" y1=\"{2}\" x2=\"{3}\" y2=\"{2}\" stroke=\"#333\"/>\n",
-                     left, top, top + ph, left + pw);
-  for (const double v : marks) {
-    svg += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{:.3g}</text><line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#ddd\"/>\n",
-                       left - 6, y(v) + 4, v, left, y(v), left + pw, y(v));
-  }
-  for (int64_t n = 0; n <= max_n; ++n)
-    svg += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n", x(static_cast<double>(n)), top + ph + 16, n);
-  svg += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">data instances per {} x {}</text>\n", left + pw / 2,
-                     height - 10, w.trainer_count, escape(w.trainer_type));
+  svg += svg::y_grid(y, left, left + pw, marks);
+  svg += fmt::format("<line class=\"axis\" x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\"/>\n", left, top, top + ph);
+  std::vector<double> counts;
+  for (int64_t n = 0; n <= max_n; ++n) counts.push_back(static_cast<double>(n));
+  svg += svg::x_axis(x, top + ph, counts, fmt::format("data instances per {} x {}", w.trainer_count, escape(w.trainer_type)), top);
   svg += fmt::format("<text transform=\"translate(16,{}) rotate(-90)\" text-anchor=\"middle\">USD per 1M samples</text>\n", top + ph / 2);
   const char* colors[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b"};
   size_t k = 0;
@@ -225,9 +237,14 @@ std::string chart(const WorkloadProjection& w) {
       svg += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"3\" fill=\"{}\"><title>{}: {:.4g} USD/1M samples, step {:.4g} ms</title></circle>\n",
                          x(static_cast<double>(pt->candidate.data_count)), y(pt->usd_per_1m_samples.value), color,
                          escape(cluster(pt->candidate)), pt->usd_per_1m_samples.value, pt->step_ms.value);
-    // The knee: the first count whose step is the trainer's (more data instances stop helping).
+    // The knee: the first count whose step is the trainer's (more data instances stop helping);
+    // at 0 when the trainer alone is trainer-bound.
+    if (alone->bound == "trainer" && k == 0)
+      svg += fmt::format("<circle class=\"knee\" cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"7\" fill=\"none\" stroke=\"#333\" stroke-width=\"2\"/>"
+                         "<text x=\"{:.1f}\" y=\"{:.1f}\">knee: 0 (trainer alone)</text>\n",
+                         x(0), y(alone->usd_per_1m_samples.value), x(0) + 10, y(alone->usd_per_1m_samples.value) + 22);
     for (const Prediction* pt : points)
-      if (pt->bound == "trainer") {
+      if (alone->bound != "trainer" && pt->bound == "trainer") {
         svg += fmt::format("<circle class=\"knee\" cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"7\" fill=\"none\" stroke=\"{}\" stroke-width=\"2\"/>"
                            "<text x=\"{:.1f}\" y=\"{:.1f}\" fill=\"{}\">knee</text>\n",
                            x(static_cast<double>(pt->candidate.data_count)), y(pt->usd_per_1m_samples.value), color,
@@ -247,18 +264,20 @@ std::string chart(const WorkloadProjection& w) {
 std::string html_page(const Projection& p, size_t top) {
   std::string out = fmt::format(
       "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>pperf projection: {0}</title>\n"
-      "<style>body{{font-family:sans-serif;margin:2em}}table{{border-collapse:collapse}}td,th{{border:1px solid #ccc;padding:3px 8px;text-align:right}}"
+      "<style>{5}\nbody{{font-family:sans-serif;margin:2em}}table{{border-collapse:collapse}}td,th{{border:1px solid #ccc;padding:3px 8px;text-align:right}}"
       "td:nth-child(2),th:nth-child(2){{text-align:left}}</style></head><body>\n<h1>Projection of {0}</h1>\n"
       "<p>Prices: {1} ({2}, {3}). Step = max(trainer step, pipeline CPU-seconds per step / usable core-equivalents, link); "
       "intervals from the measurement's and the speed factors', widened by a stated model error of {4:g} %.</p>\n",
-      escape(p.config_name), escape(p.table), escape(p.region), escape(p.market), p.settings.model_error_pct);
+      escape(p.config_name), escape(p.table), escape(p.region), escape(p.market), p.settings.model_error_pct, svg::svg_chart_css());
   for (const auto& w : p.workloads) {
     out += fmt::format("<h2>{}</h2>\n", escape(w.measured.workload));
     if (const Prediction* c = cheapest(w))
       out += fmt::format("<p>Cheapest: <b>{}</b>, {} USD per 1M samples, step {} ms ({}-bound).", escape(cluster(c->candidate)),
                          range_text(c->usd_per_1m_samples, "{:.4g}"), range_text(c->step_ms, "{:.4g}"), c->bound);
-    out += w.knee_vcpus_per_accelerator ? fmt::format(" Knee: {:.1f} vCPUs per accelerator.</p>\n", *w.knee_vcpus_per_accelerator)
+    out += w.knee_vcpus_per_accelerator ? fmt::format(" Knee: {:.3g} vCPUs per accelerator.</p>\n", *w.knee_vcpus_per_accelerator)
                                         : std::string(" Knee: unknown (no trainer step).</p>\n");
+    if (const std::string line = data_line(w); !line.empty())
+      out += "<p class=\"data-instances\">" + escape(line.substr(2, line.size() - 3)) + ".</p>\n";  // its indent and newline off
     out += chart(w);
     out += "<table><tr><th>#</th><th>cluster</th><th>step ms</th><th>interval ms</th><th>USD / 1M samples</th><th>interval</th><th>bound</th></tr>\n";
     for (size_t i = 0; i < std::min(top, w.predictions.size()); ++i) {

@@ -28,6 +28,9 @@ struct WorkloadProjection {
   int64_t trainer_count = 1;
   std::vector<Prediction> predictions;  // cheapest per sample first
   std::optional<double> knee_vcpus_per_accelerator;
+  /// The fewest data instances with which the config's trainer is trainer-bound (0: the trainer
+  /// alone keeps its pipeline fed, data instances only add cost); unset when unknown.
+  std::optional<int64_t> knee_data_instances;
   std::vector<SpeedFactor> speed_factors;  // every family used
   std::vector<ConfigurationCheck> checks;
   /// Measured here: the reference's measured step / its projected step (contention from

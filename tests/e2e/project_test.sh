@@ -55,6 +55,52 @@ check "... from a results file too" bash -c "'$pperf' run --config tests/data/ti
 check "... the service configuration measured in the same run is compared" json_check "$work/fromrun.json" '
 [c for c in j["workloads"][0]["configurations"] if c["configuration"] == "service"][0]["actual_ms"] > 0'
 
+# --- configs without a data group ------------------------------------------------------------------
+# Priced-only (seed 004: BERT's given steps are the trainers' own): the pipeline measured alone here.
+check "seed 004 (no data group, priced-only) projected" expect_exit 0 "$work/o4" "$pperf" project --config seed004_bert_trn1_vs_p4d_cost --out "$work/s4.json" --html "$work/s4.html" --next "$work/s4.next.json"
+check "... valid JSON" valid "$work/s4.json"
+check "... BERT is compute-bound: the knee at 0 data instances, the trainer alone cheapest (trn1, per its given step)" json_check "$work/s4.json" '
+j["workloads"][0]["knee_data_instances"] == 0
+j["workloads"][0]["cheapest"]["data"] is None
+j["workloads"][0]["cheapest"]["trainer"]["type"] == "ml.trn1.32xlarge"
+j["workloads"][0]["cheapest"]["bound"] == "trainer"
+abs(j["workloads"][0]["cheapest"]["step_ms"]["value"] - 150.6024096) < 1e-6
+j["workloads"][0]["inputs"]["pipeline_absent"] is None
+j["workloads"][0]["inputs"]["pipeline_cpu_s_per_sample"]["value"] > 0
+j["workloads"][0]["inputs"]["pipeline_source"].startswith("measured here: the workload")
+all(p["step_ms"]["value"] == p["trainer_ms"] for p in j["workloads"][0]["predictions"])'
+check "... says data instances do not pay" grep -q "data instances: none pay: 1 x ml.trn1.32xlarge alone is trainer-bound" "$work/o4"
+check "... the HTML marks the knee at 0 and says why" grep -q 'knee: 0 (trainer alone)' "$work/s4.html"
+check "... ..." grep -q 'class="data-instances">data instances: none pay' "$work/s4.html"
+check "... the next config is the cheapest alone, as the baseline" json_check "$work/s4.next.json" '
+[g["type"] for g in j["configurations"][0]["instances"]] == ["ml.trn1.32xlarge"]
+j["configurations"][0]["baseline"]'
+# validate probes each item's memory in fresh processes: the tiny preset keeps that to seconds.
+edit "$work/s4.next.json" "$work/s4.tiny.json" 'j["workloads"][0]["preset"] = "tiny"'
+check "... pperf validate accepts it" expect_exit 0 "$work/o4v" "$pperf" validate --config "$work/s4.tiny.json"
+# Runnable, local loader only: the pipeline's cost from the loader's CPU time, the next config
+# with the pipeline moved to a spawned data worker on this host.
+/usr/bin/python3 -c "
+import json; c = json.load(open('tests/data/tiny_run.json'))
+c['name'] = 'tiny-local'
+c['measure']['max_seconds'] = 3
+c['configurations'] = [c['configurations'][0]]
+json.dump(c, open('$work/local.json', 'w'))"
+check "a runnable config without a data group projected" expect_exit 0 "$work/ol" "$pperf" project --config "$work/local.json" --out "$work/local_p.json" --max-data 2
+check "... valid JSON, the pipeline measured with the trainer, its scaling measured alone" json_check "$work/local_p.json" '
+j["workloads"][0]["inputs"]["pipeline_cpu_s_per_sample"]["value"] > 0
+j["workloads"][0]["inputs"]["pipeline_source"].startswith("measured here: ondemand")
+any(p["data"] is not None for p in j["workloads"][0]["predictions"])
+j["workloads"][0]["knee_data_instances"] is None or j["workloads"][0]["knee_data_instances"] >= 0
+__import__("os").cpu_count() == 1 or j["workloads"][0]["inputs"]["scaling_cores"] == __import__("os").cpu_count()
+__import__("os").cpu_count() == 1 or "its scaling from the pipeline alone: 1 to" in j["workloads"][0]["inputs"]["pipeline_source"]'
+check "... valid JSON" valid "$work/local_p.json"
+check "... the next config has a data group run by a spawned data worker, accepted by pperf validate" json_check "$work/local_p.next.json" '
+[c for c in j["configurations"] if c["name"] != "ondemand"][0]["instances"][1]["role"] == "data"
+[c for c in j["configurations"] if c["name"] != "ondemand"][0]["execution"]["data"]["mode"] == "service"
+"spawn_local" in [c for c in j["configurations"] if c["name"] != "ondemand"][0]["execution"]["data"]'
+check "... pperf validate accepts it" expect_exit 0 "$work/olv" "$pperf" validate --config "$work/local_p.next.json"
+
 # --- a per-core speed factor from the history's native runs ----------------------------------------
 /usr/bin/python3 -c "
 import json; c = json.load(open('tests/data/tiny_run.json'))
@@ -69,7 +115,7 @@ c['configurations'] = [
 json.dump(c, open('$work/cpu.json', 'w'))"
 check "a native run recorded" expect_exit 0 "$work/on" "$pperf" run --config "$work/cpu.json" --only local --native --out "$work/native.json" --history "$work/h.sqlite"
 check "project reads the family's factor from it" expect_exit 0 "$work/oh" "$pperf" project --config "$work/cpu.json" --history "$work/h.sqlite" --out "$work/hist.json"
-check "... c5 measured (this host both times: near 1), without history: 1 +-25 %" json_check "$work/hist.json" '
+check "... c5 measured (this host both times: near 1), without history: 1 ±25 %" json_check "$work/hist.json" '
 [f for f in j["workloads"][0]["speed_factors"] if f["family"] == "c5"][0]["source"].startswith("history: run 1")
 0.5 < [f for f in j["workloads"][0]["speed_factors"] if f["family"] == "c5"][0]["factor"]["value"] < 2'
 check "... valid JSON" valid "$work/hist.json"
@@ -84,7 +130,6 @@ check "a missing history is refused" one_line_error 'none.sqlite' "$pperf" proje
 # --- bad input: one line naming the flag or file, exit 2 ---------------------------------------------
 check "unknown region" one_line_error '^--region: .*no region' "$pperf" project --config seed000_ex2_mnist_cost --region eu-west-9
 check "table without the trainer" one_line_error "aws-ec2-us-east-1.json: /regions/us-east-1: no instance 'ml.p3.2xlarge'" "$pperf" project --config seed000_ex2_mnist_cost --table aws-ec2-us-east-1
-check "config without a data group" one_line_error 'smoke.json: /configurations: no configuration has a data group' "$pperf" project --config smoke
 check "bad flag" one_line_error "unrecognised option '--bogus'" "$pperf" project --config smoke --bogus
 check "bad number" one_line_error '^--trainer-step-ms: ' "$pperf" project --config seed000_ex2_mnist_cost --trainer-step-ms -3
 check "missing table" one_line_error '^--table: ' "$pperf" project --config seed000_ex2_mnist_cost --table "$work/none.json"

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "src/project/projection.h"
+#include "src/project/next_config.h"
 #include "src/project/report.h"
 
 using namespace pperf;
@@ -48,7 +49,7 @@ TEST(Projection, PipelineCostFromAnInputBoundStep) {
 TEST(Projection, Seed000Example2FromItsHomogeneousStep) {
   // ml.p3.2xlarge (8 vCPUs, 3.825 USD/h) + ml.c5.9xlarge (36 vCPUs, 1.836 USD/h): 1193 x 8/44.
   const Measured m = given(1193, 8, 8192);
-  const SpeedFactor c5 = unmeasured_factor("c5");  // 1 +-25 %
+  const SpeedFactor c5 = unmeasured_factor("c5");  // 1 ±25 %
   ModelSettings s;  // model error 10 %
   const Prediction p = predict(m, cluster("ml.p3.2xlarge", 8, 1, 3.825, "ml.c5.9xlarge", 1, 36, 1.836), kSame, c5, s);
   EXPECT_NEAR(p.step_ms.value, 1193.0 * 8 / 44, 1e-9);   // 216.9 ms
@@ -157,4 +158,123 @@ TEST(Projection, ReportCarriesTheCheapestTheKneeAndAChart) {
   const std::string html = html_page(p, 10);
   EXPECT_NE(html.find("<svg"), std::string::npos);
   EXPECT_NE(html.find("class=\"knee\""), std::string::npos);
+}
+
+TEST(Projection, KneeAtZeroDataInstancesWhenTheTrainerAloneIsTrainerBound) {
+  // BERT on a p4d: 184 ms given step, a pipeline of 0.05 CPU-ms per sample x 16 samples on 96
+  // vCPUs is 0.0083 ms: trainer-bound alone, so every data instance only adds cost.
+  Measured m;
+  m.samples_per_step = 16;
+  m.pipeline_cpu_s_per_sample = Range::point(0.05e-3);
+  m.trainer_step_ms = Range::point(183.8);
+  ModelSettings s;
+  std::vector<Prediction> ps;
+  for (int64_t n = 0; n <= 2; ++n)
+    ps.push_back(predict(m, cluster("ml.p4d.24xlarge", 96, 8, 37.688, n ? "ml.c5.18xlarge" : "", n, 72, 4.284), kSame, kSame, s));
+  EXPECT_EQ(ps[0].bound, "trainer");
+  EXPECT_DOUBLE_EQ(ps[0].step_ms.value, 183.8);
+  EXPECT_LT(ps[0].usd_per_1m_samples.value, ps[1].usd_per_1m_samples.value);
+  EXPECT_EQ(knee_data_instances(ps, "ml.p4d.24xlarge"), std::optional<int64_t>(0));
+  EXPECT_EQ(knee_data_instances(ps, "ml.trn1.32xlarge"), std::nullopt);
+  // Input-bound alone (seed 000 ex. 2 with a 150 ms floor): the knee is where the floor is met.
+  Measured bound = given(1193, 8, 8192);
+  bound.trainer_step_ms = Range::point(150);
+  std::vector<Prediction> qs;
+  for (int64_t n = 0; n <= 3; ++n)
+    qs.push_back(predict(bound, cluster("ml.p3.2xlarge", 8, 1, 3.825, n ? "ml.c5.9xlarge" : "", n, 36, 1.836), kSame, kSame, s));
+  // 1193 x 8 / (8 + 36n): 1193, 216.9, 114.7 (floored at 150), ...: the knee is at 2.
+  EXPECT_EQ(qs[1].bound, "pipeline");
+  EXPECT_EQ(qs[2].bound, "trainer");
+  EXPECT_EQ(knee_data_instances(qs, "ml.p3.2xlarge"), std::optional<int64_t>(2));
+}
+
+namespace {
+nlohmann::json measured_config() {
+  return nlohmann::json::parse(R"({
+    "$schema": "../schemas/config.schema.json", "name": "c",
+    "pricing": {"table": "aws-sagemaker-us-east-1"},
+    "workloads": [{"name": "mnist_heavy", "preset": "tiny"}],
+    "configurations": [
+      {"name": "one", "instances": [{"type": "ml.p3.2xlarge", "role": "dnn"}],
+       "execution": {"threads": 1, "data": {"mode": "local", "workers": 1, "prefetch_batches": 2}}},
+      {"name": "base", "baseline": true, "instances": [{"type": "ml.p3.2xlarge", "count": 1, "role": "dnn"}],
+       "execution": {"threads": 1, "data": {"mode": "local", "workers": 2, "prefetch_batches": 3}}}]})");
+}
+}  // namespace
+
+TEST(NextConfig, ADataGroupOnAConfigWithoutOneRunsItsPipelineInSpawnedWorkers) {
+  NextConfigInputs in;
+  in.config = measured_config();
+  in.name = "c";
+  in.table = "/abs/t.json";
+  in.region = "us-east-1";
+  in.paths = {{"/workloads/0/params/data_dir", "/abs/data"}};
+  in.config_dir = "/abs/configs";
+  in.config["configurations"][1]["execution"]["data"]["python_path"] = {"../python/examples", "/already/absolute"};
+  in.reference = 1;
+  in.host_cpus = 4;
+  const Candidate best = cluster("ml.p3.2xlarge", 8, 1, 3.825, "ml.c5.9xlarge", 2, 36, 1.836);
+  const nlohmann::json next = next_config(in, best, nullptr);
+  EXPECT_EQ(next["name"], "c-next");
+  EXPECT_FALSE(next.contains("$schema"));
+  EXPECT_EQ(next["pricing"]["table"], "/abs/t.json");
+  EXPECT_EQ(next["pricing"]["region"], "us-east-1");
+  EXPECT_EQ(next["workloads"][0]["params"]["data_dir"], "/abs/data");
+  ASSERT_EQ(next["configurations"].size(), 2u);
+  nlohmann::json base = in.config["configurations"][1];  // the baseline, as written, its paths absolute
+  base["execution"]["data"]["python_path"] = {"/abs/python/examples", "/already/absolute"};
+  EXPECT_EQ(next["configurations"][0], base);
+  const nlohmann::json& c = next["configurations"][1];
+  EXPECT_EQ(c["name"], "projected-cheapest");
+  EXPECT_EQ(c["instances"][1], (nlohmann::json{{"type", "ml.c5.9xlarge"}, {"count", 2}, {"role", "data"}}));
+  // The trainer named no CPUs: it gets CPU 0, two spawned workers (one per data instance) the rest.
+  EXPECT_EQ(c["execution"]["threads"], 1);
+  EXPECT_EQ(c["execution"]["cpus"], nlohmann::json::array({0}));
+  EXPECT_EQ(c["execution"]["data"], nlohmann::json::parse(
+      R"({"mode": "service", "prefetch_batches": 3, "python_path": ["/abs/python/examples", "/already/absolute"],
+          "spawn_local": {"processes": 2, "workers": 1, "cpus": [1, 2, 3]}})"));  // its Python path kept
+}
+
+TEST(NextConfig, TheTrainerAloneCheapestIsMeasuredBesideItsCheapestClusterWithData) {
+  NextConfigInputs in;
+  in.config = measured_config();
+  in.config["configurations"][1]["execution"]["cpus"] = {0, 1};  // every CPU of a 2-CPU host
+  in.name = "c";
+  in.reference = 1;
+  in.host_cpus = 2;
+  const Candidate alone = cluster("ml.p3.2xlarge", 8, 1, 3.825, "", 0, 0, 0);
+  const Candidate with = cluster("ml.p3.2xlarge", 8, 1, 3.825, "ml.c5.xlarge", 1, 4, 0.2);
+  const nlohmann::json next = next_config(in, alone, &with);
+  // The cheapest is the baseline's own cluster: not repeated; the cluster with data is added.
+  ASSERT_EQ(next["configurations"].size(), 2u);
+  EXPECT_EQ(next["configurations"][1]["name"], "projected-with-data");
+  EXPECT_EQ(next["configurations"][1]["execution"]["cpus"], nlohmann::json::array({0}));
+  EXPECT_EQ(next["configurations"][1]["execution"]["data"]["spawn_local"]["cpus"], nlohmann::json::array({1}));
+  // A config with a data-group configuration: that one's execution is reused.
+  in.config["configurations"].push_back(nlohmann::json::parse(
+      R"({"name": "het", "instances": [{"type": "ml.p3.2xlarge", "role": "dnn"}, {"type": "ml.c5.xlarge", "role": "data"}],
+          "execution": {"threads": 1, "cpus": [0], "data": {"mode": "service", "spawn_local": {"processes": 1, "cpus": [1]}}}})"));
+  in.data_configuration = 2;
+  const nlohmann::json reused = next_config(in, with, nullptr);
+  EXPECT_EQ(reused["configurations"][1]["execution"], in.config["configurations"][2]["execution"]);
+  // Priced-only: the cheapest alone, as the baseline, no execution.
+  in.priced_only = true;
+  const nlohmann::json priced = next_config(in, alone, &with);
+  ASSERT_EQ(priced["configurations"].size(), 1u);
+  EXPECT_EQ(priced["configurations"][0], (nlohmann::json{{"name", "projected-cheapest"}, {"baseline", true},
+                                                          {"instances", {{{"type", "ml.p3.2xlarge"}, {"count", 1}, {"role", "dnn"}}}}}));
+}
+
+TEST(NextConfig, ServiceExecutionOnOneCpuSharesIt) {
+  const nlohmann::json e = service_execution(nlohmann::json::object(), 3, 1);
+  EXPECT_EQ(e["cpus"], nlohmann::json::array({0}));
+  EXPECT_EQ(e["data"]["spawn_local"]["cpus"], nlohmann::json::array({0}));
+  EXPECT_EQ(e["data"]["spawn_local"]["processes"], 3);
+  EXPECT_EQ(e["data"]["prefetch_batches"], 4);
+}
+
+TEST(NextConfig, DataParallelRanksTrainOneRankBesideTheDataService) {
+  const nlohmann::json e = service_execution(nlohmann::json::parse(R"({"threads": 1, "distributed": {"ranks": 4}})"), 1, 2);
+  EXPECT_FALSE(e.contains("distributed"));
+  EXPECT_EQ(e["data"]["mode"], "service");
 }

@@ -30,7 +30,12 @@ std::string run_report_markdown(const RunReportPage& page) {
                      host_fact(r.host, {"blas", "library"}), host_fact(r.host, {"torch", "libtorch_version"}),
                      r.pricing_table, r.pricing_region, r.pricing_published.empty() ? "unknown" : r.pricing_published,
                      r.pricing_retrieved);
-  for (const auto& d : decision_sentences(r.results)) out += "**" + d + "**\n\n";
+  // A sweep leads with its race's statement; the pairwise lines follow, said to be pairwise.
+  const auto race_statements = sweep_sentences(r.sweep, r.pricing_currency);
+  for (const auto& d : race_statements) out += "**" + d + "**\n\n";
+  const auto decisions = decision_sentences(r.results);
+  if (!race_statements.empty() && !decisions.empty()) out += "_" + sweep_pairwise_note(r.sweep) + "_\n\n";
+  for (const auto& d : decisions) out += (race_statements.empty() ? "**" + d + "**" : "- " + d) + "\n\n";
   const auto columns = columns_of(kMarkdown);
   const auto money = money_scale(r.results);
   std::string header = "|", rule = "|";

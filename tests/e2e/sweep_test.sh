@@ -36,7 +36,7 @@ check "a point this host cannot run: validate" one_line_error \
 check "... and run, the same line" one_line_error \
   "^$work/cpus.json: /sweep/axes/cpus/1: not runnable on this host: CPU 4095 does not exist here" "$pperf" run --dry-run --config "$work/cpus.json"
 
-check "the sweep runs" expect_exit 0 "$work/run.out" "$pperf" run --config "$work/sweep.json" --out "$work/r.json"
+check "the sweep runs" expect_exit 0 "$work/run.out" env COLUMNS=100 "$pperf" run --config "$work/sweep.json" --out "$work/r.json"
 check "it names a best point and the points equivalent to it" json_check "$work/r.json" '
   j["sweep"]["races"][0]["best"] in [r["configuration"] for r in j["results"]]
   isinstance(j["sweep"]["races"][0]["equivalent"], list)
@@ -50,7 +50,10 @@ check "the dearer points were eliminated and stopped taking turns" json_check "$
   all(p["rounds"] == p["left_after_round"] < j["sweep"]["races"][0]["rounds"] or p["left_after_round"] == j["sweep"]["races"][0]["rounds"] for p in j["sweep"]["races"][0]["points"] if p["verdict"] == "eliminated")
   j["sweep"]["races"][0]["saved_s"] >= 0'
 check "the console shows the race table" bash -c "grep -q '^Sweep of mnist_heavy over data_instances x prefetch_batches (4 points)' '$work/run.out' &&
-  grep -qE '^  data_instances=4,prefetch_batches=[24] .* eliminated after round [0-9]+' '$work/run.out'"
+  grep -qE '^  data_instances=4,prefetch_batches=[24] .* eliminated after round [0-9]+$' '$work/run.out'"
+check "... within 100 columns (COLUMNS=100), whom each point lost to under the table" bash -c "
+  sed -n '/^Sweep of/,\$p' '$work/run.out' | awk 'length > 100 { print; bad = 1 } END { exit bad }' &&
+  grep -q '^Eliminated: data_instances=4,prefetch_batches=' '$work/run.out' && ! grep -q '(against ' '$work/run.out'"
 check "the results file validates" /usr/bin/python3 tests/e2e/validate_schema.py schemas/results.schema.json "$work/r.json"
 check "the config validates" /usr/bin/python3 tests/e2e/validate_schema.py schemas/config.schema.json "$work/sweep.json" configs/seed003_thread_sweep.json configs/hetero_data_sweep.json
 finish

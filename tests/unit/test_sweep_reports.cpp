@@ -1,6 +1,7 @@
 // A sweep's race as each writer shows it (docs/statistics.md "Sweeps"): the console's table fits
 // the terminal one point a line, the HTML and Markdown lead with the race's own statement and say
-// that the pairwise lines are not simultaneous, and the dot chart's axis is fitted to the intervals and says it does not start at 0.
+// that the pairwise lines are not simultaneous, the Markdown has the sweep's table, and the dot
+// chart's axis is fitted to the intervals and says it does not start at 0.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -121,4 +122,44 @@ TEST(SweepReport, HtmlLeadsWithTheRaceAndSaysThePairwiseLinesAreNotSimultaneous)
   const std::string before = run_report_html(page);
   EXPECT_NE(before.find("<p class=\"decision\" data-decision=\"pairwise\">"), std::string::npos);
   EXPECT_EQ(before.find("pairwise-note"), std::string::npos);
+}
+
+TEST(SweepReport, MarkdownHasTheSweepTableSortedByCostWithVerdicts) {
+  const RunReport report = sweep_run();
+  RunReportPage page;
+  page.run = &report;
+  page.source = "r.json";
+  const std::string md = run_report_markdown(page);
+  const size_t at = md.find("### Sweep: data\\_instances × prefetch\\_batches\n");
+  ASSERT_NE(at, std::string::npos) << md;
+  const std::string sweep = md.substr(at);
+  EXPECT_NE(sweep.find("best `data_instances=1,prefetch_batches=4` at 0.4307 USD per 1M samples (95 % CI [0.3947, 0.5015])**; "
+                       "equivalent to it within ±5 %: none."),
+            std::string::npos)
+      << sweep;
+  EXPECT_NE(sweep.find("Measured 4.2 s of steps; the eliminations saved 2.4 s (36 %) against every point measuring every round."),
+            std::string::npos)
+      << sweep;
+  const char* rows[] = {
+      "| data_instances=1,prefetch_batches=4 | 0.4307 [0.3947, 0.5015] | 1 | **best** |  |\n",
+      "| data_instances=1,prefetch_batches=2 | 0.4618 [0.4019, 0.7989] | [0.866, 1.328] | undecided | data_instances=1,prefetch_batches=4 |\n",
+      "| data_instances=4,prefetch_batches=2 | 0.714 [0.6843, 0.862] | [1.522, 2.340] | eliminated after round 8 | "
+      "data_instances=1,prefetch_batches=4 |\n",
+      "| data_instances=4,prefetch_batches=4 | 0.7156 [0.648, 1.09] | [1.554, 2.301] | eliminated after round 8 | "
+      "data_instances=1,prefetch_batches=4 |\n"};
+  size_t last = 0;
+  for (const char* row : rows) {
+    const size_t found = sweep.find(row);
+    ASSERT_NE(found, std::string::npos) << row << "\n" << sweep;
+    EXPECT_GT(found, last);  // cheapest first
+    last = found;
+  }
+  // The page leads with the race, then says the pairwise lines are pairwise.
+  EXPECT_LT(md.find("**Sweep of mnist_heavy (4 points): best"), md.find("_The lines against the baseline are pairwise"));
+  ASSERT_NE(md.find("\n- spot vs ondemand"), std::string::npos) << md;
+  EXPECT_LT(md.find("_The lines against the baseline are pairwise"), md.find("\n- spot vs ondemand"));
+  RunReport plain = report;
+  plain.sweep = nullptr;
+  page.run = &plain;
+  EXPECT_EQ(run_report_markdown(page).find("### Sweep"), std::string::npos);
 }

@@ -11,7 +11,9 @@
 namespace pperf {
 
 struct PlanFilter {
-  std::vector<std::string> configurations;  // empty = all
+  /// Names as --only lists them, split at every comma (empty = all): make_plan joins neighbours
+  /// back into a sweep point's name (`threads=8,workers=4`), see only_names().
+  std::vector<std::string> configurations;
   std::string workload;                     // empty = all
 };
 
@@ -56,6 +58,12 @@ struct Plan {
   std::vector<PlanItem> items;
   bool runnable_here() const;
 };
+
+/// --only's comma-split pieces as configuration names of `config`: from each piece on, the most
+/// pieces that joined with commas name a configuration (so a sweep point `threads=8,workers=4`
+/// is one name, and `a,threads=8,workers=4` two). An unknown name is an InputError on --only; for
+/// a piece holding '=' it names the run of such pieces, the point as written.
+std::vector<std::string> only_names(const Config& config, const std::vector<std::string>& pieces);
 
 /// The items of `config` selected by `filter`, in config order (workloads outer). An unknown
 /// name in the filter is an InputError naming the flag (--only / --workload). The items point

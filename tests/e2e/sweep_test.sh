@@ -36,6 +36,12 @@ check "a point this host cannot run: validate" one_line_error \
 check "... and run, the same line" one_line_error \
   "^$work/cpus.json: /sweep/axes/cpus/1: not runnable on this host: CPU 4095 does not exist here" "$pperf" run --dry-run --config "$work/cpus.json"
 
+check "--only picks sweep points by their names, commas and all" bash -c "'$pperf' run --dry-run --config '$work/sweep.json' \
+  --only data_instances=1,prefetch_batches=4,data_instances=4,prefetch_batches=2 2>&1 | grep -q 'ready to run (2 item(s))'"
+check "--only with an unknown point: one line naming it" one_line_error \
+  "^--only: no configuration 'data_instances=1,prefetch_batches=3' in $work/sweep.json \(did you mean 'data_instances=1,prefetch_batches=[24]'\?\)$" \
+  "$pperf" run --dry-run --config "$work/sweep.json" --only data_instances=1,prefetch_batches=3
+
 check "the sweep runs" expect_exit 0 "$work/run.out" env COLUMNS=100 "$pperf" run --config "$work/sweep.json" --out "$work/r.json"
 check "it names a best point and the points equivalent to it" json_check "$work/r.json" '
   j["sweep"]["races"][0]["best"] in [r["configuration"] for r in j["results"]]

@@ -255,3 +255,35 @@ TEST(Sweep, RangesStepAndStayInside) {
   EXPECT_EQ(error_of(sweep_config(), [](json& c) { c["sweep"]["axes"]["threads"] = json{{"from", 1}, {"to", 65}}; }),
             "/sweep/axes/threads: more than 64 values");
 }
+
+TEST(Sweep, OnlyPicksPointsByTheirNamesDespiteTheCommas) {
+  pperf::testing::TempDir dir;
+  const Config c = load(sweep_config(), dir);
+  HostCapacity host;
+  host.logical_cpus = 4;
+  // --only splits at every comma; the pieces join back into the points' names.
+  PlanFilter filter;
+  filter.configurations = {"interop_threads=3", "threads=2", "interop_threads=1", "threads=1"};
+  EXPECT_EQ(only_names(c, filter.configurations), (std::vector<std::string>{"interop_threads=3,threads=2", "interop_threads=1,threads=1"}));
+  const Plan plan = make_plan(c, filter, host);
+  ASSERT_EQ(plan.items.size(), 2u);
+  EXPECT_EQ(plan.items[0].configuration->name, "interop_threads=1,threads=1");  // config order
+  EXPECT_EQ(plan.items[1].configuration->name, "interop_threads=3,threads=2");
+  // A name given whole (pperf project's baseline) is one piece.
+  EXPECT_EQ(only_names(c, {"interop_threads=1,threads=2"}), (std::vector<std::string>{"interop_threads=1,threads=2"}));
+  // An unknown point is named as written, with the nearest point.
+  try {
+    only_names(c, {"interop_threads=1", "threads=9"});
+    ADD_FAILURE() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("--only: no configuration 'interop_threads=1,threads=9' in ", 0), 0u) << e.what();
+    EXPECT_NE(std::string(e.what()).find("(did you mean 'interop_threads=1,threads=1'?)"), std::string::npos) << e.what();
+  }
+  // An unknown piece after a known point: only that piece.
+  try {
+    only_names(c, {"interop_threads=1", "threads=1", "threads=4"});
+    ADD_FAILURE() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("--only: no configuration 'threads=4' in ", 0), 0u) << e.what();
+  }
+}

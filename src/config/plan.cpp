@@ -119,6 +119,13 @@ PlanItem plan_item(const Config& config, size_t workload_index, size_t configura
   item.workload = &config.workloads.at(workload_index);
   item.configuration = &config.configurations.at(configuration_index);
   const Configuration& c = *item.configuration;
+  if (c.workload_batch_size || !c.workload_params.empty()) {
+    auto spec = std::make_shared<WorkloadSpec>(*item.workload);
+    if (c.workload_batch_size) spec->batch_size = *c.workload_batch_size;
+    for (const auto& [key, value] : c.workload_params.items()) spec->params[key] = value;
+    item.own_workload = spec;
+    item.workload = spec.get();
+  }
   if (c.execution.distributed) item.ranks = c.execution.distributed->world_size;
   check_cpus(c.execution.cpus, c.pointer + "/execution/cpus", host, item.not_runnable_here);
   check_device(c.execution.device, c.pointer + "/execution/device", host, item.not_runnable_here);

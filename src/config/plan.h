@@ -2,6 +2,7 @@
 // Config -> Plan: the (workload x configuration) items a run measures, after the --only and
 // --workload filters, each with what would keep it from running on this host.
 #include <optional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -40,7 +41,10 @@ struct Obstacle {
 struct PlanItem {
   size_t workload_index = 0;       // into Config::workloads
   size_t configuration_index = 0;  // into Config::configurations
+  /// The workload as this item runs it: Config::workloads' entry, or, for a sweep point over the
+  /// workload's knobs (batch_size, precision), own_workload, that entry with the point's values.
   const WorkloadSpec* workload = nullptr;
+  std::shared_ptr<const WorkloadSpec> own_workload;
   const Configuration* configuration = nullptr;
   int64_t ranks = 1;  // data-parallel processes; each consumes one batch per step
   /// Why this item cannot run on this host (empty: it can).

@@ -2,7 +2,9 @@
 # Sweeps from outside (docs/config.md "Sweeps"): `validate` lists the points; a bad sweep is one
 # line naming the file and the pointer, exit 2 (unknown axis, a grid over 64 points, a point this
 # host cannot run, in validate and run alike); a small sweep runs in seconds, its points race, it
-# names a best point and the points equivalent to it, and its results file validates.
+# names a best point and the points equivalent to it, and its results file validates. The console
+# block fits 100 columns; --only picks points by name; batch_size and precision axes run the
+# workload at each point's values (spawned data workers included) or are refused at the value.
 # usage: tests/e2e/sweep_test.sh PATH/TO/pperf
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"

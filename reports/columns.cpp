@@ -209,6 +209,50 @@ std::vector<std::string> decision_sentences(const std::vector<Result>& results) 
   return out;
 }
 
+namespace {
+bool has_races(const nlohmann::json& sweep) { return sweep.is_object() && sweep.contains("races") && !sweep["races"].empty(); }
+}  // namespace
+
+std::vector<std::string> sweep_sentences(const nlohmann::json& sweep, const std::string& currency) {
+  std::vector<std::string> out;
+  if (!has_races(sweep)) return out;
+  for (const auto& race : sweep["races"]) {
+    std::vector<std::string> equivalent;
+    for (const auto& e : race["equivalent"]) equivalent.push_back(e.get<std::string>());
+    size_t eliminated = 0, undecided_points = 0;
+    std::string best = "no point (none was measured)";
+    for (const auto& p : race["points"]) {
+      const std::string verdict = p.value("verdict", "");
+      eliminated += verdict == "eliminated";
+      undecided_points += verdict == "undecided";
+      if (race["best"].is_string() && p["configuration"] == race["best"]) {
+        best = p["configuration"].get<std::string>();
+        if (p["usd_per_1m_samples"].is_number())
+          best += fmt::format(" at {:.4g} {} per 1M samples", p["usd_per_1m_samples"].get<double>(), currency);
+        if (p["usd_per_1m_samples_ci95"].is_array())
+          best += fmt::format(" (95 % CI {:.4g} to {:.4g})", p["usd_per_1m_samples_ci95"][0].get<double>(),
+                              p["usd_per_1m_samples_ci95"][1].get<double>());
+      }
+    }
+    out.push_back(fmt::format("Sweep of {} ({} points): best {}; equivalent to it within ±{:g} %: {}; {} eliminated, {} undecided. "
+                              "The race ended after {} rounds: {}. Each point against the best at {:.2f} % (Bonferroni over "
+                              "the k − 1 comparisons: {:g} % together).",
+                              race.value("workload", ""), race["points"].size(), best, race.value("equivalence_pct", 0.0),
+                              equivalent.empty() ? "none" : fmt::to_string(fmt::join(equivalent, ", ")), eliminated,
+                              undecided_points, race.value("rounds", 0), race.value("stop", ""),
+                              race.value("comparison_confidence", 0.0) * 100, race.value("confidence", 0.0) * 100));
+  }
+  return out;
+}
+
+std::string sweep_pairwise_note(const nlohmann::json& sweep) {
+  if (!has_races(sweep)) return "";
+  return "The lines against the baseline are pairwise: each at 95 % on its own, not simultaneous across the sweep's points, "
+         "and against the baseline rather than the best. Where one reads differently from the sweep's race (a pair "
+         "\"equivalent\" there can be \"undecided\" in the race, whose comparisons are each at a higher level), "
+         "the race's statement is the one that holds for all points together.";
+}
+
 std::string instances_label(const std::vector<PricedGroup>& groups) {
   std::string out;
   for (const auto& g : groups)

@@ -94,6 +94,16 @@ const std::vector<std::pair<std::string, std::string>>& note_meanings();
 /// +38.2 % (+35.1 to +41.0 %; 95 % confidence sequence over 24 paired rounds); 2.05x faster".
 std::vector<std::string> decision_sentences(const std::vector<Result>& results);
 
+/// A sweep's own statement (RunReport::sweep), one sentence per race: the best point with its
+/// cost and 95 % CI, the points equivalent to it, how many points left the race and why it ended,
+/// at its simultaneous level. {} without a sweep.
+std::vector<std::string> sweep_sentences(const nlohmann::json& sweep, const std::string& currency);
+
+/// For a sweep, said beside decision_sentences(): those are pairwise against the baseline at 95 %
+/// each, not simultaneous, so where one reads differently from the race the race's statement holds.
+/// "" without a sweep.
+std::string sweep_pairwise_note(const nlohmann::json& sweep);
+
 /// "1x ml.p4d.24xlarge + 2x ml.c5.18xlarge (spot)".
 std::string instances_label(const std::vector<PricedGroup>& groups);
 /// "workload/preset batch 32".

@@ -99,7 +99,7 @@ std::string item_finished_line(const std::string& at, const Result& r, size_t wi
   return wrap(fmt::format("[{}] {}/{} on {}: {}\n", at, r.workload, r.preset, r.configuration, what), width);
 }
 
-std::string sweep_table(const nlohmann::json& sweep, const std::string& currency) {
+std::string sweep_table(const nlohmann::json& sweep, const std::string& currency, size_t width) {
   if (!sweep.is_object() || !sweep.contains("races")) return "";
   std::vector<std::string> axes;
   for (const auto& a : sweep["axes"]) axes.push_back(a.value("name", ""));
@@ -112,34 +112,64 @@ std::string sweep_table(const nlohmann::json& sweep, const std::string& currency
   std::string out;
   for (const auto& race : sweep["races"]) {
     const auto& points = race["points"];
-    out += fmt::format("\nSweep of {} over {} ({} points), raced in turns of {} steps: {} after {} rounds.\n", race.value("workload", ""),
-                       fmt::join(axes, " x "), points.size(), race.value("round_steps", 0), race.value("stop", ""),
-                       race.value("rounds", 0));
+    std::string prose = fmt::format("Sweep of {} over {} ({} points), raced in turns of {} steps: {} after {} rounds.\n",
+                                    race.value("workload", ""), fmt::join(axes, " x "), points.size(), race.value("round_steps", 0),
+                                    race.value("stop", ""), race.value("rounds", 0));
     std::vector<std::string> equivalent;
     for (const auto& e : race["equivalent"]) equivalent.push_back(e.get<std::string>());
     for (const auto& p : points)
       if (race["best"].is_string() && p["configuration"] == race["best"])
-        out += fmt::format("Best: {} at {} {} per 1M samples, 95% CI {}; equivalent to it within ±{:g} %: {}.\n",
-                           p["configuration"].get<std::string>(), number(p["usd_per_1m_samples"], "{:.4g}"), currency,
-                           bounds(p["usd_per_1m_samples_ci95"], "{:.4g}"), race.value("equivalence_pct", 0.0),
-                           equivalent.empty() ? "none" : fmt::to_string(fmt::join(equivalent, ", ")));
-    out += fmt::format("Each point against the best at {:.2f} % confidence (Bonferroni: {:g} % together). Measured {:.1f} s of steps; "
-                       "the eliminations saved {:.1f} s ({:.0f} %) against every point measuring every round.\n",
-                       race.value("comparison_confidence", 0.0) * 100, race.value("confidence", 0.0) * 100,
-                       race.value("measured_s", 0.0), race.value("saved_s", 0.0), race.value("saved_fraction", 0.0) * 100);
-    size_t name_width = 5;
-    for (const auto& p : points) name_width = std::max(name_width, p["configuration"].get<std::string>().size());
-    out += fmt::format("  {:<{}}  {:>14}  {:>20}  {:>20}  {}\n", "point", name_width, currency + "/1M samples", "95% CI",
-                       "cost / best's", "verdict");
+        prose += fmt::format("Best: {} at {} {} per 1M samples, 95% CI {}; equivalent to it within ±{:g} %: {}.\n",
+                             p["configuration"].get<std::string>(), number(p["usd_per_1m_samples"], "{:.4g}"), currency,
+                             bounds(p["usd_per_1m_samples_ci95"], "{:.4g}"), race.value("equivalence_pct", 0.0),
+                             equivalent.empty() ? "none" : fmt::to_string(fmt::join(equivalent, ", ")));
+    prose += fmt::format("Each point against the best at {:.2f} % confidence (Bonferroni: {:g} % together). Measured {:.1f} s of steps; "
+                         "the eliminations saved {:.1f} s ({:.0f} %) against every point measuring every round.\n",
+                         race.value("comparison_confidence", 0.0) * 100, race.value("confidence", 0.0) * 100,
+                         race.value("measured_s", 0.0), race.value("saved_s", 0.0), race.value("saved_fraction", 0.0) * 100);
+    out += "\n" + wrap(prose, width);
+    // The table: one line per point; with a width, the cost's CI, then the ratio's bounds, give way.
+    std::vector<ConsoleColumn> columns = {{"point", 0, true, {}},
+                                          {currency + "/1M samples", 0, false, {}},
+                                          {"95% CI", 2, false, {}},
+                                          {"cost / best's", 1, false, {}},
+                                          {"verdict", 0, true, {}}};
+    // Which point each eliminated one was decided dearer than: under the table, so rows stay short.
+    std::map<std::string, std::vector<std::string>> left_against;
     for (const auto& p : points) {
+      const std::string name = p["configuration"].get<std::string>();
       std::string verdict = p.value("verdict", "");
-      if (p["left_after_round"].is_number())
-        verdict += fmt::format(" after round {} (against {})", p["left_after_round"].get<int64_t>(), p.value("compared_with", ""));
-      out += fmt::format("  {:<{}}  {:>14}  {:>20}  {:>20}  {}\n", p["configuration"].get<std::string>(), name_width,
-                         number(p["usd_per_1m_samples"], "{:.4g}"), bounds(p["usd_per_1m_samples_ci95"], "{:.4g}"),
-                         verdict == "best" ? std::string("1") : bounds(p.value("cost_ratio_bounds", nlohmann::json()), "{:.3f}"),
-                         verdict);
+      if (p["left_after_round"].is_number()) {
+        verdict += fmt::format(" after round {}", p["left_after_round"].get<int64_t>());
+        left_against[p.value("compared_with", "")].push_back(name);
+      }
+      columns[0].cells.push_back(name);
+      columns[1].cells.push_back(number(p["usd_per_1m_samples"], "{:.4g}"));
+      columns[2].cells.push_back(bounds(p["usd_per_1m_samples_ci95"], "{:.4g}"));
+      columns[3].cells.push_back(verdict == "best" ? std::string("1") : bounds(p.value("cost_ratio_bounds", nlohmann::json()), "{:.3f}"));
+      columns[4].cells.push_back(verdict);
     }
+    std::vector<std::string> dropped;
+    for (int priority = 2; width > 0 && priority > 0; --priority)
+      for (size_t c = columns.size(); c-- > 0;)
+        if (columns[c].priority == priority && table_width(columns) + 2 > width) {
+          dropped.push_back(columns[c].header);
+          columns.erase(columns.begin() + static_cast<std::ptrdiff_t>(c));
+        }
+    std::stringstream table(render(columns, points.size()));
+    for (std::string line; std::getline(table, line);) out += "  " + line + "\n";
+    std::string notes;
+    if (!left_against.empty()) {
+      std::vector<std::string> groups;
+      for (const auto& [best, names] : left_against)
+        groups.push_back(fmt::format("{} {} decided dearer per sample than {}", fmt::join(names, ", "), names.size() == 1 ? "was" : "were",
+                                     best.empty() ? "the best" : best));
+      notes += fmt::format("Eliminated: {}, the best at the round {} left.\n", fmt::join(groups, "; "),
+                           left_against.size() == 1 && left_against.begin()->second.size() == 1 ? "it" : "they");
+    }
+    if (!dropped.empty())
+      notes += fmt::format("Left out at this width: {} (--wide shows every column).\n", fmt::join(dropped, ", "));
+    out += wrap(notes, width);
   }
   return out;
 }
@@ -204,6 +234,7 @@ std::string to_console(const RunReport& report, const ConsoleOptions& options) {
   // The answer first: each configuration's verdict against its baseline.
   std::string decisions;
   for (const auto& d : decision_sentences(results)) decisions += d + "\n";
+  if (!decisions.empty() && !report.sweep.is_null()) decisions += sweep_pairwise_note(report.sweep) + "\n";
   out = wrap(decisions, options.wide ? 0 : options.width) + out + render(columns, results.size());
   std::string prose;  // everything under the table, wrapped to the width
 
@@ -296,7 +327,7 @@ std::string to_console(const RunReport& report, const ConsoleOptions& options) {
   prose += any_baseline ? "* baseline. " + prices + "\n"
                       : "No baseline in this run (not selected with --only, or none priced): improvements not computed. " +
                             prices + "\n";
-  return out + wrap(prose, options.wide ? 0 : options.width) + sweep_table(report.sweep, currency);
+  return out + wrap(prose, options.wide ? 0 : options.width) + sweep_table(report.sweep, currency, options.wide ? 0 : options.width);
 }
 
 std::string compare_console(const CompareReport& r) {

@@ -20,8 +20,10 @@ struct ConsoleOptions {
 std::string to_console(const RunReport& report, const ConsoleOptions& options = {});
 
 /// A sweep's race (RunReport::sweep) as a table per workload sorted by cost per sample, each
-/// point with its verdict; "" without a sweep.
-std::string sweep_table(const nlohmann::json& sweep, const std::string& currency);
+/// point on one line with its verdict ("eliminated after round N"; the point it lost to in a note
+/// under the table); "" without a sweep. With a width (0: none), the prose is wrapped to it and
+/// the cost's CI, then the ratio's bounds, are left out (and said so) until the rows fit.
+std::string sweep_table(const nlohmann::json& sweep, const std::string& currency, size_t width = 0);
 
 /// `text`'s lines wrapped at spaces to `width` columns (0: as is); continuation lines are
 /// indented like their first line, plus two spaces. A word longer than the width is not cut.

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 
 #include "src/core/axis_ticks.h"
@@ -347,21 +348,30 @@ std::string sweep_dots(const nlohmann::json& race, const nlohmann::json& axes, c
     };
     std::stable_sort(points.begin(), points.end(), [&](const auto& a, const auto& b) { return rank(a) < rank(b); });
   }
-  double hi = 0;
+  // The axis spans the intervals, not 0: points a few % apart would crowd one end otherwise.
+  double lo = std::numeric_limits<double>::infinity(), hi = -lo;
   for (const auto& p : points) {
-    if (p["usd_per_1m_samples_ci95"].is_array()) hi = std::max(hi, p["usd_per_1m_samples_ci95"][1].get<double>());
-    if (p["usd_per_1m_samples"].is_number()) hi = std::max(hi, p["usd_per_1m_samples"].get<double>());
+    for (const auto& v : {p["usd_per_1m_samples"], p["usd_per_1m_samples_ci95"].is_array() ? p["usd_per_1m_samples_ci95"][0] : nullptr,
+                          p["usd_per_1m_samples_ci95"].is_array() ? p["usd_per_1m_samples_ci95"][1] : nullptr})
+      if (v.is_number()) lo = std::min(lo, v.get<double>()), hi = std::max(hi, v.get<double>());
   }
-  const auto marks = axis_ticks(0, hi * 1.05);
+  if (!(lo <= hi)) lo = 0, hi = 1;
+  const double pad = (hi - lo) * 0.05 + std::fabs(hi) * 0.01 + 1e-12;
+  const double from = std::max(0.0, lo - pad);
+  const auto marks = axis_ticks(from, hi + pad, 5);
   const double label = 300, right = 230;
-  const Scale x{0, std::max(hi * 1.05, marks.back()), label, kWidth - right};
+  const Scale x{from, std::max(hi + pad, marks.back()), label, kWidth - right};
+  const bool from_zero = x.lo <= 0;
   const double height = 12 + kRow * static_cast<double>(points.size()) + 36, axis_y = 12 + kRow * static_cast<double>(points.size());
   const std::string unit = currency + " per 1M samples";
   std::string out = fmt::format(
       "<svg class=\"chart\" data-chart=\"sweep\" data-workload=\"{}\" width=\"{}\" height=\"{}\" viewBox=\"0 0 {} {}\" role=\"img\" "
       "aria-label=\"{} per sweep point\">\n",
       markup_escape(race.value("workload", "")), kWidth, px(height), kWidth, px(height), markup_escape(unit));
-  out += labelled_x_axis(x, axis_y, marks, unit + " (dot: mean step, as billed; whisker: 95 % CI)", 4);
+  out += labelled_x_axis(x, axis_y, marks,
+                         unit + (from_zero ? "" : fmt::format(", from {} (the axis does not start at 0)", sig(x.lo))) +
+                             " (dot: mean step, as billed; whisker: 95 % CI)",
+                         4);
   for (size_t i = 0; i < points.size(); ++i) {
     const auto& p = points[i];
     const double y = 12 + kRow * static_cast<double>(i) + kRow / 2;
@@ -497,9 +507,16 @@ std::string run_report_html(const RunReportPage& page) {
                      markup_escape(r.pricing_published.empty() ? "unknown" : r.pricing_published),
                      markup_escape(r.pricing_retrieved), markup_escape(r.started_at));
   const auto decisions = decision_sentences(r.results);
-  if (!decisions.empty()) {
+  const auto race_statements = sweep_sentences(r.sweep, r.pricing_currency);
+  if (!decisions.empty() || !race_statements.empty()) {
+    // A sweep leads with its race's statement; the pairwise lines follow, said to be pairwise.
     out += "<section id=\"decisions\"><h2>Decisions</h2>\n";
-    for (const auto& d : decisions) out += "<p class=\"decision\">" + markup_escape(d) + "</p>\n";
+    for (const auto& d : race_statements) out += "<p class=\"decision\" data-decision=\"sweep\">" + markup_escape(d) + "</p>\n";
+    if (!race_statements.empty() && !decisions.empty())
+      out += "<p class=\"note\" data-decision=\"pairwise-note\">" + markup_escape(sweep_pairwise_note(r.sweep)) + "</p>\n";
+    for (const auto& d : decisions)
+      out += std::string("<p class=\"") + (race_statements.empty() ? "decision" : "note") + "\" data-decision=\"pairwise\">" +
+             markup_escape(d) + "</p>\n";
     out += "</section>\n";
   }
   out += "<section id=\"provenance-section\"><h2>Provenance</h2>\n" + provenance(r, page.source) + "</section>\n";

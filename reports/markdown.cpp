@@ -1,6 +1,7 @@
 // GitHub-flavoured Markdown of each page: a run's summary (with trends), a comparison
 // (regressions first; fit for $GITHUB_STEP_SUMMARY or a merge-request comment), the advice.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "reports/columns.h"
 #include "reports/formats.h"
@@ -18,6 +19,51 @@ std::string table_cell(const std::string& s) {
   for (char c : s) out += c == '|' ? std::string("\\|") : std::string(1, c);
   return out;
 }
+
+/// A sweep's races (RunReport::sweep): per race, the best with its interval, the points
+/// equivalent to it, what ended it and the time saved, then a table sorted by cost per sample
+/// with each point's verdict. "" without a sweep.
+std::string sweep_markdown(const nlohmann::json& sweep, const std::string& currency) {
+  if (!sweep.is_object() || !sweep.contains("races") || sweep["races"].empty()) return "";
+  auto number = [](const nlohmann::json& x, const char* format) {
+    return x.is_number() ? fmt::format(fmt::runtime(format), x.get<double>()) : std::string("-");
+  };
+  auto bounds = [&](const nlohmann::json& b, const char* format) {
+    return b.is_array() && b.size() == 2 ? "[" + number(b[0], format) + ", " + number(b[1], format) + "]" : std::string("-");
+  };
+  std::string axes;
+  for (const auto& a : sweep["axes"]) axes += (axes.empty() ? "" : " × ") + a.value("name", "");
+  std::string out = "\n### Sweep: " + markdown_escape(axes) + "\n\n";
+  for (const auto& race : sweep["races"]) {
+    std::vector<std::string> equivalent;
+    for (const auto& e : race["equivalent"]) equivalent.push_back("`" + e.get<std::string>() + "`");
+    std::string best = "none";
+    for (const auto& p : race["points"])
+      if (race["best"].is_string() && p["configuration"] == race["best"])
+        best = fmt::format("`{}` at {} {} per 1M samples (95 % CI {})", p["configuration"].get<std::string>(),
+                           number(p["usd_per_1m_samples"], "{:.4g}"), currency, bounds(p["usd_per_1m_samples_ci95"], "{:.4g}"));
+    out += fmt::format("**{}: best {}**; equivalent to it within ±{:g} %: {}.\n\n", markdown_escape(race.value("workload", "")), best,
+                       race.value("equivalence_pct", 0.0), equivalent.empty() ? "none" : fmt::to_string(fmt::join(equivalent, ", ")));
+    out += fmt::format("{} points raced in turns of {} steps; ended after {} rounds: {}. Each point against the best at {:.2f} % "
+                       "(Bonferroni over the k − 1 comparisons: {:g} % together). Measured {:.1f} s of steps; the eliminations "
+                       "saved {:.1f} s ({:.0f} %) against every point measuring every round.\n\n",
+                       race["points"].size(), race.value("round_steps", 0), race.value("rounds", 0), markdown_escape(race.value("stop", "")),
+                       race.value("comparison_confidence", 0.0) * 100, race.value("confidence", 0.0) * 100,
+                       race.value("measured_s", 0.0), race.value("saved_s", 0.0), race.value("saved_fraction", 0.0) * 100);
+    out += fmt::format("| point | {}/1M samples [95 % CI] | cost / best's | verdict | decided against |\n|---|---:|---:|---|---|\n",
+                       markdown_escape(currency));
+    for (const auto& p : race["points"]) {
+      const std::string verdict = p.value("verdict", "");
+      std::string said = verdict == "best" ? "**best**" : verdict;
+      if (p["left_after_round"].is_number()) said += fmt::format(" after round {}", p["left_after_round"].get<int64_t>());
+      out += fmt::format("| {} | {} {} | {} | {} | {} |\n", table_cell(p.value("configuration", "")),
+                         number(p["usd_per_1m_samples"], "{:.4g}"), bounds(p["usd_per_1m_samples_ci95"], "{:.4g}"),
+                         verdict == "best" ? std::string("1") : bounds(p.value("cost_ratio_bounds", nlohmann::json()), "{:.3f}"), said,
+                         table_cell(p.value("compared_with", "")));
+    }
+  }
+  return out;
+}
 }  // namespace
 
 std::string run_report_markdown(const RunReportPage& page) {
@@ -30,7 +76,12 @@ std::string run_report_markdown(const RunReportPage& page) {
                      host_fact(r.host, {"blas", "library"}), host_fact(r.host, {"torch", "libtorch_version"}),
                      r.pricing_table, r.pricing_region, r.pricing_published.empty() ? "unknown" : r.pricing_published,
                      r.pricing_retrieved);
-  for (const auto& d : decision_sentences(r.results)) out += "**" + d + "**\n\n";
+  // A sweep leads with its race's statement; the pairwise lines follow, said to be pairwise.
+  const auto race_statements = sweep_sentences(r.sweep, r.pricing_currency);
+  for (const auto& d : race_statements) out += "**" + d + "**\n\n";
+  const auto decisions = decision_sentences(r.results);
+  if (!race_statements.empty() && !decisions.empty()) out += "_" + sweep_pairwise_note(r.sweep) + "_\n\n";
+  for (const auto& d : decisions) out += (race_statements.empty() ? "**" + d + "**" : "- " + d) + "\n\n";
   const auto columns = columns_of(kMarkdown);
   const auto money = money_scale(r.results);
   std::string header = "|", rule = "|";
@@ -55,6 +106,7 @@ std::string run_report_markdown(const RunReportPage& page) {
     }
     out += row + "\n";
   }
+  out += sweep_markdown(r.sweep, r.pricing_currency.empty() ? "USD" : r.pricing_currency);
   if (!page.trends.empty() || !page.history_note.empty()) {
     out += "\n**Trends** — " + page.history_note + "\n\n| pair | runs | median ms first → last | change points (run, git) |\n|---|---:|---|---|\n";
     for (const auto& s : page.trends) {

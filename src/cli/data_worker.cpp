@@ -26,7 +26,9 @@ int command_data_worker(const std::vector<std::string>& args) {
       "tls-cert", po::value<std::string>(), "PEM certificate: serve over TLS")(
       "tls-key", po::value<std::string>(), "PEM private key of --tls-cert")(
       "insecure", "allow plaintext off loopback (a token is still required)")(
-      "cpus", po::value<std::string>(), "comma-separated CPUs to pin to");
+      "cpus", po::value<std::string>(), "comma-separated CPUs to pin to")(
+      "batch-size", po::value<int64_t>(), "serve this batch size instead of the config's (a sweep point's)")(
+      "params", po::value<std::string>(), "the workload's params as a JSON object, instead of the config's (a sweep point's)");
   Parsed p = parse("data-worker", options, args);
   if (p.help) return std::cout << options, kExitOk;
   const Config config = load_config(p.string("config"), builtin_workloads());
@@ -37,6 +39,20 @@ int command_data_worker(const std::vector<std::string>& args) {
       if (w.name == p.string("workload")) spec = &w;
     if (!spec) throw InputError("--workload", "", "no workload '" + p.string("workload") + "' in " + config.path);
   }
+  WorkloadSpec served = *spec;
+  if (p.has("batch-size")) {
+    served.batch_size = p.vars["batch-size"].as<int64_t>();
+    if (served.batch_size < 1) throw InputError("--batch-size", "", "must be >= 1");
+  }
+  if (p.has("params")) {
+    const nlohmann::json params = nlohmann::json::parse(p.string("params"), nullptr, false);
+    if (!params.is_object()) throw InputError("--params", "", "must be a JSON object, got " + p.string("params"));
+    for (const auto& [key, value] : params.items()) {
+      if (!served.params.contains(key)) throw InputError("--params", "", "workload '" + served.name + "' has no param '" + key + "'");
+      served.params[key] = value;
+    }
+  }
+  spec = &served;
   DataWorkerOptions o;
   o.listen = p.vars["listen"].as<std::string>();
   o.workers = p.vars["workers"].as<int64_t>();

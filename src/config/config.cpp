@@ -596,6 +596,11 @@ KnobValue read_knob_value(const std::string& knob, const JsonView& v) {
     const std::vector<int> cpus = parse_cpus(v);
     return {cpus_name(cpus), nlohmann::json(cpus), v.pointer()};
   }
+  if (knob == "precision") {
+    const std::string x = v.as_string();
+    if (x.empty() || x.find_first_of(",=") != std::string::npos) v.fail("a precision is a name such as \"bf16\", got \"" + x + "\"");
+    return {x, x, v.pointer()};
+  }
   const int64_t x = v.as_positive_int();
   return {std::to_string(x), x, v.pointer()};
 }
@@ -606,6 +611,7 @@ std::vector<KnobValue> read_axis(const std::string& knob, const JsonView& v) {
   if (v.raw().is_object()) {
     v.expect_object({"from", "to", "step"});
     if (knob == "cpus") v.fail("cpus takes a list of CPU sets (e.g. [[0], [0, 1], \"any\"]), not a range");
+    if (knob == "precision") v.fail("precision takes a list of names (e.g. [\"fp32\", \"bf16\"]), not a range");
     const int64_t from = v.at("from").as_positive_int(), to = v.at("to").as_positive_int();
     const int64_t step = v.positive_int_or("step", 1);
     if (to < from) v.at("to").fail("must be >= from (" + std::to_string(from) + ")");
@@ -628,6 +634,7 @@ std::vector<KnobValue> read_axis(const std::string& knob, const JsonView& v) {
 std::string knob_path(const std::string& knob, const Configuration& c) {
   if (knob == "threads" || knob == "interop_threads" || knob == "cpus") return "/execution/" + knob;
   if (knob == "data_instances") return "/instances";
+  if (knob == "batch_size" || knob == "precision") return "/workload/" + knob;  // no such path: the value's pointer stays
   if (knob == "workers" && c.execution.data.spawn_local_processes > 0) return "/execution/data/spawn_local/workers";
   return "/execution/data/" + knob;
 }
@@ -635,7 +642,9 @@ std::string knob_path(const std::string& knob, const Configuration& c) {
 /// `c` with knob set to `value`; a knob this configuration cannot take is refused at `at`.
 void apply_knob(Configuration& c, const std::string& knob, const KnobValue& value, const JsonView& at) {
   ExecutionSettings& e = c.execution;
-  if (knob == "threads") e.threads = value.value.get<int64_t>();
+  if (knob == "batch_size") c.workload_batch_size = value.value.get<int64_t>();
+  else if (knob == "precision") c.workload_params["precision"] = value.value;
+  else if (knob == "threads") e.threads = value.value.get<int64_t>();
   else if (knob == "interop_threads") e.interop_threads = value.value.get<int64_t>();
   else if (knob == "cpus") e.cpus = value.value.get<std::vector<int>>();
   else if (knob == "prefetch_batches") e.data.prefetch_batches = value.value.get<int64_t>();
@@ -654,9 +663,31 @@ void apply_knob(Configuration& c, const std::string& knob, const KnobValue& valu
   }
 }
 
-/// The knobs a workload must have for an axis: the data knobs need pperf's input pipeline.
+/// A value of the workload's knobs (batch_size, precision) that some workload of `config` cannot
+/// run: refused at the value's own pointer (/sweep/axes/precision/1).
+void check_workload_value(const std::string& knob, const KnobValue& value, const Config& config, const WorkloadRegistry& registry) {
+  if (knob != "precision") return;
+  for (const auto& w : config.workloads) {
+    const WorkloadDescriptor* d = registry.find(w.name);
+    const ParamSpec* p = d ? d->find_param("precision") : nullptr;
+    if (!p) continue;  // refused for the whole axis by check_axis_against_workloads
+    if (!p->choices.empty() && std::find(p->choices.begin(), p->choices.end(), value.name) == p->choices.end())
+      throw InputError(config.path, value.pointer,
+                       "workload '" + w.name + "' cannot run precision '" + value.name + "'" + did_you_mean(value.name, p->choices) +
+                           "; it runs " + join_names(p->choices));
+  }
+}
+
+/// The knobs a workload must have for an axis: the data knobs need pperf's input pipeline, a
+/// precision axis a workload with a precision param.
 void check_axis_against_workloads(const std::string& knob, const JsonView& at, const Config& config,
                                   const WorkloadRegistry& registry) {
+  if (knob == "precision")
+    for (const auto& w : config.workloads) {
+      const WorkloadDescriptor* d = registry.find(w.name);
+      if (d && !d->find_param("precision"))
+        at.fail("workload '" + w.name + "' has no precision to choose (no 'precision' param): the axis 'precision' would change nothing");
+    }
   if (knob != "workers" && knob != "prefetch_batches" && knob != "data_instances") return;
   for (const auto& w : config.workloads) {
     const WorkloadDescriptor* d = registry.find(w.name);
@@ -683,10 +714,7 @@ void expand_sweep(const JsonView& sweep, Config& config, const WorkloadRegistry&
   auto check_knob = [&](const std::string& knob, const JsonView& at) {
     const auto& known = sweep_knobs();
     if (std::find(known.begin(), known.end(), knob) == known.end()) {
-      std::string extra;
-      if (knob == "batch_size" || knob == "precision")
-        extra = " (" + knob + " is the workload's, not a configuration's: give one workload entry per value)";
-      at.fail("unknown axis '" + knob + "'" + did_you_mean(knob, known) + extra + "; known: " + join_names(known));
+      at.fail("unknown axis '" + knob + "'" + did_you_mean(knob, known) + "; known: " + join_names(known));
     }
     check_axis_against_workloads(knob, at, config, registry);
   };
@@ -751,6 +779,7 @@ void expand_sweep(const JsonView& sweep, Config& config, const WorkloadRegistry&
     std::string name;
     for (const auto& kv : points[n]) {
       const JsonView at = axes ? axes->at(kv.first) : point_views[n].at(kv.first);
+      check_workload_value(kv.first, kv.second, config, registry);
       apply_knob(c, kv.first, kv.second, at);
       name += (name.empty() ? "" : ",") + kv.first + "=" + kv.second.name;
       c.sweep_values.push_back({kv.first, kv.second.name});
@@ -771,7 +800,8 @@ void expand_sweep(const JsonView& sweep, Config& config, const WorkloadRegistry&
 }  // namespace
 
 const std::vector<std::string>& sweep_knobs() {
-  static const std::vector<std::string> knobs{"threads", "interop_threads", "cpus", "workers", "prefetch_batches", "data_instances"};
+  static const std::vector<std::string> knobs{"threads",          "interop_threads", "cpus",      "workers",
+                                              "prefetch_batches", "data_instances",  "batch_size", "precision"};
   return knobs;
 }
 

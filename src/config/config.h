@@ -86,6 +86,12 @@ struct Configuration {
   /// A sweep point: the JSON pointer of each knob the sweep set, by the path under the
   /// configuration ("/execution/cpus" -> "/sweep/axes/cpus/2"), so a refusal names the value.
   std::vector<std::pair<std::string, std::string>> sweep_pointers;
+  /// A sweep point over the workload's knobs (axes batch_size, precision): what it changes in
+  /// every workload it is measured with (the plan's item carries the changed spec). Points of
+  /// different batch sizes are compared per sample, by the race; none for a configuration
+  /// written out.
+  std::optional<int64_t> workload_batch_size;
+  nlohmann::json workload_params = nlohmann::json::object();
 };
 
 /// Most points a sweep may expand to (each point takes turns in every round of the race).

@@ -119,6 +119,13 @@ PlanItem plan_item(const Config& config, size_t workload_index, size_t configura
   item.workload = &config.workloads.at(workload_index);
   item.configuration = &config.configurations.at(configuration_index);
   const Configuration& c = *item.configuration;
+  if (c.workload_batch_size || !c.workload_params.empty()) {
+    auto spec = std::make_shared<WorkloadSpec>(*item.workload);
+    if (c.workload_batch_size) spec->batch_size = *c.workload_batch_size;
+    for (const auto& [key, value] : c.workload_params.items()) spec->params[key] = value;
+    item.own_workload = spec;
+    item.workload = spec.get();
+  }
   if (c.execution.distributed) item.ranks = c.execution.distributed->world_size;
   check_cpus(c.execution.cpus, c.pointer + "/execution/cpus", host, item.not_runnable_here);
   check_device(c.execution.device, c.pointer + "/execution/device", host, item.not_runnable_here);
@@ -141,11 +148,36 @@ PlanItem plan_item(const Config& config, size_t workload_index, size_t configura
   return item;
 }
 
-Plan make_plan(const Config& config, const PlanFilter& filter, const HostCapacity& host) {
+std::vector<std::string> only_names(const Config& config, const std::vector<std::string>& pieces) {
   const std::vector<std::string> configurations = names_of_configurations(config);
-  for (const auto& name : filter.configurations)
-    if (std::find(configurations.begin(), configurations.end(), name) == configurations.end())
+  auto known = [&](const std::string& name) {
+    return std::find(configurations.begin(), configurations.end(), name) != configurations.end();
+  };
+  std::vector<std::string> names;
+  for (size_t i = 0; i < pieces.size();) {
+    std::string joined, found;
+    size_t next = i;
+    for (size_t j = i; j < pieces.size(); ++j) {
+      joined += (j > i ? "," : "") + pieces[j];
+      if (known(joined)) found = joined, next = j + 1;
+    }
+    if (next == i) {
+      // Unknown: a sweep point as written (its key=value pieces) or the one name.
+      std::string name = pieces[i];
+      for (size_t j = i + 1; name.find('=') != std::string::npos && j < pieces.size() && pieces[j].find('=') != std::string::npos &&
+                             !known(pieces[j]);
+           ++j)
+        name += "," + pieces[j];
       throw InputError("--only", "", "no configuration '" + name + "' in " + config.path + did_you_mean(name, configurations));
+    }
+    names.push_back(found);
+    i = next;
+  }
+  return names;
+}
+
+Plan make_plan(const Config& config, const PlanFilter& filter, const HostCapacity& host) {
+  const std::vector<std::string> only = only_names(config, filter.configurations);
   if (!filter.workload.empty()) {
     std::vector<std::string> workloads;
     for (const auto& w : config.workloads) workloads.push_back(w.name);
@@ -157,7 +189,6 @@ Plan make_plan(const Config& config, const PlanFilter& filter, const HostCapacit
   for (size_t w = 0; w < config.workloads.size(); ++w) {
     if (!filter.workload.empty() && config.workloads[w].name != filter.workload) continue;
     for (size_t c = 0; c < config.configurations.size(); ++c) {
-      const auto& only = filter.configurations;
       if (!only.empty() && std::find(only.begin(), only.end(), config.configurations[c].name) == only.end()) continue;
       plan.items.push_back(plan_item(config, w, c, host));
     }

@@ -2,6 +2,7 @@
 // Config -> Plan: the (workload x configuration) items a run measures, after the --only and
 // --workload filters, each with what would keep it from running on this host.
 #include <optional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -11,7 +12,9 @@
 namespace pperf {
 
 struct PlanFilter {
-  std::vector<std::string> configurations;  // empty = all
+  /// Names as --only lists them, split at every comma (empty = all): make_plan joins neighbours
+  /// back into a sweep point's name (`threads=8,workers=4`), see only_names().
+  std::vector<std::string> configurations;
   std::string workload;                     // empty = all
 };
 
@@ -38,7 +41,10 @@ struct Obstacle {
 struct PlanItem {
   size_t workload_index = 0;       // into Config::workloads
   size_t configuration_index = 0;  // into Config::configurations
+  /// The workload as this item runs it: Config::workloads' entry, or, for a sweep point over the
+  /// workload's knobs (batch_size, precision), own_workload, that entry with the point's values.
   const WorkloadSpec* workload = nullptr;
+  std::shared_ptr<const WorkloadSpec> own_workload;
   const Configuration* configuration = nullptr;
   int64_t ranks = 1;  // data-parallel processes; each consumes one batch per step
   /// Why this item cannot run on this host (empty: it can).
@@ -56,6 +62,12 @@ struct Plan {
   std::vector<PlanItem> items;
   bool runnable_here() const;
 };
+
+/// --only's comma-split pieces as configuration names of `config`: from each piece on, the most
+/// pieces that joined with commas name a configuration (so a sweep point `threads=8,workers=4`
+/// is one name, and `a,threads=8,workers=4` two). An unknown name is an InputError on --only; for
+/// a piece holding '=' it names the run of such pieces, the point as written.
+std::vector<std::string> only_names(const Config& config, const std::vector<std::string>& pieces);
 
 /// The items of `config` selected by `filter`, in config order (workloads outer). An unknown
 /// name in the filter is an InputError naming the flag (--only / --workload). The items point

@@ -78,8 +78,11 @@ std::unique_ptr<DataSource> open_data_source(const Config& config, const Workloa
       group = std::make_unique<LocalDataGroup>(python_worker_command(options.process.pperf_binary, spec, data), processes, workers, cpus,
                                                service.token, 120);
     else
-      group = std::make_unique<LocalDataGroup>(options.process.pperf_binary, config.path, spec.name, processes, workers, cpus,
-                                               service.token);
+      // The item's batch size and params (a sweep point may change them): the workers serve those.
+      group = std::make_unique<LocalDataGroup>(
+          std::vector<std::string>{options.process.pperf_binary, "data-worker", "--config", config.path, "--workload", spec.name,
+                                   "--batch-size", std::to_string(spec.batch_size), "--params", spec.params.dump()},
+          processes, workers, cpus, service.token);
     service.endpoints = group->endpoints();
     report.data_workers = workers;
     if (local_python) report.data_cpus = exec.cpus;

@@ -163,11 +163,13 @@ std::vector<MemoryEstimate> estimate_plan_memory(const Config& config, const Pla
                                                  int64_t limit_bytes,
                                                  const std::function<void(const PlanItem&)>& probing) {
   std::vector<MemoryEstimate> out;
-  std::map<std::tuple<int64_t, int64_t, int64_t, DeviceChoice::Kind, bool>, MemoryEstimate> probed;
+  // Items that differ only in what a memory probe cannot see share one estimate; a sweep point's
+  // batch size or params (precision) it can.
+  std::map<std::tuple<int64_t, int64_t, int64_t, DeviceChoice::Kind, bool, int64_t, std::string>, MemoryEstimate> probed;
   for (const PlanItem& item : plan.items) {
     const ExecutionSettings& exec = item.configuration->execution;
     const auto key = std::make_tuple(item.workload_index, exec.threads, exec.interop_threads, exec.device.kind,
-                                     exec.distributed.has_value());
+                                     exec.distributed.has_value(), item.workload->batch_size, item.workload->params.dump());
     auto it = probed.find(key);
     if (it == probed.end()) {
       if (probing) probing(item);

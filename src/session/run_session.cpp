@@ -113,12 +113,17 @@ Preflight RunSession::preflight(bool list_not_runnable, bool probe_memory, Prefl
   out.memory = estimate_plan_memory(config_, plan_, self_executable(), out.memory_limit_bytes,
                                     [&](const PlanItem& item) { observer.probing_memory(item); });
   for (size_t i = 0; i < out.memory.size(); ++i)
-    if (!out.memory[i].fits())
-      throw InputError(config_.path, fmt::format("/workloads/{}/batch_size", plan_.items[i].workload_index),
+    if (!out.memory[i].fits()) {
+      // A sweep point's batch size is refused at the sweep's value (/sweep/axes/batch_size/2).
+      std::string pointer = fmt::format("/workloads/{}/batch_size", plan_.items[i].workload_index);
+      for (const auto& [path, at] : plan_.items[i].configuration->sweep_pointers)
+        if (path == "/workload/batch_size") pointer = at;
+      throw InputError(config_.path, pointer,
                        fmt::format("does not fit in memory (configuration '{}'): one training step {}; the limit is "
                                    "{:.1f} GiB: lower batch_size or raise --max-memory",
                                    plan_.items[i].configuration->name, out.memory[i].describe(),
                                    out.memory_limit_bytes / double(1LL << 30)));
+    }
   return out;
 }
 

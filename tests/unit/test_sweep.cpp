@@ -119,10 +119,8 @@ TEST(Sweep, PointTheHostCannotRunNamesTheSweepsValue) {
 TEST(Sweep, Refusals) {
   EXPECT_EQ(error_of(sweep_config(), [](json& j) { j["sweep"]["axes"]["thread"] = json::array({1}); }),
             "/sweep/axes/thread: unknown axis 'thread' (did you mean 'threads'?); known: threads, interop_threads, cpus, "
-            "workers, prefetch_batches, data_instances");
-  EXPECT_EQ(error_of(sweep_config(), [](json& j) { j["sweep"]["axes"]["batch_size"] = json::array({8}); }),
-            "/sweep/axes/batch_size: unknown axis 'batch_size' (batch_size is the workload's, not a configuration's: give "
-            "one workload entry per value); known: threads, interop_threads, cpus, workers, prefetch_batches, data_instances");
+            "workers, prefetch_batches, data_instances, batch_size, precision");
+  EXPECT_EQ(error_of(sweep_config(), [](json& j) { j["sweep"]["axes"]["batch_size"] = json::array({8}); }), "");
   // 2 x 5 x 7 = 70 > 64.
   EXPECT_EQ(error_of(sweep_config(),
                      [](json& j) {
@@ -223,6 +221,7 @@ TEST(Sweep, ReportReplaysTheRaceAndCountsTheTimeSaved) {
   json plain = sweep_config();
   plain.erase("sweep");
   plain["configurations"][0]["baseline"] = true;
+  plain["configurations"][0]["baseline"] = true;
   pperf::testing::TempDir other;
   EXPECT_TRUE(sweep_report(load(plain, other), results).is_null());
 }
@@ -254,4 +253,130 @@ TEST(Sweep, RangesStepAndStayInside) {
   EXPECT_EQ(load(j, other).configurations.size(), 2u);
   EXPECT_EQ(error_of(sweep_config(), [](json& c) { c["sweep"]["axes"]["threads"] = json{{"from", 1}, {"to", 65}}; }),
             "/sweep/axes/threads: more than 64 values");
+}
+
+TEST(Sweep, OnlyPicksPointsByTheirNamesDespiteTheCommas) {
+  pperf::testing::TempDir dir;
+  const Config c = load(sweep_config(), dir);
+  HostCapacity host;
+  host.logical_cpus = 4;
+  // --only splits at every comma; the pieces join back into the points' names.
+  PlanFilter filter;
+  filter.configurations = {"interop_threads=3", "threads=2", "interop_threads=1", "threads=1"};
+  EXPECT_EQ(only_names(c, filter.configurations), (std::vector<std::string>{"interop_threads=3,threads=2", "interop_threads=1,threads=1"}));
+  const Plan plan = make_plan(c, filter, host);
+  ASSERT_EQ(plan.items.size(), 2u);
+  EXPECT_EQ(plan.items[0].configuration->name, "interop_threads=1,threads=1");  // config order
+  EXPECT_EQ(plan.items[1].configuration->name, "interop_threads=3,threads=2");
+  // A name given whole (pperf project's baseline) is one piece.
+  EXPECT_EQ(only_names(c, {"interop_threads=1,threads=2"}), (std::vector<std::string>{"interop_threads=1,threads=2"}));
+  // An unknown point is named as written, with the nearest point.
+  try {
+    only_names(c, {"interop_threads=1", "threads=9"});
+    ADD_FAILURE() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("--only: no configuration 'interop_threads=1,threads=9' in ", 0), 0u) << e.what();
+    EXPECT_NE(std::string(e.what()).find("(did you mean 'interop_threads=1,threads=1'?)"), std::string::npos) << e.what();
+  }
+  // An unknown piece after a known point: only that piece.
+  try {
+    only_names(c, {"interop_threads=1", "threads=1", "threads=4"});
+    ADD_FAILURE() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("--only: no configuration 'threads=4' in ", 0), 0u) << e.what();
+  }
+}
+
+namespace {
+/// The fixture's mnist_heavy and a workload with a precision to choose (fp32 or bf16), as
+/// vit_synthetic has.
+const WorkloadRegistry& with_precision() {
+  static const WorkloadRegistry registry = [] {
+    WorkloadRegistry r;
+    r.add(*pperf::testing::fixture_workloads().find("mnist_heavy"));
+    WorkloadDescriptor d;
+    d.name = "vit_fixture";
+    d.presets = {{"tiny", "", 64}};
+    d.params = {{"precision", "string", "fp32", "", {"fp32", "bf16"}}, {"lr", "number", 0.001, "", {}}};
+    r.add(d);
+    return r;
+  }();
+  return registry;
+}
+
+json precision_config() {
+  return json::parse(R"({
+    "name": "t",
+    "pricing": {"table": "aws-sagemaker-us-east-1"},
+    "workloads": [{"name": "vit_fixture", "preset": "tiny", "batch_size": 4, "params": {"lr": 0.01}}],
+    "measure": {"warmup_steps": 1, "min_steps": 2, "max_steps": 5},
+    "configurations": [{"name": "a", "instances": [{"type": "ml.c5.9xlarge"}], "execution": {"threads": 1}}],
+    "sweep": {"axes": {"batch_size": [8, 16], "precision": ["fp32", "bf16"]}}
+  })");
+}
+
+/// The error line after `mutate` of precision_config(), without the file's path; "" when it loads.
+std::string precision_error(const std::function<void(json&)>& mutate) {
+  pperf::testing::TempDir dir;
+  json config = precision_config();
+  mutate(config);
+  const std::string path = dir.write("c.json", config.dump());
+  try {
+    load_config(path, with_precision());
+  } catch (const InputError& e) {
+    return std::string(e.what()).substr(path.size() + 2);
+  }
+  return "";
+}
+}  // namespace
+
+TEST(Sweep, BatchSizeAndPrecisionPointsRunTheWorkloadWithTheirValues) {
+  pperf::testing::TempDir dir;
+  const Config c = load_config(dir.write("c.json", precision_config().dump()), with_precision());
+  EXPECT_EQ(names(c), (std::vector<std::string>{"batch_size=8,precision=fp32", "batch_size=8,precision=bf16",
+                                                "batch_size=16,precision=fp32", "batch_size=16,precision=bf16"}));
+  HostCapacity host;
+  host.logical_cpus = 4;
+  const Plan plan = make_plan(c, {}, host);
+  ASSERT_EQ(plan.items.size(), 4u);
+  // The config's workload entry is untouched; each item runs it with its point's values, the
+  // other params kept, and counts its own samples per step (the race compares per sample).
+  EXPECT_EQ(c.workloads[0].batch_size, 4);
+  EXPECT_EQ(c.workloads[0].params["precision"], "fp32");
+  const PlanItem& last = plan.items[3];
+  EXPECT_EQ(last.workload->batch_size, 16);
+  EXPECT_EQ(last.workload->params["precision"], "bf16");
+  EXPECT_EQ(last.workload->params["lr"], 0.01);
+  EXPECT_EQ(last.samples_per_step(), 16);
+  EXPECT_EQ(last.result_skeleton().batch_size, 16);
+  EXPECT_EQ(plan.items[0].workload->batch_size, 8);
+  EXPECT_EQ(plan.items[0].workload->params["precision"], "fp32");
+  // A copy of an item (the plan's vector grows, the session keeps items) still points at its own spec.
+  const PlanItem copy = plan.items[1];
+  EXPECT_EQ(copy.workload, plan.items[1].workload);
+  EXPECT_EQ(copy.workload->params["precision"], "bf16");
+  // A configuration written out runs the entry itself.
+  json plain = precision_config();
+  plain.erase("sweep");
+  plain["configurations"][0]["baseline"] = true;
+  const Config p = load_config(dir.write("p.json", plain.dump()), with_precision());
+  EXPECT_EQ(make_plan(p, {}, host).items[0].workload, &p.workloads[0]);
+}
+
+TEST(Sweep, BatchSizeAndPrecisionValuesTheWorkloadCannotRunAreRefusedAtTheValue) {
+  EXPECT_EQ(precision_error([](json&) {}), "");
+  EXPECT_EQ(precision_error([](json& j) { j["sweep"]["axes"]["precision"] = {"fp32", "fp16"}; }),
+            "/sweep/axes/precision/1: workload 'vit_fixture' cannot run precision 'fp16' (did you mean 'fp32'?); it runs fp32, bf16");
+  EXPECT_EQ(precision_error([](json& j) { j["sweep"]["axes"]["batch_size"] = {8, 0}; }),
+            "/sweep/axes/batch_size/1: must be a positive integer, got 0");
+  EXPECT_EQ(precision_error([](json& j) { j["sweep"]["axes"]["precision"] = {{"from", 1}, {"to", 2}}; }),
+            "/sweep/axes/precision: precision takes a list of names (e.g. [\"fp32\", \"bf16\"]), not a range");
+  EXPECT_EQ(precision_error([](json& j) { j["workloads"][0] = {{"name", "mnist_heavy"}, {"preset", "tiny"}, {"batch_size", 8}}; }),
+            "/sweep/axes/precision: workload 'mnist_heavy' has no precision to choose (no 'precision' param): the axis "
+            "'precision' would change nothing");
+  EXPECT_EQ(precision_error([](json& j) {
+              j["sweep"].erase("axes");
+              j["sweep"]["points"] = {{{"batch_size", 8}}, {{"precision", "tf32"}}};
+            }),
+            "/sweep/points/1/precision: workload 'vit_fixture' cannot run precision 'tf32' (did you mean 'fp32'?); it runs fp32, bf16");
 }

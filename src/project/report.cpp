@@ -61,6 +61,18 @@ std::string range_text(const Range& r, const char* format) {
   return fmt::format(fmt::runtime(format), r.value) + " [" + fmt::format(fmt::runtime(format), r.lo) + ", " +
          fmt::format(fmt::runtime(format), r.hi) + "]";
 }
+
+/// The knee in words: where added vCPUs stop shortening the step. At 0 data instances the
+/// trainer's own vCPUs already feed it, and the figure (a tiny fraction of one vCPU for a
+/// trainer-bound job) is only the pipeline's need.
+std::string knee_text(const WorkloadProjection& w) {
+  if (!w.knee_vcpus_per_accelerator) return "unknown (no trainer step: give --trainer-step-ms)";
+  if (w.knee_data_instances && *w.knee_data_instances == 0)
+    return fmt::format("0 data instances on {}: its own vCPUs feed it (the pipeline needs {:.3g} vCPUs per accelerator)",
+                       w.trainer_type, *w.knee_vcpus_per_accelerator);
+  return fmt::format("{:.3g} vCPUs per accelerator (beyond it the step stops improving){}", *w.knee_vcpus_per_accelerator,
+                     w.knee_data_instances ? fmt::format(", reached with {} data instance(s) on {}", *w.knee_data_instances, w.trainer_type) : "");
+}
 }  // namespace
 
 nlohmann::json to_json(const Prediction& p) {
@@ -159,10 +171,7 @@ std::string console_text(const Projection& p, size_t top) {
     if (const Prediction* c = cheapest(w))
       out += fmt::format("  cheapest: {}: {} USD/1M samples, step {} ms ({}-bound)\n", cluster(c->candidate),
                          range_text(c->usd_per_1m_samples, "{:.4g}"), range_text(c->step_ms, "{:.4g}"), c->bound);
-    out += w.knee_vcpus_per_accelerator
-               ? fmt::format("  knee: {:.3g} vCPUs per accelerator (beyond it the step stops improving){}\n", *w.knee_vcpus_per_accelerator,
-                             w.knee_data_instances ? fmt::format(", reached with {} data instance(s) on {}", *w.knee_data_instances, w.trainer_type) : "")
-               : std::string("  knee: unknown (no trainer step: give --trainer-step-ms)\n");
+    out += "  knee: " + knee_text(w) + "\n";
     out += data_line(w);
     out += fmt::format("  {:>3}  {:<42} {:>28} {:>34} {:>9}\n", "#", "cluster", "step ms [interval]", "USD/1M samples [interval]", "bound");
     for (size_t i = 0; i < std::min(top, w.predictions.size()); ++i) {
@@ -274,8 +283,7 @@ std::string html_page(const Projection& p, size_t top) {
     if (const Prediction* c = cheapest(w))
       out += fmt::format("<p>Cheapest: <b>{}</b>, {} USD per 1M samples, step {} ms ({}-bound).", escape(cluster(c->candidate)),
                          range_text(c->usd_per_1m_samples, "{:.4g}"), range_text(c->step_ms, "{:.4g}"), c->bound);
-    out += w.knee_vcpus_per_accelerator ? fmt::format(" Knee: {:.3g} vCPUs per accelerator.</p>\n", *w.knee_vcpus_per_accelerator)
-                                        : std::string(" Knee: unknown (no trainer step).</p>\n");
+    out += " Knee: " + escape(knee_text(w)) + ".</p>\n";
     if (const std::string line = data_line(w); !line.empty())
       out += "<p class=\"data-instances\">" + escape(line.substr(2, line.size() - 3)) + ".</p>\n";  // its indent and newline off
     out += chart(w);

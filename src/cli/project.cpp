@@ -263,7 +263,12 @@ int command_project(const std::vector<std::string>& args) {
   // step is then the trainer's own: nothing in it says the step waited for input).
   const bool has_data_group = std::any_of(config.configurations.begin(), config.configurations.end(),
                                           [](const Configuration& c) { return group_of(c, "data") != nullptr; });
-  const bool trainer_given = config.priced_only && !has_data_group;
+  // A config this host cannot run (e.g. a CUDA trainer here) projects from --trainer-step-ms (the
+  // trainer's own step, measured where it runs) and its pipeline timed alone here.
+  const bool reference_not_runnable_here = std::any_of(session.plan().items.begin(), session.plan().items.end(),
+                                                       [](const PlanItem& item) { return !item.not_runnable_here.empty(); });
+  const bool trainer_elsewhere = !config.priced_only && !p.has("results") && trainer_step_ms && reference_not_runnable_here;
+  const bool trainer_given = (config.priced_only && !has_data_group) || trainer_elsewhere;
   const bool pipeline_here = !config.priced_only || trainer_given;  // its cost is in this host's cores
   if (config.priced_only && group_of(reference, "data"))
     throw InputError(config.path, reference.pointer + "/instances",
@@ -308,6 +313,12 @@ int command_project(const std::vector<std::string>& args) {
   int64_t logical_cpus = HostCapacity::here().logical_cpus;
   if (config.priced_only) {
     results = given_results(session.plan());
+  } else if (trainer_elsewhere) {
+    for (const auto& item : session.plan().items) {
+      Result r = item.result_skeleton();
+      r.step = StepTimeEstimate{*trainer_step_ms, std::nullopt, *trainer_step_ms, std::nullopt};
+      results.push_back(std::move(r));
+    }
   } else if (p.has("results")) {
     results_file = p.string("results");
     RunReport run;
@@ -337,7 +348,8 @@ int command_project(const std::vector<std::string>& args) {
   out.region = table.region;
   out.market = to_string(market);
   out.settings = settings;
-  out.reference_host = trainer_given ? "this host (the pipeline alone); the trainers' steps given"
+  out.reference_host = trainer_elsewhere ? "this host (the pipeline alone); the trainer's step given (--trainer-step-ms)"
+                       : trainer_given   ? "this host (the pipeline alone); the trainers' steps given"
                        : config.priced_only ? "given step times (nothing measured)"
                                             : "this host";
   out.next_config_path = next_path;
@@ -480,7 +492,7 @@ int command_project(const std::vector<std::string>& args) {
       SpeedFactor tf = factor_of(t->type), df = factor_of(d ? d->type : t->type);
       Measured mc = m;
       if (trainer_given && c.step_time_ms) mc.trainer_step_ms = Range::point(*c.step_time_ms);
-      if (!config.priced_only) {  // emulated here: the CPUs the config pins, at this host's speed
+      if (!config.priced_only && !trainer_elsewhere) {  // emulated here: the CPUs the config pins, at this host's speed
         const ExecutionSettings& e = c.execution;
         const auto size_of = [&](const std::vector<int>& s) { return s.empty() ? logical_cpus : static_cast<int64_t>(s.size()); };
         cand.trainer_count = 1;
@@ -496,13 +508,13 @@ int command_project(const std::vector<std::string>& args) {
       check.reference = ci == reference_index;
       check.predicted = project::predict(mc, cand, tf, df, settings);
       if (config.priced_only) check.actual_ms = c.step_time_ms, check.actual_source = "given";
-      else if (const Result* r = find(c.name)) check.actual_ms = r->step->mean_ms, check.actual_source = "measured";
+      else if (const Result* r = find(c.name)) check.actual_ms = r->step->mean_ms, check.actual_source = trainer_elsewhere ? "given" : "measured";
       wp.checks.push_back(check);
     }
     // Measured here: the other configurations run on this same host, under the same contention
     // and overlap as the reference did; its measured / projected step carries them over.
     const auto ref_check = std::find_if(wp.checks.begin(), wp.checks.end(), [](const project::ConfigurationCheck& c) { return c.reference; });
-    if (!config.priced_only && ref_check != wp.checks.end() && ref_check->actual_ms) {
+    if (!config.priced_only && !trainer_elsewhere && ref_check != wp.checks.end() && ref_check->actual_ms) {
       const double k = *ref_check->actual_ms / ref_check->predicted.step_ms.value;
       wp.host_calibration = k;
       for (auto& c : wp.checks) {

@@ -55,12 +55,18 @@ nlohmann::json next_config(const NextConfigInputs& in, const Candidate& cheapest
   next["pricing"]["table"] = in.table;
   next["pricing"]["region"] = in.region;
   for (const auto& [pointer, path] : in.paths) next[nlohmann::json::json_pointer(pointer)] = path;
+  // Paths the config reads relative to its own folder, made absolute: the next config lies elsewhere.
+  const auto absolute = [&](nlohmann::json& entry) {
+    if (entry.is_string() && !std::filesystem::path(entry.get<std::string>()).is_absolute())
+      entry = (std::filesystem::path(in.config_dir) / entry.get<std::string>()).lexically_normal().string();
+  };
   if (!in.config_dir.empty() && next.contains("configurations"))
     for (auto& c : next["configurations"]) {
-      if (!c.contains("execution") || !c["execution"].contains("data") || !c["execution"]["data"].contains("python_path")) continue;
-      for (auto& entry : c["execution"]["data"]["python_path"])
-        if (entry.is_string() && !std::filesystem::path(entry.get<std::string>()).is_absolute())
-          entry = (std::filesystem::path(in.config_dir) / entry.get<std::string>()).lexically_normal().string();
+      if (!c.contains("execution") || !c["execution"].contains("data")) continue;
+      nlohmann::json& data = c["execution"]["data"];
+      if (data.contains("python_path"))
+        for (auto& entry : data["python_path"]) absolute(entry);
+      if (data.contains("tls_ca")) absolute(data["tls_ca"]);
     }
   nlohmann::json configurations = nlohmann::json::array();
   if (in.priced_only) {

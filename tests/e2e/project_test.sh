@@ -127,6 +127,15 @@ j["workloads"][0]["inputs"]["scaling_cores"] == 2
 "scaling from 1 to 2 cores: two-loaders" in j["workloads"][0]["inputs"]["pipeline_source"]'
 check "a missing history is refused" one_line_error 'none.sqlite' "$pperf" project --config "$work/cpu.json" --history "$work/none.sqlite"
 
+check "a config this host cannot run (CUDA) is refused without the trainer's step" one_line_error "p4d_gpu.json: /configurations/0/execution/device: not runnable on this host" "$pperf" project --config configs/p4d_gpu.json
+check "... projected with it given (--trainer-step-ms), its pipeline timed alone here" expect_exit 0 "$work/og" "$pperf" project --config configs/p4d_gpu.json --trainer-step-ms 120 --max-data 1 --out "$work/gpu.json" --next "$work/gpu.next.json"
+check "... valid JSON, the trainer given, the pipeline measured here" json_check "$work/gpu.json" '
+j["workloads"][0]["inputs"]["trainer_source"] == "given (--trainer-step-ms)"
+j["workloads"][0]["inputs"]["pipeline_source"].startswith("measured here: the workload\x27s pipeline alone")
+j["workloads"][0]["cheapest"]["cluster"] == "1 x ml.p4d.24xlarge"'
+check "... ..." valid "$work/gpu.json"
+check "... the next config's TLS CA (relative to the config) made absolute" grep -q "\"tls_ca\": \"$PWD/configs/data-ca.pem\"" "$work/gpu.next.json"
+
 # --- bad input: one line naming the flag or file, exit 2 ---------------------------------------------
 check "unknown region" one_line_error '^--region: .*no region' "$pperf" project --config seed000_ex2_mnist_cost --region eu-west-9
 check "table without the trainer" one_line_error "aws-ec2-us-east-1.json: /regions/us-east-1: no instance 'ml.p3.2xlarge'" "$pperf" project --config seed000_ex2_mnist_cost --table aws-ec2-us-east-1

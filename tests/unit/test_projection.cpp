@@ -235,6 +235,18 @@ TEST(NextConfig, ADataGroupOnAConfigWithoutOneRunsItsPipelineInSpawnedWorkers) {
           "spawn_local": {"processes": 2, "workers": 1, "cpus": [1, 2, 3]}})"));  // its Python path kept
 }
 
+TEST(NextConfig, ATlsCaRelativeToTheConfigIsMadeAbsolute) {
+  NextConfigInputs in;
+  in.config = measured_config();
+  in.config["configurations"][1]["execution"]["data"]["tls_ca"] = "certs/ca.pem";
+  in.name = "c";
+  in.config_dir = "/abs/configs";
+  in.reference = 1;
+  in.host_cpus = 4;
+  const nlohmann::json next = next_config(in, cluster("ml.p3.2xlarge", 8, 1, 3.825, "ml.c5.9xlarge", 2, 36, 1.836), nullptr);
+  EXPECT_EQ(next["configurations"][0]["execution"]["data"]["tls_ca"], "/abs/configs/certs/ca.pem");
+}
+
 TEST(NextConfig, TheTrainerAloneCheapestIsMeasuredBesideItsCheapestClusterWithData) {
   NextConfigInputs in;
   in.config = measured_config();

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cmath>
 #include <exception>
 #include <mutex>
@@ -38,7 +39,9 @@ PipelineProbe probe_pipeline(const WorkloadDescriptor& descriptor, const Workloa
   threads = std::max(1, threads);
   std::vector<std::vector<double>> per_thread(static_cast<size_t>(threads));  // CPU-s per batch
   std::atomic<int64_t> next_index{0};
-  std::atomic<int64_t> warm{0};
+  int64_t warm = 0;  // threads past their warm-up batch (under warm_mutex)
+  std::mutex warm_mutex;
+  std::condition_variable all_warm;
   double cpu_start = 0;
   std::exception_ptr failure;
   std::mutex failure_mutex;
@@ -47,15 +50,29 @@ PipelineProbe probe_pipeline(const WorkloadDescriptor& descriptor, const Workloa
   const auto work = [&](size_t t) {
     try {
       (void)pipeline->make_batch(next_index++);  // warm-up
-      if (++warm == threads) cpu_start = process_cpu_s();  // the last thread warm: counting starts
+      {  // Counting starts when the last thread is warm; none counts a batch before (the CPU
+         // time of its start would fall before cpu_start).
+        std::unique_lock<std::mutex> lock(warm_mutex);
+        if (++warm == threads) {
+          cpu_start = process_cpu_s();
+          all_warm.notify_all();
+        } else {
+          all_warm.wait(lock, [&] { return warm >= threads; });
+        }
+      }
       while (static_cast<int64_t>(per_thread[t].size()) < min_batches || std::chrono::steady_clock::now() < until) {
         const double before = thread_cpu_s();
         (void)pipeline->make_batch(next_index++);
         per_thread[t].push_back(thread_cpu_s() - before);
       }
     } catch (...) {
-      const std::lock_guard<std::mutex> lock(failure_mutex);
-      if (!failure) failure = std::current_exception();
+      {
+        const std::lock_guard<std::mutex> lock(failure_mutex);
+        if (!failure) failure = std::current_exception();
+      }
+      const std::lock_guard<std::mutex> lock(warm_mutex);  // a warm-up that failed holds no one back
+      warm = threads;
+      all_warm.notify_all();
     }
   };
   std::vector<std::thread> pool;

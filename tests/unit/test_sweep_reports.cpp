@@ -22,7 +22,7 @@ namespace {
 /// point undecided, both four-instance points eliminated after round 8 against the best.
 RunReport sweep_run() {
   RunReport report = read_results_file(std::string(PPERF_SOURCE_DIR) + "/tests/data/results/run_tiny.json");
-  std::ifstream in(std::string(PPERF_SOURCE_DIR) + "/tests/data/sweep_race.json");
+  std::ifstream in(std::string(PPERF_SOURCE_DIR) + "/tests/data/races/sweep_race.json");
   report.sweep = nlohmann::json::parse(in);
   Result& r = report.results[1];
   r.comparison.improvement_pct = 1.2;

@@ -6,29 +6,39 @@
 # was (bench/rounds.py: other processes' share of the CPUs; rounds at 25 % or more are
 # flagged `busy`), then the median ratio with its min..max over the rounds, and a summary table.
 #
-# usage: bench/compare_pytorch.sh [--torch2] [ROUNDS] [CASE...]   (ROUNDS: default 5, at least 5
-#   for a figure to quote: single rounds range widely on a shared host)
-#   CASE = workload:preset:batch:threads:workers   (default: every case below)
+# usage: bench/compare_pytorch.sh [--torch2 | --bundle] [--keep DIR] [ROUNDS] [CASE...]
+#   ROUNDS: default 5, at least 5 for a figure to quote (single rounds range widely on a shared host)
+#   CASE = workload:preset:batch:threads:workers[:precision]   (default: every case below)
+#   --keep DIR: each round's pperf results kept as DIR/CASE-rN.json (per-step samples and waits)
 # Default: pperf built against Debian's libtorch 1.13 beside the peers on Debian's python3-torch
 # 1.13 (installed on first use). --torch2: pperf built against PyPI's torch 2.15 beside the peers
 # on that same torch (scripts/setup-torch2.sh's venv, plus torchvision), with one more column:
-# the peer's step under torch.compile (what a user who compiles their model sees).
+# the peer's step under torch.compile (what a user who compiles their model sees). --bundle: run
+# from a GPU bundle (scripts/gpu-bundle.sh packs this script) on a GPU host: its pperf, the peers
+# on the python3 holding the host's torch (PPERF_PYTHON), every case on cuda:0 (pperf --native).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+device=cpu keep=""
 if [ "${1:-}" = --torch2 ]; then
   shift
   py="$("$root/scripts/setup-torch2.sh")"
   "$py" -c 'import torchvision' 2>/dev/null || "$(dirname "$py")/pip" install --quiet torchvision pillow >&2
-  pperf="$(env -u PPERF_BUILD_DIR "$root/scripts/build-with-torch.sh" "$py" pperf)/pperf"
+  pperf=("$(env -u PPERF_BUILD_DIR "$root/scripts/build-with-torch.sh" "$py" pperf)/pperf")
   compiled=1
+elif [ "${1:-}" = --bundle ]; then
+  shift
+  py="${PPERF_PYTHON:-python3}"
+  pperf=("$root/run.sh" pperf)
+  device=cuda:0 compiled=0
 else
-  pperf="$(PPERF_TORCH=debian "$root/scripts/setup.sh")/pperf"
+  pperf=("$(PPERF_TORCH=debian "$root/scripts/setup.sh")/pperf")
   dpkg-query -W python3-torch python3-torchvision >/dev/null 2>&1 ||
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends python3-torch python3-torchvision >&2
   py=/usr/bin/python3
   compiled=0
 fi
-echo "pperf: $("$pperf" --version); peers: torch $("$py" -c 'import torch; print(torch.__version__)')"
+if [ "${1:-}" = --keep ]; then keep="$2"; mkdir -p "$keep"; shift 2; fi
+echo "pperf: $("${pperf[@]}" --version); peers: torch $("$py" -c 'import torch; print(torch.__version__)')"
 rounds="${1:-5}"; shift || true
 [ "$rounds" -ge 5 ] 2>/dev/null || echo "compare_pytorch: $rounds rounds: fewer than 5, not a figure to quote" >&2
 cases=("$@")
@@ -50,32 +60,45 @@ summary="$work/summary.jsonl"
 
 peer_ms() {  # peer_ms LOAD_JSON ARGS...: the peer's median step (ms), its round's load in LOAD_JSON
   local out="$1"; shift
+  local more=()
+  [ -n "$precision" ] && more+=(--precision "$precision")
+  [ "$device" = cpu ] || more+=(--device "${device%%:*}")
   "$load" run "$out" -- $py "$root/bench/peers/$workload.py" --preset "$preset" --batch-size "$batch" --threads "$threads" \
-    --steps "$steps" --warmup "$warmup" "$@" 2>/dev/null | tail -1 |
+    --steps "$steps" --warmup "$warmup" "${more[@]}" "$@" 2>/dev/null | tail -1 |
     $py -c 'import json, sys; print(json.load(sys.stdin)["step_ms_median"])'
 }
 
 for c in "${cases[@]}"; do
-  IFS=: read -r workload preset batch threads workers <<<"$c"
-  $py - "$work/cfg.json" "$workload" "$preset" "$batch" "$threads" "$workers" "$steps" "$warmup" <<'PY'
+  IFS=: read -r workload preset batch threads workers precision <<<"$c"
+  $py - "$work/cfg.json" "$workload" "$preset" "$batch" "$threads" "$workers" "$steps" "$warmup" "$device" "$precision" <<'PY'
 import json, sys
-out, w, preset, batch, threads, workers, steps, warmup = sys.argv[1:]
-json.dump({"name": "compare-pytorch", "pricing": {"table": "aws-ec2-us-east-1"},
-           "workloads": [{"name": w, "preset": preset, "batch_size": int(batch)}],
+out, w, preset, batch, threads, workers, steps, warmup, device, precision = sys.argv[1:]
+workload = {"name": w, "preset": preset, "batch_size": int(batch)}
+if precision:
+    workload["params"] = {"precision": precision}
+execution = {"threads": int(threads), "data": {"workers": int(workers)}}
+if device != "cpu":
+    execution["device"] = device
+json.dump({"name": "compare-pytorch", "pricing": {"table": "aws-ec2-us-east-1"}, "workloads": [workload],
            "measure": {"warmup_steps": int(warmup), "min_steps": int(steps), "max_steps": int(steps), "max_seconds": 600},
-           "configurations": [{"name": "here", "baseline": True, "instances": [{"type": "c5.9xlarge"}],
-                               "execution": {"threads": int(threads), "data": {"workers": int(workers)}}}]},
+           "configurations": [{"name": "here", "baseline": True,
+                               "instances": [{"type": "c5.9xlarge" if device == "cpu" else "g5.xlarge"}],
+                               "execution": execution}]},
           open(out, "w"))
 PY
-  # Only the mnist_heavy peer has a loader of its own by default; resnet50_augment's has one with
-  # --fresh-batches (a second peer column); the others time a fixed batch.
+  # Only the mnist_heavy peer has a loader of its own by default; resnet50_augment's and
+  # vit_synthetic's have one with --fresh-batches (a second peer column); the others time a fixed batch.
   extra=() fresh=0
   [ "$workload" = mnist_heavy ] && extra=(--workers "$workers")
-  [ "$workload" = resnet50_augment ] && fresh=1
+  case "$workload" in resnet50_augment | vit_synthetic) fresh=1 ;; esac
   rm -f "$work"/round-*.json
   for ((r = 0; r < rounds; r++)); do
     run_pperf() {
-      "$load" run "$work/load-pperf.json" -- "$pperf" run --config "$work/cfg.json" --out "$work/res.json" >/dev/null 2>&1
+      local native=()
+      [ "$device" = cpu ] || native=(--native)  # the GPU host as it is, not emulating the priced instance
+      "$load" run "$work/load-pperf.json" -- "${pperf[@]}" run --config "$work/cfg.json" --out "$work/res.json" "${native[@]}" >"$work/pperf.log" 2>&1 ||
+        { echo "compare_pytorch: $c: pperf run failed:" >&2; tail -n 3 "$work/pperf.log" >&2; return 1; }
+      [ -z "$keep" ] || cp "$work/res.json" "$keep/${c//:/_}-r$((r + 1)).json"
     }
     run_peers() {
       peer="$(peer_ms "$work/load-peer.json" "${extra[@]}")"
@@ -98,6 +121,7 @@ print(json.dumps({"pperf_ms": statistics.median(s), "pperf_compute_ms": statisti
                   "others_cpu_pct": max(l["others_cpu_pct"] for l in loads),
                   "load_average_1m": max(l["load_average_1m"] for l in loads), "busy": any(l["busy"] for l in loads)}))
 PY
+    [ -z "$keep" ] || cp "$work/round-$r.json" "$keep/${c//:/_}-r$((r + 1)).round.json"
   done
   $py - "$c" "$work" "$rounds" "$summary" <<'PY'
 import json, os, statistics, sys
@@ -144,5 +168,5 @@ for r in rows:
 PY
 echo "pperf ms/step = wait for batch + training step; pperf compute = training step alone. The mnist_heavy peer"
 echo "times wait + step like pperf (its ratio is the step's); the other peers time a step on a fixed batch (the ratio"
-echo "is pperf's compute against it); resnet50_augment's fresh-batch peer augments a new batch per step in a DataLoader"
-echo "worker, as pperf's loader does beside the step (its ratio is the whole step's). busy: others used >= 25 % of the CPUs."
+echo "is pperf's compute against it); the fresh-batch peers (resnet50_augment, vit_synthetic) make a new batch per step"
+echo "in DataLoader workers, as pperf's loader does beside the step (its ratio is the whole step's). busy: others used >= 25 % of the CPUs."

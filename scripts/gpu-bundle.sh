@@ -12,7 +12,8 @@
 #   --python PYTHON  build against the torch PYTHON imports instead
 #   --out DIR        the folder (default gpu-bundle/ in the checkout; replaced)
 #   --max-mib N      fail when the folder is larger (default 64: what the GPU host takes)
-# On the GPU host:  gpu-bundle/run.sh gpu-check      (or: gpu-bundle/run.sh pperf --version)
+# On the GPU host:  gpu-bundle/run.sh gpu-check      (or: gpu-bundle/run.sh pperf --version;
+#                   gpu-bundle/run.sh compare ROUNDS CASE...: bench/compare_pytorch.sh on cuda:0)
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 torch_version=2.11.0 python="" out="$root/gpu-bundle" max_mib=64
@@ -57,12 +58,13 @@ cp -r "$root/pricing/tables" "$root/pricing/sources" "$out/share/pperf/pricing/"
 cp -r "$root/configs" "$root/schemas" "$out/share/pperf/"
 cp -r "$root/python/examples" "$out/share/pperf/python/"
 cp -r "$root/bench/peers" "$out/bench/"
+cp "$root/bench/compare_pytorch.sh" "$root/bench/rounds.py" "$out/bench/"
 cp "$root/scripts/gpu-check.sh" "$out/scripts/"
 
 cat > "$out/run.sh" <<'RUN'
 #!/usr/bin/env bash
 # Runs the bundled pperf against this host's torch (the one python3 imports) and its CUDA
-# libraries. usage: run.sh gpu-check [ARGS]  |  run.sh pperf ARGS
+# libraries. usage: run.sh gpu-check [ARGS]  |  run.sh compare [ARGS]  |  run.sh pperf ARGS
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 python="${PPERF_PYTHON:-python3}"
@@ -81,8 +83,9 @@ export PPERF_PEER_PYTHON="$python"
 what="${1:-}"; shift || true
 case "$what" in
   gpu-check) exec "$here/scripts/gpu-check.sh" "$here/bin/pperf" "$@" ;;
+  compare) exec "$here/bench/compare_pytorch.sh" --bundle "$@" ;;  # pperf against the PyTorch peers, in rounds
   pperf) exec "$here/bin/pperf" "$@" ;;
-  *) echo "usage: $0 gpu-check [ARGS] | pperf ARGS" >&2; exit 2 ;;
+  *) echo "usage: $0 gpu-check [ARGS] | compare [ARGS] | pperf ARGS" >&2; exit 2 ;;
 esac
 RUN
 chmod +x "$out/run.sh"

@@ -75,6 +75,18 @@ class VisionTransformer(nn.Module):
         return self.head(self.norm(self.blocks(x))[:, 0])
 
 
+class SyntheticBatches(torch.utils.data.IterableDataset):
+    """Endless fresh batches of standard-normal images, as vit_synthetic's loader makes them."""
+
+    def __init__(self, batch, image, classes):
+        self.batch, self.image, self.classes = batch, image, classes
+
+    def __iter__(self):
+        torch.set_num_threads(1)
+        while True:
+            yield torch.randn(self.batch, 3, self.image, self.image), torch.randint(0, self.classes, (self.batch,))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--preset", default="tiny", choices=sorted(PRESETS))
@@ -87,6 +99,9 @@ def main():
     ap.add_argument("--lr", type=float, default=1e-3)
     ap.add_argument("--device", default="cpu", help="cpu, or cuda: the batch is copied from pinned memory each step, "
                     "as DataLoader(pin_memory=True) feeds a GPU job, and the step ends in a synchronize")
+    ap.add_argument("--fresh-batches", action="store_true", help="a fresh batch per step from a DataLoader")
+    ap.add_argument("--workers", type=int, default=1, help="--fresh-batches: DataLoader worker processes")
+    ap.add_argument("--prefetch-batches", type=int, default=4, help="--fresh-batches: batches ready ahead, in all")
     args = ap.parse_args()
 
     torch.set_num_threads(args.threads)
@@ -103,9 +118,16 @@ def main():
     if device.type == "cuda":
         x_host, y_host = x_host.pin_memory(), y_host.pin_memory()
 
+    batches = None
+    if args.fresh_batches:
+        batches = iter(torch.utils.data.DataLoader(
+            SyntheticBatches(args.batch_size, image, classes), batch_size=None, num_workers=args.workers,
+            pin_memory=device.type == "cuda", prefetch_factor=max(1, args.prefetch_batches // args.workers)))
+
     def step():
-        x = x_host.to(device, non_blocking=True)
-        y = y_host.to(device, non_blocking=True)
+        xh, yh = next(batches) if batches is not None else (x_host, y_host)
+        x = xh.to(device, non_blocking=True)
+        y = yh.to(device, non_blocking=True)
         optimizer.zero_grad(set_to_none=True)
         ctx = (torch.autocast(device.type, dtype=torch.bfloat16) if args.precision == "bf16"
                else contextlib.nullcontext())
@@ -125,7 +147,7 @@ def main():
         times.append((time.perf_counter() - t0) * 1000.0)
     print(json.dumps({
         "workload": "vit_synthetic", "preset": args.preset, "batch_size": args.batch_size,
-        "threads": args.threads, "precision": args.precision, "device": args.device,
+        "threads": args.threads, "precision": args.precision, "device": args.device, "fresh_batches": args.fresh_batches,
         "params": sum(p.numel() for p in model.parameters() if p.requires_grad),
         "step_ms_median": statistics.median(times), "step_ms_all": times,
     }))

@@ -17,7 +17,7 @@ int command_data_worker(const std::vector<std::string>& args) {
       "workload", po::value<std::string>(), "which workload of the config (default: the first)")(
       "listen", po::value<std::string>()->default_value("127.0.0.1:0"), "HOST:PORT (port 0: any free port)")(
       "workers", po::value<int64_t>()->default_value(1), "preprocessing threads per stream")(
-      "prefetch", po::value<int64_t>()->default_value(4), "ready batches buffered per stream")(
+      "prefetch", po::value<int64_t>()->default_value(4), "batches made ahead per stream (at least --workers)")(
       "max-streams", po::value<int64_t>()->default_value(8), "concurrent streams served; more are refused")(
       "stall-timeout-s", po::value<double>()->default_value(120),
       "cancel a stream whose reader takes no batch for this long (s), or for 4x its longest wait before if longer")(

@@ -109,6 +109,18 @@ class GatedPipeline : public InputPipeline {
 };
 }  // namespace
 
+TEST(LocalLoader, EveryThreadWorksWhenThereAreMoreThreadsThanPrefetch) {
+  // 6 threads, a prefetch depth of 2: a bound of 2 batches in flight would leave 4 threads idle
+  // while the trainer waits (seen on a GPU: 12 loader threads, 29 % busy, the step 63 % waiting).
+  auto pipeline = std::make_shared<GatedPipeline>();
+  LocalLoader loader(pipeline, 6, 2);
+  ASSERT_TRUE(pipeline->reaches(pipeline->started, 6));
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_EQ(pipeline->count(pipeline->started), 6) << "one batch in preparation per thread, no more";
+  pipeline->permit(100);
+  for (int64_t i = 0; i < 6; ++i) EXPECT_EQ(loader.next()->index, i);
+}
+
 TEST(LocalLoader, PausedItFinishesWhatItStartedAndStartsNothing) {
   auto pipeline = std::make_shared<GatedPipeline>();
   LocalLoader loader(pipeline, 2, 6);

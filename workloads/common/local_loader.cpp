@@ -12,7 +12,9 @@ namespace pperf {
 LocalLoader::LocalLoader(std::shared_ptr<const InputPipeline> pipeline, int64_t workers, int64_t prefetch_batches,
                          int64_t first_index, int64_t stride, bool pin_memory)
     : pipeline_(std::move(pipeline)),
-      capacity_(std::max<int64_t>(prefetch_batches, 1)),
+      // Every thread can have a batch in preparation, whatever the prefetch depth: a bound below
+      // the thread count would leave threads idle while the trainer waits.
+      capacity_(std::max<int64_t>({prefetch_batches, workers, 1})),
       first_index_(first_index),
       stride_(stride),
       pin_memory_(pin_memory),

@@ -1,7 +1,8 @@
 #pragma once
 // The local data source: N loader threads run the workload's input pipeline ahead of the
 // trainer, bounded by a prefetch depth. Batches come out in index order, so a run is the same
-// whatever the thread count; memory is bounded by `prefetch_batches` batches in flight.
+// whatever the thread count; memory is bounded by max(prefetch_batches, workers) batches in
+// flight (made or in preparation), so every thread can work.
 #include <condition_variable>
 #include <exception>
 #include <map>

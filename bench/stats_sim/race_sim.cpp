@@ -2,7 +2,8 @@
 // take turns in rounds of 10 steps drawn from the audit shapes (coverage_sim.h); after each round
 // points decided dearer than the best leave; the race ends when decided or at the budget. Counts
 // how often the named best is not within measure.equivalence_pct of the true best, and the steps
-// measured against every point measuring every round of the budget. docs/statistics.md "Sweeps".
+// measured against every point measuring every round of the budget (and that fixed design's own
+// error, naming the lowest mean; how often the true best was eliminated). docs/statistics.md "Sweeps".
 // usage: pperf_race_sim [TRIALS [ROUNDS [RULE [DESIGN]]]]   (default 400 per cell, a budget of 60 rounds)
 //   RULE: margin (race_look as shipped), equivalence (the stop before: one point left or every
 //   point left equivalent), stepdown (as margin, each look at alpha / (m - 1) over the m points

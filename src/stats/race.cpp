@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <numeric>
 
@@ -16,6 +17,10 @@ std::string to_string(RaceVerdict v) {
     case RaceVerdict::out: return "out";
   }
   return "out";
+}
+
+bool race_within_margin(const std::array<double, 2>& cost_ratio, double equivalence_pct) {
+  return cost_ratio[0] * (1 + equivalence_pct / 100) >= 1;
 }
 
 double race_comparison_confidence(double confidence, size_t points_started) {
@@ -50,7 +55,7 @@ RaceLook race_look(const std::vector<RacePoint>& points, const DecisionSettings&
   DecisionSettings each = settings;
   each.confidence = race_comparison_confidence(settings.confidence, points.size());
   const RacePoint& b = points[*best];
-  size_t left = 1, equivalent = 0;
+  size_t left = 1, equivalent = 0, within = 0;
   for (size_t j = 0; j < points.size(); ++j) {
     if (j == *best || !points[j].racing) continue;
     const RacePoint& p = points[j];
@@ -65,6 +70,12 @@ RaceLook race_look(const std::vector<RacePoint>& points, const DecisionSettings&
       case CostVerdict::equivalent: look.verdict[j] = RaceVerdict::equivalent, ++left, ++equivalent; break;
       default: look.verdict[j] = RaceVerdict::undecided, ++left; break;
     }
+    // The best within the margin of this point (no look before min_rounds, as for the verdicts).
+    const bool looked = std::min(b.round_ms.size(), p.round_ms.size()) >= settings.min_rounds;
+    if (look.verdict[j] == RaceVerdict::equivalent ||
+        (look.verdict[j] == RaceVerdict::undecided && looked && look.cost_ratio[j] &&
+         race_within_margin(*look.cost_ratio[j], settings.equivalence_pct)))
+      ++within;
   }
   if (left == 1) {
     look.finished = true;
@@ -72,6 +83,9 @@ RaceLook race_look(const std::vector<RacePoint>& points, const DecisionSettings&
   } else if (equivalent + 1 == left) {
     look.finished = true;
     look.why = fmt::format("every point left is the same cost per sample as the best within ±{:g} %", settings.equivalence_pct);
+  } else if (within + 1 == left) {
+    look.finished = true;
+    look.why = fmt::format("the best costs at most {:g} % more per sample than any point left", settings.equivalence_pct);
   }
   return look;
 }

@@ -1,19 +1,23 @@
 #pragma once
 // Racing the points of a sweep (docs/statistics.md "Sweeps"): every point takes turns in the
 // same rounds; after each round every point decided dearer per sample than the current best
-// leaves the race, and the race ends when one point is left or every point left is the same
-// cost as the best within measure.equivalence_pct.
+// leaves the race, and the race ends when one point is left, when every point left is the same
+// cost as the best within measure.equivalence_pct, or when the best costs at most
+// equivalence_pct more per sample than every point left (it is then within the margin of the
+// true best, even though the points left are not decided equivalent).
 //
 // The simultaneous statement: each comparison is decide_interleaved's confidence sequence (valid
 // at every round at once) at level alpha / (k - 1), k the points that started. Let b* be the
 // truly cheapest point. The k - 1 sequences between b* and each other point all cover their
 // true ratio at every round with probability >= 1 - (k - 1) * alpha / (k - 1) = 1 - alpha
 // (Bonferroni). On that event b* is never eliminated (that needs its interval wholly dearer than
-// a point it is not dearer than), so a race that ends with one point left names b*, and one
-// that ends with all left equivalent names a point whose interval against b* lies within the
-// margin: the named best is within the margin of the true best. Which other points leave is
-// not covered by the statement (a point inside the margin may leave); a race stopped by the
-// budget names its cheapest point by estimate, with no such guarantee.
+// a point it is not dearer than), and every stop names a point within the margin of b*: one
+// point left is b*; the interval of b* against the named best lies within the margin (all
+// equivalent) or says the best costs at most the margin more than b* (the third stop). Which
+// other points leave is not covered (a point inside the margin may leave); a race stopped by the
+// budget names its cheapest point by estimate, with no such guarantee (b* is then among the
+// points left, on the same event). The level stays alpha / (k - 1) as points leave: a step-down
+// alpha / (m - 1) over the m points left has no such argument (docs/statistics.md).
 #include <array>
 #include <cstddef>
 #include <optional>
@@ -44,18 +48,25 @@ struct RaceLook {
   /// confidence (nullopt for the best itself, points out, or without spread).
   std::vector<std::optional<std::array<double, 2>>> cost_ratio;
   std::vector<double> cost_ratio_estimate;  // point estimate (1 for the best; 0 for points out)
-  bool finished = false;            // one point left, or every other racing point equivalent
-  std::string why;                  // "one point left", "every point left is equivalent ...", ""
+  /// One point left, every other racing point equivalent, or the best within the margin of each.
+  bool finished = false;
+  std::string why;  // "one point left", "every point left is the same cost ...", "the best costs at most ...", ""
 };
 
 /// Level of each comparison: 1 - (1 - confidence) / (k - 1) for k >= 2 points that started.
 double race_comparison_confidence(double confidence, size_t points_started);
 
+/// Whether a cost-ratio interval (a point's cost per sample over the best's) says the best costs
+/// at most equivalence_pct % more per sample than that point: lower bound >= 1 / (1 + pct / 100).
+bool race_within_margin(const std::array<double, 2>& cost_ratio, double equivalence_pct);
+
 /// One look after the rounds so far (pure). Points' series are paired by round index: racing
 /// points must all have the same number of rounds. The best is compared with each racing point
 /// by decide_interleaved at race_comparison_confidence(settings.confidence, points.size())
 /// (min_rounds and equivalence_pct as given); a point decided dearer is `eliminated`, one within
-/// the margin `equivalent`, else `undecided`. With no racing point: best = 0, finished.
+/// the margin `equivalent`, else `undecided`. Finished when one point is left, when every other
+/// racing point is `equivalent`, or when each is `equivalent` or has its cost ratio's lower bound
+/// >= 1 / (1 + equivalence_pct / 100) (race_within_margin). With no racing point: best = 0, finished.
 RaceLook race_look(const std::vector<RacePoint>& points, const DecisionSettings& settings);
 
 /// A whole race replayed from its points' series (a point's series ends where it left or

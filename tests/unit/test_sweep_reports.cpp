@@ -124,6 +124,24 @@ TEST(SweepReport, HtmlLeadsWithTheRaceAndSaysThePairwiseLinesAreNotSimultaneous)
   EXPECT_EQ(before.find("pairwise-note"), std::string::npos);
 }
 
+TEST(SweepReport, MarkdownWritesEveryIntervalAsLoCommaHi) {
+  // docs/results.md writes an interval "[lo, hi]"; the run's table, the sweep's and the
+  // comparison's all do too, never "[lo..hi]".
+  const RunReport report = sweep_run();
+  RunReportPage page;
+  page.run = &report;
+  page.source = "r.json";
+  const std::string md = run_report_markdown(page);
+  const std::regex dotted("\\[[-+0-9.]+\\.\\.[-+0-9.]+\\]"), comma("\\[[-+0-9.]+, [-+0-9.]+\\]");
+  EXPECT_FALSE(std::regex_search(md, dotted)) << md;
+  // The run's table: the ondemand row's median with its CI, as the sweep's rows write theirs.
+  EXPECT_NE(md.find(" | 5.076 [4.771, 5.538] | "), std::string::npos) << md;
+  EXPECT_NE(md.find(" | 0.4307 [0.3947, 0.5015] | "), std::string::npos) << md;
+  size_t intervals = 0;
+  for (std::sregex_iterator it(md.begin(), md.end(), comma), end; it != end; ++it) ++intervals;
+  EXPECT_GE(intervals, 10u) << md;
+}
+
 TEST(SweepReport, MarkdownHasTheSweepTableSortedByCostWithVerdicts) {
   const RunReport report = sweep_run();
   RunReportPage page;

@@ -18,6 +18,7 @@
 #include "src/measure/pipeline_probe.h"
 #include "src/project/next_config.h"
 #include "src/project/report.h"
+#include "reports/console.h"
 
 namespace pperf::cli {
 
@@ -559,10 +560,14 @@ int command_project(const std::vector<std::string>& args) {
   }
   if (p.has("out")) write_file_atomically(p.string("out"), project::to_json(out).dump(2) + "\n");
   if (p.has("html")) write_file_atomically(p.string("html"), project::html_page(out, top));
-  std::cout << project::console_text(out, top);
-  for (const auto& line : not_projected) std::cout << line << "\n";
-  if (p.has("out")) std::cout << "projection: " << p.string("out") << "\n";
-  if (p.has("html")) std::cout << "html: " << p.string("html") << "\n";
+  // The terminal's width, as pperf run's report uses it (none when stdout is not a terminal).
+  const size_t width = terminal_columns();
+  std::cout << project::console_text(out, top, width);
+  std::string written;
+  for (const auto& line : not_projected) written += line + "\n";
+  if (p.has("out")) written += "projection: " + p.string("out") + "\n";
+  if (p.has("html")) written += "html: " + p.string("html") + "\n";
+  std::cout << wrap(written, width);
   return kExitOk;
 }
 

@@ -1,6 +1,7 @@
 #include "src/project/report.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -8,6 +9,7 @@
 
 #include "src/core/axis_ticks.h"
 #include "src/core/svg_chart.h"
+#include "reports/console.h"
 
 namespace pperf::project {
 
@@ -148,50 +150,102 @@ nlohmann::json to_json(const Projection& p) {
           {"workloads", workloads}};
 }
 
-std::string console_text(const Projection& p, size_t top) {
-  std::string out = fmt::format("projection of {} against {} ({}, {}); model error ±{:g} % stated\n", p.config_name, p.table,
-                                p.region, p.market, p.settings.model_error_pct);
+namespace {
+/// The top rows as a table sized to its cells. With a width (0: none), the step's interval, then
+/// the cost's, are left out until the rows fit; `dropped` names what was.
+std::string top_table(const WorkloadProjection& w, size_t top, size_t width, std::vector<std::string>& dropped) {
+  const size_t rows = std::min(top, w.predictions.size());
+  // Per column (#, cluster, step ms, USD/1M samples, bound): the header, then a cell per row.
+  const auto table = [&](bool step_ci, bool cost_ci) {
+    std::vector<std::vector<std::string>> t = {
+        {"#"}, {"cluster"}, {step_ci ? "step ms [interval]" : "step ms"}, {cost_ci ? "USD/1M samples [interval]" : "USD/1M samples"}, {"bound"}};
+    for (size_t i = 0; i < rows; ++i) {
+      const Prediction& pr = w.predictions[i];
+      t[0].push_back(std::to_string(i + 1));
+      t[1].push_back(cluster(pr.candidate));
+      t[2].push_back(step_ci ? range_text(pr.step_ms, "{:.4g}") : fmt::format("{:.4g}", pr.step_ms.value));
+      t[3].push_back(cost_ci ? range_text(pr.usd_per_1m_samples, "{:.4g}") : fmt::format("{:.4g}", pr.usd_per_1m_samples.value));
+      t[4].push_back(pr.bound);
+    }
+    return t;
+  };
+  const auto widths = [](const std::vector<std::vector<std::string>>& t) {
+    std::vector<size_t> out;
+    for (const auto& column : t) {
+      size_t cw = 0;
+      for (const auto& cell : column) cw = std::max(cw, cell.size());
+      out.push_back(cw);
+    }
+    return out;
+  };
+  const auto line_width = [&](const std::vector<std::vector<std::string>>& t) {
+    size_t total = 0;
+    for (size_t cw : widths(t)) total += 2 + cw;  // the indent, then two spaces between columns
+    return total;
+  };
+  bool step_ci = true, cost_ci = true;
+  if (width > 0 && line_width(table(step_ci, cost_ci)) > width) step_ci = false, dropped.push_back("the step's interval");
+  if (width > 0 && line_width(table(step_ci, cost_ci)) > width) cost_ci = false, dropped.push_back("the cost's interval");
+  const auto t = table(step_ci, cost_ci);
+  const std::vector<size_t> cw = widths(t);
+  std::string out;
+  for (size_t r = 0; r <= rows; ++r) {
+    std::string line;
+    for (size_t c = 0; c < t.size(); ++c)
+      line += c == 1 ? fmt::format("  {:<{}}", t[c][r], cw[c]) : fmt::format("  {:>{}}", t[c][r], cw[c]);
+    out += line + "\n";
+  }
+  return out;
+}
+}  // namespace
+
+std::string console_text(const Projection& p, size_t top, size_t width) {
+  // Prose is wrapped to the width; the table's intervals give way until its rows fit.
+  const auto prose = [&](const std::string& text) { return wrap(text, width); };
+  std::string out = prose(fmt::format("projection of {} against {} ({}, {}); model error ±{:g} % stated\n", p.config_name, p.table,
+                                      p.region, p.market, p.settings.model_error_pct));
   for (const auto& w : p.workloads) {
     const Measured& m = w.measured;
-    out += fmt::format("\nworkload {} ({} samples/step)\n", m.workload, m.samples_per_step);
-    out += fmt::format("  pipeline: {} CPU-ms/sample; {}\n", range_text({m.pipeline_cpu_s_per_sample.value * 1e3,
-                                                                         m.pipeline_cpu_s_per_sample.lo * 1e3,
-                                                                         m.pipeline_cpu_s_per_sample.hi * 1e3}, "{:.4g}"),
-                       m.pipeline_source);
-    out += m.bytes_per_batch ? fmt::format("  batch:    {:.4g} MB on the data link per step{}\n", *m.bytes_per_batch / 1e6,
-                                           p.settings.link_gbit_per_s ? fmt::format(" ({:g} Gbit/s: {:.4g} ms)", *p.settings.link_gbit_per_s,
-                                                                                    *m.bytes_per_batch * 8 / (*p.settings.link_gbit_per_s * 1e9) * 1e3)
-                                                                      : std::string(" (no link bandwidth: --link-gbps)"))
-                             : std::string("  batch:    bytes unknown (the workload declares no batch layout)\n");
-    out += fmt::format("  scaling:  efficiency {} at {} core(s)\n", range_text(m.scaling_efficiency, "{:.2f}"), m.scaling_cores);
-    out += m.trainer_step_ms ? fmt::format("  trainer:  {} ms/step; {}\n", range_text(*m.trainer_step_ms, "{:.4g}"), m.trainer_source)
-                             : fmt::format("  trainer:  step unknown: no floor ({})\n", m.trainer_source);
+    std::string text = fmt::format("\nworkload {} ({} samples/step)\n", m.workload, m.samples_per_step);
+    text += fmt::format("  pipeline: {} CPU-ms/sample; {}\n", range_text({m.pipeline_cpu_s_per_sample.value * 1e3,
+                                                                          m.pipeline_cpu_s_per_sample.lo * 1e3,
+                                                                          m.pipeline_cpu_s_per_sample.hi * 1e3}, "{:.4g}"),
+                        m.pipeline_source);
+    text += m.bytes_per_batch ? fmt::format("  batch:    {:.4g} MB on the data link per step{}\n", *m.bytes_per_batch / 1e6,
+                                            p.settings.link_gbit_per_s ? fmt::format(" ({:g} Gbit/s: {:.4g} ms)", *p.settings.link_gbit_per_s,
+                                                                                     *m.bytes_per_batch * 8 / (*p.settings.link_gbit_per_s * 1e9) * 1e3)
+                                                                       : std::string(" (no link bandwidth: --link-gbps)"))
+                              : std::string("  batch:    bytes unknown (the workload declares no batch layout)\n");
+    text += fmt::format("  scaling:  efficiency {} at {} core(s)\n", range_text(m.scaling_efficiency, "{:.2f}"), m.scaling_cores);
+    text += m.trainer_step_ms ? fmt::format("  trainer:  {} ms/step; {}\n", range_text(*m.trainer_step_ms, "{:.4g}"), m.trainer_source)
+                              : fmt::format("  trainer:  step unknown: no floor ({})\n", m.trainer_source);
     for (const auto& f : w.speed_factors)
-      out += fmt::format("  speed factor {}: {} ({})\n", f.family, range_text(f.factor, "{:.2f}"), f.source);
+      text += fmt::format("  speed factor {}: {} ({})\n", f.family, range_text(f.factor, "{:.2f}"), f.source);
     if (const Prediction* c = cheapest(w))
-      out += fmt::format("  cheapest: {}: {} USD/1M samples, step {} ms ({}-bound)\n", cluster(c->candidate),
-                         range_text(c->usd_per_1m_samples, "{:.4g}"), range_text(c->step_ms, "{:.4g}"), c->bound);
-    out += "  knee: " + knee_text(w) + "\n";
-    out += data_line(w);
-    out += fmt::format("  {:>3}  {:<42} {:>28} {:>34} {:>9}\n", "#", "cluster", "step ms [interval]", "USD/1M samples [interval]", "bound");
-    for (size_t i = 0; i < std::min(top, w.predictions.size()); ++i) {
-      const Prediction& pr = w.predictions[i];
-      out += fmt::format("  {:>3}  {:<42} {:>28} {:>34} {:>9}\n", i + 1, cluster(pr.candidate), range_text(pr.step_ms, "{:.4g}"),
-                         range_text(pr.usd_per_1m_samples, "{:.4g}"), pr.bound);
-    }
+      text += fmt::format("  cheapest: {}: {} USD/1M samples, step {} ms ({}-bound)\n", cluster(c->candidate),
+                          range_text(c->usd_per_1m_samples, "{:.4g}"), range_text(c->step_ms, "{:.4g}"), c->bound);
+    text += "  knee: " + knee_text(w) + "\n";
+    text += data_line(w);
+    out += prose(text);
+    std::vector<std::string> dropped;
+    out += top_table(w, top, width, dropped);
+    text.clear();
+    if (!dropped.empty())
+      text += fmt::format("  left out at this width: {} (--out and --html have them)\n", fmt::join(dropped, " and "));
     if (!w.checks.empty())
-      out += w.host_calibration ? fmt::format("  the config's own configurations on this host (projected x {:.3f}, the reference's measured / projected step):\n",
-                                              *w.host_calibration)
-                                : std::string("  the config's own configurations (projected vs actual):\n");
+      text += w.host_calibration ? fmt::format("  the config's own configurations on this host (projected x {:.3f}, the reference's measured / projected step):\n",
+                                               *w.host_calibration)
+                                 : std::string("  the config's own configurations (projected vs actual):\n");
     for (const auto& c : w.checks) {
-      out += fmt::format("    {:<20} projected {} ms", c.configuration, range_text(c.predicted.step_ms, "{:.4g}"));
+      text += fmt::format("    {:<20} projected {} ms", c.configuration, range_text(c.predicted.step_ms, "{:.4g}"));
       if (c.actual_ms)
-        out += fmt::format(", {} {:.4g} ms ({:+.1f} %, {} the interval)", c.actual_source, *c.actual_ms, error_pct(c),
-                           *c.actual_ms >= c.predicted.step_ms.lo && *c.actual_ms <= c.predicted.step_ms.hi ? "inside" : "outside");
-      out += c.reference ? " [reference]\n" : "\n";
+        text += fmt::format(", {} {:.4g} ms ({:+.1f} %, {} the interval)", c.actual_source, *c.actual_ms, error_pct(c),
+                            *c.actual_ms >= c.predicted.step_ms.lo && *c.actual_ms <= c.predicted.step_ms.hi ? "inside" : "outside");
+      text += c.reference ? " [reference]\n" : "\n";
     }
+    out += prose(text);
   }
-  if (!p.next_config_path.empty()) out += "\nconfiguration to measure next: " + p.next_config_path + "\n";
+  if (!p.next_config_path.empty()) out += prose("\nconfiguration to measure next: " + p.next_config_path + "\n");
   return out;
 }
 

@@ -2,6 +2,8 @@
 // heterogeneous results from their homogeneous ones, the catalog's candidates, the report.
 #include <gtest/gtest.h>
 
+#include <sstream>
+
 #include "src/project/projection.h"
 #include "src/project/next_config.h"
 #include "src/project/report.h"
@@ -158,6 +160,38 @@ TEST(Projection, ReportCarriesTheCheapestTheKneeAndAChart) {
   const std::string html = html_page(p, 10);
   EXPECT_NE(html.find("<svg"), std::string::npos);
   EXPECT_NE(html.find("class=\"knee\""), std::string::npos);
+}
+
+TEST(Projection, ConsoleTextFitsTheWidthItIsGiven) {
+  // Seed 000 ex. 1's clusters (ml.p4d.24xlarge + n x ml.c5.18xlarge): 40-character names and two
+  // intervals a row made 123 columns; at 100 the prose wraps and the step's interval gives way.
+  Measured m = given(192, 96, 1024);
+  m.pipeline_source = std::string(150, 'x').replace(40, 1, " ").replace(90, 1, " ");
+  WorkloadProjection w;
+  w.measured = m;
+  w.trainer_type = "ml.p4d.24xlarge";
+  for (int64_t n = 0; n <= 4; ++n)
+    w.predictions.push_back(predict(m, cluster("ml.p4d.24xlarge", 96, 8, 37.688, n ? "ml.c5.18xlarge" : "", n, 72, 4.284), kSame, kSame,
+                                    ModelSettings{}));
+  Projection p;
+  p.config_name = "seed000-ex1";
+  p.table = "aws-sagemaker-us-east-1";
+  p.workloads.push_back(w);
+  const std::string narrow = console_text(p, 10, 100);
+  std::stringstream in(narrow);
+  for (std::string line; std::getline(in, line);) EXPECT_LE(line.size(), 100u) << line;
+  EXPECT_NE(narrow.find("\n  left out at this width: the step's interval (--out and --html have them)\n"), std::string::npos) << narrow;
+  EXPECT_NE(narrow.find("USD/1M samples [interval]"), std::string::npos) << narrow;
+  EXPECT_EQ(narrow.find("step ms [interval]"), std::string::npos) << narrow;
+  // Narrower still: the cost's interval goes too, the rows each on one line.
+  const std::string tiny = console_text(p, 10, 70);
+  EXPECT_NE(tiny.find("left out at this width: the step's interval and the cost's interval"), std::string::npos) << tiny;
+  EXPECT_NE(tiny.find("\n  5  1 x ml.p4d.24xlarge + 4 x ml.c5.18xlarge       48          0.7139  pipeline\n"), std::string::npos) << tiny;
+  // No width: every column, nothing said left out, the long source on one line.
+  const std::string all = console_text(p, 10, 0);
+  EXPECT_NE(all.find("step ms [interval]"), std::string::npos);
+  EXPECT_EQ(all.find("left out"), std::string::npos);
+  EXPECT_NE(all.find(m.pipeline_source + "\n"), std::string::npos);
 }
 
 TEST(Projection, KneeAtZeroDataInstancesWhenTheTrainerAloneIsTrainerBound) {

@@ -79,6 +79,8 @@ check "... within 100 columns at COLUMNS=100" bash -c "COLUMNS=100 '$pperf' proj
 check "... and seed 000 ex. 1 with the GPU's step given" bash -c "COLUMNS=100 '$pperf' project --config seed000_ex1_resnet50_cost --trainer-step-ms 60 --next '$work/e1w.next.json' >'$work/o1w' && fits100 '$work/o1w'"
 check "... the HTML marks the knee at 0 and says why" grep -q 'knee: 0 (trainer alone)' "$work/s4.html"
 check "... ..." grep -q 'class="data-instances">data instances: none pay' "$work/s4.html"
+check "... the chart draws the cheapest trainer's curve (trn1) beside the config's (p4d, dashed)" bash -c "grep -q 'data-trainer=\"ml.trn1.32xlarge\"' '$work/s4.html' &&
+  grep -q 'stroke-dasharray=\"6 4\" data-trainer=\"ml.p4d.24xlarge\"' '$work/s4.html' && grep -q '>1 x ml.trn1.32xlarge (cheapest)</text>' '$work/s4.html'"
 check "... the next config is the cheapest alone, as the baseline" json_check "$work/s4.next.json" '
 [g["type"] for g in j["configurations"][0]["instances"]] == ["ml.trn1.32xlarge"]
 j["configurations"][0]["baseline"]'

@@ -1,8 +1,11 @@
 // The projection model (src/project): exact figures where the formula is exact, the seed's
 // heterogeneous results from their homogeneous ones, the catalog's candidates, the report.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <sstream>
+#include <tuple>
 
 #include "src/project/projection.h"
 #include "src/project/next_config.h"
@@ -192,6 +195,48 @@ TEST(Projection, ConsoleTextFitsTheWidthItIsGiven) {
   EXPECT_NE(all.find("step ms [interval]"), std::string::npos);
   EXPECT_EQ(all.find("left out"), std::string::npos);
   EXPECT_NE(all.find(m.pipeline_source + "\n"), std::string::npos);
+}
+
+TEST(Projection, ChartDrawsTheCheapestTrainersCurveBesideTheConfigs) {
+  // Seed 004's shape: the config's trainer (p4d, 183.8 ms) is dearer per sample than another
+  // type (trn1, 150.6 ms); both trainer-bound alone, data instances only add cost.
+  Measured m;
+  m.samples_per_step = 16;
+  m.pipeline_cpu_s_per_sample = Range::point(0.05e-3);
+  WorkloadProjection w;
+  w.trainer_type = "ml.p4d.24xlarge";
+  for (const auto& [type, vcpus, usd, step] : {std::make_tuple("ml.p4d.24xlarge", 96, 37.688, 183.8), std::make_tuple("ml.trn1.32xlarge", 128, 24.725, 150.6)}) {
+    Measured mt = m;
+    mt.trainer_step_ms = Range::point(step);
+    for (int64_t n = 0; n <= 2; ++n)
+      w.predictions.push_back(predict(mt, cluster(type, vcpus, 8, usd, n ? "ml.c5.18xlarge" : "", n, 72, 4.284), kSame, kSame, ModelSettings{}));
+  }
+  std::stable_sort(w.predictions.begin(), w.predictions.end(),
+                   [](const Prediction& a, const Prediction& b) { return a.usd_per_1m_samples.value < b.usd_per_1m_samples.value; });
+  ASSERT_EQ(cheapest(w)->candidate.trainer_type, "ml.trn1.32xlarge");
+  Projection p;
+  p.workloads.push_back(w);
+  const std::string html = html_page(p, 10);
+  const size_t at = html.find("data-chart=\"projection\"");
+  ASSERT_NE(at, std::string::npos);
+  const std::string svg = html.substr(at, html.find("</svg>", at) - at);
+  // The cheapest trainer's curve solid, the config's dashed, each named in the legend.
+  EXPECT_NE(svg.find("stroke-width=\"2\" data-trainer=\"ml.trn1.32xlarge\" data-type=\"ml.c5.18xlarge\""), std::string::npos) << svg;
+  EXPECT_NE(svg.find("stroke-dasharray=\"6 4\" data-trainer=\"ml.p4d.24xlarge\" data-type=\"ml.c5.18xlarge\""), std::string::npos) << svg;
+  EXPECT_NE(svg.find(">1 x ml.trn1.32xlarge (cheapest)</text>"), std::string::npos) << svg;
+  EXPECT_NE(svg.find(">1 x ml.p4d.24xlarge (the config's)</text>"), std::string::npos) << svg;
+  EXPECT_NE(svg.find("data instances per trainer"), std::string::npos) << svg;
+  // The cheapest point itself (trn1 alone) is drawn: its curve starts at its cost.
+  EXPECT_NE(svg.find(fmt::format("ml.trn1.32xlarge + 1 x ml.c5.18xlarge: {:.4g} USD/1M samples", w.predictions[1].usd_per_1m_samples.value)),
+            std::string::npos)
+      << svg;
+  // When the config's trainer is the cheapest, one trainer as before: no trainer legend.
+  w.trainer_type = "ml.trn1.32xlarge";
+  p.workloads[0] = w;
+  const std::string one = html_page(p, 10);
+  EXPECT_EQ(one.find("data-legend=\"trainer\""), std::string::npos);
+  EXPECT_EQ(one.find("data-trainer=\"ml.p4d.24xlarge\""), std::string::npos);
+  EXPECT_NE(one.find("data instances per 1 x ml.trn1.32xlarge"), std::string::npos);
 }
 
 TEST(Projection, KneeAtZeroDataInstancesWhenTheTrainerAloneIsTrainerBound) {

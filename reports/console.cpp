@@ -23,6 +23,7 @@ struct ConsoleColumn {
   int priority;  // 0: always shown; higher numbers are dropped first when space runs out
   bool left_aligned = false;
   std::vector<std::string> cells;
+  std::string key;  // the result column it shows (reports/columns.h), "" for others
 };
 
 std::string cpu_list(const std::vector<int>& cpus) {
@@ -193,7 +194,7 @@ std::string to_console(const RunReport& report, const ConsoleOptions& options) {
   for (const Column& c : result_columns()) {
     const std::string header = header_for_people(c, currency, money_unit);
     if (shown(c.console)) {
-      columns.push_back({header, c.console, c.style.kind == Style::text, {}});
+      columns.push_back({header, c.console, c.style.kind == Style::text, {}, c.key});
       source.push_back(&c), is_ci.push_back(false);
     }
     if (shown(c.console_ci)) {
@@ -226,17 +227,29 @@ std::string to_console(const RunReport& report, const ConsoleOptions& options) {
         break;
       }
   }
+  std::string notes_under;  // the notes column's rows, when it gave way
   if (options.width > 0 && !options.wide) {
     for (int priority = 5; priority > 0 && table_width(columns) > options.width; --priority)
       for (size_t c = columns.size(); c-- > 0;)
         if (columns[c].priority == priority && table_width(columns) > options.width) columns.erase(columns.begin() + c);
+    // Still too wide (long names: a sweep's points): the notes leave the table for a line under it.
+    for (size_t i = 0; i < columns.size() && table_width(columns) > options.width; ++i)
+      if (columns[i].key == "notes") {
+        std::vector<std::string> rows;
+        for (size_t r = 0; r < results.size(); ++r)
+          if (!columns[i].cells[r].empty()) rows.push_back(results[r].configuration + ": " + columns[i].cells[r]);
+        if (!rows.empty())
+          notes_under = fmt::format("Notes (their column left out at this width; --wide shows it): {}.\n", fmt::join(rows, "; "));
+        columns.erase(columns.begin() + static_cast<std::ptrdiff_t>(i));
+        break;
+      }
   }
   // The answer first: each configuration's verdict against its baseline.
   std::string decisions;
   for (const auto& d : decision_sentences(results)) decisions += d + "\n";
   if (!decisions.empty() && !report.sweep.is_null()) decisions += sweep_pairwise_note(report.sweep) + "\n";
   out = wrap(decisions, options.wide ? 0 : options.width) + out + render(columns, results.size());
-  std::string prose;  // everything under the table, wrapped to the width
+  std::string prose = notes_under;  // everything under the table, wrapped to the width
 
   // Why rows failed, in full (the notes column only says that they did).
   for (const auto& r : results)

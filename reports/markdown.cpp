@@ -20,6 +20,13 @@ std::string table_cell(const std::string& s) {
   return out;
 }
 
+/// An interval as every Markdown table and sentence here writes it (docs/results.md's "[lo, hi]"):
+/// a column's CI ends as people read the column, money scaled to its "{steps}".
+std::string interval(const Column& c, const std::array<double, 2>& ci, double money_steps) {
+  const double k = c.money_per_step ? money_steps : 1;
+  return "[" + format_for_people(ci[0] * k, c.style) + ", " + format_for_people(ci[1] * k, c.style) + "]";
+}
+
 /// A sweep's races (RunReport::sweep): per race, the best with its interval, the points
 /// equivalent to it, what ended it and the time saved, then a table sorted by cost per sample
 /// with each point's verdict. "" without a sweep.
@@ -101,7 +108,7 @@ std::string run_report_markdown(const RunReportPage& page) {
       }
       const Figure f = c->read(x);
       std::string cell = cell_for_people(*c, f, money.first) + (c->marks_baseline && x.baseline ? " (baseline)" : "");
-      if (!c->ci_key.empty() && f.ci95) cell += " [" + ci_for_people(*c, f, money.first) + "]";
+      if (!c->ci_key.empty() && f.ci95) cell += " " + interval(*c, *f.ci95, money.first);
       row += " " + table_cell(cell) + " |";
     }
     out += row + "\n";

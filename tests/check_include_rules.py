@@ -24,7 +24,7 @@ ALLOWED = {
     "src/measure": {"src/core", "src/stats", "src/config", "pricing", "src/env", "workloads",
                       "src/dataservice"},
     "src/history": {"src/core", "src/stats"},
-    "src/project": {"src/core", "src/stats", "pricing"},
+    "src/project": {"src/core", "src/stats", "pricing", "reports"},
     "src/session": {"src/core", "src/stats", "src/config", "pricing", "src/env", "workloads",
                       "src/dataservice", "src/measure"},
     "src/cli": {"src/session", "src/core", "src/stats", "src/config", "pricing", "reports", "src/env",

@@ -1,6 +1,8 @@
 // `pperf project --config C [--table T] [--region R] [--out P.json]`: one measurement (or the
-// config's given step times) projected across a price catalog (src/project): the cheapest
-// cluster per workload, the knee, the top N with intervals, and a config to measure next.
+// config's given step times) projected across a price catalog. This file gathers the inputs (the
+// config, the table, the results, the pipeline timed alone, the history's native runs) and writes
+// the outputs; the model is src/project (assemble.h: from the gathered inputs to a workload's
+// cheapest clusters, knee and checks).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -8,7 +10,6 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <set>
 
 #include "src/cli/cli.h"
 #include "src/core/atomic_file.h"
@@ -16,13 +17,14 @@
 #include "src/core/results_json.h"
 #include "src/history/history.h"
 #include "src/measure/pipeline_probe.h"
+#include "src/project/assemble.h"
 #include "src/project/next_config.h"
 #include "src/project/report.h"
+#include "reports/console.h"
 
 namespace pperf::cli {
 
 namespace {
-using project::Candidate;
 using project::Measured;
 using project::Range;
 using project::SpeedFactor;
@@ -33,58 +35,10 @@ const InstanceGroup* group_of(const Configuration& c, const std::string& role) {
   return nullptr;
 }
 
-/// The half-width of a result's mean step CI relative to the mean; below the runner's 6 steps
-/// for one, 1.96 CV / sqrt(n), widened for lag-1 autocorrelation rho by sqrt((1 + rho) / (1 - rho)).
-double relative_ci(const Result& r) {
-  if (!r.step || r.step->mean_ms <= 0) return 0;
-  if (r.step->mean_ci95_ms) return ((*r.step->mean_ci95_ms)[1] - (*r.step->mean_ci95_ms)[0]) / 2 / r.step->mean_ms;
-  if (!r.spread || !r.measurement || r.measurement->step_ms.size() < 2) return 0;
-  const double rho = std::clamp(r.step->lag1_autocorrelation.value_or(0), 0.0, 0.9);
-  return 1.96 * r.spread->cv / std::sqrt(static_cast<double>(r.measurement->step_ms.size())) * std::sqrt((1 + rho) / (1 - rho));
-}
-
-/// What a measured result says of its pipeline and trainer (the runner's CPU accounting:
-/// src/measure/executor.cpp's busy fractions, times the wall time and the CPUs they are of).
-Measured measured_from(const Result& r, int64_t logical_cpus, const std::string& file, double* data_cores = nullptr) {
-  if (!r.measurement || !r.step || !r.bottleneck || !r.execution || r.measurement->step_ms.empty())
-    throw InputError(file, "", "result " + r.workload + " x " + r.configuration + " has no measurement to project from");
-  const ExecutionReport& e = *r.execution;
-  const double steps = static_cast<double>(r.measurement->step_ms.size());
-  const double wall_s = r.measurement->elapsed_s;
-  const auto size_of = [&](const std::vector<int>& set) { return static_cast<double>(set.empty() ? logical_cpus : static_cast<int64_t>(set.size())); };
-  const double data_set = e.data_mode == DataMode::local ? size_of(e.cpus) : size_of(e.data_cpus);
-  const double capacity = std::min(static_cast<double>(std::max<int64_t>(1, e.data_workers)), data_set);
-  const double data_cpu_s = r.bottleneck->data_cpu_pct.value_or(0) / 100 * wall_s * capacity;
-  if (data_cores) *data_cores = capacity;
-  const double trainer_cpu_s = r.bottleneck->trainer_cpu_pct / 100 * wall_s * size_of(e.cpus);
-  Measured m;
-  m.workload = r.workload;
-  m.samples_per_step = r.samples_per_step;
-  const double rel = relative_ci(r);
-  m.pipeline_cpu_s_per_sample = Range::relative(data_cpu_s / (steps * static_cast<double>(r.samples_per_step)), rel);
-  m.trainer_cpu_s_per_step = trainer_cpu_s / steps;
-  const WorkloadDescriptor* d = builtin_workloads().find(r.workload);
-  const bool own_process = d && d->capabilities.steps_as_own_ranks;  // its CPU time is not this process's
-  const bool on_cpu = e.device == "cpu" && !own_process;
-  const double trainer_ms = on_cpu ? 1000 * m.trainer_cpu_s_per_step / static_cast<double>(std::max<int64_t>(1, e.threads_effective))
-                                   : r.step->mean_ms * (1 - r.data_wait_fraction.value_or(0));
-  m.trainer_step_ms = Range::relative(trainer_ms, rel);
-  m.pipeline_source = fmt::format("measured here: {} ({:.3g} data CPU-s over {:.0f} steps of {})", r.configuration, data_cpu_s, steps,
-                                  r.samples_per_step);
-  if (d && !d->capabilities.data_workers) {
-    m.pipeline_absent = fmt::format("workload {} has no input pipeline a data worker can run (its step makes its own input)", r.workload);
-    m.pipeline_source = "not measured: " + m.pipeline_absent;
-    m.pipeline_cpu_s_per_sample = Range::point(0);
-  } else if (!r.bottleneck->data_cpu_pct) {
-    m.pipeline_absent = fmt::format("{} ran no pipeline pperf can time apart (the step makes its own input, or its workers are remote)",
-                                    r.configuration);
-    m.pipeline_source = "not measured: " + m.pipeline_absent;
-  }
-  m.trainer_source = own_process ? fmt::format("measured here ({}): its mean step (the step runs in a process of its own)", r.configuration)
-                   : on_cpu ? fmt::format("measured here on the CPU ({}): its CPU time per step / {} thread(s)", r.configuration,
-                                          e.threads_effective)
-                            : fmt::format("measured on {} ({}): mean step less its data wait", e.device, r.configuration);
-  return m;
+/// What the workload `name` declares it can do; nullptr for a workload this build does not know.
+const WorkloadCapabilities* capabilities_of(const std::string& name) {
+  const WorkloadDescriptor* d = builtin_workloads().find(name);
+  return d ? &d->capabilities : nullptr;
 }
 
 /// Per-core speed factors relative to this host, by family, from the history's native runs
@@ -113,7 +67,7 @@ std::map<std::string, SpeedFactor> history_factors(const std::string& db, const 
       if (dnn == r.instances.end()) continue;
       Measured there;
       try {
-        there = measured_from(r, logical, name);
+        there = project::measured_from(r, capabilities_of(r.workload), logical, name);
       } catch (const InputError&) {
         continue;
       }
@@ -148,22 +102,11 @@ WorkloadSpec completed(const WorkloadSpec& spec) {
 std::optional<double> batch_bytes(const WorkloadSpec& spec) {
   const WorkloadDescriptor* d = builtin_workloads().find(spec.name);
   if (!d || !d->batch_layout) return std::nullopt;
-  std::vector<TensorDecl> layout;
   try {
-    layout = d->batch_layout(completed(spec));
+    return project::layout_bytes(d->batch_layout(completed(spec)), spec.batch_size);
   } catch (const std::exception&) {
     return std::nullopt;
   }
-  const std::map<std::string, double> size = {{"float32", 4}, {"int64", 8}, {"int32", 4}, {"uint8", 1}, {"bfloat16", 2}};
-  double per_sample = 0;
-  for (const auto& t : layout) {
-    const auto it = size.find(t.dtype);
-    if (it == size.end()) return std::nullopt;
-    double n = it->second;
-    for (int64_t dim : t.shape) n *= static_cast<double>(dim);
-    per_sample += n;
-  }
-  return layout.empty() ? std::nullopt : std::optional<double>(per_sample * static_cast<double>(spec.batch_size));
 }
 
 /// The pipeline of `spec` measured alone on this host (a priced-only config gives only the
@@ -353,7 +296,6 @@ int command_project(const std::vector<std::string>& args) {
                        : config.priced_only ? "given step times (nothing measured)"
                                             : "this host";
   out.next_config_path = next_path;
-  const std::string trainer_family = project::family_of(trainer_group->type);
   std::vector<std::string> not_projected;  // one line per workload whose measurement failed
   for (size_t w = 0; w < config.workloads.size(); ++w) {
     const WorkloadSpec& spec = config.workloads[w];
@@ -374,10 +316,10 @@ int command_project(const std::vector<std::string>& args) {
                                           reference.name, why));
       continue;
     }
-    project::WorkloadProjection wp;
-    wp.trainer_type = trainer_group->type;
-    wp.trainer_count = trainer_group->count;
-    Measured& m = wp.measured;
+    project::WorkloadInputs in;
+    in.trainer = *trainer_group;
+    in.trainer_accelerators = trainer_spec->accelerators;
+    Measured& m = in.measured;
     if (trainer_given) {
       m.workload = spec.name;
       m.samples_per_step = ref->samples_per_step;
@@ -394,28 +336,10 @@ int command_project(const std::vector<std::string>& args) {
       m.trainer_source = "not measured";
     } else {
       double ref_cores = 1;
-      m = measured_from(*ref, logical_cpus, results_file, &ref_cores);
+      m = project::measured_from(*ref, capabilities_of(spec.name), logical_cpus, results_file, &ref_cores);
       // Scaling: a configuration of the same results whose pipeline ran on more cores; its
       // CPU-seconds per sample against the reference's (data workers: their transport included).
-      for (const auto& r : results) {
-        double cores = 0;
-        if (r.workload != spec.name || r.configuration == reference.name || r.status != ResultStatus::ok || !r.bottleneck ||
-            !r.bottleneck->data_cpu_pct)
-          continue;
-        Measured wide;
-        try {
-          wide = measured_from(r, logical_cpus, results_file, &cores);
-        } catch (const InputError&) {
-          continue;
-        }
-        if (cores <= ref_cores || cores <= static_cast<double>(m.scaling_cores) || wide.pipeline_cpu_s_per_sample.value <= 0) continue;
-        const Range& one = m.pipeline_cpu_s_per_sample;
-        const Range& all = wide.pipeline_cpu_s_per_sample;
-        m.scaling_efficiency = {one.value / all.value, one.lo / all.hi, std::max(one.value / all.value, one.hi / std::max(all.lo, 1e-12))};
-        m.scaling_cores = static_cast<int64_t>(cores);
-        m.pipeline_source += fmt::format("; scaling from {:g} to {:g} cores: {} ({:.4g} CPU-ms/sample)", ref_cores, cores, r.configuration,
-                                         all.value * 1e3);
-      }
+      project::scaling_from_results(m, capabilities_of(spec.name), ref_cores, results, reference.name, logical_cpus, results_file);
       // Measured now and no configuration ran the pipeline wider: its scaling from the pipeline
       // alone on 1 and on every CPU of this host.
       // (pperf's own pipeline only: a Python worker's is not the one the probe would time.)
@@ -436,94 +360,42 @@ int command_project(const std::vector<std::string>& args) {
       m.trainer_source = "given (--trainer-step-ms)";
       m.trainer_cpu_s_per_step = 0;  // a GPU step's host CPU use is not known: not charged to the pool
     }
-    // Speed factors: the reference family is 1 exactly when the pipeline cost is in its cores.
-    std::map<std::string, SpeedFactor> factors;
+    // The model's inputs: the speed factors' sources and the config's configurations (on this
+    // host, the CPUs each pins; their measured or given steps).
+    project::FactorInputs factors;
     const std::string history_db = p.has("history") ? p.string("history") : "";
-    if (!history_db.empty() && pipeline_here && m.pipeline_absent.empty()) factors = history_factors(history_db, m, spec);
-    const auto factor_of = [&](const std::string& type) {
-      const std::string family = project::family_of(type);
-      auto it = factors.find(family);
-      if (it != factors.end()) return it->second;
-      SpeedFactor f = config.priced_only && !trainer_given && family == trainer_family
-                          ? SpeedFactor{family, Range::point(1), "reference: the given step's own cores"}
-                          : project::unmeasured_factor(family);
-      if (pipeline_here) f.source = "relative to this host; " + f.source;
-      return factors[family] = f;
-    };
-    // Data instances are projected only when the pipeline's cost is known. Given trainers' steps:
-    // each configuration's trainer (and its scale-ups) with its own step.
-    const int64_t data_max = m.pipeline_absent.empty() ? max_data : 0;
-    std::set<std::string> seen;
-    for (const auto& c : config.configurations) {
-      const InstanceGroup* t = group_of(c, "dnn");
-      if (!t || (!trainer_given && &c != &reference)) continue;
-      Measured mc = m;
-      if (trainer_given && c.step_time_ms) mc.trainer_step_ms = Range::point(*c.step_time_ms);
-      for (const auto& cand : project::catalog_candidates(table, t->type, t->count, data_max, market))
-        if (seen.insert(fmt::format("{}x{}+{}x{}", cand.trainer_count, cand.trainer_type, cand.data_count, cand.data_type)).second)
-          wp.predictions.push_back(project::predict(mc, cand, factor_of(cand.trainer_type),
-                                                    factor_of(cand.data_count ? cand.data_type : cand.trainer_type), settings));
-    }
-    std::stable_sort(wp.predictions.begin(), wp.predictions.end(), [](const project::Prediction& a, const project::Prediction& b) {
-      return a.usd_per_1m_samples.value < b.usd_per_1m_samples.value;
-    });
-    wp.knee_vcpus_per_accelerator = project::knee_vcpus_per_accelerator(m, static_cast<double>(trainer_group->count) * trainer_spec->accelerators);
-    if (m.pipeline_absent.empty()) wp.knee_data_instances = project::knee_data_instances(wp.predictions, trainer_group->type);
-    // The config's own configurations: on this host by their CPU sets, or in the catalog.
+    if (!history_db.empty() && pipeline_here && m.pipeline_absent.empty()) factors.measured = history_factors(history_db, m, spec);
+    factors.reference_family_exact = config.priced_only && !trainer_given;
+    factors.reference_family = project::family_of(trainer_group->type);
+    factors.relative_to_host = pipeline_here;
+    in.each_trainer = trainer_given;
+    in.calibrate_to_host = !config.priced_only && !trainer_elsewhere;
+    in.max_data = max_data;
+    in.market = market;
+    in.settings = settings;
     for (size_t ci = 0; ci < config.configurations.size(); ++ci) {
       const Configuration& c = config.configurations[ci];
-      const InstanceGroup* t = group_of(c, "dnn");
-      const InstanceGroup* d = group_of(c, "data");
-      if (!t) continue;
-      const InstanceSpec* ts = table.find(t->type);
-      const InstanceSpec* ds = d ? table.find(d->type) : nullptr;
-      Candidate cand;
-      cand.trainer_type = t->type;
-      cand.trainer_count = t->count;
-      cand.trainer_vcpus = ts->vcpus;
-      cand.trainer_accelerators = ts->accelerators;
-      cand.trainer_usd_per_hour = quote(*ts, market) ? quote(*ts, market)->usd_per_hour : 0;
-      if (d) {
-        cand.data_type = d->type;
-        cand.data_count = d->count;
-        cand.data_vcpus = ds->vcpus;
-        cand.data_usd_per_hour = quote(*ds, market) ? quote(*ds, market)->usd_per_hour : 0;
-      }
-      SpeedFactor tf = factor_of(t->type), df = factor_of(d ? d->type : t->type);
-      Measured mc = m;
-      if (trainer_given && c.step_time_ms) mc.trainer_step_ms = Range::point(*c.step_time_ms);
-      if (!config.priced_only && !trainer_elsewhere) {  // emulated here: the CPUs the config pins, at this host's speed
+      project::ConfigurationInput ic;
+      ic.name = c.name;
+      ic.reference = ci == reference_index;
+      if (const InstanceGroup* t = group_of(c, "dnn")) ic.trainer = *t;
+      if (const InstanceGroup* d = group_of(c, "data")) ic.data = *d;
+      ic.given_step_ms = c.step_time_ms;
+      if (in.calibrate_to_host) {  // emulated here: the CPUs the config pins
         const ExecutionSettings& e = c.execution;
-        const auto size_of = [&](const std::vector<int>& s) { return s.empty() ? logical_cpus : static_cast<int64_t>(s.size()); };
-        cand.trainer_count = 1;
-        cand.trainer_vcpus = size_of(e.cpus);
-        cand.pooled = e.data.mode == DataMode::local;
-        cand.data_count = cand.pooled ? 0 : 1;
-        cand.data_vcpus = cand.pooled ? 0 : std::min(size_of(e.data.spawn_local_cpus), e.data.spawn_local_processes * e.data.spawn_local_workers);
-        if (cand.pooled) cand.trainer_vcpus = std::min(cand.trainer_vcpus, std::max<int64_t>(1, e.data.workers));
-        tf = df = SpeedFactor{"host", Range::point(1), "this host"};
+        const auto size_of = [&](const std::vector<int>& set) { return set.empty() ? logical_cpus : static_cast<int64_t>(set.size()); };
+        project::ConfigurationInput::HostCpus host;
+        host.trainer_vcpus = size_of(e.cpus);
+        host.pooled = e.data.mode == DataMode::local;
+        host.data_vcpus = host.pooled ? 0 : std::min(size_of(e.data.spawn_local_cpus), e.data.spawn_local_processes * e.data.spawn_local_workers);
+        if (host.pooled) host.trainer_vcpus = std::min(host.trainer_vcpus, std::max<int64_t>(1, e.data.workers));
+        ic.host = host;
       }
-      project::ConfigurationCheck check;
-      check.configuration = c.name;
-      check.reference = ci == reference_index;
-      check.predicted = project::predict(mc, cand, tf, df, settings);
-      if (config.priced_only) check.actual_ms = c.step_time_ms, check.actual_source = "given";
-      else if (const Result* r = find(c.name)) check.actual_ms = r->step->mean_ms, check.actual_source = trainer_elsewhere ? "given" : "measured";
-      wp.checks.push_back(check);
+      if (config.priced_only) ic.actual_ms = c.step_time_ms, ic.actual_source = "given";
+      else if (const Result* r = find(c.name)) ic.actual_ms = r->step->mean_ms, ic.actual_source = trainer_elsewhere ? "given" : "measured";
+      in.configurations.push_back(ic);
     }
-    // Measured here: the other configurations run on this same host, under the same contention
-    // and overlap as the reference did; its measured / projected step carries them over.
-    const auto ref_check = std::find_if(wp.checks.begin(), wp.checks.end(), [](const project::ConfigurationCheck& c) { return c.reference; });
-    if (!config.priced_only && !trainer_elsewhere && ref_check != wp.checks.end() && ref_check->actual_ms) {
-      const double k = *ref_check->actual_ms / ref_check->predicted.step_ms.value;
-      wp.host_calibration = k;
-      for (auto& c : wp.checks) {
-        for (project::Range* r : {&c.predicted.step_ms, &c.predicted.usd_per_step, &c.predicted.usd_per_1m_samples})
-          r->value *= k, r->lo *= k, r->hi *= k;
-      }
-    }
-    for (const auto& [family, f] : factors) wp.speed_factors.push_back(f);
-    out.workloads.push_back(std::move(wp));
+    out.workloads.push_back(project::project_workload(in, table, factors));
   }
 
   if (out.workloads.empty()) {
@@ -559,10 +431,14 @@ int command_project(const std::vector<std::string>& args) {
   }
   if (p.has("out")) write_file_atomically(p.string("out"), project::to_json(out).dump(2) + "\n");
   if (p.has("html")) write_file_atomically(p.string("html"), project::html_page(out, top));
-  std::cout << project::console_text(out, top);
-  for (const auto& line : not_projected) std::cout << line << "\n";
-  if (p.has("out")) std::cout << "projection: " << p.string("out") << "\n";
-  if (p.has("html")) std::cout << "html: " << p.string("html") << "\n";
+  // The terminal's width, as pperf run's report uses it (none when stdout is not a terminal).
+  const size_t width = terminal_columns();
+  std::cout << project::console_text(out, top, width);
+  std::string written;
+  for (const auto& line : not_projected) written += line + "\n";
+  if (p.has("out")) written += "projection: " + p.string("out") + "\n";
+  if (p.has("html")) written += "html: " + p.string("html") + "\n";
+  std::cout << wrap(written, width);
   return kExitOk;
 }
 

@@ -1,6 +1,7 @@
 #include "src/project/report.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -8,6 +9,7 @@
 
 #include "src/core/axis_ticks.h"
 #include "src/core/svg_chart.h"
+#include "reports/console.h"
 
 namespace pperf::project {
 
@@ -148,71 +150,148 @@ nlohmann::json to_json(const Projection& p) {
           {"workloads", workloads}};
 }
 
-std::string console_text(const Projection& p, size_t top) {
-  std::string out = fmt::format("projection of {} against {} ({}, {}); model error ±{:g} % stated\n", p.config_name, p.table,
-                                p.region, p.market, p.settings.model_error_pct);
+namespace {
+/// The top rows as a table sized to its cells. With a width (0: none), the step's interval, then
+/// the cost's, are left out until the rows fit; `dropped` names what was.
+std::string top_table(const WorkloadProjection& w, size_t top, size_t width, std::vector<std::string>& dropped) {
+  const size_t rows = std::min(top, w.predictions.size());
+  // Per column (#, cluster, step ms, USD/1M samples, bound): the header, then a cell per row.
+  const auto table = [&](bool step_ci, bool cost_ci) {
+    std::vector<std::vector<std::string>> t = {
+        {"#"}, {"cluster"}, {step_ci ? "step ms [interval]" : "step ms"}, {cost_ci ? "USD/1M samples [interval]" : "USD/1M samples"}, {"bound"}};
+    for (size_t i = 0; i < rows; ++i) {
+      const Prediction& pr = w.predictions[i];
+      t[0].push_back(std::to_string(i + 1));
+      t[1].push_back(cluster(pr.candidate));
+      t[2].push_back(step_ci ? range_text(pr.step_ms, "{:.4g}") : fmt::format("{:.4g}", pr.step_ms.value));
+      t[3].push_back(cost_ci ? range_text(pr.usd_per_1m_samples, "{:.4g}") : fmt::format("{:.4g}", pr.usd_per_1m_samples.value));
+      t[4].push_back(pr.bound);
+    }
+    return t;
+  };
+  const auto widths = [](const std::vector<std::vector<std::string>>& t) {
+    std::vector<size_t> out;
+    for (const auto& column : t) {
+      size_t cw = 0;
+      for (const auto& cell : column) cw = std::max(cw, cell.size());
+      out.push_back(cw);
+    }
+    return out;
+  };
+  const auto line_width = [&](const std::vector<std::vector<std::string>>& t) {
+    size_t total = 0;
+    for (size_t cw : widths(t)) total += 2 + cw;  // the indent, then two spaces between columns
+    return total;
+  };
+  bool step_ci = true, cost_ci = true;
+  if (width > 0 && line_width(table(step_ci, cost_ci)) > width) step_ci = false, dropped.push_back("the step's interval");
+  if (width > 0 && line_width(table(step_ci, cost_ci)) > width) cost_ci = false, dropped.push_back("the cost's interval");
+  const auto t = table(step_ci, cost_ci);
+  const std::vector<size_t> cw = widths(t);
+  std::string out;
+  for (size_t r = 0; r <= rows; ++r) {
+    std::string line;
+    for (size_t c = 0; c < t.size(); ++c)
+      line += c == 1 ? fmt::format("  {:<{}}", t[c][r], cw[c]) : fmt::format("  {:>{}}", t[c][r], cw[c]);
+    out += line + "\n";
+  }
+  return out;
+}
+}  // namespace
+
+std::string console_text(const Projection& p, size_t top, size_t width) {
+  // Prose is wrapped to the width; the table's intervals give way until its rows fit.
+  const auto prose = [&](const std::string& text) { return wrap(text, width); };
+  std::string out = prose(fmt::format("projection of {} against {} ({}, {}); model error ±{:g} % stated\n", p.config_name, p.table,
+                                      p.region, p.market, p.settings.model_error_pct));
   for (const auto& w : p.workloads) {
     const Measured& m = w.measured;
-    out += fmt::format("\nworkload {} ({} samples/step)\n", m.workload, m.samples_per_step);
-    out += fmt::format("  pipeline: {} CPU-ms/sample; {}\n", range_text({m.pipeline_cpu_s_per_sample.value * 1e3,
-                                                                         m.pipeline_cpu_s_per_sample.lo * 1e3,
-                                                                         m.pipeline_cpu_s_per_sample.hi * 1e3}, "{:.4g}"),
-                       m.pipeline_source);
-    out += m.bytes_per_batch ? fmt::format("  batch:    {:.4g} MB on the data link per step{}\n", *m.bytes_per_batch / 1e6,
-                                           p.settings.link_gbit_per_s ? fmt::format(" ({:g} Gbit/s: {:.4g} ms)", *p.settings.link_gbit_per_s,
-                                                                                    *m.bytes_per_batch * 8 / (*p.settings.link_gbit_per_s * 1e9) * 1e3)
-                                                                      : std::string(" (no link bandwidth: --link-gbps)"))
-                             : std::string("  batch:    bytes unknown (the workload declares no batch layout)\n");
-    out += fmt::format("  scaling:  efficiency {} at {} core(s)\n", range_text(m.scaling_efficiency, "{:.2f}"), m.scaling_cores);
-    out += m.trainer_step_ms ? fmt::format("  trainer:  {} ms/step; {}\n", range_text(*m.trainer_step_ms, "{:.4g}"), m.trainer_source)
-                             : fmt::format("  trainer:  step unknown: no floor ({})\n", m.trainer_source);
+    std::string text = fmt::format("\nworkload {} ({} samples/step)\n", m.workload, m.samples_per_step);
+    text += fmt::format("  pipeline: {} CPU-ms/sample; {}\n", range_text({m.pipeline_cpu_s_per_sample.value * 1e3,
+                                                                          m.pipeline_cpu_s_per_sample.lo * 1e3,
+                                                                          m.pipeline_cpu_s_per_sample.hi * 1e3}, "{:.4g}"),
+                        m.pipeline_source);
+    text += m.bytes_per_batch ? fmt::format("  batch:    {:.4g} MB on the data link per step{}\n", *m.bytes_per_batch / 1e6,
+                                            p.settings.link_gbit_per_s ? fmt::format(" ({:g} Gbit/s: {:.4g} ms)", *p.settings.link_gbit_per_s,
+                                                                                     *m.bytes_per_batch * 8 / (*p.settings.link_gbit_per_s * 1e9) * 1e3)
+                                                                       : std::string(" (no link bandwidth: --link-gbps)"))
+                              : std::string("  batch:    bytes unknown (the workload declares no batch layout)\n");
+    text += fmt::format("  scaling:  efficiency {} at {} core(s)\n", range_text(m.scaling_efficiency, "{:.2f}"), m.scaling_cores);
+    text += m.trainer_step_ms ? fmt::format("  trainer:  {} ms/step; {}\n", range_text(*m.trainer_step_ms, "{:.4g}"), m.trainer_source)
+                              : fmt::format("  trainer:  step unknown: no floor ({})\n", m.trainer_source);
     for (const auto& f : w.speed_factors)
-      out += fmt::format("  speed factor {}: {} ({})\n", f.family, range_text(f.factor, "{:.2f}"), f.source);
+      text += fmt::format("  speed factor {}: {} ({})\n", f.family, range_text(f.factor, "{:.2f}"), f.source);
     if (const Prediction* c = cheapest(w))
-      out += fmt::format("  cheapest: {}: {} USD/1M samples, step {} ms ({}-bound)\n", cluster(c->candidate),
-                         range_text(c->usd_per_1m_samples, "{:.4g}"), range_text(c->step_ms, "{:.4g}"), c->bound);
-    out += "  knee: " + knee_text(w) + "\n";
-    out += data_line(w);
-    out += fmt::format("  {:>3}  {:<42} {:>28} {:>34} {:>9}\n", "#", "cluster", "step ms [interval]", "USD/1M samples [interval]", "bound");
-    for (size_t i = 0; i < std::min(top, w.predictions.size()); ++i) {
-      const Prediction& pr = w.predictions[i];
-      out += fmt::format("  {:>3}  {:<42} {:>28} {:>34} {:>9}\n", i + 1, cluster(pr.candidate), range_text(pr.step_ms, "{:.4g}"),
-                         range_text(pr.usd_per_1m_samples, "{:.4g}"), pr.bound);
-    }
+      text += fmt::format("  cheapest: {}: {} USD/1M samples, step {} ms ({}-bound)\n", cluster(c->candidate),
+                          range_text(c->usd_per_1m_samples, "{:.4g}"), range_text(c->step_ms, "{:.4g}"), c->bound);
+    text += "  knee: " + knee_text(w) + "\n";
+    text += data_line(w);
+    out += prose(text);
+    std::vector<std::string> dropped;
+    out += top_table(w, top, width, dropped);
+    text.clear();
+    if (!dropped.empty())
+      text += fmt::format("  left out at this width: {} (--out and --html have them)\n", fmt::join(dropped, " and "));
     if (!w.checks.empty())
-      out += w.host_calibration ? fmt::format("  the config's own configurations on this host (projected x {:.3f}, the reference's measured / projected step):\n",
-                                              *w.host_calibration)
-                                : std::string("  the config's own configurations (projected vs actual):\n");
+      text += w.host_calibration ? fmt::format("  the config's own configurations on this host (projected x {:.3f}, the reference's measured / projected step):\n",
+                                               *w.host_calibration)
+                                 : std::string("  the config's own configurations (projected vs actual):\n");
     for (const auto& c : w.checks) {
-      out += fmt::format("    {:<20} projected {} ms", c.configuration, range_text(c.predicted.step_ms, "{:.4g}"));
+      text += fmt::format("    {:<20} projected {} ms", c.configuration, range_text(c.predicted.step_ms, "{:.4g}"));
       if (c.actual_ms)
-        out += fmt::format(", {} {:.4g} ms ({:+.1f} %, {} the interval)", c.actual_source, *c.actual_ms, error_pct(c),
-                           *c.actual_ms >= c.predicted.step_ms.lo && *c.actual_ms <= c.predicted.step_ms.hi ? "inside" : "outside");
-      out += c.reference ? " [reference]\n" : "\n";
+        text += fmt::format(", {} {:.4g} ms ({:+.1f} %, {} the interval)", c.actual_source, *c.actual_ms, error_pct(c),
+                            *c.actual_ms >= c.predicted.step_ms.lo && *c.actual_ms <= c.predicted.step_ms.hi ? "inside" : "outside");
+      text += c.reference ? " [reference]\n" : "\n";
     }
+    out += prose(text);
   }
-  if (!p.next_config_path.empty()) out += "\nconfiguration to measure next: " + p.next_config_path + "\n";
+  if (!p.next_config_path.empty()) out += prose("\nconfiguration to measure next: " + p.next_config_path + "\n");
   return out;
 }
 
 namespace {
-/// USD per 1M samples against data instances per trainer for the config's trainer type.
-std::string chart(const WorkloadProjection& w) {
-  std::map<std::string, std::vector<const Prediction*>> lines;  // data type -> points by count
+/// One trainer type's curves: its prediction alone and, per data type, its points by count.
+struct TrainerSeries {
+  std::string type;
+  int64_t count = 1;
   const Prediction* alone = nullptr;
-  for (const auto& pr : w.predictions) {
-    if (pr.candidate.trainer_type != w.trainer_type) continue;
-    if (pr.candidate.data_count == 0) alone = &pr;
-    else lines[pr.candidate.data_type].push_back(&pr);
+  std::map<std::string, std::vector<const Prediction*>> lines;
+};
+
+/// USD per 1M samples against data instances per trainer: the cheapest cluster's trainer type
+/// (solid, its interval shaded) and, when the config's own trainer type is another, that one too
+/// (dashed); one colour per data type, the knee marked on each.
+std::string chart(const WorkloadProjection& w) {
+  std::vector<TrainerSeries> series;
+  const Prediction* best = cheapest(w);
+  std::vector<std::pair<std::string, int64_t>> trainers;
+  if (best) trainers.emplace_back(best->candidate.trainer_type, best->candidate.trainer_count);
+  if (trainers.empty() || trainers[0].first != w.trainer_type) trainers.emplace_back(w.trainer_type, w.trainer_count);
+  for (const auto& trainer : trainers) {
+    TrainerSeries s;
+    s.type = trainer.first;
+    s.count = trainer.second;
+    for (const auto& pr : w.predictions) {
+      if (pr.candidate.trainer_type != s.type) continue;
+      if (pr.candidate.data_count == 0) s.alone = &pr;
+      else s.lines[pr.candidate.data_type].push_back(&pr);
+    }
+    if (s.alone && !s.lines.empty()) series.push_back(std::move(s));
   }
-  if (!alone || lines.empty()) return "<p>no data instance types to chart</p>";
+  if (series.empty()) return "<p>no data instance types to chart</p>";
   int64_t max_n = 1;
-  double max_y = alone->usd_per_1m_samples.hi;
-  for (auto& [type, points] : lines) {
-    std::sort(points.begin(), points.end(), [](const Prediction* a, const Prediction* b) { return a->candidate.data_count < b->candidate.data_count; });
-    for (const Prediction* pt : points) max_n = std::max(max_n, pt->candidate.data_count), max_y = std::max(max_y, pt->usd_per_1m_samples.hi);
+  double max_y = 0;
+  std::vector<std::string> data_types;  // one colour each, the same on every trainer's curves
+  for (auto& s : series) {
+    max_y = std::max(max_y, s.alone->usd_per_1m_samples.hi);
+    for (auto& [type, points] : s.lines) {
+      if (std::find(data_types.begin(), data_types.end(), type) == data_types.end()) data_types.push_back(type);
+      std::sort(points.begin(), points.end(), [](const Prediction* a, const Prediction* b) { return a->candidate.data_count < b->candidate.data_count; });
+      for (const Prediction* pt : points) max_n = std::max(max_n, pt->candidate.data_count), max_y = std::max(max_y, pt->usd_per_1m_samples.hi);
+    }
   }
-  const double width = 640, height = 360, left = 70, right = 170, top = 20, bottom = 50;
+  const bool two = series.size() > 1;
+  const double right = two ? 250 : 170, width = 470 + right, height = 360, left = 70, top = 20, bottom = 50;
   const double pw = width - left - right, ph = height - top - bottom;
   const svg::Scale x{0, static_cast<double>(max_n), left, left + pw};
   const std::vector<double> marks = axis_ticks(0, max_y * 1.05, 4);
@@ -225,47 +304,72 @@ std::string chart(const WorkloadProjection& w) {
   svg += fmt::format("<line class=\"axis\" x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\"/>\n", left, top, top + ph);
   std::vector<double> counts;
   for (int64_t n = 0; n <= max_n; ++n) counts.push_back(static_cast<double>(n));
-  svg += svg::x_axis(x, top + ph, counts, fmt::format("data instances per {} x {}", w.trainer_count, escape(w.trainer_type)), top);
+  svg += svg::x_axis(x, top + ph, counts,
+                     two ? std::string("data instances per trainer")
+                         : fmt::format("data instances per {} x {}", series[0].count, escape(series[0].type)),
+                     top);
   svg += fmt::format("<text transform=\"translate(16,{}) rotate(-90)\" text-anchor=\"middle\">USD per 1M samples</text>\n", top + ph / 2);
   const char* colors[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b"};
-  size_t k = 0;
-  for (const auto& [type, points] : lines) {
-    const char* color = colors[k % 6];
-    std::string path = fmt::format("M{:.1f},{:.1f}", x(0), y(alone->usd_per_1m_samples.value));
-    std::string band_top = fmt::format("M{:.1f},{:.1f}", x(0), y(alone->usd_per_1m_samples.hi)), band_bottom;
-    for (const Prediction* pt : points) {
-      path += fmt::format(" L{:.1f},{:.1f}", x(static_cast<double>(pt->candidate.data_count)), y(pt->usd_per_1m_samples.value));
-      band_top += fmt::format(" L{:.1f},{:.1f}", x(static_cast<double>(pt->candidate.data_count)), y(pt->usd_per_1m_samples.hi));
-    }
-    for (auto it = points.rbegin(); it != points.rend(); ++it)
-      band_bottom += fmt::format(" L{:.1f},{:.1f}", x(static_cast<double>((*it)->candidate.data_count)), y((*it)->usd_per_1m_samples.lo));
-    band_bottom += fmt::format(" L{:.1f},{:.1f} Z", x(0), y(alone->usd_per_1m_samples.lo));
-    svg += fmt::format("<path d=\"{}{}\" fill=\"{}\" fill-opacity=\"0.12\" stroke=\"none\"/>\n", band_top, band_bottom, color);
-    svg += fmt::format("<path d=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"2\" data-type=\"{}\"/>\n", path, color, escape(type));
-    for (const Prediction* pt : points)
-      svg += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"3\" fill=\"{}\"><title>{}: {:.4g} USD/1M samples, step {:.4g} ms</title></circle>\n",
-                         x(static_cast<double>(pt->candidate.data_count)), y(pt->usd_per_1m_samples.value), color,
-                         escape(cluster(pt->candidate)), pt->usd_per_1m_samples.value, pt->step_ms.value);
-    // The knee: the first count whose step is the trainer's (more data instances stop helping);
-    // at 0 when the trainer alone is trainer-bound.
-    if (alone->bound == "trainer" && k == 0)
-      svg += fmt::format("<circle class=\"knee\" cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"7\" fill=\"none\" stroke=\"#333\" stroke-width=\"2\"/>"
-                         "<text x=\"{:.1f}\" y=\"{:.1f}\">knee: 0 (trainer alone)</text>\n",
-                         x(0), y(alone->usd_per_1m_samples.value), x(0) + 10, y(alone->usd_per_1m_samples.value) + 22);
-    for (const Prediction* pt : points)
-      if (alone->bound != "trainer" && pt->bound == "trainer") {
-        svg += fmt::format("<circle class=\"knee\" cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"7\" fill=\"none\" stroke=\"{}\" stroke-width=\"2\"/>"
-                           "<text x=\"{:.1f}\" y=\"{:.1f}\" fill=\"{}\">knee</text>\n",
-                           x(static_cast<double>(pt->candidate.data_count)), y(pt->usd_per_1m_samples.value), color,
-                           x(static_cast<double>(pt->candidate.data_count)) + 8, y(pt->usd_per_1m_samples.value) - 8, color);
-        break;
+  const auto color_of = [&](const std::string& type) {
+    return colors[static_cast<size_t>(std::find(data_types.begin(), data_types.end(), type) - data_types.begin()) % 6];
+  };
+  for (size_t si = 0; si < series.size(); ++si) {
+    const TrainerSeries& s = series[si];
+    const Prediction* alone = s.alone;
+    const std::string dash = si == 0 ? "" : " stroke-dasharray=\"6 4\"";
+    bool first_line = true;
+    for (const auto& [type, points] : s.lines) {
+      const char* color = color_of(type);
+      std::string path = fmt::format("M{:.1f},{:.1f}", x(0), y(alone->usd_per_1m_samples.value));
+      std::string band_top = fmt::format("M{:.1f},{:.1f}", x(0), y(alone->usd_per_1m_samples.hi)), band_bottom;
+      for (const Prediction* pt : points) {
+        path += fmt::format(" L{:.1f},{:.1f}", x(static_cast<double>(pt->candidate.data_count)), y(pt->usd_per_1m_samples.value));
+        band_top += fmt::format(" L{:.1f},{:.1f}", x(static_cast<double>(pt->candidate.data_count)), y(pt->usd_per_1m_samples.hi));
       }
-    svg += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\" stroke=\"{3}\" stroke-width=\"2\"/><text x=\"{4}\" y=\"{5}\">{6}</text>\n",
-                       left + pw + 12, top + 14 + 18 * static_cast<double>(k), left + pw + 32, color, left + pw + 38,
-                       top + 18 + 18 * static_cast<double>(k), escape(type));
-    ++k;
+      for (auto it = points.rbegin(); it != points.rend(); ++it)
+        band_bottom += fmt::format(" L{:.1f},{:.1f}", x(static_cast<double>((*it)->candidate.data_count)), y((*it)->usd_per_1m_samples.lo));
+      band_bottom += fmt::format(" L{:.1f},{:.1f} Z", x(0), y(alone->usd_per_1m_samples.lo));
+      if (si == 0) svg += fmt::format("<path d=\"{}{}\" fill=\"{}\" fill-opacity=\"0.12\" stroke=\"none\"/>\n", band_top, band_bottom, color);
+      svg += fmt::format("<path d=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"2\"{} data-trainer=\"{}\" data-type=\"{}\"/>\n", path, color,
+                         dash, escape(s.type), escape(type));
+      for (const Prediction* pt : points)
+        svg += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"3\" fill=\"{}\"><title>{}: {:.4g} USD/1M samples, step {:.4g} ms</title></circle>\n",
+                           x(static_cast<double>(pt->candidate.data_count)), y(pt->usd_per_1m_samples.value), color,
+                           escape(cluster(pt->candidate)), pt->usd_per_1m_samples.value, pt->step_ms.value);
+      // The knee: the first count whose step is the trainer's (more data instances stop helping);
+      // at 0 when the trainer alone is trainer-bound.
+      if (alone->bound == "trainer" && first_line)
+        svg += fmt::format("<circle class=\"knee\" cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"7\" fill=\"none\" stroke=\"#333\" stroke-width=\"2\"/>"
+                           "<text x=\"{:.1f}\" y=\"{:.1f}\">knee: 0 (trainer alone)</text>\n",
+                           x(0), y(alone->usd_per_1m_samples.value), x(0) + 10, y(alone->usd_per_1m_samples.value) + 22);
+      for (const Prediction* pt : points)
+        if (alone->bound != "trainer" && pt->bound == "trainer") {
+          svg += fmt::format("<circle class=\"knee\" cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"7\" fill=\"none\" stroke=\"{}\" stroke-width=\"2\"/>"
+                             "<text x=\"{:.1f}\" y=\"{:.1f}\" fill=\"{}\">knee</text>\n",
+                             x(static_cast<double>(pt->candidate.data_count)), y(pt->usd_per_1m_samples.value), color,
+                             x(static_cast<double>(pt->candidate.data_count)) + 8, y(pt->usd_per_1m_samples.value) - 8, color);
+          break;
+        }
+      first_line = false;
+    }
   }
-  svg += fmt::format("<text x=\"{}\" y=\"{}\" fill=\"#555\">shaded: interval</text>\n", left + pw + 12, top + 22 + 18 * static_cast<double>(k));
+  // The legend: a colour per data type; with two trainers, a line style per trainer.
+  double row = 0;
+  for (const auto& type : data_types) {
+    svg += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\" stroke=\"{3}\" stroke-width=\"2\"/><text x=\"{4}\" y=\"{5}\">{6}</text>\n",
+                       left + pw + 12, top + 14 + 18 * row, left + pw + 32, color_of(type), left + pw + 38, top + 18 + 18 * row, escape(type));
+    ++row;
+  }
+  if (two)
+    for (size_t si = 0; si < series.size(); ++si) {
+      svg += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\" stroke=\"#555\" stroke-width=\"2\"{3}/>"
+                         "<text x=\"{4}\" y=\"{5}\" data-legend=\"trainer\">{6} x {7} ({8})</text>\n",
+                         left + pw + 12, top + 14 + 18 * row, left + pw + 32, si == 0 ? "" : " stroke-dasharray=\"6 4\"", left + pw + 38,
+                         top + 18 + 18 * row, series[si].count, escape(series[si].type), si == 0 ? "cheapest" : "the config's");
+      ++row;
+    }
+  svg += fmt::format("<text x=\"{}\" y=\"{}\" fill=\"#555\">shaded: interval{}</text>\n", left + pw + 12, top + 22 + 18 * row,
+                     two ? " (cheapest)" : "");
   return svg + "</svg>\n";
 }
 }  // namespace

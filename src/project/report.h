@@ -59,8 +59,10 @@ nlohmann::json to_json(const Prediction& p);
 nlohmann::json to_json(const Projection& p);
 
 /// The console text: per workload, the inputs, the cheapest and the knee, the top `top` rows
-/// with intervals, the config's own configurations checked, and where the next config is.
-std::string console_text(const Projection& p, size_t top);
+/// with intervals, the config's own configurations checked, and where the next config is. With a
+/// width (0: none), the prose is wrapped to it and the rows' intervals (the step's, then the
+/// cost's) are left out, and said so, until the rows fit.
+std::string console_text(const Projection& p, size_t top, size_t width = 0);
 
 /// A self-contained HTML page: per workload, an SVG chart of USD per 1M samples against data
 /// instances per trainer (one line per data type, the knee marked) and the top rows.

@@ -70,8 +70,17 @@ j["workloads"][0]["inputs"]["pipeline_cpu_s_per_sample"]["value"] > 0
 j["workloads"][0]["inputs"]["pipeline_source"].startswith("measured here: the workload")
 all(p["step_ms"]["value"] == p["trainer_ms"] for p in j["workloads"][0]["predictions"])'
 check "... says data instances do not pay" grep -q "data instances: none pay: 1 x ml.trn1.32xlarge alone is trainer-bound" "$work/o4"
+# At a 100-column terminal (COLUMNS, as pperf run's report reads it) every line fits: the prose
+# wrapped, the rows' intervals left out (and said so) where they do not fit.
+fits100() { /usr/bin/python3 -c 'import sys; bad = [l for l in open(sys.argv[1], encoding="utf-8").read().splitlines() if len(l) > 100]; print(*bad, sep="\n"); sys.exit(1 if bad else 0)' "$1"; }
+export -f fits100
+check "... within 100 columns at COLUMNS=100" bash -c "COLUMNS=100 '$pperf' project --config seed004_bert_trn1_vs_p4d_cost --next '$work/s4w.next.json' >'$work/o4w' 2>&1 && fits100 '$work/o4w' &&
+  grep -q '^  left out at this width: the step.s interval (--out and --html have them)$' '$work/o4w' && grep -qE '^  +1  1 x ml.trn1.32xlarge +150.6 ' '$work/o4w'"
+check "... and seed 000 ex. 1 with the GPU's step given" bash -c "COLUMNS=100 '$pperf' project --config seed000_ex1_resnet50_cost --trainer-step-ms 60 --next '$work/e1w.next.json' >'$work/o1w' && fits100 '$work/o1w'"
 check "... the HTML marks the knee at 0 and says why" grep -q 'knee: 0 (trainer alone)' "$work/s4.html"
 check "... ..." grep -q 'class="data-instances">data instances: none pay' "$work/s4.html"
+check "... the chart draws the cheapest trainer's curve (trn1) beside the config's (p4d, dashed)" bash -c "grep -q 'data-trainer=\"ml.trn1.32xlarge\"' '$work/s4.html' &&
+  grep -q 'stroke-dasharray=\"6 4\" data-trainer=\"ml.p4d.24xlarge\"' '$work/s4.html' && grep -q '>1 x ml.trn1.32xlarge (cheapest)</text>' '$work/s4.html'"
 check "... the next config is the cheapest alone, as the baseline" json_check "$work/s4.next.json" '
 [g["type"] for g in j["configurations"][0]["instances"]] == ["ml.trn1.32xlarge"]
 j["configurations"][0]["baseline"]'

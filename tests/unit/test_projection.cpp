@@ -1,7 +1,14 @@
 // The projection model (src/project): exact figures where the formula is exact, the seed's
 // heterogeneous results from their homogeneous ones, the catalog's candidates, the report.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <sstream>
+#include <tuple>
+
+#include "src/core/input_error.h"
+#include "src/project/assemble.h"
 #include "src/project/projection.h"
 #include "src/project/next_config.h"
 #include "src/project/report.h"
@@ -160,6 +167,80 @@ TEST(Projection, ReportCarriesTheCheapestTheKneeAndAChart) {
   EXPECT_NE(html.find("class=\"knee\""), std::string::npos);
 }
 
+TEST(Projection, ConsoleTextFitsTheWidthItIsGiven) {
+  // Seed 000 ex. 1's clusters (ml.p4d.24xlarge + n x ml.c5.18xlarge): 40-character names and two
+  // intervals a row made 123 columns; at 100 the prose wraps and the step's interval gives way.
+  Measured m = given(192, 96, 1024);
+  m.pipeline_source = std::string(150, 'x').replace(40, 1, " ").replace(90, 1, " ");
+  WorkloadProjection w;
+  w.measured = m;
+  w.trainer_type = "ml.p4d.24xlarge";
+  for (int64_t n = 0; n <= 4; ++n)
+    w.predictions.push_back(predict(m, cluster("ml.p4d.24xlarge", 96, 8, 37.688, n ? "ml.c5.18xlarge" : "", n, 72, 4.284), kSame, kSame,
+                                    ModelSettings{}));
+  Projection p;
+  p.config_name = "seed000-ex1";
+  p.table = "aws-sagemaker-us-east-1";
+  p.workloads.push_back(w);
+  const std::string narrow = console_text(p, 10, 100);
+  std::stringstream in(narrow);
+  for (std::string line; std::getline(in, line);) EXPECT_LE(line.size(), 100u) << line;
+  EXPECT_NE(narrow.find("\n  left out at this width: the step's interval (--out and --html have them)\n"), std::string::npos) << narrow;
+  EXPECT_NE(narrow.find("USD/1M samples [interval]"), std::string::npos) << narrow;
+  EXPECT_EQ(narrow.find("step ms [interval]"), std::string::npos) << narrow;
+  // Narrower still: the cost's interval goes too, the rows each on one line.
+  const std::string tiny = console_text(p, 10, 70);
+  EXPECT_NE(tiny.find("left out at this width: the step's interval and the cost's interval"), std::string::npos) << tiny;
+  EXPECT_NE(tiny.find("\n  5  1 x ml.p4d.24xlarge + 4 x ml.c5.18xlarge       48          0.7139  pipeline\n"), std::string::npos) << tiny;
+  // No width: every column, nothing said left out, the long source on one line.
+  const std::string all = console_text(p, 10, 0);
+  EXPECT_NE(all.find("step ms [interval]"), std::string::npos);
+  EXPECT_EQ(all.find("left out"), std::string::npos);
+  EXPECT_NE(all.find(m.pipeline_source + "\n"), std::string::npos);
+}
+
+TEST(Projection, ChartDrawsTheCheapestTrainersCurveBesideTheConfigs) {
+  // Seed 004's shape: the config's trainer (p4d, 183.8 ms) is dearer per sample than another
+  // type (trn1, 150.6 ms); both trainer-bound alone, data instances only add cost.
+  Measured m;
+  m.samples_per_step = 16;
+  m.pipeline_cpu_s_per_sample = Range::point(0.05e-3);
+  WorkloadProjection w;
+  w.trainer_type = "ml.p4d.24xlarge";
+  for (const auto& [type, vcpus, usd, step] : {std::make_tuple("ml.p4d.24xlarge", 96, 37.688, 183.8), std::make_tuple("ml.trn1.32xlarge", 128, 24.725, 150.6)}) {
+    Measured mt = m;
+    mt.trainer_step_ms = Range::point(step);
+    for (int64_t n = 0; n <= 2; ++n)
+      w.predictions.push_back(predict(mt, cluster(type, vcpus, 8, usd, n ? "ml.c5.18xlarge" : "", n, 72, 4.284), kSame, kSame, ModelSettings{}));
+  }
+  std::stable_sort(w.predictions.begin(), w.predictions.end(),
+                   [](const Prediction& a, const Prediction& b) { return a.usd_per_1m_samples.value < b.usd_per_1m_samples.value; });
+  ASSERT_EQ(cheapest(w)->candidate.trainer_type, "ml.trn1.32xlarge");
+  Projection p;
+  p.workloads.push_back(w);
+  const std::string html = html_page(p, 10);
+  const size_t at = html.find("data-chart=\"projection\"");
+  ASSERT_NE(at, std::string::npos);
+  const std::string svg = html.substr(at, html.find("</svg>", at) - at);
+  // The cheapest trainer's curve solid, the config's dashed, each named in the legend.
+  EXPECT_NE(svg.find("stroke-width=\"2\" data-trainer=\"ml.trn1.32xlarge\" data-type=\"ml.c5.18xlarge\""), std::string::npos) << svg;
+  EXPECT_NE(svg.find("stroke-dasharray=\"6 4\" data-trainer=\"ml.p4d.24xlarge\" data-type=\"ml.c5.18xlarge\""), std::string::npos) << svg;
+  EXPECT_NE(svg.find(">1 x ml.trn1.32xlarge (cheapest)</text>"), std::string::npos) << svg;
+  EXPECT_NE(svg.find(">1 x ml.p4d.24xlarge (the config's)</text>"), std::string::npos) << svg;
+  EXPECT_NE(svg.find("data instances per trainer"), std::string::npos) << svg;
+  // The cheapest point itself (trn1 alone) is drawn: its curve starts at its cost.
+  EXPECT_NE(svg.find(fmt::format("ml.trn1.32xlarge + 1 x ml.c5.18xlarge: {:.4g} USD/1M samples", w.predictions[1].usd_per_1m_samples.value)),
+            std::string::npos)
+      << svg;
+  // When the config's trainer is the cheapest, one trainer as before: no trainer legend.
+  w.trainer_type = "ml.trn1.32xlarge";
+  p.workloads[0] = w;
+  const std::string one = html_page(p, 10);
+  EXPECT_EQ(one.find("data-legend=\"trainer\""), std::string::npos);
+  EXPECT_EQ(one.find("data-trainer=\"ml.p4d.24xlarge\""), std::string::npos);
+  EXPECT_NE(one.find("data instances per 1 x ml.trn1.32xlarge"), std::string::npos);
+}
+
 TEST(Projection, KneeAtZeroDataInstancesWhenTheTrainerAloneIsTrainerBound) {
   // BERT on a p4d: 184 ms given step, a pipeline of 0.05 CPU-ms per sample x 16 samples on 96
   // vCPUs is 0.0083 ms: trainer-bound alone, so every data instance only adds cost.
@@ -289,4 +370,136 @@ TEST(NextConfig, DataParallelRanksTrainOneRankBesideTheDataService) {
   const nlohmann::json e = service_execution(nlohmann::json::parse(R"({"threads": 1, "distributed": {"ranks": 4}})"), 1, 2);
   EXPECT_FALSE(e.contains("distributed"));
   EXPECT_EQ(e["data"]["mode"], "service");
+}
+
+// --- src/project/assemble.h: from the gathered inputs to a workload's projection ------------------
+
+TEST(ProjectAssemble, RelativeCiFromTheMeansIntervalElseFromTheSpread) {
+  Result r;
+  EXPECT_EQ(relative_ci(r), 0);  // no step
+  r.step = StepTimeEstimate{100, std::nullopt, 200, std::array<double, 2>{190, 214}, 0.95, 0.5};
+  EXPECT_DOUBLE_EQ(relative_ci(r), 12.0 / 200);  // half of 24 ms over the 200 ms mean
+  // Fewer steps than an interval needs: 1.96 CV / sqrt(n), widened by sqrt((1 + rho) / (1 - rho)).
+  r.step->mean_ci95_ms.reset();
+  r.spread = StepTimeSpread{200, 20, 0.1, 180, 220};
+  r.measurement = Measurement{};
+  r.measurement->step_ms = {190, 200, 210, 200};
+  EXPECT_DOUBLE_EQ(relative_ci(r), 1.96 * 0.1 / 2 * std::sqrt(1.5 / 0.5));
+  r.step->lag1_autocorrelation = 0.99;  // clamped at 0.9
+  EXPECT_DOUBLE_EQ(relative_ci(r), 1.96 * 0.1 / 2 * std::sqrt(1.9 / (1 - 0.9)));
+}
+
+TEST(ProjectAssemble, LayoutBytesPerBatch) {
+  // ResNet cifar (docs/projection.md): 1024 x (3 x 32 x 32 x 4 + 8) = 12,591,104 bytes.
+  const std::vector<TensorDecl> cifar = {{"inputs", "float32", {3, 32, 32}}, {"targets", "int64", {}}};
+  EXPECT_EQ(layout_bytes(cifar, 1024), std::optional<double>(1024.0 * (3 * 32 * 32 * 4 + 8)));
+  EXPECT_EQ(layout_bytes({{"inputs", "complex64", {2}}}, 8), std::nullopt);
+  EXPECT_EQ(layout_bytes({}, 8), std::nullopt);
+}
+
+TEST(ProjectAssemble, Seed000Example2ThroughTheWholeWorkload) {
+  // The shipped table and the seed's given steps, as `pperf project` gathers them: the
+  // heterogeneous configuration checked at 1193 x 8/44 against its 184 ms, cheapest first.
+  const PriceTable table = load_price_table(PPERF_SOURCE_DIR "/pricing/tables/aws-sagemaker-us-east-1.json");
+  WorkloadInputs in;
+  in.measured = given(1193, 8, 8192);
+  in.trainer = InstanceGroup{"ml.p3.2xlarge", 1, "dnn"};
+  in.trainer_accelerators = 1;
+  ConfigurationInput homogeneous, heterogeneous;
+  homogeneous.name = "homogeneous", homogeneous.reference = true, homogeneous.trainer = in.trainer;
+  homogeneous.actual_ms = 1193, homogeneous.actual_source = "given";
+  heterogeneous.name = "heterogeneous", heterogeneous.trainer = in.trainer;
+  heterogeneous.data = InstanceGroup{"ml.c5.9xlarge", 1, "data"};
+  heterogeneous.actual_ms = 184, heterogeneous.actual_source = "given";
+  in.configurations = {homogeneous, heterogeneous};
+  in.max_data = 2;
+  FactorInputs factors;
+  factors.reference_family_exact = true;
+  factors.reference_family = "p3";
+  const WorkloadProjection w = project_workload(in, table, factors);
+  ASSERT_EQ(w.checks.size(), 2u);
+  EXPECT_NEAR(w.checks[1].predicted.step_ms.value, 1193.0 * 8 / 44, 1e-9);
+  EXPECT_NEAR(error_pct(w.checks[1]), 17.88, 0.01);
+  EXPECT_FALSE(w.host_calibration);
+  // Every cluster once (the p3 alone and with 1..2 of each CPU-only type: 5), cheapest per sample first.
+  EXPECT_EQ(w.predictions.size(), 5u);
+  for (size_t i = 1; i < w.predictions.size(); ++i)
+    EXPECT_LE(w.predictions[i - 1].usd_per_1m_samples.value, w.predictions[i].usd_per_1m_samples.value);
+  // The factors used, by family: c5 unmeasured (1, ±25 %), p3 the reference's own cores.
+  ASSERT_EQ(w.speed_factors.size(), 2u);
+  EXPECT_EQ(w.speed_factors[0].family, "c5");
+  EXPECT_DOUBLE_EQ(w.speed_factors[0].factor.hi, 1.25);
+  EXPECT_EQ(w.speed_factors[1].source, "reference: the given step's own cores");
+  EXPECT_FALSE(w.knee_vcpus_per_accelerator);  // no trainer step: no knee
+}
+
+TEST(ProjectAssemble, MeasuredHereTheChecksAreOnThisHostsCpusAndCalibrated) {
+  // The reference pooled on 1 CPU, measured at 30 ms against 20 ms projected: x 1.5 on every check;
+  // the other configuration's pipeline on 1 CPU of its own.
+  const PriceTable table = load_price_table(PPERF_SOURCE_DIR "/pricing/tables/aws-sagemaker-us-east-1.json");
+  WorkloadInputs in;
+  in.measured.workload = "w";
+  in.measured.samples_per_step = 100;
+  in.measured.pipeline_cpu_s_per_sample = Range::point(1e-4);  // 10 ms of pipeline a step
+  in.measured.trainer_cpu_s_per_step = 0.010;                    // 10 ms of trainer
+  in.measured.trainer_step_ms = Range::point(10);
+  in.trainer = InstanceGroup{"ml.p3.2xlarge", 1, "dnn"};
+  in.trainer_accelerators = 1;
+  ConfigurationInput local, service;
+  local.name = "local", local.reference = true, local.trainer = in.trainer;
+  local.host = ConfigurationInput::HostCpus{1, true, 0};
+  local.actual_ms = 30, local.actual_source = "measured";
+  service.name = "service", service.trainer = in.trainer, service.data = InstanceGroup{"ml.c5.9xlarge", 1, "data"};
+  service.host = ConfigurationInput::HostCpus{1, false, 1};
+  in.configurations = {local, service};
+  in.calibrate_to_host = true;
+  FactorInputs factors;
+  factors.relative_to_host = true;
+  const WorkloadProjection w = project_workload(in, table, factors);
+  ASSERT_EQ(w.checks.size(), 2u);
+  // Pooled on 1 CPU: (10 + 10) ms of CPU a step = 20 ms; measured 30: calibration 1.5.
+  ASSERT_TRUE(w.host_calibration);
+  EXPECT_NEAR(*w.host_calibration, 1.5, 1e-12);
+  EXPECT_NEAR(w.checks[0].predicted.step_ms.value, 30, 1e-9);
+  // Apart: max(trainer 10, pipeline 10 on its own CPU) = 10 ms, x 1.5.
+  EXPECT_NEAR(w.checks[1].predicted.step_ms.value, 15, 1e-9);
+  EXPECT_FALSE(w.checks[1].predicted.candidate.pooled);
+  EXPECT_EQ(w.checks[1].predicted.trainer_speed.source, "this host");
+  for (const auto& f : w.speed_factors) EXPECT_EQ(f.source.rfind("relative to this host; ", 0), 0u) << f.source;
+}
+
+TEST(ProjectAssemble, MeasuredFromTheRunnersCpuAccounting) {
+  // 10 steps of 32 samples in 2 s; a local loader of 1 thread on the trainer's 2 CPUs, 25 % busy;
+  // the trainer's CPUs 50 % busy, 1 thread: 0.5 s of loader, 2 s of trainer CPU time.
+  Result r;
+  r.workload = "w";
+  r.configuration = "local";
+  r.samples_per_step = 32;
+  r.measurement = Measurement{};
+  r.measurement->step_ms.assign(10, 200);
+  r.measurement->elapsed_s = 2;
+  r.step = StepTimeEstimate{200, std::nullopt, 200, std::array<double, 2>{190, 210}};
+  r.bottleneck = Bottleneck{};
+  r.bottleneck->trainer_cpu_pct = 50;
+  r.bottleneck->data_cpu_pct = 25;
+  r.execution = ExecutionReport{};
+  r.execution->cpus = {0, 1};
+  r.execution->data_workers = 1;
+  r.execution->threads_effective = 1;
+  WorkloadCapabilities pipeline;
+  pipeline.data_workers = true;
+  double cores = 0;
+  const Measured m = measured_from(r, &pipeline, 8, "r.json", &cores);
+  EXPECT_DOUBLE_EQ(cores, 1);  // one loader thread
+  EXPECT_DOUBLE_EQ(m.pipeline_cpu_s_per_sample.value, 0.25 * 2 * 1 / (10 * 32.0));
+  EXPECT_DOUBLE_EQ(m.pipeline_cpu_s_per_sample.hi / m.pipeline_cpu_s_per_sample.value, 1.05);  // the mean's ±5 %
+  EXPECT_DOUBLE_EQ(m.trainer_cpu_s_per_step, 0.5 * 2 * 2 / 10);
+  EXPECT_DOUBLE_EQ(m.trainer_step_ms->value, 200);  // on the CPU: its CPU time per step / 1 thread
+  EXPECT_TRUE(m.pipeline_absent.empty());
+  // A workload whose step makes its own input: no pipeline to project.
+  const WorkloadCapabilities own_input;
+  EXPECT_EQ(measured_from(r, &own_input, 8, "r.json").pipeline_absent,
+            "workload w has no input pipeline a data worker can run (its step makes its own input)");
+  r.measurement.reset();
+  EXPECT_THROW(measured_from(r, &pipeline, 8, "r.json"), InputError);
 }

@@ -4,6 +4,7 @@
 // chart's axis is fitted to the intervals and says it does not start at 0.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <regex>
 #include <sstream>
@@ -72,13 +73,41 @@ TEST(SweepReport, ConsoleRowsFitTheWidthOnOneLineEach) {
       << wide;
   EXPECT_NE(wide.find("Best: data_instances=1,prefetch_batches=4 at 0.4307 USD per 1M samples, 95% CI [0.3947, 0.5015]"), std::string::npos)
       << wide;
-  // The console run report: its prose, decisions and the sweep block all within 100 columns
-  // (the main table may not be: its configuration column never gives way).
+  // The console run report: its prose, decisions and the sweep block all within 100 columns.
   const std::string console = to_console(report, {100, false});
   for (const auto& line : lines_of(console.substr(console.find("\nSweep of"))))
     EXPECT_LE(line.size(), 100u) << line;
   EXPECT_NE(console.find("The lines against the baseline are pairwise: each at 95 % on its own"), std::string::npos) << console;
   EXPECT_EQ(sweep_table(nlohmann::json(), "USD", 100), "");
+}
+
+TEST(SweepReport, ConsoleMainTableFitsWithThePointsLongNames) {
+  // The results named as a sweep's points are (35 characters), one with two notes: the
+  // always-shown columns alone were 101 columns wide. The notes give way to a line under the table.
+  RunReport report = sweep_run();
+  ASSERT_EQ(report.results.size(), 3u);
+  const char* names[] = {"data_instances=1,prefetch_batches=4", "data_instances=1,prefetch_batches=2",
+                         "data_instances=4,prefetch_batches=2"};
+  for (size_t i = 0; i < 3; ++i) report.results[i].configuration = names[i];
+  report.results[1].partial = true;
+  report.results[1].converged = false;
+  report.results[1].status = ResultStatus::ok;
+  const std::string console = to_console(report, {100, false});
+  for (const auto& line : lines_of(console)) EXPECT_LE(line.size(), 100u) << line << "\n" << console;
+  const std::vector<std::string> lines = lines_of(console);
+  const auto header = std::find_if(lines.begin(), lines.end(), [](const std::string& l) { return l.rfind("configuration ", 0) == 0; });
+  ASSERT_NE(header, lines.end()) << console;
+  EXPECT_EQ(header->find("notes"), std::string::npos) << *header;
+  // Every row keeps its full name; what the notes column said is under the table, row by row.
+  for (size_t i = 0; i < 3; ++i) EXPECT_NE(console.find(std::string("\n") + names[i] + " "), std::string::npos) << names[i] << "\n" << console;
+  const std::string unwrapped = std::regex_replace(console, std::regex("\n  "), " ");
+  EXPECT_NE(unwrapped.find("Notes (their column left out at this width; --wide shows it): data_instances=1,prefetch_batches=2: "
+                         "partial, unconverged"),
+            std::string::npos)
+      << unwrapped;
+  // Wide enough, the notes stay in their column and are not repeated.
+  const std::string wide = to_console(report, {160, false});
+  EXPECT_EQ(wide.find("Notes (their column"), std::string::npos) << wide;
 }
 
 TEST(SweepReport, HtmlLeadsWithTheRaceAndSaysThePairwiseLinesAreNotSimultaneous) {
@@ -122,6 +151,24 @@ TEST(SweepReport, HtmlLeadsWithTheRaceAndSaysThePairwiseLinesAreNotSimultaneous)
   const std::string before = run_report_html(page);
   EXPECT_NE(before.find("<p class=\"decision\" data-decision=\"pairwise\">"), std::string::npos);
   EXPECT_EQ(before.find("pairwise-note"), std::string::npos);
+}
+
+TEST(SweepReport, MarkdownWritesEveryIntervalAsLoCommaHi) {
+  // docs/results.md writes an interval "[lo, hi]"; the run's table, the sweep's and the
+  // comparison's all do too, never "[lo..hi]".
+  const RunReport report = sweep_run();
+  RunReportPage page;
+  page.run = &report;
+  page.source = "r.json";
+  const std::string md = run_report_markdown(page);
+  const std::regex dotted("\\[[-+0-9.]+\\.\\.[-+0-9.]+\\]"), comma("\\[[-+0-9.]+, [-+0-9.]+\\]");
+  EXPECT_FALSE(std::regex_search(md, dotted)) << md;
+  // The run's table: the ondemand row's median with its CI, as the sweep's rows write theirs.
+  EXPECT_NE(md.find(" | 5.076 [4.771, 5.538] | "), std::string::npos) << md;
+  EXPECT_NE(md.find(" | 0.4307 [0.3947, 0.5015] | "), std::string::npos) << md;
+  size_t intervals = 0;
+  for (std::sregex_iterator it(md.begin(), md.end(), comma), end; it != end; ++it) ++intervals;
+  EXPECT_GE(intervals, 10u) << md;
 }
 
 TEST(SweepReport, MarkdownHasTheSweepTableSortedByCostWithVerdicts) {

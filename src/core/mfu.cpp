@@ -79,7 +79,7 @@ std::optional<GpuDatasheet> gpu_datasheet(const std::string& model) {
   // sparsity. TFLOP/s. Keyed by the full name the driver gives (nvidia-smi's `name`, without
   // "NVIDIA "): a name that merely contains another (H100 NVL, A10G) is not that GPU.
   // Left out for want of a datasheet to check against: A10G (AWS's own variant of the A10, with
-  // other tensor rates) and H100 NVL.
+  // other tensor rates), H100 NVL and H200 NVL.
   struct Row {
     const char* name;
     double fp32;
@@ -87,6 +87,7 @@ std::optional<GpuDatasheet> gpu_datasheet(const std::string& model) {
   };
   static const Row rows[] = {
       {"H100 80GB HBM3", 66.9, 494.7, 989.4},  // H100 SXM5
+      {"H200", 66.9, 494.7, 989.4},            // SXM: the H100 SXM5's GH100 at its clocks, more memory
       {"H100 PCIe", 51.2, 378, 756},
       {"A100-SXM4-40GB", 19.5, 156, 312},
       {"A100-SXM4-80GB", 19.5, 156, 312},

@@ -28,6 +28,13 @@ echo "$version"
 missing="$(env -u LD_LIBRARY_PATH bash -c "export LD_LIBRARY_PATH=\"$bundle/lib:\$($python -c 'import os, torch; print(os.path.dirname(torch.__file__))')/lib\"; ldd \"$bundle/bin/pperf\"" | grep 'not found' || true)"
 [ -z "$missing" ] || fail "unresolved: $missing"
 ! ls "$bundle/lib" | grep -E '^lib(torch|c10|cudart|nccl|cudnn|stdc\+\+|c\.so)' || fail "torch's, CUDA's or the C runtime's library packed"
+# The comparison with the PyTorch peers is packed and reaches pperf, which says why it cannot train.
+set +e
+message="$(PPERF_PYTHON="$python" "$bundle/run.sh" compare 1 vit_synthetic:tiny:8:1:1 2>&1)"
+code=$?
+set -e
+[ "$code" -ne 0 ] && grep -q "pperf run failed" <<<"$message" && grep -q "cuda:0" <<<"$message" ||
+  fail "run.sh compare on a host without a GPU: exit $code: $message"
 # A torch of another version is refused with one line, exit 2.
 set +e
 message="$(PPERF_PYTHON="$python" bash -c "echo 9.9.9 > '$bundle/TORCH_VERSION'; '$bundle/run.sh' pperf --version" 2>&1)"

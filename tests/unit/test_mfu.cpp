@@ -142,6 +142,10 @@ TEST(Mfu, DatasheetPeaksByTheDriversFullModelName) {
   EXPECT_DOUBLE_EQ(*h100_pcie->tf32, 378000);
   EXPECT_DOUBLE_EQ(*h100_pcie->bf16, 756000);
   EXPECT_FALSE(gpu_datasheet("NVIDIA H100 NVL")) << "not an SXM H100: no datasheet row checked";
+  const auto h200 = gpu_datasheet("NVIDIA H200");  // the name nvidia-smi gave on an H200 SXM
+  ASSERT_TRUE(h200);
+  EXPECT_DOUBLE_EQ(*h200->bf16, 989400);
+  EXPECT_FALSE(gpu_datasheet("NVIDIA H200 NVL")) << "the NVL board runs at a lower power: not the SXM's row";
   const auto a10 = gpu_datasheet("NVIDIA A10");
   EXPECT_DOUBLE_EQ(a10->fp32, 31200);
   EXPECT_DOUBLE_EQ(*a10->tf32, 62500);

@@ -24,6 +24,16 @@ const Configuration* configuration_named(const Config& config, const std::string
   return nullptr;
 }
 
+/// The seconds of a point's budget it did not measure: its seconds per round times the rounds
+/// of the budget (max_steps) it did not take, its measuring capped at max_seconds. 0 without
+/// rounds (no race ran).
+double unmeasured_budget_s(const MeasureSettings& measure, size_t rounds, int64_t round_steps, double measured) {
+  const size_t budget = budget_rounds(measure.max_steps, round_steps);
+  if (rounds == 0 || budget <= rounds) return 0;
+  const double whole = std::min(measured / static_cast<double>(rounds) * static_cast<double>(budget), measure.max_seconds);
+  return std::max(0.0, whole - measured);
+}
+
 /// One workload's race from its results.
 json race_of(const Config& config, const std::vector<const Result*>& points) {
   DecisionSettings settings = config.measure.decision;
@@ -75,6 +85,7 @@ json race_of(const Config& config, const std::vector<const Result*>& points) {
   const bool any = std::any_of(race.begin(), race.end(), [](const RacePoint& p) { return p.racing; });
   out["best"] = any ? json(points[last.best]->configuration) : json(nullptr);
   out["equivalent"] = json::array();
+  const int64_t round_steps = out["round_steps"].get<int64_t>();
   double total_s = 0, saved_s = 0;
   json rows = json::array();
   for (size_t i = 0; i < points.size(); ++i) {
@@ -97,8 +108,6 @@ json race_of(const Config& config, const std::vector<const Result*>& points) {
       row["left_after_round"] = *replay.left_after_round[i];
       row["cost_ratio_bounds"] = interval(replay.left_cost_ratio[i]);
       row["compared_with"] = points[replay.best_when_left[i]]->configuration;
-      const size_t missed = rounds - *replay.left_after_round[i];
-      if (!race[i].round_ms.empty()) saved_s += s / race[i].round_ms.size() * missed;
     } else if (!race[i].racing || last.verdict[i] == RaceVerdict::out) {
       verdict = "failed";  // no result, or it stopped taking turns without the race eliminating it
     } else {
@@ -108,6 +117,7 @@ json race_of(const Config& config, const std::vector<const Result*>& points) {
       if (last.verdict[i] == RaceVerdict::equivalent) out["equivalent"].push_back(r.configuration);
     }
     row["verdict"] = verdict;
+    saved_s += unmeasured_budget_s(config.measure, race[i].round_ms.size(), round_steps, s);
     rows.push_back(std::move(row));
   }
   std::stable_sort(rows.begin(), rows.end(), [](const json& a, const json& b) {

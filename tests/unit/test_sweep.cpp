@@ -186,6 +186,7 @@ Result point_result(const std::string& name, double ms, size_t rounds, double us
 TEST(Sweep, ReportReplaysTheRaceAndCountsTheTimeSaved) {
   json j = sweep_config();
   j["sweep"] = json::parse(R"({"axes": {"threads": [1, 2, 3]}})");
+  j["measure"]["max_steps"] = 200;  // 20 rounds of 10 steps: the budget the points below ran out
   pperf::testing::TempDir dir;
   const Config c = load(j, dir);
   // threads=2 is twice as slow: the race dropped it at its first look (the decision's min_rounds).
@@ -217,6 +218,20 @@ TEST(Sweep, ReportReplaysTheRaceAndCountsTheTimeSaved) {
   EXPECT_NEAR(race["saved_s"].get<double>(), saved, 1e-9);
   EXPECT_NEAR(race["measured_s"].get<double>(), all_s, 1e-9);
   EXPECT_NEAR(race["saved_fraction"].get<double>(), saved / (all_s + saved), 1e-12);
+  // A budget of 40 rounds: every point saved the rounds it did not take, the slow one capped at
+  // max_seconds (60 s, measured 2 s a round: 30 rounds' worth).
+  j["measure"]["max_steps"] = 400;
+  pperf::testing::TempDir longer;
+  const json race40 = sweep_report(load(j, longer), results)["races"][0];
+  double saved40 = 0;
+  for (const auto& r : results) {
+    double s = 0;
+    for (double x : r.measurement->step_ms) s += x / 1000;
+    const double rounds = static_cast<double>(r.measurement->step_ms.size()) / 10;
+    saved40 += std::min(s / rounds * 40, 60.0) - s;
+  }
+  EXPECT_NEAR(race40["saved_s"].get<double>(), saved40, 1e-9);
+  EXPECT_NEAR(saved40, 20.0 + 20.1 + (60 - slow_s), 0.2) << "the fast points' 20 rounds, the slow one to 60 s";
   // Without a sweep there is no report.
   json plain = sweep_config();
   plain.erase("sweep");

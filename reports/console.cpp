@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <map>
 #include <set>
@@ -69,6 +70,17 @@ size_t table_width(const std::vector<ConsoleColumn>& columns) {
 
 }  // namespace
 
+namespace {
+/// Whether a line may break at the space at `at`: not between a number and a short unit after
+/// it ("25 %", "150.6 ms", "2 x"), which would leave the unit alone on the next line.
+bool breakable(const std::string& line, size_t at) {
+  if (at == 0 || !std::isdigit(static_cast<unsigned char>(line[at - 1]))) return true;
+  const size_t end = std::min(line.find(' ', at + 1), line.size());
+  const std::string word = line.substr(at + 1, end - at - 1);
+  return word.empty() || word.size() > 3 || std::any_of(word.begin(), word.end(), [](unsigned char c) { return std::isdigit(c); });
+}
+}  // namespace
+
 std::string wrap(const std::string& text, size_t width) {
   if (width == 0) return text;
   std::string out;
@@ -77,6 +89,7 @@ std::string wrap(const std::string& text, size_t width) {
     const size_t indent = line.find_first_not_of(' ') == std::string::npos ? 0 : line.find_first_not_of(' ');
     while (line.size() > width) {
       size_t cut = line.rfind(' ', width);
+      while (cut != std::string::npos && cut > indent + 2 && !breakable(line, cut)) cut = line.rfind(' ', cut - 1);
       if (cut == std::string::npos || cut <= indent + 2) break;
       out += line.substr(0, cut) + "\n";
       line = std::string(indent + 2, ' ') + line.substr(cut + 1);

@@ -26,7 +26,8 @@ std::string to_console(const RunReport& report, const ConsoleOptions& options = 
 std::string sweep_table(const nlohmann::json& sweep, const std::string& currency, size_t width = 0);
 
 /// `text`'s lines wrapped at spaces to `width` columns (0: as is); continuation lines are
-/// indented like their first line, plus two spaces. A word longer than the width is not cut.
+/// indented like their first line, plus two spaces. A word longer than the width is not cut, and
+/// a number keeps a short unit after it on its line ("25 %", "150.6 ms").
 std::string wrap(const std::string& text, size_t width);
 
 /// The lines `pperf run` logs on stderr when an item starts and ends (where no progress line is

@@ -33,6 +33,14 @@ TEST(Console, SignificantDigitsNeverPrintZero) {
   EXPECT_EQ(significant(45.032, 4), "45.03");
 }
 
+TEST(Console, WrapKeepsANumberWithItsUnit) {
+  // At 20 columns the last space that fits is the one inside "25 %": the break moves before 25.
+  EXPECT_EQ(wrap("speed factor 1, +-25 % stated", 20), "speed factor 1,\n  +-25 % stated\n");
+  EXPECT_EQ(wrap("a step of 150.6 ms here", 17), "a step of\n  150.6 ms here\n");
+  // A longer word after a number is an ordinary break.
+  EXPECT_EQ(wrap("knee at 0 data instances", 10), "knee at 0\n  data\n  instances\n");
+}
+
 TEST(Console, FitsTheWidthItIsGivenAndWideShowsEverything) {
   const RunReport report = golden_run();
   const std::string narrow = to_console(report, {100, false});

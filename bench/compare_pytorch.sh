@@ -10,6 +10,7 @@
 #   ROUNDS: default 5, at least 5 for a figure to quote (single rounds range widely on a shared host)
 #   CASE = workload:preset:batch:threads:workers[:precision]   (default: every case below)
 #   --keep DIR: each round's pperf results kept as DIR/CASE-rN.json (per-step samples and waits)
+#   PEER_BESIDE=COMMAND: run COMMAND beside every peer run (an interference test)
 # Default: pperf built against Debian's libtorch 1.13 beside the peers on Debian's python3-torch
 # 1.13 (installed on first use). --torch2: pperf built against PyPI's torch 2.15 beside the peers
 # on that same torch (scripts/setup-torch2.sh's venv, plus torchvision), with one more column:
@@ -63,9 +64,14 @@ peer_ms() {  # peer_ms LOAD_JSON ARGS...: the peer's median step (ms), its round
   local more=()
   [ -n "$precision" ] && more+=(--precision "$precision")
   [ "$device" = cpu ] || more+=(--device "${device%%:*}")
+  # PEER_BESIDE: a command run beside every peer (e.g. pperf's GPU sampler, `nvidia-smi -lms 200
+  # --query-gpu=utilization.gpu --format=csv`), to see whether it slows the peer's step.
+  local beside=""
+  if [ -n "${PEER_BESIDE:-}" ]; then bash -c "exec $PEER_BESIDE" >/dev/null 2>&1 & beside=$!; fi
   "$load" run "$out" -- $py "$root/bench/peers/$workload.py" --preset "$preset" --batch-size "$batch" --threads "$threads" \
     --steps "$steps" --warmup "$warmup" "${more[@]}" "$@" 2>/dev/null | tail -1 |
     $py -c 'import json, sys; print(json.load(sys.stdin)["step_ms_median"])'
+  [ -z "$beside" ] || { kill "$beside" 2>/dev/null; wait "$beside" 2>/dev/null || true; }
 }
 
 for c in "${cases[@]}"; do

@@ -68,9 +68,6 @@ size_t table_width(const std::vector<ConsoleColumn>& columns) {
   return total >= 2 ? total - 2 : 0;
 }
 
-}  // namespace
-
-namespace {
 /// Whether a line may break at the space at `at`: not between a number and a short unit after
 /// it ("25 %", "150.6 ms", "2 x"), which would leave the unit alone on the next line.
 bool breakable(const std::string& line, size_t at) {

@@ -110,15 +110,15 @@ def improvement(lo, hi, price):
 
 
 ALPHA = 0.05
-SEQ_ALPHA = ALPHA * (1 - 0.1)  # early looks at rounds 3..7 take 10 % of alpha
-EARLY_LEVEL = 1 - ALPHA * 0.1 / 5
+SEQ_ALPHA = ALPHA * (1 - 0.1)  # early looks at rounds 5..7 take 10 % of alpha
+EARLY_LEVEL = 1 - ALPHA * 0.1 / 3
 b = [100 + (j * 7 % 5) for j in range(12)]
 c = [90 + (j * 3 % 4) + (j % 2) for j in range(12)]
 lr, psi, sd = paired(b, c)
 half = halfwidth(sd, 12, SEQ_ALPHA) * widening(psi)
 print("sequence alpha", SEQ_ALPHA, "early look level", EARLY_LEVEL)
 print("12 reference rounds, price 1.05: improvement", improvement(lr - half, lr + half, 1.05))
-for t in range(3, 8):
+for t in range(5, 8):
     lr7, psi7, sd7 = paired(b[:t], c[:t])
     eh = t_quantile(0.5 + EARLY_LEVEL / 2, t - 1) * sd7 / math.sqrt(t)
     print(f"early look at {t} rounds, price 1.05: improvement", improvement(lr7 - eh, lr7 + eh, 1.05))

@@ -60,22 +60,22 @@ TEST(ThresholdEdges, TheDecisionsFirstLookIsAtExactlyMinRounds) {
   EXPECT_EQ(at_two.reason.find("first look"), std::string::npos) << at_two.reason;
 }
 
-// decision.h: early looks from exactly early_look_rounds (3) to min_rounds - 1, each a Student t
-// interval at 1 - 5 % x 10 % / 5 looks = 99.9 %; the sequence gets the other 4.5 %.
+// decision.h: early looks from exactly early_look_rounds (5) to min_rounds - 1, each a Student t
+// interval at 1 - 5 % x 10 % / 3 looks = 99.8333 %; the sequence gets the other 4.5 %.
 TEST(ThresholdEdges, EarlyLooksFromExactlyEarlyLookRounds) {
   DecisionSettings s;
-  EXPECT_EQ(s.early_look_rounds, 3u);
-  EXPECT_NEAR(early_look_confidence(s), 0.999, 1e-15);
+  EXPECT_EQ(s.early_look_rounds, 5u);
+  EXPECT_NEAR(early_look_confidence(s), 1 - 0.005 / 3, 1e-15);
   EXPECT_NEAR(sequence_alpha(s), 0.045, 1e-15);
-  const Rounds two = rounds(2), three = rounds(3);
-  EXPECT_EQ(decide_interleaved(two.baseline, two.candidate, 1.0, s).reason, "2 paired rounds: the first look is at 8");
-  const Decision at_three = decide_interleaved(three.baseline, three.candidate, 1.0, s);
-  EXPECT_EQ(at_three.verdict, CostVerdict::cheaper) << at_three.reason;
-  EXPECT_NE(at_three.reason.find("an early look at 3 paired rounds (Student t at 99.90 %)"), std::string::npos)
-      << at_three.reason;
-  s.early_look_rounds = 4;
-  EXPECT_EQ(decide_interleaved(three.baseline, three.candidate, 1.0, s).verdict, CostVerdict::undecided);
-  EXPECT_NEAR(early_look_confidence(s), 1 - 0.05 * 0.1 / 4, 1e-15);
+  const Rounds four = rounds(4), five = rounds(5);
+  EXPECT_EQ(decide_interleaved(four.baseline, four.candidate, 1.0, s).reason, "4 paired rounds: the first look is at 8");
+  const Decision at_five = decide_interleaved(five.baseline, five.candidate, 1.0, s);
+  EXPECT_EQ(at_five.verdict, CostVerdict::cheaper) << at_five.reason;
+  EXPECT_NE(at_five.reason.find("an early look at 5 paired rounds (Student t at 99.83 %)"), std::string::npos)
+      << at_five.reason;
+  s.early_look_rounds = 6;
+  EXPECT_EQ(decide_interleaved(five.baseline, five.candidate, 1.0, s).verdict, CostVerdict::undecided);
+  EXPECT_NEAR(early_look_confidence(s), 1 - 0.005 / 2, 1e-15);
   // No early look once it would be at or past the first look of the sequence: the whole error there.
   s.early_look_rounds = 8;
   EXPECT_EQ(early_look_confidence(s), 0);

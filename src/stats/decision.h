@@ -134,8 +134,8 @@ std::optional<std::array<double, 2>> paired_time_ratio_interval(const std::vecto
 /// each other; extra rounds on either side are ignored). improvement_pct_bounds is the anytime
 /// interval (set from 2 rounds with spread, even before the first look); the verdict is read
 /// from it from min_rounds on. At an early look (early_look_rounds <= rounds < min_rounds) a
-/// Student t interval at early_look_confidence that says cheaper or dearer decides, and is the
-/// interval given: every look's interval holds at once with the stated confidence (the early
+/// Student t interval at early_look_confidence (widened for the rounds' correlation as the
+/// sequence is) that says cheaper or dearer decides, and is the interval given: every look's interval holds at once with the stated confidence (the early
 /// looks' error plus the sequence's). Rounds without spread: undecided, no interval, the reason says
 /// why. `seconds_per_round`: measured seconds one configuration spends per round, for the
 /// budget an undecided result would likely need (0: unknown).

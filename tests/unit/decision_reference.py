@@ -120,6 +120,13 @@ print("sequence alpha", SEQ_ALPHA, "early look level", EARLY_LEVEL)
 print("12 reference rounds, price 1.05: improvement", improvement(lr - half, lr + half, 1.05))
 for t in range(5, 8):
     lr7, psi7, sd7 = paired(b[:t], c[:t])
-    eh = t_quantile(0.5 + EARLY_LEVEL / 2, t - 1) * sd7 / math.sqrt(t)
+    eh = t_quantile(0.5 + EARLY_LEVEL / 2, t - 1) * sd7 / math.sqrt(t) * widening(psi7)
     print(f"early look at {t} rounds, price 1.05: improvement", improvement(lr7 - eh, lr7 + eh, 1.05))
 print("horizon scale, first look 8, horizon 20:", horizon_scale(8, 20, SEQ_ALPHA))
+# tests/unit/test_threshold_edges.cpp's rounds(5): the early look at 5 rounds, widened for the
+# rounds' correlation (r' clamped at 0.9 for these periodic rounds: x 4.3589).
+b5 = [100 + (j % 3) for j in range(5)]
+c5 = [50 + ((j + 1) % 4) * 0.5 for j in range(5)]
+lr5, psi5, sd5 = paired(b5, c5)
+eh5 = t_quantile(0.5 + EARLY_LEVEL / 2, 4) * sd5 / math.sqrt(5) * widening(psi5)
+print("threshold edges, 5 rounds: widening", widening(psi5), "improvement", improvement(lr5 - eh5, lr5 + eh5, 1.0))

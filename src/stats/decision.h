@@ -109,11 +109,13 @@ std::optional<std::array<double, 2>> anytime_time_ratio_interval(const std::vect
 /// Rounds in all (counted from the first) an undecided comparison would likely need, found by
 /// simulating the rest of the run: 200 paths, each drawing further rounds from the paired rounds
 /// so far (resampled, the candidate's scaled by exp(d), d drawn around the present log-ratio
-/// estimate shrunk towards break-even, spread by 0.6 se) and read by the real rule after each round. `low`..`high` (10th to 90th
-/// percentiles: an 80 % range) of the paths' stopping rounds, and `median` from 200 more paths
-/// with d spread half as much; a path still undecided at
-/// kRoundsToDecideHorizon rounds counts as never (infinite). Deterministic (a fixed seed). nullopt
-/// below 2 rounds or without spread; an infinite `median`: likely never.
+/// estimate shrunk towards break-even, spread by 0.75 se) and read by the real rule after each
+/// round. `low`..`high` (10th to 90th percentiles: an 80 % range) of the paths' stopping rounds,
+/// and `median` from 200 more paths with d spread by 0.45 se (both calibrated over a mix of
+/// cases, docs/statistics.md); a path still undecided at kRoundsToDecideHorizon rounds counts as
+/// never (infinite). The paths look from min_rounds on
+/// (decide_interleaved predicts only then, past the early looks). Deterministic (a fixed seed).
+/// nullopt below 2 rounds or without spread; an infinite `median`: likely never.
 constexpr size_t kRoundsToDecideHorizon = 1000;
 struct RoundsToDecide {
   double median = 0, low = 0, high = 0;

@@ -1,7 +1,8 @@
 // The decision tables of docs/statistics.md and docs/compare.md added by issue 40, simulated
 // through the real code (src/stats/decision.h, turn_order.h, compare_stats.h):
 //   build/pperf_stats_sim TABLE [TRIALS [nohorizon]]   TABLE: interval | aa | aa200 | order | stop | predict | cost |
-//   cost20 | cost200 (and _3: first look at 3) | horizon | aaar (AR(1) r=0.8 A/A at 20/60/200 rounds) | compare | untimed | all; nohorizon: the decision is not told
+//   cost20 | cost200 (and _3: first look at 3) | horizon | aaar (AR(1) r=0.8 A/A at 20/60/200 rounds) | aaarwhen (the
+//   rounds at which those false decisions fall) | compare | untimed | all; nohorizon: the decision is not told
 //   the budget in rounds (as before item 9)
 // TRIALS per cell (default 10000; the unit tests run a few hundred of the same simulations).
 #include <fmt/format.h>
@@ -117,6 +118,7 @@ void predict_table(int trials, uint64_t& seed) {
                                    {"1 % faster, lognormal s=0.05", {Shape::lognormal_005}, 0.99, 1},
                                    {"A/A, lognormal s=0.3", {Shape::lognormal_03}, 1, 1}};
   constexpr size_t kAt = 20, kCap = 1000, kRound = 10, kUntimed = 3;
+  int all_undecided = 0, all_by_median = 0, all_in_range = 0;
   for (const Case& c : cases) {
     std::mt19937_64 rng(seed++);
     int undecided = 0, by_median = 0, in_range = 0;
@@ -153,7 +155,13 @@ void predict_table(int trials, uint64_t& seed) {
     }
     fmt::print("| {} | {:.1f} | {:.1f} | {:.1f} |\n", c.label, pct(undecided, trials), pct(by_median, undecided),
                pct(in_range, undecided));
+    all_undecided += undecided, all_by_median += by_median, all_in_range += in_range;
   }
+  // Calibration over the mix (issue 40 item 5): the six cases in equal numbers of trials, every
+  // prediction counted once.
+  fmt::print("| the mix of the {} cases | {:.1f} | {:.1f} | {:.1f} |\n", cases.size(),
+             pct(all_undecided, trials * static_cast<int>(cases.size())), pct(all_by_median, all_undecided),
+             pct(all_in_range, all_undecided));
 }
 
 /// The cost of deciding: rounds the sequential decision needs (median, up to 1000 rounds) against
@@ -385,6 +393,25 @@ int main(int argc, char** argv) {
   g_horizon = !(argc > 3 && std::strcmp(argv[3], "nohorizon") == 0);
   const bool all = table == "all";
   if (table == "horizon") horizon_table();
+  if (table == "aaarwhen") {  // the rounds at which AR(1) r=0.8 A/A runs decide falsely
+    for (size_t h : {20, 60, 200}) {
+      std::vector<int> hist(9, 0);
+      int falses = 0;
+      for (int t = 0; t < trials; ++t) {
+        TurnsSetup s;
+        s.base = {Shape::lognormal_005, 100, 0.8};
+        s.max_rounds = h;
+        const DecisionCell c = simulate_turns(s, 1, seed++);
+        if (c.cheaper + c.dearer == 0) continue;
+        ++falses;
+        const double r = c.rounds_each[0];
+        ++hist[r < 8 ? 0 : r < 10 ? 1 : r < 13 ? 2 : r < 20 ? 3 : r < 30 ? 4 : r < 60 ? 5 : r < 100 ? 6 : r < 150 ? 7 : 8];
+      }
+      fmt::print("{} rounds: {:.1f} % false; by stop round <8,8-9,10-12,13-19,20-29,30-59,60-99,100-149,150+:", h, pct(falses, trials));
+      for (int x : hist) fmt::print(" {}", x);
+      fmt::print("\n");
+    }
+  }
   if (table == "aaar") {
     for (size_t h : {20, 60, 200}) {
       fmt::print("AR(1) r=0.8 A/A at {} rounds:", h);

@@ -23,6 +23,15 @@ struct DecisionSettings {
   /// Rounds before the first look: the rounds' variance must be estimable (and each side
   /// needs kMinCiSteps for its own interval anyway).
   size_t min_rounds = 8;
+  /// Early looks (issue 40, item 9): from this round until min_rounds, a difference large enough
+  /// to clear a fixed-sample Student t interval at a small share of the error may be called
+  /// cheaper or dearer before the first look of the sequence. 0 (or >= min_rounds): none.
+  /// (From 3 rounds, a Student t interval on rounds with rare slow steps covered 93.7 % after an
+  /// early stop, docs/statistics.md; from 5, 94.9 % or more.)
+  size_t early_look_rounds = 5;
+  /// The share of 1 - confidence the early looks spend, split equally between them (Bonferroni);
+  /// the confidence sequence is built at the rest.
+  double early_error_share = 0.1;
   /// The round count the mixture is tuned for (tightest there; valid at every round).
   double planned_rounds = 30;
   /// The most paired rounds the run can take, known before it starts (its budget in rounds);
@@ -39,13 +48,20 @@ struct DecisionSettings {
 /// within what the horizon spends. 0 (unknown) when either is not positive.
 size_t budget_rounds(int64_t max_steps, int64_t round_steps);
 
+/// The error (two-sided) the confidence sequence is built at: 1 - confidence, less the early
+/// looks' share when there are early looks.
+double sequence_alpha(const DecisionSettings& settings);
+/// The fixed-sample confidence of each early look: 1 - the early looks' error / their number;
+/// 0 when there are none.
+double early_look_confidence(const DecisionSettings& settings);
+
 /// The longest horizon the sequence is tuned for; beyond it the endless sequence is used.
 constexpr size_t kMaxHorizonRounds = 2000;
 
 /// The factor (<= 1) on the mixture boundary that makes a Gaussian random walk with known
 /// variance, looked at after every round from min_rounds to horizon_rounds, cross it with
-/// probability half of 1 - confidence (the other half is left to the rounds' estimated variance
-/// and correlation); computed by numerical integration on a 0.1-sd grid, the factor to 1e-4, and
+/// probability 40 % of sequence_alpha (the rest is left to the rounds' estimated variance and
+/// correlation); computed by numerical integration on a 0.1-sd grid, the factor to 1e-4, and
 /// cached. 1 when the horizon is unknown, longer than kMaxHorizonRounds, not past min_rounds, or
 /// long enough that the endless sequence already crosses less often than that.
 double horizon_scale(const DecisionSettings& settings);
@@ -93,11 +109,13 @@ std::optional<std::array<double, 2>> anytime_time_ratio_interval(const std::vect
 /// Rounds in all (counted from the first) an undecided comparison would likely need, found by
 /// simulating the rest of the run: 200 paths, each drawing further rounds from the paired rounds
 /// so far (resampled, the candidate's scaled by exp(d), d drawn around the present log-ratio
-/// estimate shrunk towards break-even, spread by 0.6 se) and read by the real rule after each round. `low`..`high` (10th to 90th
-/// percentiles: an 80 % range) of the paths' stopping rounds, and `median` from 200 more paths
-/// with d spread half as much; a path still undecided at
-/// kRoundsToDecideHorizon rounds counts as never (infinite). Deterministic (a fixed seed). nullopt
-/// below 2 rounds or without spread; an infinite `median`: likely never.
+/// estimate shrunk towards break-even, spread by 0.75 se) and read by the real rule after each
+/// round. `low`..`high` (10th to 90th percentiles: an 80 % range) of the paths' stopping rounds,
+/// and `median` from 200 more paths with d spread by 0.45 se (both calibrated over a mix of
+/// cases, docs/statistics.md); a path still undecided at kRoundsToDecideHorizon rounds counts as
+/// never (infinite). The paths look from min_rounds on
+/// (decide_interleaved predicts only then, past the early looks). Deterministic (a fixed seed).
+/// nullopt below 2 rounds or without spread; an infinite `median`: likely never.
 constexpr size_t kRoundsToDecideHorizon = 1000;
 struct RoundsToDecide {
   double median = 0, low = 0, high = 0;
@@ -117,7 +135,10 @@ std::optional<std::array<double, 2>> paired_time_ratio_interval(const std::vecto
 /// Decides from paired round means (ms; baseline's and candidate's round j measured next to
 /// each other; extra rounds on either side are ignored). improvement_pct_bounds is the anytime
 /// interval (set from 2 rounds with spread, even before the first look); the verdict is read
-/// from it from min_rounds on. Rounds without spread: undecided, no interval, the reason says
+/// from it from min_rounds on. At an early look (early_look_rounds <= rounds < min_rounds) a
+/// Student t interval at early_look_confidence (widened for the rounds' correlation as the
+/// sequence is) that says cheaper or dearer decides, and is the interval given: every look's interval holds at once with the stated confidence (the early
+/// looks' error plus the sequence's). Rounds without spread: undecided, no interval, the reason says
 /// why. `seconds_per_round`: measured seconds one configuration spends per round, for the
 /// budget an undecided result would likely need (0: unknown).
 Decision decide_interleaved(const std::vector<double>& baseline_round_ms, const std::vector<double>& candidate_round_ms,

@@ -54,6 +54,9 @@ RaceLook race_look(const std::vector<RacePoint>& points, const DecisionSettings&
   look.cost_ratio_estimate[*best] = 1;
   DecisionSettings each = settings;
   each.confidence = race_comparison_confidence(settings.confidence, points.size());
+  // No early looks in the race (issue 40 item 9 added them to decisions): its family-wise
+  // argument and its simulations (docs/statistics.md, Sweeps) are those of the sequence alone.
+  each.early_look_rounds = 0;
   const RacePoint& b = points[*best];
   size_t left = 1, equivalent = 0, within = 0;
   for (size_t j = 0; j < points.size(); ++j) {

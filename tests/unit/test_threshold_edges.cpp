@@ -40,6 +40,7 @@ Rounds rounds(size_t t) {
 TEST(ThresholdEdges, TheDecisionsFirstLookIsAtExactlyMinRounds) {
   DecisionSettings s;
   s.min_rounds = 8;
+  s.early_look_rounds = 0;  // these rounds would decide at an early look (the next test)
   for (size_t t : {s.min_rounds - 1, s.min_rounds, s.min_rounds + 1}) {
     const Rounds r = rounds(t);
     const Decision d = decide_interleaved(r.baseline, r.candidate, 1.0, s);
@@ -57,6 +58,32 @@ TEST(ThresholdEdges, TheDecisionsFirstLookIsAtExactlyMinRounds) {
   const Rounds two = rounds(2);
   const Decision at_two = decide_interleaved(two.baseline, two.candidate, 1.0, s);
   EXPECT_EQ(at_two.reason.find("first look"), std::string::npos) << at_two.reason;
+}
+
+// decision.h: early looks from exactly early_look_rounds (5) to min_rounds - 1, each a Student t
+// interval at 1 - 5 % x 10 % / 3 looks = 99.8333 %; the sequence gets the other 4.5 %.
+TEST(ThresholdEdges, EarlyLooksFromExactlyEarlyLookRounds) {
+  DecisionSettings s;
+  EXPECT_EQ(s.early_look_rounds, 5u);
+  EXPECT_NEAR(early_look_confidence(s), 1 - 0.005 / 3, 1e-15);
+  EXPECT_NEAR(sequence_alpha(s), 0.045, 1e-15);
+  const Rounds four = rounds(4), five = rounds(5);
+  EXPECT_EQ(decide_interleaved(four.baseline, four.candidate, 1.0, s).reason, "4 paired rounds: the first look is at 8");
+  const Decision at_five = decide_interleaved(five.baseline, five.candidate, 1.0, s);
+  EXPECT_EQ(at_five.verdict, CostVerdict::cheaper) << at_five.reason;
+  // Widened for the rounds' correlation as the sequence is (x 4.3589 for these periodic rounds):
+  // tests/unit/decision_reference.py.
+  EXPECT_NEAR((*at_five.improvement_pct_bounds)[0], 45.56544728814126, 1e-8);
+  EXPECT_NEAR((*at_five.improvement_pct_bounds)[1], 53.524914675963274, 1e-8);
+  EXPECT_NE(at_five.reason.find("an early look at 5 paired rounds (Student t at 99.83 %)"), std::string::npos)
+      << at_five.reason;
+  s.early_look_rounds = 6;
+  EXPECT_EQ(decide_interleaved(five.baseline, five.candidate, 1.0, s).verdict, CostVerdict::undecided);
+  EXPECT_NEAR(early_look_confidence(s), 1 - 0.005 / 2, 1e-15);
+  // No early look once it would be at or past the first look of the sequence: the whole error there.
+  s.early_look_rounds = 8;
+  EXPECT_EQ(early_look_confidence(s), 0);
+  EXPECT_EQ(sequence_alpha(s), 1 - s.confidence);
 }
 
 // decision.h: equivalent when the interval lies within ±equivalence_pct, ends included; cheaper

@@ -134,6 +134,7 @@ TEST(Race, StopsWhenTheBestIsWithinTheMarginOfEveryPointLeft) {
   // The interval is decide_interleaved's at the Bonferroni level over the 3 points that started.
   DecisionSettings each = s;
   each.confidence = race_comparison_confidence(s.confidence, 3);
+  each.early_look_rounds = 0;  // the race takes no early looks: the sequence alone spends its alpha
   const auto time_ratio = anytime_time_ratio_interval(points[0].round_ms, points[1].round_ms, each);
   ASSERT_TRUE(time_ratio);
   const double lo = (*look.cost_ratio[1])[0], hi = (*look.cost_ratio[1])[1];

@@ -150,15 +150,18 @@ void price_results(std::vector<Result>& results, const PricingInputs& inputs) {
     }
     const auto samples = [](const Result& x) { return x.measurement ? &x.measurement->step_ms : nullptr; };
     const bool paired = took_turns(r, *base);
+    // What the run stopped on: the same settings its turns were decided with (run_session.cpp).
+    const DecisionSettings settings =
+        paired ? settings_for_turns(inputs.decision, inputs.max_steps, r.measurement->turns.round_steps) : inputs.decision;
     // In turns the run may have stopped on its decision: the one interval printed is the
     // anytime one (the confidence sequence's), valid under that stop; none without spread.
     const auto paired_ratio =
-        paired ? anytime_time_ratio_interval(base->measurement->round_means_ms(), r.measurement->round_means_ms(), inputs.decision)
+        paired ? anytime_time_ratio_interval(base->measurement->round_means_ms(), r.measurement->round_means_ms(), settings)
                : std::nullopt;
     r.comparison = compare({*r.cost, *r.step, samples(r)}, {*base->cost, *base->step, samples(*base)}, r.baseline, paired_ratio);
     if (paired && !paired_ratio) r.comparison.improvement_pct_ci95.reset(), r.comparison.speedup_ci95.reset();
     if (!r.baseline && base->cost->usd_per_hour > 0) {
-      r.decision = decide_against(r, *base, paired, inputs.decision);
+      r.decision = decide_against(r, *base, paired, settings);
       // One interval: the table's is the decision's, bit for bit.
       if (paired) r.comparison.improvement_pct_ci95 = r.decision->improvement_pct_bounds;
     }

@@ -45,6 +45,9 @@ struct PricingInputs {
   std::map<std::string, ConfigurationPricing> configurations;  // by configuration name
   uint64_t seed = 0;  // of the Spot model's Monte Carlo
   DecisionSettings decision;
+  /// measure.max_steps: with the rounds' length a result records, the horizon its turns were
+  /// decided with (settings_for_turns); 0: unknown.
+  int64_t max_steps = 0;
 };
 
 /// Each configuration's hourly price over the baseline configuration's, at both ends of any

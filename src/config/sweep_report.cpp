@@ -46,9 +46,9 @@ json race_of(const Config& config, const std::vector<const Result*>& points) {
     race[i].racing = ok;
     if (!ok) continue;
     race[i].round_ms = r.measurement->round_means_ms();
-    // The horizon the race was decided with (the run's, from its budget: src/session/run_session.cpp).
+    // The settings the race was decided with (the run's: src/session/run_session.cpp).
     if (r.measurement->turns.round_steps > 0)
-      settings.horizon_rounds = budget_rounds(config.measure.max_steps, r.measurement->turns.round_steps);
+      settings = settings_for_turns(config.measure.decision, config.measure.max_steps, r.measurement->turns.round_steps);
     rounds = std::max(rounds, race[i].round_ms.size());
     const std::array<double, 2> hourly = r.cost->usd_per_hour_range.value_or(std::array<double, 2>{r.cost->usd_per_hour, r.cost->usd_per_hour});
     const double samples = static_cast<double>(r.samples_per_step);

@@ -137,9 +137,7 @@ ExecutorOptions RunSession::executor_options() const {
   options.process.launcher = launcher_from_env();
   for (const auto& c : config_.configurations)
     if (c.baseline) options.decision.price_ratio = price_ratios(pricing_, c.name);
-  options.decision.settings = config_.measure.decision;
-  // The decision spends its error by the last round the budget allows (src/stats/decision.h).
-  options.decision.settings.horizon_rounds = budget_rounds(config_.measure.max_steps, kRoundSteps);
+  options.decision.settings = settings_for_turns(config_.measure.decision, config_.measure.max_steps, kRoundSteps);
   return options;
 }
 

@@ -107,6 +107,14 @@ size_t budget_rounds(int64_t max_steps, int64_t round_steps) {
   return static_cast<size_t>((max_steps + round_steps - 1) / round_steps);
 }
 
+DecisionSettings settings_for_turns(DecisionSettings settings, int64_t max_steps, int64_t round_steps) {
+  settings.horizon_rounds = budget_rounds(max_steps, round_steps);
+  if (settings.early_look_rounds > 0 && round_steps > 0)
+    settings.early_look_rounds = std::max<size_t>(
+        settings.early_look_rounds, static_cast<size_t>((static_cast<int64_t>(kMinCiSteps) + round_steps - 1) / round_steps));
+  return settings;
+}
+
 namespace {
 size_t early_looks(const DecisionSettings& s) {
   const size_t first = std::max<size_t>(2, s.early_look_rounds);

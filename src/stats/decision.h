@@ -27,8 +27,10 @@ struct DecisionSettings {
   /// to clear a fixed-sample Student t interval at a small share of the error may be called
   /// cheaper or dearer before the first look of the sequence. 0 (or >= min_rounds): none.
   /// (From 3 rounds, a Student t interval on rounds with rare slow steps covered 93.7 % after an
-  /// early stop, docs/statistics.md; from 5, 94.9 % or more.)
-  size_t early_look_rounds = 5;
+  /// early stop, docs/statistics.md; from 5, 94.9 % or more.) 6: at 10-step rounds the first
+  /// round where each side has kMinCiSteps steps, so a result decided early keeps its own
+  /// interval (settings_for_turns raises it for shorter rounds).
+  size_t early_look_rounds = 6;
   /// The share of 1 - confidence the early looks spend, split equally between them (Bonferroni);
   /// the confidence sequence is built at the rest.
   double early_error_share = 0.1;
@@ -47,6 +49,12 @@ struct DecisionSettings {
 /// max_steps). A time budget (max_seconds) can only end the run sooner, which keeps the error
 /// within what the horizon spends. 0 (unknown) when either is not positive.
 size_t budget_rounds(int64_t max_steps, int64_t round_steps);
+
+/// The settings a run in turns decides with: `settings` told the horizon (budget_rounds of
+/// max_steps at round_steps timed steps a round) and with no early look before each side has
+/// kMinCiSteps steps. The one place the measuring run, the pricing of its results and the sweep
+/// report's replay get them from, so the verdict printed is the one the run stopped on.
+DecisionSettings settings_for_turns(DecisionSettings settings, int64_t max_steps, int64_t round_steps);
 
 /// The error (two-sided) the confidence sequence is built at: 1 - confidence, less the early
 /// looks' share when there are early looks.

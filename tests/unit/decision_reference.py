@@ -110,15 +110,16 @@ def improvement(lo, hi, price):
 
 
 ALPHA = 0.05
-SEQ_ALPHA = ALPHA * (1 - 0.1)  # early looks at rounds 5..7 take 10 % of alpha
-EARLY_LEVEL = 1 - ALPHA * 0.1 / 3
+SEQ_ALPHA = ALPHA * (1 - 0.1)  # early looks take 10 % of alpha
+EARLY_LEVEL = 1 - ALPHA * 0.1 / 2  # the default: looks at rounds 6 and 7
+EARLY_LEVEL_FROM_5 = 1 - ALPHA * 0.1 / 3  # early_look_rounds 5: looks at rounds 5, 6 and 7
 b = [100 + (j * 7 % 5) for j in range(12)]
 c = [90 + (j * 3 % 4) + (j % 2) for j in range(12)]
 lr, psi, sd = paired(b, c)
 half = halfwidth(sd, 12, SEQ_ALPHA) * widening(psi)
 print("sequence alpha", SEQ_ALPHA, "early look level", EARLY_LEVEL)
 print("12 reference rounds, price 1.05: improvement", improvement(lr - half, lr + half, 1.05))
-for t in range(5, 8):
+for t in range(6, 8):
     lr7, psi7, sd7 = paired(b[:t], c[:t])
     eh = t_quantile(0.5 + EARLY_LEVEL / 2, t - 1) * sd7 / math.sqrt(t) * widening(psi7)
     print(f"early look at {t} rounds, price 1.05: improvement", improvement(lr7 - eh, lr7 + eh, 1.05))
@@ -128,5 +129,5 @@ print("horizon scale, first look 8, horizon 20:", horizon_scale(8, 20, SEQ_ALPHA
 b5 = [100 + (j % 3) for j in range(5)]
 c5 = [50 + ((j + 1) % 4) * 0.5 for j in range(5)]
 lr5, psi5, sd5 = paired(b5, c5)
-eh5 = t_quantile(0.5 + EARLY_LEVEL / 2, 4) * sd5 / math.sqrt(5) * widening(psi5)
+eh5 = t_quantile(0.5 + EARLY_LEVEL_FROM_5 / 2, 4) * sd5 / math.sqrt(5) * widening(psi5)
 print("threshold edges, 5 rounds: widening", widening(psi5), "improvement", improvement(lr5 - eh5, lr5 + eh5, 1.0))

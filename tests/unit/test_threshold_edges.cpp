@@ -60,11 +60,12 @@ TEST(ThresholdEdges, TheDecisionsFirstLookIsAtExactlyMinRounds) {
   EXPECT_EQ(at_two.reason.find("first look"), std::string::npos) << at_two.reason;
 }
 
-// decision.h: early looks from exactly early_look_rounds (5) to min_rounds - 1, each a Student t
-// interval at 1 - 5 % x 10 % / 3 looks = 99.8333 %; the sequence gets the other 4.5 %.
+// decision.h: early looks from exactly early_look_rounds to min_rounds - 1, each a Student t
+// interval at 1 - 5 % x 10 % / looks; the sequence gets the other 4.5 %. From 5: three looks at
+// 99.8333 %.
 TEST(ThresholdEdges, EarlyLooksFromExactlyEarlyLookRounds) {
   DecisionSettings s;
-  EXPECT_EQ(s.early_look_rounds, 5u);
+  s.early_look_rounds = 5;
   EXPECT_NEAR(early_look_confidence(s), 1 - 0.005 / 3, 1e-15);
   EXPECT_NEAR(sequence_alpha(s), 0.045, 1e-15);
   const Rounds four = rounds(4), five = rounds(5);
@@ -84,6 +85,33 @@ TEST(ThresholdEdges, EarlyLooksFromExactlyEarlyLookRounds) {
   s.early_look_rounds = 8;
   EXPECT_EQ(early_look_confidence(s), 0);
   EXPECT_EQ(sequence_alpha(s), 1 - s.confidence);
+}
+
+// decision.h: no early look before each side has kMinCiSteps (60) steps, so a result decided
+// early keeps its own interval: round 6 at the default 10-step rounds, and with shorter rounds
+// none before the sequence's first look (round 8). settings_for_turns also sets the horizon.
+TEST(ThresholdEdges, EarlyLooksWaitForEachSidesMinimumSteps) {
+  const DecisionSettings defaults;
+  EXPECT_EQ(defaults.early_look_rounds, 6u);
+  EXPECT_EQ(defaults.early_look_rounds * 10, kMinCiSteps);
+  const DecisionSettings ten = settings_for_turns(defaults, 200, 10);
+  EXPECT_EQ(ten.early_look_rounds, 6u);
+  EXPECT_EQ(ten.horizon_rounds, 20u);
+  EXPECT_NEAR(early_look_confidence(ten), 1 - 0.005 / 2, 1e-15);
+  const DecisionSettings seven = settings_for_turns(defaults, 200, 7);
+  EXPECT_EQ(seven.early_look_rounds, 9u);  // 63 steps: past min_rounds, so no early look
+  EXPECT_EQ(early_look_confidence(seven), 0);
+  EXPECT_EQ(sequence_alpha(seven), 1 - defaults.confidence);
+  EXPECT_EQ(seven.horizon_rounds, 29u);
+  // Longer rounds never move the first early look before early_look_rounds.
+  EXPECT_EQ(settings_for_turns(defaults, 200, 20).early_look_rounds, 6u);
+  DecisionSettings none = defaults;
+  none.early_look_rounds = 0;
+  EXPECT_EQ(settings_for_turns(none, 200, 10).early_look_rounds, 0u);
+  const Rounds five = rounds(5);
+  EXPECT_EQ(decide_interleaved(five.baseline, five.candidate, 1.0, ten).verdict, CostVerdict::undecided);
+  const Rounds six = rounds(6);
+  EXPECT_EQ(decide_interleaved(six.baseline, six.candidate, 1.0, ten).verdict, CostVerdict::cheaper);
 }
 
 // decision.h: equivalent when the interval lies within ±equivalence_pct, ends included; cheaper

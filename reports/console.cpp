@@ -68,10 +68,13 @@ size_t table_width(const std::vector<ConsoleColumn>& columns) {
   return total >= 2 ? total - 2 : 0;
 }
 
-/// Whether a line may break at the space at `at`: not between a number and a short unit after
-/// it ("25 %", "150.6 ms", "2 x"), which would leave the unit alone on the next line.
+/// Whether a line may break at the space at `at`: not inside an interval ("[54, 78.59]"), nor
+/// between a number or an interval and a short unit after it ("25 %", "150.6 ms", "[1, 2] ms"),
+/// which would leave the unit alone on the next line.
 bool breakable(const std::string& line, size_t at) {
-  if (at == 0 || !std::isdigit(static_cast<unsigned char>(line[at - 1]))) return true;
+  const size_t open = line.rfind('[', at);
+  if (open != std::string::npos && line.find(']', open) > at) return false;
+  if (at == 0 || !(std::isdigit(static_cast<unsigned char>(line[at - 1])) || line[at - 1] == ']')) return true;
   const size_t end = std::min(line.find(' ', at + 1), line.size());
   const std::string word = line.substr(at + 1, end - at - 1);
   return word.empty() || word.size() > 3 || std::any_of(word.begin(), word.end(), [](unsigned char c) { return std::isdigit(c); });

@@ -39,6 +39,9 @@ TEST(Console, WrapKeepsANumberWithItsUnit) {
   EXPECT_EQ(wrap("a step of 150.6 ms here", 17), "a step of\n  150.6 ms here\n");
   // A longer word after a number is an ordinary break.
   EXPECT_EQ(wrap("knee at 0 data instances", 10), "knee at 0\n  data\n  instances\n");
+  // An interval stays whole, with its unit.
+  EXPECT_EQ(wrap("step time [54, 78.59] ms", 18), "step time\n  [54, 78.59] ms\n");
+  EXPECT_EQ(wrap("the step [54, 78.59] ms", 21), "the step\n  [54, 78.59] ms\n");
 }
 
 TEST(Console, FitsTheWidthItIsGivenAndWideShowsEverything) {

@@ -101,7 +101,9 @@ std::unique_ptr<StopRule> stop_at_target_rel_ci(int64_t min_steps, double target
 
 const std::vector<StopCriterion>& stop_criteria() {
   static const std::vector<StopCriterion> criteria = {
-      {"precision", "stop once the mean's and the median's 95 % CIs, and the mean's from every step's spread, are within measure.target_rel_ci (looking rarely)",
+      {"precision",
+       "stop once the mean's and the median's 95 % CIs, and the mean's from every step's spread, are within "
+       "measure.target_rel_ci (looking rarely)",
        [](const StopSettings& s) { return stop_at_target_rel_ci(s.min_steps, s.target_rel_ci, s.max_steps); }},
       {"budget", "no early stop: measure to max_steps or max_seconds", [](const StopSettings&) { return nullptr; }},
   };

@@ -45,10 +45,10 @@ double unseen_tail_steps(double target_rel_ci);
 double steps_rel_halfwidth(const std::vector<double>& step_ms);
 /// Fires once at least max(min_steps, kMinCiSteps, unseen_tail_steps(target)) are in and the
 /// mean's and the median's 95 % CI half-widths relative to their estimates (src/stats/intervals.h)
-/// and steps_rel_halfwidth are all <= target at two consecutive looks. It looks rarely, so stopping does not pick
-/// the runs whose spread happens to look small: first at the minimum, then where the last look's
-/// intervals say the target will be met, and at least 25 % later each time; and once more at
-/// max_steps (one look decides there).
+/// and steps_rel_halfwidth are all <= target at two consecutive looks. It looks rarely, so
+/// stopping does not pick the runs whose spread happens to look small: first at the minimum, then
+/// where the last look's half-widths say the target will be met, and at least 25 % later each
+/// time; and once more at max_steps (one look decides there).
 std::unique_ptr<StopRule> stop_at_target_rel_ci(int64_t min_steps, double target_rel_ci, int64_t max_steps = 0);
 
 /// What may end the measured phase before its budget, by name (as nvbench's stopping criteria):

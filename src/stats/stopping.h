@@ -37,12 +37,18 @@ std::unique_ptr<StopRule> stop_at_max_seconds(double max_seconds);
 /// with frequency 3/n (the 95 % bound of the rule of three); at twice the usual step time it
 /// would raise the mean by 3/n, more than the target before these many steps.
 double unseen_tail_steps(double target_rel_ci);
-/// Fires once at least max(min_steps, kMinCiSteps, unseen_tail_steps(target)) are in and both
-/// the mean's and the median's 95 % CI half-width relative to its estimate are <= target
-/// (src/stats/intervals.h) at two consecutive looks. It looks rarely, so stopping does not pick
-/// the runs whose spread happens to look small: first at the minimum, then where the last look's
-/// intervals say the target will be met, and at least 25 % later each time; and once more at
-/// max_steps (one look decides there).
+/// The mean's 95 % CI half-width relative to the mean as the spread of every step gives it:
+/// 1.96 * stdev / sqrt(n) * autocorrelation_widening(lag-1 r of the log steps, n) / mean
+/// (src/stats/intervals.h). inf for fewer than 2 steps or invalid ones (valid_step_times).
+/// With n - 1 degrees of freedom it is far less noisy than the printed interval's batch means
+/// (k - 1 = 5..29): a run whose few batch means happen to agree does not pass for converged.
+double steps_rel_halfwidth(const std::vector<double>& step_ms);
+/// Fires once at least max(min_steps, kMinCiSteps, unseen_tail_steps(target)) are in and the
+/// mean's and the median's 95 % CI half-widths relative to their estimates (src/stats/intervals.h)
+/// and steps_rel_halfwidth are all <= target at two consecutive looks. It looks rarely, so
+/// stopping does not pick the runs whose spread happens to look small: first at the minimum, then
+/// where the last look's half-widths say the target will be met, and at least 25 % later each
+/// time; and once more at max_steps (one look decides there).
 std::unique_ptr<StopRule> stop_at_target_rel_ci(int64_t min_steps, double target_rel_ci, int64_t max_steps = 0);
 
 /// What may end the measured phase before its budget, by name (as nvbench's stopping criteria):

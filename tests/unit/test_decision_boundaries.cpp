@@ -3,6 +3,7 @@
 // figures, or by a threshold computed from the same inputs with the library's own function.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "src/stats/change_points.h"
@@ -33,13 +34,14 @@ TEST(DecisionBoundaries, PairedIntervalFromTwoRounds) {
   EXPECT_GT((*two)[1], 91.5 / 101);
 }
 
-// The target is met when the worse relative half-width equals it (<=): at max_steps one look
-// decides, so a target equal to what the samples give stops, one just below does not.
+// The target is met when the worst relative half-width (mean, median, every step's spread)
+// equals it (<=): at max_steps one look decides, so a target equal to what the samples give
+// stops, one just below does not.
 TEST(DecisionBoundaries, TargetMetAtEquality) {
   std::vector<double> samples;
   for (int i = 0; i < 60; ++i) samples.push_back(100 + 10 * ((i * 7) % 13));
   const RelativePrecision p = relative_precision(samples);
-  const double worst = std::max(p.mean, p.median);
+  const double worst = std::max({p.mean, p.median, steps_rel_halfwidth(samples)});
   ASSERT_TRUE(std::isfinite(worst) && worst > 0);
   ASSERT_LE(unseen_tail_steps(worst), 60.0);  // the target is loose enough to stop at 60 steps
   EXPECT_TRUE(stop_at_target_rel_ci(60, worst, 60)->check(samples, 0));

@@ -1,6 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 
 #include "src/stats/intervals.h"
 #include "src/stats/stopping.h"
@@ -95,6 +97,55 @@ TEST(Stopping, TargetRelCiNeedsTheMeanPreciseTooNotOnlyTheMedian) {
   }
   auto rule = stop_at_target_rel_ci(6, 0.02);
   EXPECT_EQ(fires_at(*rule, steps), 0u);
+}
+
+TEST(Stopping, StepsRelHalfwidthIsTheMeansIntervalFromEveryStepWidenedForLag1) {
+  // 90, 110 alternating: mean 100, stdev sqrt(400 / 3); r = -0.75, clamped to 0 (no widening).
+  EXPECT_DOUBLE_EQ(steps_rel_halfwidth({90, 110, 90, 110}), 1.96 * std::sqrt(400.0 / 3) / 2 / 100);
+  // 100, 100, 110, 110 twice: mean 105, stdev sqrt(200 / 7); the logs' r = 1/8, bias-corrected
+  // to 1/8 + (1 + 3/8)/8 = 0.296875, widening sqrt(1.296875 / 0.703125).
+  const std::vector<double> pairs = {100, 100, 110, 110, 100, 100, 110, 110};
+  EXPECT_NEAR(steps_rel_halfwidth(pairs),
+              1.96 * std::sqrt(200.0 / 7) / std::sqrt(8.0) * std::sqrt(1.296875 / 0.703125) / 105, 1e-12);
+  EXPECT_TRUE(std::isinf(steps_rel_halfwidth({100})));
+  EXPECT_TRUE(std::isinf(steps_rel_halfwidth({100, 0})));
+  EXPECT_TRUE(std::isinf(steps_rel_halfwidth({100, std::nan("")})));
+}
+
+TEST(Stopping, TargetRelCiDoesNotStopOnSlowStepsTheBatchMeansSpreadEvenly) {
+  // 200 steps, every 20th 3x slower (10 of them, 5 %): each batch of 10 holds one or none, so
+  // the batch means say the mean is within 5 % (the rule stopped here on its last step before
+  // issue 40) while every step's spread says it is not (sd 43 ms around 110 ms).
+  std::vector<double> steps;
+  for (int i = 0; i < 200; ++i) steps.push_back(i % 20 == 7 ? 300.0 : 100.0 + i % 5);
+  const RelativePrecision p = relative_precision(steps);
+  ASSERT_LE(std::max(p.mean, p.median), 0.05);
+  ASSERT_GT(steps_rel_halfwidth(steps), 0.05);
+  auto rule = stop_at_target_rel_ci(10, 0.05, 200);
+  EXPECT_EQ(fires_at(*rule, steps), 0u);
+  // With twice the budget the rule stops where it did before, at 311 steps: there every step's
+  // spread meets 5 % too (1.96 * 43.6 / sqrt(311) / 110 = 4.4 %).
+  for (int i = 200; i < 400; ++i) steps.push_back(i % 20 == 7 ? 300.0 : 100.0 + i % 5);
+  auto longer = stop_at_target_rel_ci(10, 0.05, 400);
+  EXPECT_EQ(fires_at(*longer, steps), 311u);
+}
+
+TEST(Stopping, TargetRelCiStopsSteadyRunsAtTheSameStepsAsBefore) {
+  // Steps within +-5 % of 100 ms in a fixed pseudo-random order: every step's spread is far
+  // inside each target, so the looks are those of the printed intervals alone (as before
+  // issue 40's third pass: 75, 187 and 375 steps).
+  std::vector<double> steps;
+  uint32_t lcg = 11;
+  for (int i = 0; i < 1000; ++i) {
+    lcg = lcg * 1664525u + 1013904223u;
+    steps.push_back(95.0 + 10.0 * (lcg >> 8) / 16777216.0);
+  }
+  auto five = stop_at_target_rel_ci(10, 0.05);
+  EXPECT_EQ(fires_at(*five, steps), 75u);
+  auto two = stop_at_target_rel_ci(10, 0.02);
+  EXPECT_EQ(fires_at(*two, steps), 187u);
+  auto one = stop_at_target_rel_ci(10, 0.01);
+  EXPECT_EQ(fires_at(*one, steps), 375u);
 }
 
 TEST(Stopping, AStopOnTheLastAllowedStepThatMeetsTheTargetIsConverged) {

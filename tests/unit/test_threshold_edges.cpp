@@ -4,6 +4,7 @@
 // one byte, or the next double (std::nextafter) where the threshold is a real number.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -184,7 +185,7 @@ TEST(ThresholdEdges, ThePrecisionRulesFirstLookIsAtExactlyMinSteps) {
   std::vector<double> spread;
   for (int i = 0; i < min_steps; ++i) spread.push_back(100.0 + 10 * ((i * 7) % 13));
   const RelativePrecision p = relative_precision(spread);
-  const double worst = std::max(p.mean, p.median);
+  const double worst = std::max({p.mean, p.median, steps_rel_halfwidth(spread)});
   ASSERT_LE(unseen_tail_steps(worst), static_cast<double>(min_steps));
   EXPECT_TRUE(stop_at_target_rel_ci(min_steps, worst, min_steps)->check(spread, 0));
   EXPECT_FALSE(stop_at_target_rel_ci(min_steps, below(worst), min_steps)->check(spread, 0));

@@ -173,11 +173,10 @@ double used_correlation(double lag1, double variance, double t, const std::optio
   const double corrected = lag1 + (1 + 3 * lag1) / t, se = 1 / std::sqrt(t);
   const double rounds_rule = corrected + 0.5 * se;
   if (!steps || corrected > steps->lag1 + kCorrelationGuardZ * se) return std::clamp(rounds_rule, 0.0, 0.9);
-  // The share e of the terms' variance the steps leave unexplained (their variance taken one
-  // standard error of its log, sqrt(2 / (t - 1)), above its estimate): the terms' correlation is
-  // (1 - e) times the steps' plus e times that of the rest, which the rounds' rule estimates
-  // (taken as at least 0, at most 1). Without the standard error, a side's speed wandering over
-  // rounds (sd 1 %, lag-1 0.3 over rounds) took 4.7-6.0 % A/A false decisions (docs/statistics.md).
+  // The share e of the terms' variance the steps leave unexplained (their variance taken
+  // kUnexplainedZ standard errors of its log, sqrt(2 / (t - 1)), above its estimate): the terms'
+  // correlation is (1 - e) times the steps' plus e times that of the rest, which the rounds'
+  // rule estimates (taken as at least 0, at most 1).
   const double excess = std::exp(kUnexplainedZ * std::sqrt(2 / (t - 1)));
   const double e = variance > 0 ? std::clamp(1 - steps->variance / (variance * excess), 0.0, 1.0) : 0;
   const double explained = (1 - e) * steps->lag1;

@@ -190,7 +190,7 @@ def widening_with_steps(psi, lag1_steps, var_steps):
     if corrected > lag1_steps + 1.645 * se:
         r = rounds_rule
     else:
-        e = min(1.0, max(0.0, 1 - var_steps / (variance * math.exp(math.sqrt(2 / (t - 1))))))
+        e = min(1.0, max(0.0, 1 - var_steps / (variance * math.exp(0.5 * math.sqrt(2 / (t - 1))))))  # kUnexplainedZ = 0.5
         explained = (1 - e) * lag1_steps
         r = min(max(rounds_rule, explained), explained + e)
     r = min(0.9, max(0.0, r))

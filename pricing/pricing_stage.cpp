@@ -103,13 +103,16 @@ PriceRatio price_ratio_of(const Cost& candidate, const Cost& baseline) {
   return {c[0] / b[1], c[1] / b[0]};
 }
 
+/// A measurement in turns as the decision reads it: its steps, round by round.
+RoundSteps timed_rounds(const Measurement& m) { return RoundSteps{m.step_ms, m.turns.round_steps}; }
+
 Decision decide_against(const Result& r, const Result& base, bool paired, const DecisionSettings& settings) {
   const PriceRatio price_ratio = price_ratio_of(*r.cost, *base.cost);
   if (paired) {
     // One configuration's measured seconds per round, the two averaged.
     const double seconds_per_round = (r.measurement->elapsed_s + base.measurement->elapsed_s) / 2 /
                                      static_cast<double>(std::max<int64_t>(1, r.measurement->turns.rounds));
-    return decide_interleaved(base.measurement->round_means_ms(), r.measurement->round_means_ms(), price_ratio, settings,
+    return decide_interleaved(timed_rounds(*base.measurement), timed_rounds(*r.measurement), price_ratio, settings,
                               seconds_per_round);
   }
   std::optional<std::array<double, 2>> time_ratio;
@@ -156,7 +159,7 @@ void price_results(std::vector<Result>& results, const PricingInputs& inputs) {
     // In turns the run may have stopped on its decision: the one interval printed is the
     // anytime one (the confidence sequence's), valid under that stop; none without spread.
     const auto paired_ratio =
-        paired ? anytime_time_ratio_interval(base->measurement->round_means_ms(), r.measurement->round_means_ms(), settings)
+        paired ? anytime_time_ratio_interval(timed_rounds(*base->measurement), timed_rounds(*r.measurement), settings)
                : std::nullopt;
     r.comparison = compare({*r.cost, *r.step, samples(r)}, {*base->cost, *base->step, samples(*base)}, r.baseline, paired_ratio);
     if (paired && !paired_ratio) r.comparison.improvement_pct_ci95.reset(), r.comparison.speedup_ci95.reset();

@@ -94,6 +94,9 @@ RaceCell simulate_race(const Generator& shape, size_t k, size_t max_rounds, cons
         double sum = 0;
         for (size_t j = 0; j < round_steps; ++j) sum += steps[i][r * round_steps + j];
         points[i].round_ms.push_back(sum / round_steps);
+        points[i].steps.round_steps = static_cast<int64_t>(round_steps);
+        points[i].steps.step_ms.insert(points[i].steps.step_ms.end(), steps[i].begin() + r * round_steps,
+                                       steps[i].begin() + (r + 1) * round_steps);
         measured += round_steps;
       }
       look = look_by(rule, points, settings);

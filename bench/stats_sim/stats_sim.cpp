@@ -1,7 +1,8 @@
 // The decision tables of docs/statistics.md and docs/compare.md added by issue 40, simulated
 // through the real code (src/stats/decision.h, turn_order.h, compare_stats.h):
 //   build/pperf_stats_sim TABLE [TRIALS [nohorizon]]   TABLE: interval | aa | aa200 | order | stop | predict | cost |
-//   cost20 | cost200 (and _3: first look at 3) | horizon | aaar (AR(1) r=0.8 A/A at 20/60/200 rounds) | aaarwhen (the
+//   cost20 | cost200 (and _3: first look at 3) | horizon | aaar (AR(1) r=0.8 A/A at 20/60/200 rounds) | aawander
+//   (A/A, each side's speed an AR(1) over rounds: round means only / steps) | aaarwhen (the
 //   rounds at which those false decisions fall) | compare | untimed | all; nohorizon: the decision is not told
 //   the budget in rounds (as before item 9)
 // TRIALS per cell (default 10000; the unit tests run a few hundred of the same simulations).
@@ -125,16 +126,14 @@ void predict_table(int trials, uint64_t& seed) {
     for (int t = 0; t < trials; ++t) {
       Generator cand = c.g;
       cand.scale *= c.speed;
-      std::vector<double> a, b;
+      RoundSteps a{{}, kRound}, b{{}, kRound};
       std::optional<RoundsToDecide> predicted;
       size_t decided_at = 0;
       // Each side's steps drawn a round at a time (AR state not carried: these shapes are independent).
       for (size_t r = 1; r <= kCap; ++r) {
         for (int side = 0; side < 2; ++side) {
           const std::vector<double> steps = (side ? cand : c.g).draw(kRound + kUntimed, rng);
-          double sum = 0;
-          for (size_t j = kUntimed; j < steps.size(); ++j) sum += steps[j];
-          (side ? b : a).push_back(sum / kRound);
+          (side ? b : a).step_ms.insert((side ? b : a).step_ms.end(), steps.begin() + kUntimed, steps.end());
         }
         if (r < DecisionSettings{}.min_rounds) continue;
         const Decision d = decide_interleaved(a, b, c.price, DecisionSettings{});
@@ -411,6 +410,26 @@ int main(int argc, char** argv) {
       for (int x : hist) fmt::print(" {}", x);
       fmt::print("\n");
     }
+  }
+  if (table == "aawander") {  // A/A with a correlation that is not AR(1) at the step level
+    for (const auto& [sd, rho] : {std::pair<double, double>{0.01, 0.5}, {0.02, 0.3}, {0.01, 0.3}})
+      for (size_t h : {20, 60, 200}) {
+        fmt::print("A/A, lognormal s=0.05 steps, each side's speed wandering over rounds (sd {:g}, AR(1) r={:g} over rounds) "
+                   "at {} rounds, false decisions, round means only / steps:",
+                   sd, rho, h);
+        const uint64_t at = seed++;
+        for (bool steps : {false, true}) {
+          TurnsSetup s;
+          s.base = {Shape::lognormal_005};
+          s.wander_sd = sd, s.wander_rho = rho;
+          s.max_rounds = h;
+          s.horizon = g_horizon;
+          s.steps = steps;
+          const DecisionCell c = simulate_turns(s, trials, at);
+          fmt::print(" {:.1f} %", c.rate(c.cheaper + c.dearer) * 100);
+        }
+        fmt::print("\n");
+      }
   }
   if (table == "aaar") {
     for (size_t h : {20, 60, 200}) {

@@ -46,6 +46,7 @@ json race_of(const Config& config, const std::vector<const Result*>& points) {
     race[i].racing = ok;
     if (!ok) continue;
     race[i].round_ms = r.measurement->round_means_ms();
+    race[i].steps = RoundSteps{r.measurement->step_ms, r.measurement->turns.round_steps};
     // The settings the race was decided with (the run's: src/session/run_session.cpp).
     if (r.measurement->turns.round_steps > 0)
       settings = settings_for_turns(config.measure.decision, config.measure.max_steps, r.measurement->turns.round_steps);

@@ -39,6 +39,8 @@ struct Turn {
   bool racing() const { return active && !left_after_round; }
 
   std::vector<double> round_means_ms() const { return round_means(steps_ms, kRoundSteps); }
+  /// Its steps as the decision reads them (the rounds' correlation from the steps within them).
+  RoundSteps timed_rounds() const { return RoundSteps{steps_ms, kRoundSteps}; }
   double measured_s() const { return std::accumulate(steps_ms.begin(), steps_ms.end(), 0.0) / 1000; }
 };
 
@@ -102,7 +104,7 @@ TurnsSnapshot snapshot_of(const std::vector<Turn>& turns, const Config& config, 
                              static_cast<int64_t>(t.steps_ms.size()), t.measured_s(), std::nullopt};
     const auto ratio = options.decision.price_ratio.find(side.configuration);
     if (base != turns.end() && &t != &*base && ratio != options.decision.price_ratio.end() && rounds > 0)
-      side.decision = decide_interleaved(base->round_means_ms(), t.round_means_ms(), ratio->second, options.decision.settings,
+      side.decision = decide_interleaved(base->timed_rounds(), t.timed_rounds(), ratio->second, options.decision.settings,
                                          rounds > 0 ? t.measured_s() / rounds : 0);
     s.sides.push_back(std::move(side));
   }
@@ -123,7 +125,8 @@ std::optional<RaceLook> race_now(const std::vector<Turn>& turns, const ExecutorO
     const auto ratio = options.decision.price_ratio.find(t.item->configuration->name);
     if (ratio == options.decision.price_ratio.end()) return std::nullopt;
     const double samples = static_cast<double>(t.item->samples_per_step());
-    points.push_back({t.round_means_ms(), PriceRatio{ratio->second[0] / samples, ratio->second[1] / samples}, t.racing()});
+    points.push_back({t.round_means_ms(), PriceRatio{ratio->second[0] / samples, ratio->second[1] / samples}, t.racing(),
+                      t.timed_rounds()});
   }
   return race_look(points, options.decision.settings);
 }
@@ -159,7 +162,7 @@ std::optional<StopCause> end_of_turns(const std::vector<Turn>& turns, const Conf
       ++candidates;
       const auto ratio = options.decision.price_ratio.find(t.item->configuration->name);
       if (ratio == options.decision.price_ratio.end()) return budget;  // unpriced: the budget decides
-      if (decide_interleaved(base->round_means_ms(), t.round_means_ms(), ratio->second, options.decision.settings).verdict !=
+      if (decide_interleaved(base->timed_rounds(), t.timed_rounds(), ratio->second, options.decision.settings).verdict !=
           CostVerdict::undecided)
         ++decided;
     }

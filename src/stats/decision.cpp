@@ -165,7 +165,26 @@ double confidence_sequence_halfwidth(double sd, size_t rounds, const DecisionSet
   return scale * small_sample * sd * mixture_z(t, alpha, settings.planned_rounds) / std::sqrt(t);
 }
 
-double round_correlation_widening(const std::vector<double>& terms) {
+namespace {
+/// The lag-1 correlation the widening uses, from the terms' own lag-1 estimate `lag1` and
+/// variance `variance` over `t` rounds and, when known, the steps' (round_correlation_widening
+/// says the rule).
+double used_correlation(double lag1, double variance, double t, const std::optional<StepImplied>& steps) {
+  const double corrected = lag1 + (1 + 3 * lag1) / t, se = 1 / std::sqrt(t);
+  const double rounds_rule = corrected + 0.5 * se;
+  if (!steps || corrected > steps->lag1 + kCorrelationGuardZ * se) return std::clamp(rounds_rule, 0.0, 0.9);
+  // The share e of the terms' variance the steps leave unexplained (their variance taken
+  // kUnexplainedZ standard errors of its log, sqrt(2 / (t - 1)), above its estimate): the terms'
+  // correlation is (1 - e) times the steps' plus e times that of the rest, which the rounds'
+  // rule estimates (taken as at least 0, at most 1).
+  const double excess = std::exp(kUnexplainedZ * std::sqrt(2 / (t - 1)));
+  const double e = variance > 0 ? std::clamp(1 - steps->variance / (variance * excess), 0.0, 1.0) : 0;
+  const double explained = (1 - e) * steps->lag1;
+  return std::clamp(std::clamp(rounds_rule, explained, explained + e), 0.0, 0.9);
+}
+}  // namespace
+
+double round_correlation_widening(const std::vector<double>& terms, const std::optional<StepImplied>& steps) {
   const size_t t = terms.size();
   if (t < 3) return 1;
   const double m = mean(terms);
@@ -175,10 +194,106 @@ double round_correlation_widening(const std::vector<double>& terms) {
     if (j > 0) num += (terms[j] - m) * (terms[j - 1] - m);
   }
   if (!(den > 0)) return 1;
-  // One standard error of r (1/sqrt(t)) above its bias-corrected estimate: a few rounds say
-  // little about their correlation, and too narrow a sequence errs where too wide one waits.
-  const double r = std::clamp(num / den + (1 + 3 * num / den) / static_cast<double>(t) + 0.5 / std::sqrt(static_cast<double>(t)), 0.0, 0.9);
+  const double r = used_correlation(num / den, den / static_cast<double>(t - 1), static_cast<double>(t), steps);
   return std::sqrt((1 + r) / (1 - r));
+}
+
+std::vector<double> RoundSteps::round_means() const {
+  std::vector<double> means;
+  if (round_steps <= 0) return means;
+  const size_t n = static_cast<size_t>(round_steps);
+  for (size_t from = 0; from + n <= step_ms.size(); from += n) {
+    double sum = 0;
+    for (size_t i = from; i < from + n; ++i) sum += step_ms[i];
+    means.push_back(sum / static_cast<double>(n));
+  }
+  return means;
+}
+
+namespace {
+/// For unit-variance AR(1) steps with lag-1 correlation rho, n to a round: the expectations of
+/// the sums over one round of d_i d_i+1 and of d_i^2 (d: the steps' deviations from their
+/// round's mean), and the round mean's variance times n^2 and its lag-1 covariance with the next
+/// round's (gap un-timed steps between) times n^2.
+struct Ar1Round {
+  double lag_sum = 0, square_sum = 0, mean_var = 0, next_cov = 0;
+};
+Ar1Round ar1_round(double rho, size_t n, int64_t gap) {
+  std::vector<double> c(n);  // rho^k
+  for (size_t k = 0; k < n; ++k) c[k] = std::pow(rho, static_cast<double>(k));
+  // E[d_i d_k] = C_ik - a_i - a_k + g, a_i the mean of row i of C, g the grand mean.
+  std::vector<double> a(n, 0);
+  double g = 0, ends = 0;
+  for (size_t i = 0; i < n; ++i) {
+    for (size_t k = 0; k < n; ++k) a[i] += c[i > k ? i - k : k - i];
+    g += a[i];
+    a[i] /= static_cast<double>(n);
+    ends += c[i];
+  }
+  Ar1Round r;
+  r.mean_var = g;
+  g /= static_cast<double>(n * n);
+  for (size_t i = 0; i < n; ++i) {
+    r.square_sum += 1 - 2 * a[i] + g;
+    if (i + 1 < n) r.lag_sum += c[1] - a[i] - a[i + 1] + g;
+  }
+  r.next_cov = std::pow(rho, static_cast<double>(gap + 1)) * ends * ends;
+  return r;
+}
+
+/// One side's step-level fit over its first `rounds` rounds: rho and its round means' relative
+/// variance (x n^2) and lag-1 covariance (x n^2) under AR(1); nullopt without spread.
+std::optional<Ar1Round> fit_side(const RoundSteps& side, size_t rounds) {
+  const size_t n = static_cast<size_t>(side.round_steps);
+  double total = 0;
+  for (size_t i = 0; i < rounds * n; ++i) total += side.step_ms[i];
+  const double m = total / static_cast<double>(rounds * n);
+  if (!(m > 0)) return std::nullopt;
+  double lag = 0, square = 0;
+  for (size_t j = 0; j < rounds; ++j) {
+    const double* x = side.step_ms.data() + j * n;
+    double rm = 0;
+    for (size_t i = 0; i < n; ++i) rm += x[i];
+    rm /= static_cast<double>(n);
+    for (size_t i = 0; i < n; ++i) {
+      const double d = (x[i] - rm) / m;
+      square += d * d;
+      if (i + 1 < n) lag += d * (x[i + 1] - rm) / m;
+    }
+  }
+  if (!(square > 0) || !std::isfinite(square)) return std::nullopt;
+  // The pooled ratio's expectation rises with rho: bisect for the rho it matches.
+  const double observed = lag / square;
+  const auto ratio = [&](double rho) {
+    const Ar1Round e = ar1_round(rho, n, kAssumedGapSteps);
+    return e.lag_sum / e.square_sum;
+  };
+  double lo = 0, hi = 0.99;
+  if (observed <= ratio(lo)) hi = 0;
+  else if (observed >= ratio(hi)) lo = hi;
+  while (hi - lo > 1e-6) {
+    const double mid = (lo + hi) / 2;
+    (ratio(mid) < observed ? lo : hi) = mid;
+  }
+  Ar1Round fit = ar1_round(hi, n, kAssumedGapSteps);
+  // The steps' relative variance, from the deviations' sum of squares and its expectation.
+  const double step_var = square / (static_cast<double>(rounds) * fit.square_sum);
+  fit.mean_var *= step_var, fit.next_cov *= step_var;
+  return fit;
+}
+}  // namespace
+
+std::optional<StepImplied> step_implied(const RoundSteps& baseline, const RoundSteps& candidate, size_t rounds) {
+  if (rounds < 2 || baseline.round_steps < 3 || candidate.round_steps < 3) return std::nullopt;
+  for (const RoundSteps* side : {&baseline, &candidate})
+    if (side->step_ms.size() < rounds * static_cast<size_t>(side->round_steps)) return std::nullopt;
+  const auto b = fit_side(baseline, rounds), c = fit_side(candidate, rounds);
+  if (!b || !c) return std::nullopt;
+  // The terms c_j / mc - b_j / mb: the sides' covariances over their variances, each over n^2.
+  const double nb = static_cast<double>(baseline.round_steps), nc = static_cast<double>(candidate.round_steps);
+  const double var = b->mean_var / (nb * nb) + c->mean_var / (nc * nc);
+  if (!(var > 0)) return std::nullopt;
+  return StepImplied{(b->next_cov / (nb * nb) + c->next_cov / (nc * nc)) / var, var};
 }
 
 namespace {
@@ -188,6 +303,7 @@ struct PairedRounds {
   size_t t = 0;
   double log_ratio = 0;
   std::vector<double> psi;
+  std::optional<StepImplied> steps;  // when the steps are known
 };
 PairedRounds paired(const std::vector<double>& baseline_round_ms, const std::vector<double>& candidate_round_ms) {
   PairedRounds p;
@@ -201,6 +317,12 @@ PairedRounds paired(const std::vector<double>& baseline_round_ms, const std::vec
   return p;
 }
 
+PairedRounds paired(const RoundSteps& baseline, const RoundSteps& candidate) {
+  PairedRounds p = paired(baseline.round_means(), candidate.round_means());
+  p.steps = step_implied(baseline, candidate, p.t);
+  return p;
+}
+
 std::string percent(double x) { return fmt::format("{:+.1f} %", x); }
 
 /// The anytime half-width on the log ratio; nullopt without spread.
@@ -208,7 +330,7 @@ std::optional<double> anytime_halfwidth(const PairedRounds& p, const DecisionSet
   if (p.t < 2) return std::nullopt;
   const double sd = stdev(p.psi);
   if (!(sd > 0) || !std::isfinite(sd)) return std::nullopt;
-  return confidence_sequence_halfwidth(sd, p.t, settings) * round_correlation_widening(p.psi);
+  return confidence_sequence_halfwidth(sd, p.t, settings) * round_correlation_widening(p.psi, p.steps);
 }
 
 std::string reason_of(CostVerdict v, const std::array<double, 2>& b, double eq) {
@@ -226,13 +348,19 @@ std::string reason_of(CostVerdict v, const std::array<double, 2>& b, double eq) 
 }
 }  // namespace
 
-Decision decide_interleaved(const std::vector<double>& baseline_round_ms, const std::vector<double>& candidate_round_ms,
-                            PriceRatio price_ratio, const DecisionSettings& settings, double seconds_per_round) {
+namespace {
+std::optional<RoundsToDecide> predict(const PairedRounds& p, const std::vector<double>& baseline_round_ms,
+                                      const std::vector<double>& candidate_round_ms, PriceRatio price_ratio,
+                                      const DecisionSettings& settings);
+
+/// decide_interleaved on paired rounds `p` of these round means.
+Decision decide(const PairedRounds& p, const std::vector<double>& baseline_round_ms,
+                const std::vector<double>& candidate_round_ms, PriceRatio price_ratio, const DecisionSettings& settings,
+                double seconds_per_round) {
   Decision d;
   d.confidence = settings.confidence;
   d.equivalence_pct = settings.equivalence_pct;
   d.method = "confidence sequence over paired rounds";
-  const PairedRounds p = paired(baseline_round_ms, candidate_round_ms);
   const size_t t = p.t;
   d.looks = static_cast<int64_t>(t);
   const std::optional<double> half = anytime_halfwidth(p, settings);
@@ -255,7 +383,7 @@ Decision decide_interleaved(const std::vector<double>& baseline_round_ms, const 
     // else the run waits for the sequence.
     const double level = early_look_confidence(settings);
     const double q = boost::math::quantile(boost::math::students_t(static_cast<double>(t) - 1), 0.5 + level / 2);
-    const double eh = q * stdev(p.psi) / std::sqrt(static_cast<double>(t)) * round_correlation_widening(p.psi);
+    const double eh = q * stdev(p.psi) / std::sqrt(static_cast<double>(t)) * round_correlation_widening(p.psi, p.steps);
     const auto early = improvement_bounds({log_ratio - eh, log_ratio + eh}, price_ratio);
     const CostVerdict v = verdict_of(early, settings.equivalence_pct);
     if (v == CostVerdict::cheaper || v == CostVerdict::dearer) {
@@ -277,7 +405,7 @@ Decision decide_interleaved(const std::vector<double>& baseline_round_ms, const 
   if (price_ratio[0] != price_ratio[1])
     d.reason += fmt::format("; at both ends of the price ratio {:.4g} to {:.4g}", price_ratio[0], price_ratio[1]);
   if (d.verdict == CostVerdict::undecided && seconds_per_round > 0) {
-    const auto r = rounds_to_decide(baseline_round_ms, candidate_round_ms, price_ratio, settings);
+    const auto r = predict(p, baseline_round_ms, candidate_round_ms, price_ratio, settings);
     const auto rounds = [](double x) { return std::isfinite(x) ? fmt::format("{:.0f} rounds", x) : std::string("never"); };
     if (r && std::isfinite(r->median)) {
       d.seconds_to_decide = r->median * seconds_per_round;
@@ -290,6 +418,19 @@ Decision decide_interleaved(const std::vector<double>& baseline_round_ms, const 
     }
   }
   return d;
+}
+}  // namespace
+
+Decision decide_interleaved(const std::vector<double>& baseline_round_ms, const std::vector<double>& candidate_round_ms,
+                            PriceRatio price_ratio, const DecisionSettings& settings, double seconds_per_round) {
+  return decide(paired(baseline_round_ms, candidate_round_ms), baseline_round_ms, candidate_round_ms, price_ratio, settings,
+                seconds_per_round);
+}
+
+Decision decide_interleaved(const RoundSteps& baseline, const RoundSteps& candidate, PriceRatio price_ratio,
+                            const DecisionSettings& settings, double seconds_per_round) {
+  return decide(paired(baseline, candidate), baseline.round_means(), candidate.round_means(), price_ratio, settings,
+                seconds_per_round);
 }
 
 namespace {
@@ -309,13 +450,14 @@ struct RoundSums {
   }
   /// The verdict from these rounds, as decide_interleaved reads it (`unit_half[t]`: the
   /// sequence's half-width at t rounds for sd 1).
-  CostVerdict verdict(const std::vector<double>& unit_half, PriceRatio price_ratio, const DecisionSettings& s) const {
+  CostVerdict verdict(const std::vector<double>& unit_half, PriceRatio price_ratio, const DecisionSettings& s,
+                      const std::optional<StepImplied>& steps) const {
     const double n = static_cast<double>(t), mb = sb / n, mc = sc / n;
     const double den = scc / (mc * mc) - 2 * sbc / (mc * mb) + sbb / (mb * mb);
     if (!(den > 0)) return CostVerdict::undecided;
     // The sum of psi_j psi_j-1 over j >= 1.
     const double num = (lcc / (mc * mc) - (lbc + lcb) / (mc * mb) + lbb / (mb * mb));
-    const double r = std::clamp(num / den + (1 + 3 * num / den) / n + 0.5 / std::sqrt(n), 0.0, 0.9);
+    const double r = used_correlation(num / den, den / (n - 1), n, steps);
     const double half = unit_half[t] * std::sqrt(den / (n - 1)) * std::sqrt((1 + r) / (1 - r));
     const double log_ratio = std::log(mc / mb);
     return verdict_of(improvement_bounds({log_ratio - half, log_ratio + half}, price_ratio), s.equivalence_pct);
@@ -344,12 +486,10 @@ double normal01(std::mt19937_64& rng) {
   const double u = 1 - uniform01(rng), v = uniform01(rng);
   return std::sqrt(-2 * std::log(u)) * std::cos(6.283185307179586 * v);
 }
-}  // namespace
 
-std::optional<RoundsToDecide> rounds_to_decide(const std::vector<double>& baseline_round_ms,
-                                               const std::vector<double>& candidate_round_ms, PriceRatio price_ratio,
-                                               const DecisionSettings& settings) {
-  const PairedRounds p = paired(baseline_round_ms, candidate_round_ms);
+std::optional<RoundsToDecide> predict(const PairedRounds& p, const std::vector<double>& baseline_round_ms,
+                                      const std::vector<double>& candidate_round_ms, PriceRatio price_ratio,
+                                      const DecisionSettings& settings) {
   if (p.t < 2) return std::nullopt;
   const double sd = stdev(p.psi);
   if (!(sd > 0) || !std::isfinite(sd)) return std::nullopt;
@@ -358,7 +498,7 @@ std::optional<RoundsToDecide> rounds_to_decide(const std::vector<double>& baseli
   // towards break-even, spread by a share of its standard error (kPredictShrink, kPredictSpread;
   // kPredictMedianSpread for the median). The real rule decides each path; the paths' stopping
   // rounds give the median and 10th..90th percentiles.
-  const double se = sd * round_correlation_widening(p.psi) / std::sqrt(static_cast<double>(p.t));
+  const double se = sd * round_correlation_widening(p.psi, p.steps) / std::sqrt(static_cast<double>(p.t));
   const size_t horizon = std::max<size_t>(kRoundsToDecideHorizon, p.t + 1);
   std::vector<double> unit_half(horizon + 1, 0);
   for (size_t t = std::max<size_t>(2, settings.min_rounds); t <= horizon; ++t)
@@ -380,7 +520,7 @@ std::optional<RoundsToDecide> rounds_to_decide(const std::vector<double>& baseli
       while (s.t < horizon) {
         const size_t j = static_cast<size_t>(uniform01(rng) * static_cast<double>(p.t));
         s.add(baseline_round_ms[j], candidate_round_ms[j] * shift);
-        if (s.t >= settings.min_rounds && s.verdict(unit_half, price_ratio, settings) != CostVerdict::undecided) {
+        if (s.t >= settings.min_rounds && s.verdict(unit_half, price_ratio, settings, p.steps) != CostVerdict::undecided) {
           stop = static_cast<double>(s.t);
           break;
         }
@@ -396,11 +536,31 @@ std::optional<RoundsToDecide> rounds_to_decide(const std::vector<double>& baseli
   const std::vector<double> range = stops_for(kPredictSpread), centre = stops_for(kPredictMedianSpread);
   return RoundsToDecide{quantile(centre, 0.5), quantile(range, 0.1), quantile(range, 0.9)};
 }
+}  // namespace
+
+std::optional<RoundsToDecide> rounds_to_decide(const std::vector<double>& baseline_round_ms,
+                                               const std::vector<double>& candidate_round_ms, PriceRatio price_ratio,
+                                               const DecisionSettings& settings) {
+  return predict(paired(baseline_round_ms, candidate_round_ms), baseline_round_ms, candidate_round_ms, price_ratio, settings);
+}
+
+std::optional<RoundsToDecide> rounds_to_decide(const RoundSteps& baseline, const RoundSteps& candidate,
+                                               PriceRatio price_ratio, const DecisionSettings& settings) {
+  return predict(paired(baseline, candidate), baseline.round_means(), candidate.round_means(), price_ratio, settings);
+}
 
 std::optional<std::array<double, 2>> anytime_time_ratio_interval(const std::vector<double>& baseline_round_ms,
                                                                  const std::vector<double>& candidate_round_ms,
                                                                  const DecisionSettings& settings) {
   const PairedRounds p = paired(baseline_round_ms, candidate_round_ms);
+  const std::optional<double> half = anytime_halfwidth(p, settings);
+  if (!half) return std::nullopt;
+  return std::array<double, 2>{std::exp(p.log_ratio - *half), std::exp(p.log_ratio + *half)};
+}
+
+std::optional<std::array<double, 2>> anytime_time_ratio_interval(const RoundSteps& baseline, const RoundSteps& candidate,
+                                                                 const DecisionSettings& settings) {
+  const PairedRounds p = paired(baseline, candidate);
   const std::optional<double> half = anytime_halfwidth(p, settings);
   if (!half) return std::nullopt;
   return std::array<double, 2>{std::exp(p.log_ratio - *half), std::exp(p.log_ratio + *half)};

@@ -34,6 +34,12 @@ double estimated_cost(const RacePoint& p) {
   const double mean = std::accumulate(p.round_ms.begin(), p.round_ms.end(), 0.0) / p.round_ms.size();
   return mean * std::sqrt(p.cost_factor[0] * p.cost_factor[1]);
 }
+
+/// p against the best b, from their steps when both have them.
+Decision compare_points(const RacePoint& b, const RacePoint& p, PriceRatio ratio, const DecisionSettings& each) {
+  if (b.steps.round_steps > 0 && p.steps.round_steps > 0) return decide_interleaved(b.steps, p.steps, ratio, each);
+  return decide_interleaved(b.round_ms, p.round_ms, ratio, each);
+}
 }  // namespace
 
 RaceLook race_look(const std::vector<RacePoint>& points, const DecisionSettings& settings) {
@@ -63,7 +69,7 @@ RaceLook race_look(const std::vector<RacePoint>& points, const DecisionSettings&
     if (j == *best || !points[j].racing) continue;
     const RacePoint& p = points[j];
     const PriceRatio ratio{p.cost_factor[0] / b.cost_factor[1], p.cost_factor[1] / b.cost_factor[0]};
-    const Decision d = decide_interleaved(b.round_ms, p.round_ms, ratio, each);
+    const Decision d = compare_points(b, p, ratio, each);
     const double best_cost = estimated_cost(b);
     look.cost_ratio_estimate[j] = best_cost > 0 ? estimated_cost(p) / best_cost : 0;
     if (d.improvement_pct_bounds)
@@ -108,7 +114,12 @@ RaceReplay replay_race(const std::vector<RacePoint>& points, size_t rounds, cons
       if (points[i].round_ms.size() < r) racing[i] = false;  // failed, or left before
       now[i].cost_factor = points[i].cost_factor;
       now[i].racing = racing[i];
-      if (racing[i]) now[i].round_ms.assign(points[i].round_ms.begin(), points[i].round_ms.begin() + r);
+      if (!racing[i]) continue;
+      now[i].round_ms.assign(points[i].round_ms.begin(), points[i].round_ms.begin() + r);
+      const RoundSteps& steps = points[i].steps;
+      const size_t n = r * static_cast<size_t>(std::max<int64_t>(0, steps.round_steps));
+      if (steps.round_steps > 0 && steps.step_ms.size() >= n)
+        now[i].steps = RoundSteps{{steps.step_ms.begin(), steps.step_ms.begin() + n}, steps.round_steps};
     }
     replay.final_look = race_look(now, settings);
     for (size_t i = 0; i < points.size(); ++i)

@@ -35,6 +35,9 @@ struct RacePoint {
   /// ratio [lo, hi] over samples per step (the same reference for every point).
   PriceRatio cost_factor{1, 1};
   bool racing = true;  // false: already out (eliminated before, or failed)
+  /// Its timed steps round by round, when known (round_steps > 0; round_ms are then their
+  /// rounds' means): the comparisons read the rounds' correlation from them (decide_interleaved).
+  RoundSteps steps;
 };
 
 enum class RaceVerdict { best, equivalent, eliminated, undecided, out };

@@ -204,6 +204,12 @@ struct TurnsSetup {
   DecisionSettings settings{};
   /// Tell the decision the budget in rounds (max_rounds) as `pperf run` does from max_steps.
   bool horizon = true;
+  /// A correlation that is not AR(1) at the step level: each configuration's own speed (not
+  /// shared) wanders from round to round, exp(wander_sd u_j), u an AR(1) over rounds with lag-1
+  /// correlation wander_rho, constant within a round. 0: none.
+  double wander_sd = 0, wander_rho = 0;
+  /// The decision sees the rounds' steps (as pperf does); false: their means only.
+  bool steps = true;
 };
 
 inline DecisionCell simulate_turns(const TurnsSetup& s, int trials, uint64_t seed) {
@@ -216,6 +222,11 @@ inline DecisionCell simulate_turns(const TurnsSetup& s, int trials, uint64_t see
   if (s.horizon) settings.horizon_rounds = s.max_rounds;
   for (int t = 0; t < trials; ++t) {
     std::vector<std::vector<double>> steps(k), rounds(k);
+    std::vector<RoundSteps> timed(k, RoundSteps{{}, static_cast<int64_t>(s.round_steps)});
+    std::normal_distribution<double> z(0, 1);
+    std::vector<double> wander(k, 0);
+    if (s.wander_sd > 0)
+      for (double& u : wander) u = z(rng);
     for (size_t i = 0; i < k; ++i) {
       Generator g = s.base;
       g.scale *= s.speed[i];
@@ -235,14 +246,21 @@ inline DecisionCell simulate_turns(const TurnsSetup& s, int trials, uint64_t see
       for (size_t i : order) {
         const double carry = (last == i ? s.carry.back_to_back : 1) * (i == order.front() ? s.carry.first_in_round : 1);
         next[i] += s.untimed, clock += s.untimed;
+        const double speed = s.wander_sd > 0 ? std::exp(s.wander_sd * wander[i]) : 1;
+        if (s.wander_sd > 0) wander[i] = s.wander_rho * wander[i] + std::sqrt(1 - s.wander_rho * s.wander_rho) * z(rng);
         double sum = 0;
-        for (size_t j = 0; j < s.round_steps; ++j) sum += steps[i][next[i]++] * host[clock++] * carry;
+        for (size_t j = 0; j < s.round_steps; ++j) {
+          const double x = steps[i][next[i]++] * host[clock++] * carry * speed;
+          timed[i].step_ms.push_back(x);
+          sum += x;
+        }
         rounds[i].push_back(sum / static_cast<double>(s.round_steps));
         last = i;
       }
       decided = true;
       for (size_t i = 1; i < k; ++i) {
-        d[i] = decide_interleaved(rounds[0], rounds[i], s.price_ratio[i], settings);
+        d[i] = s.steps ? decide_interleaved(timed[0], timed[i], s.price_ratio[i], settings)
+                       : decide_interleaved(rounds[0], rounds[i], s.price_ratio[i], settings);
         decided = decided && d[i].verdict != CostVerdict::undecided;
       }
     }

@@ -131,3 +131,91 @@ c5 = [50 + ((j + 1) % 4) * 0.5 for j in range(5)]
 lr5, psi5, sd5 = paired(b5, c5)
 eh5 = t_quantile(0.5 + EARLY_LEVEL_FROM_5 / 2, 4) * sd5 / math.sqrt(5) * widening(psi5)
 print("threshold edges, 5 rounds: widening", widening(psi5), "improvement", improvement(lr5 - eh5, lr5 + eh5, 1.0))
+
+
+# Issue 40 item 9: the rounds' correlation from the steps within them (step_implied and the
+# guarded widening in decision.h), for tests/unit/test_decision.cpp's StepsWithinRounds test.
+GAP = 1  # kAssumedGapSteps
+
+
+def ar1_round(rho, n, gap=GAP):
+    c = [rho ** k for k in range(n)]
+    a = [sum(c[abs(i - k)] for k in range(n)) for i in range(n)]
+    g = sum(a)
+    mean_var = g
+    a = [x / n for x in a]
+    g /= n * n
+    square = sum(1 - 2 * a[i] + g for i in range(n))
+    lag = sum(c[1] - a[i] - a[i + 1] + g for i in range(n - 1))
+    return lag, square, mean_var, rho ** (gap + 1) * sum(c) ** 2
+
+
+def fit_side(steps, n, rounds):
+    m = sum(steps[: rounds * n]) / (rounds * n)
+    lag = square = 0.0
+    for j in range(rounds):
+        x = steps[j * n:(j + 1) * n]
+        rm = sum(x) / n
+        d = [(v - rm) / m for v in x]
+        square += sum(v * v for v in d)
+        lag += sum(d[i] * d[i + 1] for i in range(n - 1))
+    observed = lag / square
+    ratio = lambda rho: ar1_round(rho, n)[0] / ar1_round(rho, n)[1]
+    lo, hi = 0.0, 0.99
+    if observed <= ratio(lo):
+        hi = 0.0
+    elif observed >= ratio(hi):
+        lo = hi
+    while hi - lo > 1e-6:
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if ratio(mid) < observed else (lo, mid)
+    _, sq, mv, nc = ar1_round(hi, n)
+    step_var = square / (rounds * sq)
+    return hi, mv * step_var / n ** 2, nc * step_var / n ** 2
+
+
+def step_implied(bs, cs, n, rounds):
+    _, vb, cb = fit_side(bs, n, rounds)
+    _, vc, cc = fit_side(cs, n, rounds)
+    return (cb + cc) / (vb + vc), vb + vc
+
+
+def widening_with_steps(psi, lag1_steps, var_steps):
+    t, m = len(psi), sum(psi) / len(psi)
+    den = sum((x - m) ** 2 for x in psi)
+    num = sum((psi[j] - m) * (psi[j - 1] - m) for j in range(1, t))
+    lag1, variance = num / den, den / (t - 1)
+    corrected, se = lag1 + (1 + 3 * lag1) / t, 1 / math.sqrt(t)
+    rounds_rule = corrected + 0.5 * se
+    if corrected > lag1_steps + 1.645 * se:
+        r = rounds_rule
+    else:
+        e = min(1.0, max(0.0, 1 - var_steps / (variance * math.exp(0.5 * math.sqrt(2 / (t - 1))))))  # kUnexplainedZ = 0.5
+        explained = (1 - e) * lag1_steps
+        r = min(max(rounds_rule, explained), explained + e)
+    r = min(0.9, max(0.0, r))
+    return math.sqrt((1 + r) / (1 - r))
+
+
+def ar1_steps(level, offset):
+    # 12 rounds of 10 steps from a deterministic AR(1) chain (lag-1 0.8, a side's whole run; the
+    # un-timed steps between rounds left out): strongly correlated steps whose 12 round means
+    # alone show little.
+    state, out = 0.0, []
+    for k in range(120):
+        u = ((k * 37 + offset) % 17 - 8) / 4.9
+        state = 0.8 * state + 0.6 * u
+        out.append(level * (1 + 0.03 * state))
+    return out
+
+
+bs, cs = ar1_steps(100, 3), ar1_steps(90, 11)
+means = lambda s: [sum(s[j * 10:(j + 1) * 10]) / 10 for j in range(12)]
+lr_s, psi_s, sd_s = paired(means(bs), means(cs))
+lag1_s, var_s = step_implied(bs, cs, 10, 12)
+print("steps within rounds: rho baseline", fit_side(bs, 10, 12)[0], "candidate", fit_side(cs, 10, 12)[0])
+print("step-implied terms' lag-1", lag1_s, "variance", var_s, "terms' variance", sd_s ** 2)
+w_steps, w_means = widening_with_steps(psi_s, lag1_s, var_s), widening(psi_s)
+print("widening from the steps", w_steps, "from the round means", w_means)
+h_steps = halfwidth(sd_s, 12, SEQ_ALPHA) * w_steps
+print("log ratio", lr_s, "anytime half-width from the steps", h_steps, "from the means", halfwidth(sd_s, 12, SEQ_ALPHA) * w_means)

@@ -7,6 +7,7 @@
 #include <boost/math/distributions/normal.hpp>
 #include <boost/math/distributions/students_t.hpp>
 #include <cmath>
+#include <numeric>
 #include <random>
 
 #include "src/stats/decision.h"
@@ -116,6 +117,72 @@ TEST(Decision, RoundsWithoutSpreadGetNoIntervalAndNoVerdict) {
   EXPECT_FALSE(d.seconds_to_decide);
   EXPECT_NE(d.reason.find("without spread"), std::string::npos) << d.reason;
   EXPECT_FALSE(anytime_time_ratio_interval(b, c, DecisionSettings{}));
+}
+
+namespace {
+/// tests/unit/decision_reference.py's ar1_steps: 12 rounds of 10 steps from a deterministic AR(1)
+/// chain (lag-1 0.8), whose round means alone show no correlation.
+RoundSteps ar1_steps(double level, int offset) {
+  RoundSteps r{{}, 10};
+  double state = 0;
+  for (int k = 0; k < 120; ++k) {
+    const double u = ((k * 37 + offset) % 17 - 8) / 4.9;
+    state = 0.8 * state + 0.6 * u;
+    r.step_ms.push_back(level * (1 + 0.03 * state));
+  }
+  return r;
+}
+}  // namespace
+
+TEST(Decision, StepsWithinRoundsTellTheRoundsCorrelation) {
+  // Issue 40 item 9: the steps' AR(1) fit (lag-1 about 0.6 from the deviations within rounds),
+  // carried to the round means over one un-timed step, widens the sequence where the 12 round
+  // means alone (negative lag-1: widening 1) would not. Figures: decision_reference.py.
+  const RoundSteps b = ar1_steps(100, 3), c = ar1_steps(90, 11);
+  const auto implied = step_implied(b, c, 12);
+  ASSERT_TRUE(implied);
+  EXPECT_NEAR(implied->lag1, 0.0710500191795393, 1e-9);
+  EXPECT_NEAR(implied->variance, 0.0003109508001785167, 1e-12);
+  const std::vector<double> mb = b.round_means(), mc = c.round_means();
+  ASSERT_EQ(mb.size(), 12u);
+  const double mean_b = std::accumulate(mb.begin(), mb.end(), 0.0) / 12, mean_c = std::accumulate(mc.begin(), mc.end(), 0.0) / 12;
+  std::vector<double> psi;
+  for (size_t j = 0; j < 12; ++j) psi.push_back(mc[j] / mean_c - mb[j] / mean_b);
+  EXPECT_EQ(round_correlation_widening(psi), 1) << "the round means alone";
+  EXPECT_NEAR(round_correlation_widening(psi, implied), 1.073763684261977, 1e-9);
+  const auto from_steps = anytime_time_ratio_interval(b, c, DecisionSettings{});
+  const auto from_means = anytime_time_ratio_interval(mb, mc, DecisionSettings{});
+  ASSERT_TRUE(from_steps && from_means);
+  EXPECT_NEAR(std::log((*from_steps)[1]), -0.10520533075652419 + 0.006923395852776582, 1e-9);
+  EXPECT_NEAR(std::log((*from_steps)[0]), -0.10520533075652419 - 0.006923395852776582, 1e-9);
+  EXPECT_NEAR(std::log((*from_means)[1]) - std::log((*from_means)[0]), 2 * 0.00644778358055124, 1e-9);
+  // The decision from the steps reads the same rounds: the same interval.
+  const Decision d = decide_interleaved(b, c, 1.0, DecisionSettings{});
+  ASSERT_TRUE(d.improvement_pct_bounds);
+  EXPECT_NEAR((*d.improvement_pct_bounds)[0], (1 - (*from_steps)[1]) * 100, 1e-9);
+  // Too few steps a round, or too few rounds: nothing implied (the round means' rule).
+  EXPECT_FALSE(step_implied(RoundSteps{b.step_ms, 2}, RoundSteps{c.step_ms, 2}, 12));
+  EXPECT_FALSE(step_implied(b, c, 1));
+  EXPECT_FALSE(step_implied(b, c, 13)) << "more rounds than the steps hold";
+}
+
+TEST(Decision, AWanderTheStepsDoNotShowFallsBackToTheRounds) {
+  // Steps without correlation within rounds (the steps imply lag-1 0 and a small variance) but
+  // round means far more spread than that and alike from round to round (lag-1 well above the
+  // steps' by more than kCorrelationGuardZ standard errors): the rounds' own rule, as without
+  // the steps.
+  const std::vector<double> psi = {-0.03, -0.02, -0.02, -0.01, 0.0, 0.01, 0.02, 0.03, 0.03, 0.02, 0.01, 0.0, -0.01, -0.02};
+  const StepImplied quiet{0.0, 1e-7};
+  EXPECT_DOUBLE_EQ(round_correlation_widening(psi, quiet), round_correlation_widening(psi));
+  EXPECT_GT(round_correlation_widening(psi), 2);
+  // Rounds that look independent, their variance all explained by AR(1) steps of lag-1 0.1 (the
+  // steps' variance above the rounds'): the steps' figure, where the rounds' rule would say 1.
+  const std::vector<double> alternating = {0.01, -0.01, 0.02, -0.02, 0.01, -0.01, 0.02, -0.02, 0.01, -0.01};
+  EXPECT_EQ(round_correlation_widening(alternating), 1);
+  EXPECT_DOUBLE_EQ(round_correlation_widening(alternating, StepImplied{0.1, 1}), std::sqrt(1.1 / 0.9));
+  // ... and with their variance mostly unexplained (the steps' far below the rounds'), at least
+  // the steps' share: (1 - e) 0.1 with e near 1, so the rounds' rule (clamped at 0) decides.
+  EXPECT_NEAR(round_correlation_widening(alternating, StepImplied{0.1, 1e-9}), 1, 1e-6);
 }
 
 TEST(Decision, CorrelatedRoundsWidenTheSequence) {

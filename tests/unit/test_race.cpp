@@ -109,6 +109,35 @@ TEST(Race, ReplayFindsTheRoundEachLeft) {
   EXPECT_EQ(failed.final_look.verdict[2], RaceVerdict::out);
 }
 
+TEST(Race, ComparisonsReadTheRoundsCorrelationFromTheSteps) {
+  // Two close points whose steps are strongly correlated (a deterministic AR(1), lag-1 0.8) but whose
+  // 12 round means look independent: with the steps the comparison's interval is wider than from
+  // the round means alone (decide_interleaved's step-implied correlation), and the replay hands
+  // each round's steps along (the same interval at its last round as the look's).
+  DecisionSettings s;
+  s.min_rounds = 8;
+  std::vector<RacePoint> points(2);
+  for (size_t i = 0; i < 2; ++i) {
+    double state = 0;
+    points[i].steps.round_steps = 10;
+    for (int k = 0; k < 120; ++k) {
+      state = 0.8 * state + 0.6 * (((k * 37 + 3 + 8 * static_cast<int>(i)) % 17 - 8) / 4.9);
+      points[i].steps.step_ms.push_back((i ? 99.5 : 100) * (1 + 0.03 * state));
+    }
+    points[i].round_ms = points[i].steps.round_means();
+  }
+  const RaceLook with_steps = race_look(points, s);
+  std::vector<RacePoint> means_only = points;
+  for (RacePoint& p : means_only) p.steps = RoundSteps{};
+  const RaceLook from_means = race_look(means_only, s);
+  ASSERT_TRUE(with_steps.cost_ratio[0] && from_means.cost_ratio[0]);
+  const auto width = [](const std::array<double, 2>& r) { return r[1] - r[0]; };
+  EXPECT_GT(width(*with_steps.cost_ratio[0]), 1.05 * width(*from_means.cost_ratio[0]));
+  const RaceReplay replay = replay_race(points, 12, s);
+  ASSERT_TRUE(replay.final_look.cost_ratio[0]);
+  EXPECT_DOUBLE_EQ((*replay.final_look.cost_ratio[0])[0], (*with_steps.cost_ratio[0])[0]);
+}
+
 TEST(Race, WithinMarginIsTheBestAtMostThatMuchDearer) {
   // cost ratio = the point over the best; the best is within 2 % of it when lower * 1.02 >= 1.
   EXPECT_TRUE(race_within_margin({1 / 1.02, 1.5}, 2));

@@ -198,17 +198,7 @@ double round_correlation_widening(const std::vector<double>& terms, const std::o
   return std::sqrt((1 + r) / (1 - r));
 }
 
-std::vector<double> RoundSteps::round_means() const {
-  std::vector<double> means;
-  if (round_steps <= 0) return means;
-  const size_t n = static_cast<size_t>(round_steps);
-  for (size_t from = 0; from + n <= step_ms.size(); from += n) {
-    double sum = 0;
-    for (size_t i = from; i < from + n; ++i) sum += step_ms[i];
-    means.push_back(sum / static_cast<double>(n));
-  }
-  return means;
-}
+std::vector<double> RoundSteps::round_means() const { return pperf::round_means(step_ms, round_steps); }
 
 namespace {
 /// For unit-variance AR(1) steps with lag-1 correlation rho, n to a round: the expectations of

@@ -184,7 +184,7 @@ std::optional<RoundsToDecide> rounds_to_decide(const std::vector<double>& baseli
                                                const std::vector<double>& candidate_round_ms, PriceRatio price_ratio,
                                                const DecisionSettings& settings);
 /// The same from each side's steps: the paths resample whole rounds' means and carry the steps'
-/// correlation estimate (step_implied_round_correlation of the rounds so far) along.
+/// correlation estimate (step_implied of the rounds so far) along.
 std::optional<RoundsToDecide> rounds_to_decide(const RoundSteps& baseline, const RoundSteps& candidate,
                                                PriceRatio price_ratio, const DecisionSettings& settings);
 
@@ -213,7 +213,7 @@ inline Decision decide_interleaved(const std::vector<double>& baseline_round_ms,
                             seconds_per_round);
 }
 /// The same from each side's steps (round means computed here), the rounds' correlation from the
-/// steps within them (step_implied_round_correlation, guarded by the rounds' own estimate): the
+/// steps within them (step_implied, guarded by the rounds' own estimate): the
 /// form every caller with the steps uses. Rounds of both sides are paired as above.
 Decision decide_interleaved(const RoundSteps& baseline, const RoundSteps& candidate, PriceRatio price_ratio,
                             const DecisionSettings& settings, double seconds_per_round = 0);

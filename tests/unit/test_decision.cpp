@@ -282,8 +282,9 @@ TEST(Decision, ThePriceStageDecidesInTurnsFromTheRoundsAndOtherwiseOnce) {
   // the endless sequence's.
   inputs.max_steps = 120;
   price_results(results, inputs);
-  const Decision as_run = decide_interleaved(results[0].measurement->round_means_ms(), results[1].measurement->round_means_ms(),
-                                             1.05, settings_for_turns(DecisionSettings{}, 120, 10));
+  const Decision as_run = decide_interleaved(RoundSteps{results[0].measurement->step_ms, 10},
+                                             RoundSteps{results[1].measurement->step_ms, 10}, 1.05,
+                                             settings_for_turns(DecisionSettings{}, 120, 10));
   EXPECT_EQ(results[1].decision->improvement_pct_bounds, as_run.improvement_pct_bounds);
   EXPECT_EQ(results[1].decision->reason, as_run.reason);
   EXPECT_GT((*results[1].decision->improvement_pct_bounds)[0], 3.1010722833392235 + 0.1);

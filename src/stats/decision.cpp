@@ -539,21 +539,23 @@ std::optional<RoundsToDecide> rounds_to_decide(const RoundSteps& baseline, const
   return predict(paired(baseline, candidate), baseline.round_means(), candidate.round_means(), price_ratio, settings);
 }
 
-std::optional<std::array<double, 2>> anytime_time_ratio_interval(const std::vector<double>& baseline_round_ms,
-                                                                 const std::vector<double>& candidate_round_ms,
-                                                                 const DecisionSettings& settings) {
-  const PairedRounds p = paired(baseline_round_ms, candidate_round_ms);
+namespace {
+std::optional<std::array<double, 2>> anytime_interval(const PairedRounds& p, const DecisionSettings& settings) {
   const std::optional<double> half = anytime_halfwidth(p, settings);
   if (!half) return std::nullopt;
   return std::array<double, 2>{std::exp(p.log_ratio - *half), std::exp(p.log_ratio + *half)};
 }
+}  // namespace
+
+std::optional<std::array<double, 2>> anytime_time_ratio_interval(const std::vector<double>& baseline_round_ms,
+                                                                 const std::vector<double>& candidate_round_ms,
+                                                                 const DecisionSettings& settings) {
+  return anytime_interval(paired(baseline_round_ms, candidate_round_ms), settings);
+}
 
 std::optional<std::array<double, 2>> anytime_time_ratio_interval(const RoundSteps& baseline, const RoundSteps& candidate,
                                                                  const DecisionSettings& settings) {
-  const PairedRounds p = paired(baseline, candidate);
-  const std::optional<double> half = anytime_halfwidth(p, settings);
-  if (!half) return std::nullopt;
-  return std::array<double, 2>{std::exp(p.log_ratio - *half), std::exp(p.log_ratio + *half)};
+  return anytime_interval(paired(baseline, candidate), settings);
 }
 
 std::optional<std::array<double, 2>> paired_time_ratio_interval(const std::vector<double>& baseline_round_ms,

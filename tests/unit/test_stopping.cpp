@@ -23,6 +23,18 @@ TEST(Stopping, MaxSecondsFiresOnElapsedTime) {
 }
 
 namespace {
+/// n steps step_of(state, i) over the successive states of a fixed linear congruential generator
+/// (Numerical Recipes' constants) from `seed`: the same pseudo-random order on every host.
+template <class StepOf>
+std::vector<double> lcg_steps(uint32_t seed, int n, StepOf step_of) {
+  std::vector<double> steps;
+  for (int i = 0; i < n; ++i) {
+    seed = seed * 1664525u + 1013904223u;
+    steps.push_back(step_of(seed, i));
+  }
+  return steps;
+}
+
 /// Steady steps with a small ripple: spread enough for an interval, tight enough for a 5 % target.
 std::vector<double> steady(size_t n) {
   std::vector<double> x;
@@ -89,12 +101,9 @@ TEST(Stopping, TargetRelCiNeverFiresOnNonPositiveOrNanSteps) {
 TEST(Stopping, TargetRelCiNeedsTheMeanPreciseTooNotOnlyTheMedian) {
   // A steady median with rare 10x steps: the median's CI is tight, the mean's (what is billed)
   // is not, so the rule goes on.
-  std::vector<double> steps;
-  uint32_t lcg = 7;
-  for (int i = 0; i < 300; ++i) {
-    lcg = lcg * 1664525u + 1013904223u;
-    steps.push_back((lcg >> 24) % 20 == 0 ? 1000.0 : 100.0 + (i % 3));  // 1 in 20 at random places
-  }
+  const std::vector<double> steps = lcg_steps(7, 300, [](uint32_t lcg, int i) {
+    return (lcg >> 24) % 20 == 0 ? 1000.0 : 100.0 + (i % 3);  // 1 in 20 at random places
+  });
   auto rule = stop_at_target_rel_ci(6, 0.02);
   EXPECT_EQ(fires_at(*rule, steps), 0u);
 }
@@ -134,12 +143,8 @@ TEST(Stopping, TargetRelCiStopsSteadyRunsAtTheSameStepsAsBefore) {
   // Steps within +-5 % of 100 ms in a fixed pseudo-random order: every step's spread is far
   // inside each target, so the looks are those of the printed intervals alone (as before
   // issue 40's third pass: 75, 187 and 375 steps).
-  std::vector<double> steps;
-  uint32_t lcg = 11;
-  for (int i = 0; i < 1000; ++i) {
-    lcg = lcg * 1664525u + 1013904223u;
-    steps.push_back(95.0 + 10.0 * (lcg >> 8) / 16777216.0);
-  }
+  const std::vector<double> steps =
+      lcg_steps(11, 1000, [](uint32_t lcg, int) { return 95.0 + 10.0 * (lcg >> 8) / 16777216.0; });
   auto five = stop_at_target_rel_ci(10, 0.05);
   EXPECT_EQ(fires_at(*five, steps), 75u);
   auto two = stop_at_target_rel_ci(10, 0.02);

@@ -48,10 +48,22 @@ double lag1_autocorrelation_log(const std::vector<double>& samples) {
   return den > 0 ? num / den : 0;
 }
 
-double autocorrelation_widening(double r, size_t n) {
-  if (n < 3) return 1;
-  const double corrected = std::clamp(r + (1 + 3 * r) / n, 0.0, 0.9);
-  return std::sqrt((1 + corrected) / (1 - corrected));
+namespace {
+/// r + (1 + 3r)/n (Marriott-Pope: the small-sample bias of a lag-1 r), clamped to [0, most].
+double corrected_lag1(double r, size_t n, double most = 0.9) {
+  return std::clamp(r + (1 + 3 * r) / static_cast<double>(n), 0.0, most);
+}
+double widening_for(double r) { return std::sqrt((1 + r) / (1 - r)); }
+}  // namespace
+
+double autocorrelation_widening(double r, size_t n) { return n < 3 ? 1 : widening_for(corrected_lag1(r, n)); }
+
+double ar1_block_means_lag1(double rho, double block) {
+  if (!(rho > 0) || !(block >= 1)) return 0;
+  // Neighbouring blocks' sums: covariance rho (1 - rho^b)^2 / (1 - rho)^2; each sum's variance
+  // b (1 + rho) / (1 - rho) - 2 rho (1 - rho^b) / (1 - rho)^2 (unit-variance steps).
+  const double rb = std::pow(rho, block), q = (1 - rho) * (1 - rho);
+  return rho * (1 - rb) * (1 - rb) / q / (block * (1 + rho) / (1 - rho) - 2 * rho * (1 - rb) / q);
 }
 
 namespace {
@@ -82,7 +94,15 @@ BatchFigures batch_figures(const std::vector<double>& samples) {
   BatchFigures f{batch_means(samples, k), {}};
   const double kk = static_cast<double>(k);
   f.error.mean = mean(f.means);
-  f.error.se = stdev(f.means) / std::sqrt(kk) * autocorrelation_widening(lag1_autocorrelation_log(f.means), k);
+  // The batch means' lag-1: their own, or the one every step's lag-1 implies for means of n/k
+  // consecutive AR(1) steps, whichever is larger. Six to thirty batch means estimate it too
+  // noisily for steps correlated at r = 0.8 (their interval covered 92.7-94.5 %); the steps' n - 1
+  // pairs do not, and the batch means' own still catch what an AR(1) of the steps misses.
+  const double n = static_cast<double>(samples.size());
+  const double steps_r = corrected_lag1(lag1_autocorrelation_log(samples), samples.size(), 0.99);
+  const double r = std::max(corrected_lag1(lag1_autocorrelation_log(f.means), k),
+                            std::min(0.9, ar1_block_means_lag1(steps_r, n / kk)));
+  f.error.se = stdev(f.means) / std::sqrt(kk) * widening_for(r);
   f.error.dof = kk - 1;
   return f;
 }

@@ -5,8 +5,9 @@
 // - The mean (total time / steps) is what a job is billed for. Its interval is built on batch
 //   means (k = n/10 batches, 6..30 of them): consecutive steps are averaged so serial
 //   correlation stays inside a batch; Hall's (1992) transformation of Student's t corrects for
-//   the skew rare slow steps give; the half-widths are widened by the batch means' own lag-1
-//   autocorrelation (what the batches did not absorb).
+//   the skew rare slow steps give; the half-widths are widened by the batch means' lag-1
+//   autocorrelation (what the batches did not absorb): their own, or the one the steps' lag-1
+//   implies for them under AR(1), whichever is larger.
 // - The median is the robust "typical step"; its interval is distribution-free (order
 //   statistics), widened by the same factor the batch means show over independent steps.
 // - Below kMinCiSteps samples there is no interval (nullopt): rarer slow steps than one in
@@ -37,6 +38,10 @@ double lag1_autocorrelation_log(const std::vector<double>& samples);
 /// r' = r + (1 + 3r)/n (the small-sample bias of r, Marriott-Pope), clamped to [0, 0.9]: never
 /// narrower than the independent-steps interval.
 double autocorrelation_widening(double r, size_t n);
+
+/// Lag-1 autocorrelation of the means of consecutive blocks of `block` steps of an AR(1) with
+/// lag-1 `rho` (rho itself for one-step blocks, falling towards 0 as blocks grow); 0 for rho <= 0.
+double ar1_block_means_lag1(double rho, double block);
 
 /// Means of k consecutive, near-equal blocks of `samples` (k <= samples.size()).
 std::vector<double> batch_means(const std::vector<double>& samples, size_t k);

@@ -76,6 +76,34 @@ TEST(Intervals, WideningNeverNarrowsAndGrowsWithR) {
   EXPECT_LE(autocorrelation_widening(0.99, 1000), std::sqrt(1.9 / 0.1) + 1e-12);
 }
 
+TEST(Intervals, BlockMeansLagOneIsTheAr1CovarianceOverTheVariance) {
+  // Summed term by term: neighbouring blocks' covariance and a block's variance, rho^|i-j|.
+  for (double rho : {0.3, 0.8, 0.95})
+    for (int b : {1, 3, 10, 25}) {
+      double cov = 0, var = 0;
+      for (int i = 0; i < b; ++i)
+        for (int j = 0; j < b; ++j) cov += std::pow(rho, b + j - i), var += std::pow(rho, std::abs(i - j));
+      EXPECT_NEAR(ar1_block_means_lag1(rho, b), cov / var, 1e-12) << rho << " " << b;
+    }
+  EXPECT_NEAR(ar1_block_means_lag1(0.8, 1), 0.8, 1e-12);
+  EXPECT_EQ(ar1_block_means_lag1(0, 10), 0);
+  EXPECT_EQ(ar1_block_means_lag1(-0.4, 10), 0);
+}
+
+TEST(Intervals, MeanIntervalWidensForTheLagOneTheStepsImply) {
+  // 120 steps of a log-AR(1) (lag-1 0.8, a periodic drive): the 12 batch means' own lag-1 is
+  // negative, the steps' is 0.519, which implies 0.0896 for means of 10 steps. The reference
+  // (numpy/scipy, as above) with r' = 0.0896; with the batch means' own r' = 0 it would be
+  // [98.9683, 100.3567].
+  std::vector<double> x;
+  double s = 0;
+  for (int i = 0; i < 120; ++i) x.push_back(100 * std::exp(0.05 * (s = 0.8 * s + ((i * 7919) % 13 - 6) / 6.0)));
+  const auto ci = mean_interval(x, 0.95);
+  ASSERT_TRUE(ci);
+  EXPECT_NEAR((*ci)[0], 98.89018715322267, 1e-7);
+  EXPECT_NEAR((*ci)[1], 100.40908889034408, 1e-7);
+}
+
 TEST(Intervals, RelativePrecisionIsHalfTheIntervalOverTheEstimate) {
   const std::vector<double> x = wave();
   const RelativePrecision p = relative_precision(x);

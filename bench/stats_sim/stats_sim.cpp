@@ -74,14 +74,10 @@ void interval_table(int trials, size_t max_rounds, uint64_t& seed) {
   }
 }
 
-/// The precision stop rule: how often it stops on its target, and the mean CI's coverage over
-/// the runs it stopped (conditional) and over every run.
-void stop_table(int trials, uint64_t& seed) {
-  fmt::print("\nThe precision stop rule (min_steps 10, max_seconds out of the way), {} trials a cell: share stopped on the "
-             "target, in %, the mean CI's coverage over those runs / over every run, in %, and mean steps:\n\n"
-             "| shape | target | max_steps | stopped on target | coverage when stopped on target | coverage, every run | mean n |\n"
-             "|---|---|---|---|---|---|---|\n",
-             trials);
+/// The precision stop tables' cells: each shape at targets 1, 2, 5 % and max_steps 200, 400,
+/// 1000 (min_steps 10, max_seconds out of the way), in the tables' order.
+template <typename Cell>
+void for_each_stop_cell(Cell&& cell) {
   for (const auto& [label, g] : kShapeRows)
     for (double target : {0.01, 0.02, 0.05})
       for (int64_t max_steps : {200, 400, 1000}) {
@@ -90,12 +86,25 @@ void stop_table(int trials, uint64_t& seed) {
         m.max_steps = max_steps;
         m.max_seconds = 1e9;
         m.target_rel_ci = target;
-        const Cell c = simulate(g, 0, trials, seed++, &m);
-        fmt::print("| {} | {:g} % | {} | {:.1f} | {} | {:.1f} | {:.0f} |\n", label, target * 100, max_steps,
-                   pct(c.on_target, c.trials),
-                   c.on_target ? fmt::format("{:.1f}", pct(c.on_target_mean_hits, c.on_target)) : std::string("—"),
-                   c.mean_coverage() * 100, c.steps);
+        cell(label, g, m);
       }
+}
+
+/// The precision stop rule: how often it stops on its target, and the mean CI's coverage over
+/// the runs it stopped (conditional) and over every run.
+void stop_table(int trials, uint64_t& seed) {
+  fmt::print("\nThe precision stop rule (min_steps 10, max_seconds out of the way), {} trials a cell: share stopped on the "
+             "target, in %, the mean CI's coverage over those runs / over every run, in %, and mean steps:\n\n"
+             "| shape | target | max_steps | stopped on target | coverage when stopped on target | coverage, every run | mean n |\n"
+             "|---|---|---|---|---|---|---|\n",
+             trials);
+  for_each_stop_cell([&](const char* label, const Generator& g, const StopSettings& m) {
+    const Cell c = simulate(g, 0, trials, seed++, &m);
+    fmt::print("| {} | {:g} % | {} | {:.1f} | {} | {:.1f} | {:.0f} |\n", label, m.target_rel_ci * 100, m.max_steps,
+               pct(c.on_target, c.trials),
+               c.on_target ? fmt::format("{:.1f}", pct(c.on_target_mean_hits, c.on_target)) : std::string("—"),
+               c.mean_coverage() * 100, c.steps);
+  });
 }
 
 /// Why the precision stop's last cells stay under 90 %: per cell, the true 95 % half-widths at
@@ -111,38 +120,31 @@ void stop_edge_table(int trials, uint64_t& seed) {
              "| shape | target | max_steps | true half-widths at max_steps | stopped on target | printed half-width | "
              "coverage | coverage, 1.1x |\n|---|---|---|---|---|---|---|---|\n",
              trials);
-  for (const auto& [label, g] : kShapeRows)
-    for (double target : {0.01, 0.02, 0.05})
-      for (int64_t max_steps : {200, 400, 1000}) {
-        StopSettings m;
-        m.min_steps = 10;
-        m.max_steps = max_steps;
-        m.max_seconds = 1e9;
-        m.target_rel_ci = target;
-        std::mt19937_64 rng(seed++);
-        const double truth = g.true_mean();
-        std::vector<double> full_means, full_medians, halfwidths;
-        int hits = 0, wide_hits = 0;
-        for (int t = 0; t < trials; ++t) {
-          const std::vector<double> steps = g.draw(static_cast<size_t>(max_steps), rng);
-          full_means.push_back(mean(steps));
-          full_medians.push_back(median(steps));
-          size_t used = 0;
-          StopReason reason = StopReason::other;
-          const StepTimeEstimate e = measure_like_pperf(steps, m, used, &reason);
-          if (reason != StopReason::target_rel_ci || !e.mean_ci95_ms) continue;
-          const auto [lo, hi] = *e.mean_ci95_ms;
-          halfwidths.push_back((hi - lo) / 2 / e.mean_ms * 100);
-          hits += lo <= truth && truth <= hi;
-          wide_hits += e.mean_ms - (e.mean_ms - lo) * 1.1 <= truth && truth <= e.mean_ms + (hi - e.mean_ms) * 1.1;
-        }
-        const int stopped = static_cast<int>(halfwidths.size());
-        auto share = [&](int count) { return stopped ? fmt::format("{:.1f}", pct(count, stopped)) : std::string("—"); };
-        fmt::print("| {} | {:g} % | {} | {:.2f} / {:.2f} | {:.1f} | {} | {} | {} |\n", label, target * 100, max_steps,
-                   1.96 * stdev(full_means) / truth * 100, 1.96 * stdev(full_medians) / g.true_median() * 100,
-                   pct(stopped, trials),
-                   stopped ? fmt::format("{:.2f}", median(halfwidths)) : std::string("—"), share(hits), share(wide_hits));
-      }
+  for_each_stop_cell([&](const char* label, const Generator& g, const StopSettings& m) {
+    std::mt19937_64 rng(seed++);
+    const double truth = g.true_mean();
+    std::vector<double> full_means, full_medians, halfwidths;
+    int hits = 0, wide_hits = 0;
+    for (int t = 0; t < trials; ++t) {
+      const std::vector<double> steps = g.draw(static_cast<size_t>(m.max_steps), rng);
+      full_means.push_back(mean(steps));
+      full_medians.push_back(median(steps));
+      size_t used = 0;
+      StopReason reason = StopReason::other;
+      const StepTimeEstimate e = measure_like_pperf(steps, m, used, &reason);
+      if (reason != StopReason::target_rel_ci || !e.mean_ci95_ms) continue;
+      const auto [lo, hi] = *e.mean_ci95_ms;
+      halfwidths.push_back((hi - lo) / 2 / e.mean_ms * 100);
+      hits += lo <= truth && truth <= hi;
+      wide_hits += e.mean_ms - (e.mean_ms - lo) * 1.1 <= truth && truth <= e.mean_ms + (hi - e.mean_ms) * 1.1;
+    }
+    const int stopped = static_cast<int>(halfwidths.size());
+    auto share = [&](int count) { return stopped ? fmt::format("{:.1f}", pct(count, stopped)) : std::string("—"); };
+    fmt::print("| {} | {:g} % | {} | {:.2f} / {:.2f} | {:.1f} | {} | {} | {} |\n", label, m.target_rel_ci * 100,
+               m.max_steps, 1.96 * stdev(full_means) / truth * 100, 1.96 * stdev(full_medians) / g.true_median() * 100,
+               pct(stopped, trials), stopped ? fmt::format("{:.2f}", median(halfwidths)) : std::string("—"), share(hits),
+               share(wide_hits));
+  });
 }
 
 /// The rounds-to-decide prediction of an undecided run at the default budget (20 rounds): the

@@ -141,12 +141,10 @@ TEST(BenjaminiHochberg, MonotoneAndCapped) {
 
 // ---- The change of the mean: one run against one run.
 
-// Ten equal steps per batch, batches alternating lo, hi: 60 steps make 6 batches whose means
-// are the values themselves, and the alternation's negative autocorrelation leaves the
-// standard error unwidened, so every figure follows by hand.
-/// Six batches of 10 steps, their means alternately lo and hi; inside a batch the steps
-/// alternate 30 % below and above its mean, so the steps' lag-1 is negative and implies no
-/// correlation between the batches (intervals.h).
+// 60 steps make 6 batches of 10 whose means alternate lo, hi: the batch means' negative
+// autocorrelation leaves the standard error unwidened, so every figure follows by hand. Inside
+// a batch the steps alternate 30 % below and above its mean, so the steps' lag-1 is negative
+// too and implies no correlation between the batches (intervals.h).
 std::vector<double> alternating_batches(double lo, double hi) {
   std::vector<double> v;
   for (int i = 0; i < 60; ++i) v.push_back((i / 10 % 2 ? hi : lo) * (i % 2 ? 1.3 : 0.7));

@@ -18,8 +18,9 @@ std::vector<double> wave() {
 }  // namespace
 
 TEST(Intervals, MeanIntervalIsBatchMeansWithHallsCorrectionAndWidening) {
-  // An independent reference (numpy/scipy): 6 batch means, t(5), Hall's inverse with the batch
-  // means' skew, widened sqrt((1 + r')/(1 - r')) for their lag-1 r = 0.160 (factor 1.540).
+  // An independent reference (numpy/scipy, tests/unit/intervals_reference.py): 6 batch means,
+  // t(5), Hall's inverse with the batch means' skew, widened sqrt((1 + r')/(1 - r')) for their
+  // lag-1 r = 0.160 (factor 1.540; the steps' lag-1 implies less).
   const auto ci = mean_interval(wave(), 0.95);
   ASSERT_TRUE(ci);
   // (Boost's and scipy's t quantiles agree to ~1e-10.)
@@ -92,9 +93,9 @@ TEST(Intervals, BlockMeansLagOneIsTheAr1CovarianceOverTheVariance) {
 
 TEST(Intervals, MeanIntervalWidensForTheLagOneTheStepsImply) {
   // 120 steps of a log-AR(1) (lag-1 0.8, a periodic drive): the 12 batch means' own lag-1 is
-  // negative, the steps' is 0.519, which implies 0.0896 for means of 10 steps. The reference
-  // (numpy/scipy, as above) with r' = 0.0896; with the batch means' own r' = 0 it would be
-  // [98.9683, 100.3567].
+  // negative, the steps' is 0.519, which implies 0.0896 for means of 10 steps
+  // (tests/unit/intervals_reference.py; with the batch means' own r' = 0 the interval would be
+  // [98.9683, 100.3567]).
   std::vector<double> x;
   double s = 0;
   for (int i = 0; i < 120; ++i) x.push_back(100 * std::exp(0.05 * (s = 0.8 * s + ((i * 7919) % 13 - 6) / 6.0)));

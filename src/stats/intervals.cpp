@@ -89,7 +89,8 @@ struct BatchFigures {
   std::vector<double> means;
   MeanWithError error;
 };
-BatchFigures batch_figures(const std::vector<double>& samples) {
+/// `steps_lag1`: lag1_autocorrelation_log(samples), which step_intervals has already.
+BatchFigures batch_figures(const std::vector<double>& samples, double steps_lag1) {
   const size_t k = batch_count(samples.size());
   BatchFigures f{batch_means(samples, k), {}};
   const double kk = static_cast<double>(k);
@@ -99,7 +100,7 @@ BatchFigures batch_figures(const std::vector<double>& samples) {
   // noisily for steps correlated at r = 0.8 (their interval covered 92.7-94.5 %); the steps' n - 1
   // pairs do not, and the batch means' own still catch what an AR(1) of the steps misses.
   const double n = static_cast<double>(samples.size());
-  const double steps_r = corrected_lag1(lag1_autocorrelation_log(samples), samples.size(), 0.99);
+  const double steps_r = corrected_lag1(steps_lag1, samples.size(), 0.99);
   const double r = std::max(corrected_lag1(lag1_autocorrelation_log(f.means), k),
                             std::min(0.9, ar1_block_means_lag1(steps_r, n / kk)));
   f.error.se = stdev(f.means) / std::sqrt(kk) * widening_for(r);
@@ -107,8 +108,8 @@ BatchFigures batch_figures(const std::vector<double>& samples) {
   return f;
 }
 
-BatchMeansInterval batch_means_interval(const std::vector<double>& samples, double level) {
-  const BatchFigures f = batch_figures(samples);
+BatchMeansInterval batch_means_interval(const std::vector<double>& samples, double level, double steps_lag1) {
+  const BatchFigures f = batch_figures(samples, steps_lag1);
   const std::vector<double>& b = f.means;
   const double m = f.error.mean, se = f.error.se, kk = static_cast<double>(b.size());
   double m3 = 0;
@@ -142,12 +143,12 @@ std::vector<double> batch_means(const std::vector<double>& samples, size_t k) {
 
 std::optional<MeanWithError> mean_with_error(const std::vector<double>& samples) {
   if (!interval_possible(samples)) return std::nullopt;
-  return batch_figures(samples).error;
+  return batch_figures(samples, lag1_autocorrelation_log(samples)).error;
 }
 
 std::optional<std::array<double, 2>> mean_interval(const std::vector<double>& samples, double level) {
   if (!interval_possible(samples)) return std::nullopt;
-  return batch_means_interval(samples, level).ci;
+  return batch_means_interval(samples, level, lag1_autocorrelation_log(samples)).ci;
 }
 
 std::optional<std::array<double, 2>> median_interval(std::vector<double> samples, double level, double widening) {
@@ -164,7 +165,7 @@ StepIntervals step_intervals(const std::vector<double>& samples, double level) {
   if (!valid_step_times(samples)) return s;
   s.lag1_r = lag1_autocorrelation_log(samples);
   if (!interval_possible(samples)) return s;
-  const BatchMeansInterval bm = batch_means_interval(samples, level);
+  const BatchMeansInterval bm = batch_means_interval(samples, level, s.lag1_r);
   s.mean_ci = bm.ci;
   s.widening = bm.widening;
   s.median_ci = median_interval(samples, level, s.widening);

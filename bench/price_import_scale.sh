@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Import time and peak memory of `pperf prices import --format skypilot` on a large catalog: the
-# real GCP rows of tests/data/prices/real/gcp-vms.csv repeated (each copy's instance types renamed
+# real GCP rows of $PPERF_REAL_DATA/prices/excerpts/gcp-vms.csv (tests/e2e/real_data.sh) repeated (each copy's instance types renamed
 # `TYPE-cK`) up to --mb megabytes, imported whole and filtered to one region, by two pperf binaries
 # side by side (e.g. main's and this tree's), alternated --repeat times.
 # Only rows every importer accepts are repeated (priced machine rows; no GCP accelerator rows), so an
@@ -20,9 +20,11 @@ while [ $# -gt 0 ]; do
     *) echo "usage: $0 [--old BIN] [--new BIN] [--mb N] [--repeat K] [--region R]" >&2; exit 2 ;;
   esac
 done
+source "$root/tests/e2e/real_data.sh"
+need_real_data
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-/usr/bin/python3 - "$root/tests/data/prices/real/gcp-vms.csv" "$work/big.csv" "$mb" <<'PY'
+/usr/bin/python3 - "$real_data/prices/excerpts/gcp-vms.csv" "$work/big.csv" "$mb" <<'PY'
 import csv, sys
 src, out, mb = sys.argv[1], sys.argv[2], float(sys.argv[3])
 lines = open(src, newline="").read().splitlines()

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `pperf project` on every shipped config (configs/*.json), against its shipped price table and
-# against the same table freshly re-imported from pricing/sources (reimport.sh). A runnable
+# against the same table freshly re-imported from its sources (pricing/sources/reimport.sh, which
+# reads $PPERF_REAL_DATA). A runnable
 # config measures its baseline here, so each is run from a copy beside it with
 # measure.max_seconds set to SECONDS (default 10). Prints one Markdown row per (config, table):
 # exit code, the cheapest cluster, what data instances do, and whether `pperf validate` accepts

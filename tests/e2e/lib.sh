@@ -1,12 +1,14 @@
 # What the end-to-end test scripts share (sourced first thing, with the script's own arguments):
 # $pperf (the binary given as $1, made absolute), $root (the source tree, the working
-# directory), $work (a temporary directory removed at exit unless KEEP_WORK is set), and
-# helpers: one line per check, a count at the end.
+# directory), $work (a temporary directory removed at exit unless KEEP_WORK is set), $real_data
+# and need_real_data (tests/e2e/real_data.sh: the real files others wrote), and helpers: one line
+# per check, a count at the end.
 pperf="$(readlink -f "$1")"
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 work="$(mktemp -d)"
 trap '[ -n "${KEEP_WORK:-}" ] || rm -rf "$work"' EXIT
 cd "$root"
+source tests/e2e/real_data.sh
 passed=0 failed=0
 
 edit() { /usr/bin/python3 tests/e2e/edit_results.py "$@"; }  # see tests/e2e/edit_results.py

@@ -1,7 +1,9 @@
 #pragma once
-// Small helpers shared by tests: temporary files that clean up after themselves.
+// Small helpers shared by tests: temporary files that clean up after themselves, and where the
+// real files others wrote live.
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -27,4 +29,20 @@ class TempDir {
   std::string path_;
 };
 
+/// The folder of real files written by others (DESIGN.md §9): $PPERF_REAL_DATA, else
+/// ../shared/real-data; a relative folder is taken from the project root. A test that reads it
+/// starts with PPERF_NEEDS_REAL_DATA(), so it is skipped, with one line naming the folder, where
+/// the folder is absent (a user's clone).
+inline std::string real_data_dir() {
+  const char* env = std::getenv("PPERF_REAL_DATA");
+  const std::filesystem::path dir = env && *env ? env : "../shared/real-data";
+  return (dir.is_absolute() ? dir : std::filesystem::path(PPERF_SOURCE_DIR) / dir).lexically_normal().string();
+}
+
 }  // namespace pperf::testing
+
+#define PPERF_NEEDS_REAL_DATA()                                                                              \
+  do {                                                                                                       \
+    if (!std::filesystem::is_directory(::pperf::testing::real_data_dir()))                                   \
+      GTEST_SKIP() << "needs the real files in " << ::pperf::testing::real_data_dir() << " (PPERF_REAL_DATA)"; \
+  } while (false)

@@ -1,5 +1,6 @@
 // `pperf prices import` on the providers' own files: verbatim excerpts of the public catalogs in
-// tests/data/prices/real (origin, commit and offsets in the README files there), and the figures
+// $PPERF_REAL_DATA/prices/excerpts (origin, commit and offsets in the README files there; skipped
+// where that folder is absent), and the figures
 // they fix: GCP's GPU machines priced with their attached GPUs, AWS's fractional GPUs and unpriced
 // rows, Local Zones apart from their region, zone medians as spot quotes, the Advisor's buckets.
 #include <gtest/gtest.h>
@@ -17,9 +18,10 @@ using namespace pperf;
 
 namespace {
 
-const std::string kDir = std::string(PPERF_SOURCE_DIR) + "/tests/data/prices/real/";
-
-ImportFile real(const std::string& name) { return {kDir + name, read_text_file(kDir + name)}; }
+ImportFile real(const std::string& name) {
+  const std::string path = pperf::testing::real_data_dir() + "/prices/excerpts/" + name;
+  return {path, read_text_file(path)};
+}
 
 struct Imported {
   PriceTable table;
@@ -49,9 +51,15 @@ double median(std::vector<double> v) {
   return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
 }
 
+/// Every test here reads the real files: skipped, saying where they were looked for, without them.
+class RealCatalogs : public ::testing::Test {
+ protected:
+  void SetUp() override { PPERF_NEEDS_REAL_DATA(); }
+};
+
 }  // namespace
 
-TEST(RealCatalogs, GcpGpuMachinesArePricedWithTheirAttachedGpus) {
+TEST_F(RealCatalogs, GcpGpuMachinesArePricedWithTheirAttachedGpus) {
   const Imported gcp = import_real("gcp-vms.csv", {"us-central1"});
   const RegionInstances& us = gcp.table.regions.at("us-central1");
   // Machine row + accelerator row of the same zone (README-gcp.md): on demand and spot.
@@ -84,7 +92,7 @@ TEST(RealCatalogs, GcpGpuMachinesArePricedWithTheirAttachedGpus) {
   EXPECT_TRUE(has_warning(gcp.report, "as the machine's row plus the row of the GPUs its name fixes, in the same zone"));
 }
 
-TEST(RealCatalogs, GcpWholeCatalogImportsAndCountsWhatItLeavesOut) {
+TEST_F(RealCatalogs, GcpWholeCatalogImportsAndCountsWhatItLeavesOut) {
   const Imported gcp = import_real("gcp-vms.csv");
   EXPECT_EQ(gcp.table.region_names(),
             (std::vector<std::string>{"asia-northeast1", "asia-northeast2", "asia-northeast3", "asia-southeast2",
@@ -108,7 +116,7 @@ TEST(RealCatalogs, GcpWholeCatalogImportsAndCountsWhatItLeavesOut) {
   EXPECT_THROW(import_real("gcp-vms.csv", {}, true), InputError);
 }
 
-TEST(RealCatalogs, AwsUnpricedRowsSkippedAndCountedZoneMedianQuoted) {
+TEST_F(RealCatalogs, AwsUnpricedRowsSkippedAndCountedZoneMedianQuoted) {
   const Imported aws = import_real("aws-vms.csv");
   EXPECT_TRUE(has_warning(aws.report, "aws-vms.csv: skipped 3 rows with neither Price nor SpotPrice, e.g. line "));
   EXPECT_FALSE(aws.table.regions.count("ap-south-1")) << "trn1.32xlarge has no price there";
@@ -124,7 +132,7 @@ TEST(RealCatalogs, AwsUnpricedRowsSkippedAndCountedZoneMedianQuoted) {
   EXPECT_EQ(aws.table.regions.at("us-east-1").at("trn1.32xlarge").accelerator_model, "Trainium");
 }
 
-TEST(RealCatalogs, AwsFractionalGpusAndLocalZonesApart) {
+TEST_F(RealCatalogs, AwsFractionalGpusAndLocalZonesApart) {
   const Imported v8 = import_real("aws-v8-vms.csv");
   const InstanceSpec& g6f = v8.table.regions.at("us-east-1").at("g6f.2xlarge");
   EXPECT_EQ(g6f.accelerators, 0.25);
@@ -147,7 +155,7 @@ TEST(RealCatalogs, AwsFractionalGpusAndLocalZonesApart) {
   EXPECT_EQ(import_real("aws-v8-vms.csv", {"us-east-1"}).table.regions.size(), 1u);
 }
 
-TEST(RealCatalogs, AzureVastLambdaImportWhole) {
+TEST_F(RealCatalogs, AzureVastLambdaImportWhole) {
   const Imported azure = import_real("azure-vms.csv");
   EXPECT_EQ(azure.table.regions.at("eastus").at("Standard_NC12s_v3").accelerator_model, "V100") << "GpuInfo as a plain name";
   EXPECT_EQ(azure.table.regions.at("eastus").at("Standard_ND96asr_v4").accelerators, 8);
@@ -162,7 +170,7 @@ TEST(RealCatalogs, AzureVastLambdaImportWhole) {
   EXPECT_EQ(*lambda.table.regions.at("us-east-1").at("gpu_8x_h100_sxm5").on_demand, 23.92);
 }
 
-TEST(RealCatalogs, SpotAdvisorBucketsAreTheLabels) {
+TEST_F(RealCatalogs, SpotAdvisorBucketsAreTheLabels) {
   ImportOptions o;
   o.format = ImportFormat::spot_advisor;
   o.published = "2025-06-28";
@@ -179,7 +187,7 @@ TEST(RealCatalogs, SpotAdvisorBucketsAreTheLabels) {
   EXPECT_EQ(t.find("us-east-1", "p4d.24xlarge")->bucket, "10-15%");
 }
 
-TEST(RealCatalogs, AwsCliOutputsAreRead) {
+TEST_F(RealCatalogs, AwsCliOutputsAreRead) {
   // get-products: the CLI's own example is one EBS volume product of AmazonEC2, read as an offer
   // (not refused as "not JSON"): it holds no compute instance, and says so.
   try {
@@ -205,7 +213,7 @@ TEST(RealCatalogs, AwsCliOutputsAreRead) {
   EXPECT_EQ(s.window_from, "2014-01-05T11:28:26Z");
 }
 
-TEST(RealCatalogs, RowsWithTheWrongNumberOfFieldsAreSkippedNotTheFile) {
+TEST_F(RealCatalogs, RowsWithTheWrongNumberOfFieldsAreSkippedNotTheFile) {
   // Azure's public file has rows whose Generation "V1,V2" lost its quotes (11 fields against a
   // header of 10). The stored copy quotes them, so the real rows are made so here.
   ImportFile f = real("azure-vms.csv");
@@ -226,7 +234,7 @@ TEST(RealCatalogs, RowsWithTheWrongNumberOfFieldsAreSkippedNotTheFile) {
   EXPECT_THROW(import_prices(strict, {f}, o), InputError);
 }
 
-TEST(RealCatalogs, LocalZonesAreTheSameRegionInBothImporters) {
+TEST_F(RealCatalogs, LocalZonesAreTheSameRegionInBothImporters) {
   // SkyPilot names Atlanta's Local Zone by its ID (use1-atl2-az1), a spot history by its name
   // (us-east-1-atl-2a): both price the zone group us-east-1-atl-2. The history below is the
   // catalog's Atlanta row written as describe-spot-price-history prints one.

@@ -26,7 +26,7 @@ TEST(PriceTables, SageMakerHasEverySeedPrice) {
 }
 
 TEST(PriceTables, Ec2HasEveryInstanceWithSpecsAndSpotRanges) {
-  // The shipped table is SkyPilot's v8 AWS catalog (pricing/sources/aws-ec2-us-east-1.vms.csv):
+  // The shipped table is SkyPilot's v8 AWS catalog (its `source` field names the commit):
   // on-demand, the us-east-1 zones' spot min..max, and their median as the quote.
   PriceTable t = load_price_table("aws-ec2-us-east-1");
   struct Row { const char* type; int vcpus; double mem; double acc; double od, lo, median, hi; };

@@ -46,12 +46,24 @@ namespace {
 
 Market read_market(const JsonView& v) { return *parse_market(v.as_choice({"on_demand", "spot"})); }
 
+/// The directory a config's relative paths are read from: the config file's own, "." for a file
+/// named without one ("ps.json"), never the empty path (which a Python worker would not search).
+std::filesystem::path config_directory(const std::string& config_path) {
+  const std::filesystem::path dir = std::filesystem::path(config_path).parent_path();
+  return dir.empty() ? std::filesystem::path(".") : dir;
+}
+
+/// `path` as written when absolute, else read from the config's directory.
+std::string relative_to_config(const std::filesystem::path& path, const std::string& config_path) {
+  return (path.is_absolute() ? path : config_directory(config_path) / path).lexically_normal().string();
+}
+
 /// A table named by path is read relative to the config's directory; a bare name is a shipped table.
 std::string table_relative_to_config(const std::string& name_or_path, const std::string& config_path) {
   const std::filesystem::path path(name_or_path);
   const bool bare_name = name_or_path.find('/') == std::string::npos && path.extension() != ".json";
-  if (bare_name || path.is_absolute()) return name_or_path;
-  return (std::filesystem::path(config_path).parent_path() / path).lexically_normal().string();
+  if (bare_name) return name_or_path;
+  return relative_to_config(path, config_path);
 }
 
 PricingSettings parse_pricing(const JsonView& v) {
@@ -152,16 +164,14 @@ WorkloadSpec parse_workload(const JsonView& v, const WorkloadRegistry& registry,
         overrides[p.name] = value->raw();
         if (p.type == "path" && !value->as_string().empty()) {
           // Relative to the config file, not to wherever pperf was started.
-          std::filesystem::path path(value->as_string());
-          if (path.is_relative()) path = std::filesystem::path(v.file()).parent_path() / path;
-          overrides[p.name] = path.lexically_normal().string();
+          overrides[p.name] = relative_to_config(value->as_string(), v.file());
           paths.push_back({value->pointer(), overrides[p.name].get<std::string>()});
         }
       }
     }
   }
   WorkloadSpec complete = make_workload_spec(*descriptor, preset, batch_size, overrides, seed);
-  complete.config_dir = std::filesystem::path(v.file()).parent_path().lexically_normal().string();
+  complete.config_dir = config_directory(v.file()).lexically_normal().string();
   return complete;
 }
 
@@ -202,7 +212,6 @@ DataSettings parse_data(const JsonView& v) {
   v.expect_object({"mode", "workers", "prefetch_batches", "endpoints", "spawn_local", "tls_ca", "worker", "dataset",
                    "dataloader", "dataset_kwargs", "python_path"});
   DataSettings d;
-  const std::filesystem::path config_dir = std::filesystem::path(v.file()).parent_path();
   if (auto w = v.find("worker")) d.worker = read_enum<DataWorker>(*w);
   const auto dataset = v.find("dataset"), dataloader = v.find("dataloader");
   if (dataset && dataloader) dataloader->fail("give 'dataset' or 'dataloader', not both");
@@ -224,13 +233,11 @@ DataSettings parse_data(const JsonView& v) {
   if (auto pp = v.find("python_path")) {
     if (d.worker != DataWorker::python) pp->fail("'python_path' needs \"worker\": \"python\"");
     for (const auto& item : pp->items()) {
-      std::filesystem::path path(item.as_string());
-      if (path.empty()) item.fail("must name a directory");
-      if (path.is_relative()) path = config_dir / path;
-      d.python_path.push_back(path.lexically_normal().string());
+      if (item.as_string().empty()) item.fail("must name a directory");
+      d.python_path.push_back(relative_to_config(item.as_string(), v.file()));
     }
   } else if (d.worker == DataWorker::python) {
-    d.python_path.push_back(config_dir.lexically_normal().string());
+    d.python_path.push_back(config_directory(v.file()).lexically_normal().string());
   }
   if (auto m = v.find("mode")) d.mode = read_enum<DataMode>(*m);
   d.workers = v.positive_int_or("workers", d.workers);
@@ -252,8 +259,7 @@ DataSettings parse_data(const JsonView& v) {
     d.tls_ca = ca->as_string();
     if (d.tls_ca.empty()) ca->fail("must name a PEM file");
     if (d.endpoints.empty()) ca->fail("tls_ca applies to 'endpoints' (spawned workers listen on loopback)");
-    const std::filesystem::path path(d.tls_ca);
-    if (path.is_relative()) d.tls_ca = (std::filesystem::path(v.file()).parent_path() / path).lexically_normal().string();
+    d.tls_ca = relative_to_config(d.tls_ca, v.file());
   }
   if (d.mode == DataMode::service && d.endpoints.empty() && d.spawn_local_processes == 0)
     v.fail("data mode 'service' needs 'endpoints' or 'spawn_local'");
@@ -405,10 +411,8 @@ void resolve_spot(const JsonView& v, Configuration& c, const Config& config, std
     if (auto x = settings->find("checkpoint_save_s")) s.checkpoint_save_s = non_negative_number(*x);
     if (auto x = settings->find("checkpoint_restore_s")) s.checkpoint_restore_s = non_negative_number(*x);
     if (auto x = settings->find("checkpoint_dir")) {
-      std::filesystem::path dir(x->as_string());
-      if (dir.empty()) x->fail("must name a directory");
-      if (dir.is_relative()) dir = std::filesystem::path(v.file()).parent_path() / dir;
-      s.checkpoint_dir = dir.lexically_normal().string();
+      if (x->as_string().empty()) x->fail("must name a directory");
+      s.checkpoint_dir = relative_to_config(x->as_string(), v.file());
     }
   }
   const JsonView instances = v.at("instances");

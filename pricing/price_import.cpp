@@ -1,12 +1,15 @@
 #include "pricing/price_import.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <functional>
+#include <istream>
 #include <map>
 #include <set>
+#include <streambuf>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -147,35 +150,75 @@ nlohmann::json products_as_offer(const std::vector<nlohmann::json>& products, co
   return offer;
 }
 
+/// Text held in memory as a stream, read in place: the JSON parser takes one value from it at a
+/// time and leaves it just past that value.
+class InPlaceText : public std::streambuf {
+ public:
+  explicit InPlaceText(const std::string& text) {
+    char* begin = const_cast<char*>(text.data());  // only ever read
+    setg(begin, begin, begin + text.size());
+  }
+  size_t offset() const { return static_cast<size_t>(gptr() - eback()); }
+};
+
+/// 1-based line and column of byte `offset` of `text`.
+std::pair<size_t, size_t> line_and_column(const std::string& text, size_t offset) {
+  offset = std::min(offset, text.size());
+  const size_t line = 1 + static_cast<size_t>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(offset), '\n'));
+  const size_t line_start = offset == 0 ? 0 : text.rfind('\n', offset - 1);
+  return {line, line_start == std::string::npos ? offset + 1 : offset - line_start};
+}
+
+/// The file as a JSON text sequence, in one pass: values one after another, separated by
+/// whitespace (newlines or not) and RFC 7464's record separator (0x1E). Each value's first line
+/// is in `lines`. A syntax error is an InputError naming the file, line and column.
+std::vector<nlohmann::json> json_sequence(const ImportFile& f, std::vector<size_t>& lines) {
+  InPlaceText buffer(f.text);
+  std::istream in(&buffer);
+  std::vector<nlohmann::json> values;
+  size_t line = 1, counted_to = 0;  // newlines counted up to counted_to
+  for (;;) {
+    int c;
+    while ((c = in.peek()) != std::char_traits<char>::eof() && (c == 0x1E || std::isspace(c))) in.get();
+    if (c == std::char_traits<char>::eof()) break;
+    const size_t start = buffer.offset();
+    line += static_cast<size_t>(std::count(f.text.begin() + static_cast<std::ptrdiff_t>(counted_to),
+                                           f.text.begin() + static_cast<std::ptrdiff_t>(start), '\n'));
+    counted_to = start;
+    nlohmann::json value;
+    try {
+      in >> value;
+    } catch (const nlohmann::json::parse_error& e) {
+      // e.byte counts from this value's start; the parser's message after its position is the cause.
+      const auto [at_line, at_column] = line_and_column(f.text, start + (e.byte > 0 ? e.byte - 1 : 0));
+      std::string cause = e.what();
+      if (const size_t colon = cause.find(": ", cause.find("parse error")); colon != std::string::npos) cause = cause.substr(colon + 2);
+      throw InputError(f.path, "", fmt::format("not JSON: line {}, column {}: {}", at_line, at_column, cause));
+    }
+    values.push_back(std::move(value));
+    lines.push_back(line);
+  }
+  if (values.empty()) throw InputError(f.path, "", "not JSON: the file holds no JSON value");
+  return values;
+}
+
 /// An offer file as one JSON document: a bulk offer file as it is; `aws pricing get-products`
 /// output ({"PriceList": [...]}, each item a product or the JSON text of one, as the CLI prints
-/// them) or those products one per line (`jq -c '.PriceList[] | fromjson'`) folded into one.
+/// them) or those products as a JSON text sequence (`jq '.PriceList[] | fromjson'`, pretty or one
+/// per line, RFC 7464 record separators or none) folded into one.
 nlohmann::json offer_document(const ImportFile& f) {
-  nlohmann::json doc = nlohmann::json::parse(f.text, nullptr, false);
-  if (!doc.is_discarded()) {
-    if (!doc.is_object() || !doc.contains("PriceList")) return doc;
+  std::vector<size_t> lines;
+  std::vector<nlohmann::json> values = json_sequence(f, lines);
+  if (values.size() == 1 && !(values[0].is_object() && values[0].contains("product"))) {
+    nlohmann::json& doc = values[0];
+    if (!doc.is_object() || !doc.contains("PriceList")) return std::move(doc);
     if (!doc["PriceList"].is_array()) throw InputError(f.path, "/PriceList", "expected an array of products");
     std::vector<nlohmann::json> products;
     for (const auto& item : doc["PriceList"])
       products.push_back(item.is_string() ? nlohmann::json::parse(item.get<std::string>(), nullptr, false) : item);
     return products_as_offer(products, f, [](size_t i) { return fmt::format("/PriceList/{}", i); });
   }
-  // Not one document: one product per line, when the first line is one; else the parser's error.
-  std::vector<nlohmann::json> products;
-  std::vector<size_t> lines;
-  size_t line_no = 0;
-  for (size_t from = 0; from < f.text.size();) {
-    const size_t end = std::min(f.text.find('\n', from), f.text.size());
-    const std::string line = f.text.substr(from, end - from);
-    from = end + 1;
-    ++line_no;
-    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-    products.push_back(nlohmann::json::parse(line, nullptr, false));
-    lines.push_back(line_no);
-    if (products.size() == 1 && !(products[0].is_object() && products[0].contains("product"))) break;
-  }
-  if (products.empty() || !(products[0].is_object() && products[0].contains("product"))) return parse_json(f);  // throws
-  return products_as_offer(products, f, [&](size_t i) { return fmt::format("line {}", lines[i]); });
+  return products_as_offer(values, f, [&](size_t i) { return fmt::format("line {}", lines[i]); });
 }
 
 std::string import_aws_offer(PriceTable& table, const ImportFile& f, const ImportOptions& o,
@@ -277,10 +320,11 @@ std::string import_aws_offer(PriceTable& table, const ImportFile& f, const Impor
   }
   if (imported == 0)
     throw InputError(f.path, "/products",
-                     ec2 ? "no on-demand Linux, shared-tenancy instance without pre-installed software in " +
-                               (o.regions.empty() ? std::string("any region") : fmt::format("{}", fmt::join(o.regions, ", ")))
-                         : "no ML Instance of component " + o.sagemaker_component + " with an on-demand price in " +
-                               (o.regions.empty() ? std::string("any region") : fmt::format("{}", fmt::join(o.regions, ", "))));
+                     (ec2 ? "no on-demand Linux, shared-tenancy instance without pre-installed software in " +
+                                (o.regions.empty() ? std::string("any region") : fmt::format("{}", fmt::join(o.regions, ", ")))
+                          : "no ML Instance of component " + o.sagemaker_component + " with an on-demand price in " +
+                                (o.regions.empty() ? std::string("any region") : fmt::format("{}", fmt::join(o.regions, ", ")))) +
+                         fmt::format(" ({} products read)", products.keys().size()));
   if (upcoming > 0)
     notes.push_back(fmt::format("left out {} upcoming hourly prices (a term whose effectiveDate is after the import date {}), "
                                 "e.g. {}", upcoming, o.imported, upcoming_example));

@@ -2,7 +2,8 @@
 # Price tables imported from the providers' own files (verbatim excerpts of public catalogs in
 # $PPERF_REAL_DATA/prices/excerpts, origin in the README files there; real files beside them):
 # GCP's GPU machines priced with their GPUs, AWS's fractional GPUs and Local Zones, --strict on a
-# real catalog, and the shipped tables re-imported from their sources byte for byte. Skipped
+# real catalog, `aws pricing get-products` output as people save it (a JSON text sequence of any
+# layout), and the shipped tables re-imported from their sources byte for byte. Skipped
 # (exit 77, one line naming the folder) where the real files are absent.
 # usage: tests/e2e/prices_real_test.sh PATH/TO/pperf
 set -uo pipefail
@@ -30,6 +31,24 @@ check "AWS: --market spot --max-usd-per-hour is not met through a Local Zone" ba
 check "--strict refuses the real GCP catalog at its first unusable row" one_line_error \
   "gcp-vms.csv: line [0-9]+: .*\(without --strict such rows are skipped and counted\)$" \
   "$pperf" prices import --format skypilot "$real/gcp-vms.csv" --published unknown --out "$work/bad.json" --strict
+
+# --- aws pricing get-products output as people save it: 380 Dedicated Host products, Reserved only ---
+products=$real_data/prices/as-scripts-getproducts-x.jsonl
+/usr/bin/python3 - "$products" "$work/x" <<'PY'
+import json, sys
+decoder, text, items, at = json.JSONDecoder(), open(sys.argv[1]).read(), [], 0
+while text[at:].strip():
+    at += len(text[at:]) - len(text[at:].lstrip())
+    item, at = decoder.raw_decode(text, at)
+    items.append(item)
+open(sys.argv[2] + ".oneline.json", "w").write("".join(json.dumps(i) for i in items))  # no separator at all
+open(sys.argv[2] + ".rs.json", "w").write("".join("\x1e" + json.dumps(i) + "\n" for i in items))
+PY
+for f in "$products" "$work/x.oneline.json" "$work/x.rs.json"; do
+  check "get-products output, $(basename "$f"): read whole, no on-demand row said in one line" one_line_error \
+    "^$f: /products: no on-demand Linux, shared-tenancy instance without pre-installed software in any region \(380 products read\)$" \
+    "$pperf" prices import --format aws-offer "$f" --out "$work/bad.json"
+done
 
 # --- the shipped tables are the importer's output ---------------------------------------------------
 check "re-import the shipped tables" pricing/sources/reimport.sh "$pperf" "$work/shipped"

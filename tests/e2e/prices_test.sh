@@ -105,6 +105,15 @@ items = [{"product": p, "serviceCode": offer["offerCode"], "terms": {"OnDemand":
           "version": offer["version"], "publicationDate": offer["publicationDate"]} for sku, p in offer["products"].items()]
 json.dump({"FormatVersion": "aws_v1", "PriceList": [json.dumps(i) for i in items]}, open(sys.argv[2], "w"), indent=2)
 open(sys.argv[3], "w").write("".join(json.dumps(i) + "\n" for i in items))
+# The same products as other JSON text sequences: pretty-printed one after another (jq's
+# default), all on one line, and RFC 7464's (a record separator before each, a newline after).
+base = sys.argv[3][:-len(".jsonl")]
+open(base + ".pretty.json", "w").write("".join(json.dumps(i, indent=2) + "\n" for i in items))
+open(base + ".oneline.json", "w").write(" ".join(json.dumps(i) for i in items))
+open(base + ".rs.json", "w").write("".join("\x1e" + json.dumps(i, indent=1) + "\n" for i in items))
+# A sequence whose second text breaks off on its fourth line (file line 6 + 3).
+pretty = [json.dumps(i, indent=2) for i in items[:2]]
+open(base + ".broken.json", "w").write(pretty[0] + "\n" + "\n".join(pretty[1].splitlines()[:3]) + "\n")
 # An upcoming price: a second on-demand term for g6e.xlarge in us-east-1 from 2027-01-01.
 up = copy.deepcopy(offer)
 terms = up["terms"]["OnDemand"]["TESTEC2A0000001"]
@@ -115,10 +124,14 @@ for dim in later["priceDimensions"].values(): dim["pricePerUnit"]["USD"] = "1.50
 terms[code + "X"] = later
 json.dump(up, open(sys.argv[4], "w"), indent=1)
 PY
-for f in products.json products.jsonl; do
+for f in products.json products.jsonl products.pretty.json products.oneline.json products.rs.json; do
   check "get-products output ($f) imports as its offer" bash -c "\"$pperf\" prices import --format aws-offer '$work/$f' --out '$work/tables/$f.t.json' \
     --imported 2026-11-23 >/dev/null && \"$pperf\" prices diff '$work/tables/offer.json' '$work/tables/$f.t.json' | grep -q 'no price changed'"
 done
+lines=$(/usr/bin/python3 -c "import json,sys; print(len(json.dumps(json.loads(open(sys.argv[1]).readline() or '{}'), indent=2).splitlines()))" "$work/products.jsonl")
+bad "a JSON text sequence cut off in its second text: the file's line" \
+  "products.broken.json: not JSON: line $((lines + 4)), column 1: syntax error while parsing object key - unexpected end of input" \
+  --format aws-offer "$work/products.broken.json"
 check "an upcoming term: the price in effect on the import date, the upcoming one noted" bash -c "\"$pperf\" prices import --format aws-offer \
   '$work/upcoming.json' --out '$work/tables/up.json' --imported 2026-11-23 2>'$work/up.err' >/dev/null \
   && grep -q 'left out 1 upcoming hourly prices .* g6e.xlarge in us-east-1: 1.5 USD/h from 2027-01-01' '$work/up.err' \

@@ -5,38 +5,27 @@
 #include <map>
 
 #include "src/core/input_error.h"
-#include "src/stats/decision.h"
 #include "pricing/spot_model.h"
 
 namespace pperf {
 
 namespace {
 
-std::string instances_label(const Result& r) {
-  std::string out;
-  for (const auto& g : r.instances)
-    out += (out.empty() ? "" : " + ") + fmt::format("{}x {}{}", g.count, g.type, g.role == "data" ? " (data)" : "");
-  return out;
-}
-
 bool has_spot_group(const Result& r) {
   return std::any_of(r.instances.begin(), r.instances.end(), [](const PricedGroup& g) { return g.market == Market::spot; });
 }
 
-std::string money(double usd) { return fmt::format("{:.4g} USD", usd); }
-
 /// For a Spot row priced as a range: the expected USD at the Spot groups' cheapest and dearest
-/// table prices (cost scales with the hourly price), with the zones named where the table has them.
-std::string spot_spread(const Result& r, double expected_usd) {
-  if (!r.cost->usd_per_hour_range || r.cost->usd_per_hour <= 0) return "";
+/// table prices, with the zones named where the table has them.
+std::optional<SpotPriceSpread> spot_spread(const Result& r, double expected_usd) {
+  if (!r.cost->usd_per_hour_range || r.cost->usd_per_hour <= 0) return std::nullopt;
   const auto& range = *r.cost->usd_per_hour_range;
-  std::string zones;
+  SpotPriceSpread out;
+  out.usd = {expected_usd * range[0] / r.cost->usd_per_hour, expected_usd * range[1] / r.cost->usd_per_hour};
+  out.usd_per_hour = range;
   for (const auto& g : r.instances)
-    if (g.market == Market::spot && !g.cheapest_zone.empty())
-      zones += fmt::format("{}{}: cheapest zone {}, dearest {}", zones.empty() ? "" : "; ", g.type, g.cheapest_zone, g.dearest_zone);
-  return fmt::format("; {} .. {} across the Spot price range ({:.4g}..{:.4g} USD/h{})", money(expected_usd * range[0] / r.cost->usd_per_hour),
-                     money(expected_usd * range[1] / r.cost->usd_per_hour), range[0], range[1],
-                     zones.empty() ? ", zones not named in the table" : "; " + zones);
+    if (g.market == Market::spot && !g.cheapest_zone.empty()) out.zones.push_back({g.type, g.cheapest_zone, g.dearest_zone});
+  return out;
 }
 
 }  // namespace
@@ -79,13 +68,10 @@ Advice advise(const std::vector<std::pair<std::string, RunReport>>& runs, const 
       row.workload = fmt::format("{}/{}, batch {}", r.workload, r.preset, r.batch_size);
       row.configuration = r.configuration;
       row.file = file;
-      row.instances = instances_label(r);
-      if (r.decision && r.comparison.improvement_pct) {
-        const Decision& d = *r.decision;
-        row.decision = fmt::format("{} against its run's baseline (improvement {:+.1f} %, {:.0f} % confidence)",
-                                   verdict_phrase(d.verdict, d.equivalence_pct), *r.comparison.improvement_pct,
-                                   d.confidence * 100);
-      }
+      row.instances = r.instances;
+      if (r.decision && r.comparison.improvement_pct)
+        row.decision = AdviceDecision{r.decision->verdict, r.decision->equivalence_pct, *r.comparison.improvement_pct,
+                                      r.decision->confidence};
       row.steps = *steps;
       const double work_h = static_cast<double>(*steps) * r.step->mean_ms / 3.6e6;  // billed: the mean
       const bool spot_config = has_spot_group(r);
@@ -119,21 +105,9 @@ Advice advise(const std::vector<std::pair<std::string, RunReport>>& runs, const 
     std::stable_sort(rows.begin(), rows.end(), [](const AdviceRow& a, const AdviceRow& b) {
       return a.usd != b.usd ? a.usd < b.usd : a.wall_hours < b.wall_hours;
     });
-    const AdviceRow& best = rows.front();
     for (size_t i = 0; i < rows.size(); ++i) {
       AdviceRow& row = rows[i];
       row.rank = static_cast<int>(i + 1);
-      const std::string risk =
-          row.market == "spot"
-              ? fmt::format("p95 {}, {:.2g} expected interruptions, {:.3g} h wall", money(*row.p95_usd),
-                            row.expected_interruptions, row.wall_hours) + row.price_spread
-              : fmt::format("no interruptions, {:.3g} h", row.hours);
-      if (i == 0)
-        row.reason = fmt::format("cheapest: {} expected ({})", money(row.usd), risk);
-      else
-        row.reason = fmt::format("{} more than #1 {} {} (+{:.1f} %); {}", money(row.usd - best.usd), best.configuration,
-                                 best.market == "spot" ? "on Spot" : "On-Demand", (row.usd / best.usd - 1) * 100, risk);
-      if (!row.decision.empty()) row.reason = row.decision + "; " + row.reason;
       advice.rows.push_back(row);
     }
   }

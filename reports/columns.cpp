@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "src/core/result_events.h"
 #include "src/stats/decision.h"
 #include "src/stats/intervals.h"
 
@@ -33,72 +34,96 @@ constexpr Style kText{Style::text}, kCount{Style::count}, kWord{Style::word};
 constexpr Style sig(int digits) { return Style{Style::significant, digits}; }
 constexpr Style fixed(int decimals, double scale = 1) { return Style{Style::fixed, decimals, scale}; }
 
-// Each row: {key, header, style, read, console priority, console CI priority, shown in (besides the
-// console), CSV CI key, identity, money per step, marks baseline} (reports/columns.h says what each means).
+/// A column named field by field: what it reads, then where it is shown and what it is.
+struct ColumnRow {
+  Column column;
+  ColumnRow(std::string key, std::string header, Style style, std::function<Figure(const Result&)> read) {
+    column.key = std::move(key);
+    column.header = std::move(header);
+    column.style = style;
+    column.read = std::move(read);
+  }
+  /// Its console priority, and its CI's as a column of its own.
+  ColumnRow& console(int priority, int ci_priority = kConsoleNever) {
+    column.console = priority;
+    column.console_ci = ci_priority;
+    return *this;
+  }
+  /// The files that show it besides the console, and CSV's CI columns' key.
+  ColumnRow& files(unsigned shown, std::string ci_key = "") {
+    column.shown = shown;
+    column.ci_key = std::move(ci_key);
+    return *this;
+  }
+  ColumnRow& identity() { return column.identity = true, *this; }
+  ColumnRow& money_per_step() { return column.money_per_step = true, *this; }
+  ColumnRow& marks_baseline() { return column.marks_baseline = true, *this; }
+  operator Column() const { return column; }
+};
+
 std::vector<Column> make_columns() {
   using R = const Result&;
   std::vector<Column> c;
   // Identity: which pair a row is.
-  c.push_back({"workload", "workload", kText, [](R r) { return text(r.workload); }, kConsoleNever, kConsoleNever, kCsv, "", true});
-  c.push_back({"preset", "preset", kText, [](R r) { return text(r.preset); }, kConsoleNever, kConsoleNever, kCsv, "", true});
-  c.push_back({"batch_size", "batch", kCount, [](R r) { return number(static_cast<double>(r.batch_size)); }, kConsoleNever,
-               kConsoleNever, kCsv, "", true});
+  c.push_back(ColumnRow("workload", "workload", kText, [](R r) { return text(r.workload); }).files(kCsv).identity());
+  c.push_back(ColumnRow("preset", "preset", kText, [](R r) { return text(r.preset); }).files(kCsv).identity());
+  c.push_back(ColumnRow("batch_size", "batch", kCount, [](R r) { return number(static_cast<double>(r.batch_size)); })
+                  .files(kCsv).identity());
   // The console says a single workload once above its table, and drops this column then.
-  c.push_back({"workload_label", "workload", kText, [](R r) { return text(workload_label(r)); }, 1, kConsoleNever,
-               kMarkdown | kHtml, "", true});
-  c.push_back({"configuration", "configuration", kText, [](R r) { return text(r.configuration); }, 0, kConsoleNever,
-               kEveryFile, "", true, false, true});
-  c.push_back({"verdict", "verdict", kWord,
-               [](R r) { return r.decision ? text(to_string(r.decision->verdict)) : Figure{std::nullopt, std::nullopt, std::nullopt, r.baseline ? "baseline" : ""}; },
-               // The decisions lead above the table; in a narrow terminal the column goes first.
-               2, kConsoleNever, kEveryFile, "", true});
-  c.push_back({"baseline", "baseline", kWord, [](R r) { return flag(r.baseline); }, kConsoleNever, kConsoleNever, kCsv, "", true});
-  c.push_back({"measured", "measured", kWord, [](R r) { return flag(r.measured); }, kConsoleNever, kConsoleNever, kCsv, "", true});
-  c.push_back({"status", "status", kWord, [](R r) { return text(to_string(r.status)); }, kConsoleNever, kConsoleNever, kCsv, "", true});
-  c.push_back({"instances", "instances", kText, [](R r) { return text(instances_label(r.instances)); }, 3, kConsoleNever,
-               kEveryFile, "", true});
+  c.push_back(ColumnRow("workload_label", "workload", kText, [](R r) { return text(workload_label(r)); })
+                  .console(1).files(kMarkdown | kHtml).identity());
+  c.push_back(ColumnRow("configuration", "configuration", kText, [](R r) { return text(r.configuration); })
+                  .console(0).files(kEveryFile).identity().marks_baseline());
+  // The decisions lead above the table; in a narrow terminal the column goes first.
+  c.push_back(ColumnRow("verdict", "verdict", kWord, [](R r) {
+                return r.decision ? text(to_string(r.decision->verdict))
+                                  : Figure{std::nullopt, std::nullopt, std::nullopt, r.baseline ? "baseline" : ""};
+              }).console(2).files(kEveryFile).identity());
+  c.push_back(ColumnRow("baseline", "baseline", kWord, [](R r) { return flag(r.baseline); }).files(kCsv).identity());
+  c.push_back(ColumnRow("measured", "measured", kWord, [](R r) { return flag(r.measured); }).files(kCsv).identity());
+  c.push_back(ColumnRow("status", "status", kWord, [](R r) { return text(to_string(r.status)); })
+                  .files(kCsv).identity());
+  c.push_back(ColumnRow("instances", "instances", kText, [](R r) { return text(instances_by_market(r.instances)); })
+                  .console(3).files(kEveryFile).identity());
   // Step time.
-  c.push_back({"step_ms_median", "median ms", sig(4),
-               [](R r) { return r.step ? number(r.step->median_ms, r.step->ci95_ms) : Figure{}; }, 0, 4, kEveryFile,
-               "step_ms_ci95"});
-  c.push_back({"step_n", "steps", kCount,
-               [](R r) {
-                 return r.measurement ? number(static_cast<double>(r.measurement->step_ms.size())) : number(std::nullopt, {}, "given");
-               },
-               kConsoleWideOnly, kConsoleNever, kEveryFile});
-  c.push_back({"step_ms_mean", "mean ms", sig(4), [](R r) { return r.step ? number(r.step->mean_ms) : Figure{}; }, 1,
-               kConsoleNever, kEveryFile});
-  c.push_back({"step_cv", "CV %", fixed(1, 100), [](R r) { return r.spread ? number(r.spread->cv) : Figure{}; }, 5,
-               kConsoleNever, kEveryFile | kGbench});
-  c.push_back({"samples_per_s", "samples/s", fixed(1), [](R r) { return number(r.samples_per_s); }, 3, kConsoleNever, kEveryFile});
-  c.push_back({"data_wait_fraction", "data wait %", fixed(1, 100), [](R r) { return number(r.data_wait_fraction); }, 3,
-               kConsoleNever, kEveryFile | kGbench});
+  c.push_back(ColumnRow("step_ms_median", "median ms", sig(4), [](R r) {
+                return r.step ? number(r.step->median_ms, r.step->ci95_ms) : Figure{};
+              }).console(0, 4).files(kEveryFile, "step_ms_ci95"));
+  c.push_back(ColumnRow("step_n", "steps", kCount, [](R r) {
+                return r.measurement ? number(static_cast<double>(r.measurement->step_ms.size())) : number(std::nullopt, {}, "given");
+              }).console(kConsoleWideOnly).files(kEveryFile));
+  c.push_back(ColumnRow("step_ms_mean", "mean ms", sig(4), [](R r) { return r.step ? number(r.step->mean_ms) : Figure{}; })
+                  .console(1).files(kEveryFile));
+  c.push_back(ColumnRow("step_cv", "CV %", fixed(1, 100), [](R r) { return r.spread ? number(r.spread->cv) : Figure{}; })
+                  .console(5).files(kEveryFile | kGbench));
+  c.push_back(ColumnRow("samples_per_s", "samples/s", fixed(1), [](R r) { return number(r.samples_per_s); })
+                  .console(3).files(kEveryFile));
+  c.push_back(ColumnRow("data_wait_fraction", "data wait %", fixed(1, 100), [](R r) { return number(r.data_wait_fraction); })
+                  .console(3).files(kEveryFile | kGbench));
   // Money.
-  c.push_back({"usd_per_hour", "{cur}/h", sig(4), [](R r) { return r.cost ? number(r.cost->usd_per_hour) : Figure{}; }, 2,
-               kConsoleNever, kEveryFile | kGbench});
-  c.push_back({"usd_per_step", "{cur}/{steps}", sig(3),
-               [](R r) { return r.cost ? number(r.cost->usd_per_step, r.cost->usd_per_step_ci95) : Figure{}; }, 0, 5, kEveryFile,
-               "usd_per_step_ci95", false, true});
-  c.push_back({"usd_per_1m_samples", "{cur}/1M samples", sig(4),
-               [](R r) { return r.cost ? number(r.cost->usd_per_1m_samples, r.cost->usd_per_1m_samples_ci95) : Figure{}; },
-               kConsoleWideOnly, kConsoleWideOnly, kEveryFile | kGbench, "usd_per_1m_samples_ci95"});
+  c.push_back(ColumnRow("usd_per_hour", "{cur}/h", sig(4), [](R r) { return r.cost ? number(r.cost->usd_per_hour) : Figure{}; })
+                  .console(2).files(kEveryFile | kGbench));
+  c.push_back(ColumnRow("usd_per_step", "{cur}/{steps}", sig(3), [](R r) {
+                return r.cost ? number(r.cost->usd_per_step, r.cost->usd_per_step_ci95) : Figure{};
+              }).console(0, 5).files(kEveryFile, "usd_per_step_ci95").money_per_step());
+  c.push_back(ColumnRow("usd_per_1m_samples", "{cur}/1M samples", sig(4), [](R r) {
+                return r.cost ? number(r.cost->usd_per_1m_samples, r.cost->usd_per_1m_samples_ci95) : Figure{};
+              }).console(kConsoleWideOnly, kConsoleWideOnly).files(kEveryFile | kGbench, "usd_per_1m_samples_ci95"));
   // Against the baseline.
-  c.push_back({"improvement_pct", "improvement %", fixed(1),
-               [](R r) {
-                 return number(r.comparison.improvement_pct, r.comparison.improvement_pct_ci95, r.baseline ? "baseline" : "");
-               },
-               0, 2, kEveryFile | kGbench, "improvement_pct_ci95"});
-  c.push_back({"speedup", "speedup x", fixed(2), [](R r) { return number(r.comparison.speedup); }, 1, kConsoleNever,
-               kEveryFile | kGbench});
-  c.push_back({"mfu", "MFU %", Style{Style::fixed, 1, 100, 1.0}, [](R r) { return number(r.mfu); }, 3, kConsoleNever,
-               kEveryFile | kGbench});
-  c.push_back({"peak_memory_bytes", "peak mem GiB", fixed(2, 1.0 / (1LL << 30)),
-               [](R r) { return r.memory && r.memory->peak_bytes() > 0 ? number(static_cast<double>(r.memory->peak_bytes())) : Figure{}; },
-               kConsoleWideOnly, kConsoleNever, kEveryFile | kGbench});
+  c.push_back(ColumnRow("improvement_pct", "improvement %", fixed(1), [](R r) {
+                return number(r.comparison.improvement_pct, r.comparison.improvement_pct_ci95, r.baseline ? "baseline" : "");
+              }).console(0, 2).files(kEveryFile | kGbench, "improvement_pct_ci95"));
+  c.push_back(ColumnRow("speedup", "speedup x", fixed(2), [](R r) { return number(r.comparison.speedup); })
+                  .console(1).files(kEveryFile | kGbench));
+  c.push_back(ColumnRow("mfu", "MFU %", Style{Style::fixed, 1, 100, 1.0}, [](R r) { return number(r.mfu); })
+                  .console(3).files(kEveryFile | kGbench));
+  c.push_back(ColumnRow("peak_memory_bytes", "peak mem GiB", fixed(2, 1.0 / (1LL << 30)), [](R r) {
+                return r.memory && r.memory->peak_bytes() > 0 ? number(static_cast<double>(r.memory->peak_bytes())) : Figure{};
+              }).console(kConsoleWideOnly).files(kEveryFile | kGbench));
   // What to know about the row.
-  c.push_back({"notes", "notes", kText, [](R r) { return text(fmt::to_string(fmt::join(notes_of(r), ", "))); }, 0,
-               kConsoleNever, kEveryFile, "", true});
-  c.push_back({"reason", "reason", kText, [](R r) { return text(r.reason); }, kConsoleNever, kConsoleNever, kCsv, "", true});
+  c.push_back(ColumnRow("notes", "notes", kText, [](R r) { return text(fmt::to_string(fmt::join(notes_of(r), ", "))); })
+                  .console(0).files(kEveryFile).identity());
+  c.push_back(ColumnRow("reason", "reason", kText, [](R r) { return text(r.reason); }).files(kCsv).identity());
   return c;
 }
 
@@ -168,7 +193,7 @@ std::vector<std::string> notes_of(const Result& r) {
   if (r.partial) notes.push_back("partial");
   if (r.measurement && r.measurement->interrupted()) notes.push_back("interrupted");
   if (r.converged && !*r.converged) notes.push_back("unconverged");
-  if (r.measurement && warming_up_trend(r.measurement->step_ms)) notes.push_back("warming up");
+  if (warming_up(r)) notes.push_back("warming up");  // the measure stage tested it once
   if (undecided(r)) notes.push_back("undecided");
   if (r.status == ResultStatus::ok && measured_as_fewer_processes(r)) notes.push_back("1 process");
   return notes;
@@ -253,10 +278,17 @@ std::string sweep_pairwise_note(const nlohmann::json& sweep) {
          "the race's statement is the one that holds for all points together.";
 }
 
-std::string instances_label(const std::vector<PricedGroup>& groups) {
+std::string instances_by_market(const std::vector<PricedGroup>& groups) {
   std::string out;
   for (const auto& g : groups)
     out += fmt::format("{}{}x {}{}", out.empty() ? "" : " + ", g.count, g.type, g.market == Market::spot ? " (spot)" : "");
+  return out;
+}
+
+std::string instances_by_role(const std::vector<PricedGroup>& groups) {
+  std::string out;
+  for (const auto& g : groups)
+    out += fmt::format("{}{}x {}{}", out.empty() ? "" : " + ", g.count, g.type, g.role == "data" ? " (data)" : "");
   return out;
 }
 

@@ -104,8 +104,11 @@ std::vector<std::string> sweep_sentences(const nlohmann::json& sweep, const std:
 /// "" without a sweep.
 std::string sweep_pairwise_note(const nlohmann::json& sweep);
 
-/// "1x ml.p4d.24xlarge + 2x ml.c5.18xlarge (spot)".
-std::string instances_label(const std::vector<PricedGroup>& groups);
+/// The groups with their market, as the run's tables show them: "1x ml.p4d.24xlarge + 2x ml.c5.18xlarge (spot)".
+std::string instances_by_market(const std::vector<PricedGroup>& groups);
+/// The groups with their role, as the advice shows them (its market is a column of its own):
+/// "4x g5.2xlarge + 2x c5.4xlarge (data)".
+std::string instances_by_role(const std::vector<PricedGroup>& groups);
 /// "workload/preset batch 32".
 std::string workload_label(const Result& r);
 

@@ -1,5 +1,3 @@
-#include "reports/console.h"
-
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -10,9 +8,11 @@
 #include <set>
 #include <sstream>
 
-#include "reports/columns.h"
 #include "reports/formats.h"
+
+#include "reports/columns.h"
 #include "reports/page_text.h"
+#include "reports/text.h"
 
 namespace pperf {
 
@@ -68,50 +68,7 @@ size_t table_width(const std::vector<ConsoleColumn>& columns) {
   return total >= 2 ? total - 2 : 0;
 }
 
-/// Whether a line may break at the space at `at`: not inside an interval ("[54, 78.59]"), nor
-/// between a number or an interval and a short unit after it ("25 %", "150.6 ms", "[1, 2] ms"),
-/// which would leave the unit alone on the next line.
-bool breakable(const std::string& line, size_t at) {
-  const size_t open = line.rfind('[', at);
-  if (open != std::string::npos && line.find(']', open) > at) return false;
-  if (at == 0 || !(std::isdigit(static_cast<unsigned char>(line[at - 1])) || line[at - 1] == ']')) return true;
-  const size_t end = std::min(line.find(' ', at + 1), line.size());
-  const std::string word = line.substr(at + 1, end - at - 1);
-  return word.empty() || word.size() > 3 || std::any_of(word.begin(), word.end(), [](unsigned char c) { return std::isdigit(c); });
-}
 }  // namespace
-
-std::string wrap(const std::string& text, size_t width) {
-  if (width == 0) return text;
-  std::string out;
-  std::stringstream in(text);
-  for (std::string line; std::getline(in, line);) {
-    const size_t indent = line.find_first_not_of(' ') == std::string::npos ? 0 : line.find_first_not_of(' ');
-    while (line.size() > width) {
-      size_t cut = line.rfind(' ', width);
-      while (cut != std::string::npos && cut > indent + 2 && !breakable(line, cut)) cut = line.rfind(' ', cut - 1);
-      if (cut == std::string::npos || cut <= indent + 2) break;
-      out += line.substr(0, cut) + "\n";
-      line = std::string(indent + 2, ' ') + line.substr(cut + 1);
-    }
-    out += line + "\n";
-  }
-  return out;
-}
-
-std::string item_started_line(const std::string& at, const std::string& workload, const std::string& preset,
-                              const std::string& configuration, size_t item, size_t items, size_t width) {
-  return wrap(fmt::format("[{}] {}/{} on {}: started (item {} of {})\n", at, workload, preset, configuration, item, items), width);
-}
-
-std::string item_finished_line(const std::string& at, const Result& r, size_t width) {
-  const std::string what =
-      r.status == ResultStatus::ok && r.step && r.measurement
-          ? fmt::format("mean {:.4g} ms/step (median {:.4g}) over {} steps ({}){}", r.step->mean_ms, r.step->median_ms,
-                        r.measurement->step_ms.size(), r.measurement->stop.text, r.partial ? ", partial" : "")
-          : to_string(r.status) + ": " + r.reason;
-  return wrap(fmt::format("[{}] {}/{} on {}: {}\n", at, r.workload, r.preset, r.configuration, what), width);
-}
 
 std::string sweep_table(const nlohmann::json& sweep, const std::string& currency, size_t width) {
   if (!sweep.is_object() || !sweep.contains("races")) return "";
@@ -404,10 +361,111 @@ std::string advice_console(const Advice& advice) {
     out += fmt::format("#{:<2} {:<28} {:<9} {:>12} USD  p95 {:>14}  {:>7} h billed  {:>7} h wall  {:>5} interruptions\n",
                        r.rank, r.configuration, market_name(r.market), significant(r.usd, 4), p95_text(r),
                        significant(r.hours, 3), significant(r.wall_hours, 3), fmt::format("{:.2g}", r.expected_interruptions));
-    out += "    " + r.reason + "\n";
+    out += "    " + advice_reason(advice, r) + "\n";
   }
   if (advice.rows.empty()) out += "nothing to rank: no priced configuration\n";
   for (const auto& n : advice.notes) out += "note: " + n + "\n";
+  return out;
+}
+
+namespace {
+/// The top rows as a table sized to its cells. With a width (0: none), the step's interval, then
+/// the cost's, are left out until the rows fit; `dropped` names what was.
+std::string top_table(const project::WorkloadProjection& w, size_t top, size_t width, std::vector<std::string>& dropped) {
+  const size_t rows = std::min(top, w.predictions.size());
+  // Per column (#, cluster, step ms, USD/1M samples, bound): the header, then a cell per row.
+  const auto table = [&](bool step_ci, bool cost_ci) {
+    std::vector<std::vector<std::string>> t = {
+        {"#"}, {"cluster"}, {step_ci ? "step ms [interval]" : "step ms"}, {cost_ci ? "USD/1M samples [interval]" : "USD/1M samples"}, {"bound"}};
+    for (size_t i = 0; i < rows; ++i) {
+      const project::Prediction& pr = w.predictions[i];
+      t[0].push_back(std::to_string(i + 1));
+      t[1].push_back(cluster_text(pr.candidate));
+      t[2].push_back(step_ci ? range_text(pr.step_ms, "{:.4g}") : fmt::format("{:.4g}", pr.step_ms.value));
+      t[3].push_back(cost_ci ? range_text(pr.usd_per_1m_samples, "{:.4g}") : fmt::format("{:.4g}", pr.usd_per_1m_samples.value));
+      t[4].push_back(pr.bound);
+    }
+    return t;
+  };
+  const auto widths = [](const std::vector<std::vector<std::string>>& t) {
+    std::vector<size_t> out;
+    for (const auto& column : t) {
+      size_t cw = 0;
+      for (const auto& cell : column) cw = std::max(cw, cell.size());
+      out.push_back(cw);
+    }
+    return out;
+  };
+  const auto line_width = [&](const std::vector<std::vector<std::string>>& t) {
+    size_t total = 0;
+    for (size_t cw : widths(t)) total += 2 + cw;  // the indent, then two spaces between columns
+    return total;
+  };
+  bool step_ci = true, cost_ci = true;
+  if (width > 0 && line_width(table(step_ci, cost_ci)) > width) step_ci = false, dropped.push_back("the step's interval");
+  if (width > 0 && line_width(table(step_ci, cost_ci)) > width) cost_ci = false, dropped.push_back("the cost's interval");
+  const auto t = table(step_ci, cost_ci);
+  const std::vector<size_t> cw = widths(t);
+  std::string out;
+  for (size_t r = 0; r <= rows; ++r) {
+    std::string line;
+    for (size_t c = 0; c < t.size(); ++c)
+      line += c == 1 ? fmt::format("  {:<{}}", t[c][r], cw[c]) : fmt::format("  {:>{}}", t[c][r], cw[c]);
+    out += line + "\n";
+  }
+  return out;
+}
+}  // namespace
+
+std::string projection_console(const ProjectionPage& page) {
+  const project::Projection& p = *page.projection;
+  const size_t top = page.top, width = page.console.wide ? 0 : page.console.width;
+  // Prose is wrapped to the width; the table's intervals give way until its rows fit.
+  const auto prose = [&](const std::string& text) { return wrap(text, width); };
+  std::string out = prose(fmt::format("projection of {} against {} ({}, {}); model error ±{:g} % stated\n", p.config_name, p.table,
+                                      p.region, p.market, p.settings.model_error_pct));
+  for (const auto& w : p.workloads) {
+    const project::Measured& m = w.measured;
+    std::string text = fmt::format("\nworkload {} ({} samples/step)\n", m.workload, m.samples_per_step);
+    text += fmt::format("  pipeline: {} CPU-ms/sample; {}\n", range_text({m.pipeline_cpu_s_per_sample.value * 1e3,
+                                                                          m.pipeline_cpu_s_per_sample.lo * 1e3,
+                                                                          m.pipeline_cpu_s_per_sample.hi * 1e3}, "{:.4g}"),
+                        m.pipeline_source);
+    text += m.bytes_per_batch ? fmt::format("  batch:    {:.4g} MB on the data link per step{}\n", *m.bytes_per_batch / 1e6,
+                                            p.settings.link_gbit_per_s ? fmt::format(" ({:g} Gbit/s: {:.4g} ms)", *p.settings.link_gbit_per_s,
+                                                                                     *m.bytes_per_batch * 8 / (*p.settings.link_gbit_per_s * 1e9) * 1e3)
+                                                                       : std::string(" (no link bandwidth: --link-gbps)"))
+                              : std::string("  batch:    bytes unknown (the workload declares no batch layout)\n");
+    text += fmt::format("  scaling:  efficiency {} at {} core(s)\n", range_text(m.scaling_efficiency, "{:.2f}"), m.scaling_cores);
+    text += m.trainer_step_ms ? fmt::format("  trainer:  {} ms/step; {}\n", range_text(*m.trainer_step_ms, "{:.4g}"), m.trainer_source)
+                              : fmt::format("  trainer:  step unknown: no floor ({})\n", m.trainer_source);
+    for (const auto& f : w.speed_factors)
+      text += fmt::format("  speed factor {}: {} ({})\n", f.family, range_text(f.factor, "{:.2f}"), f.source);
+    if (const project::Prediction* c = project::cheapest(w))
+      text += fmt::format("  cheapest: {}: {} USD/1M samples, step {} ms ({}-bound)\n", cluster_text(c->candidate),
+                          range_text(c->usd_per_1m_samples, "{:.4g}"), range_text(c->step_ms, "{:.4g}"), c->bound);
+    text += "  knee: " + knee_text(w) + "\n";
+    text += data_instances_line(w);
+    out += prose(text);
+    std::vector<std::string> dropped;
+    out += top_table(w, top, width, dropped);
+    text.clear();
+    if (!dropped.empty())
+      text += fmt::format("  left out at this width: {} (--out and --html have them)\n", fmt::join(dropped, " and "));
+    if (!w.checks.empty())
+      text += w.host_calibration ? fmt::format("  the config's own configurations on this host (projected x {:.3f}, the reference's measured / projected step):\n",
+                                               *w.host_calibration)
+                                 : std::string("  the config's own configurations (projected vs actual):\n");
+    for (const auto& c : w.checks) {
+      text += fmt::format("    {:<20} projected {} ms", c.configuration, range_text(c.predicted.step_ms, "{:.4g}"));
+      if (c.actual_ms)
+        text += fmt::format(", {} {:.4g} ms ({:+.1f} %, {} the interval)", c.actual_source, *c.actual_ms, project::error_pct(c),
+                            *c.actual_ms >= c.predicted.step_ms.lo && *c.actual_ms <= c.predicted.step_ms.hi ? "inside" : "outside");
+      text += c.reference ? " [reference]\n" : "\n";
+    }
+    out += prose(text);
+  }
+  if (!p.next_config_path.empty()) out += prose("\nconfiguration to measure next: " + p.next_config_path + "\n");
   return out;
 }
 

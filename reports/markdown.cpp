@@ -178,9 +178,9 @@ std::string advice_markdown(const Advice& advice) {
       out += "|---:|---|---|---|---:|---:|---:|---:|---:|---|\n";
     }
     out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {:.2g} | {} |\n", r.rank, markdown_escape(r.configuration),
-                       markdown_escape(r.instances), market_name(r.market), significant(r.usd, 4),
+                       markdown_escape(instances_by_role(r.instances)), market_name(r.market), significant(r.usd, 4),
                        r.p95_usd ? significant(*r.p95_usd, 4) : "-", significant(r.hours, 3), significant(r.wall_hours, 3),
-                       r.expected_interruptions, markdown_escape(r.reason));
+                       r.expected_interruptions, markdown_escape(advice_reason(advice, r)));
   }
   if (!advice.notes.empty()) out += "\n";
   for (const auto& n : advice.notes) out += "- " + markdown_escape(n) + "\n";

@@ -1,14 +1,22 @@
 #pragma once
-// What the run writers are given: the run, where it was read from, and its history's trends.
+// What the writers of a page are given beyond its record: a run's source and trends, the
+// console's width; the projection's rows to show.
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "src/core/result.h"
-#include "reports/console.h"
+#include "src/project/report.h"
 
 namespace pperf {
+
+/// How the console writer fits the terminal.
+struct ConsoleOptions {
+  size_t width = 0;   // columns available; 0 = no limit (every column)
+  bool wide = false;  // every column whatever the width
+};
 
 /// One run's figures of one pair, for a trend chart.
 struct TrendPoint {
@@ -31,6 +39,13 @@ struct RunReportPage {
   std::vector<TrendSeries> trends;   // empty without --history
   std::string history_note;          // e.g. "12 complete runs of 'x' on host ab12 in F"
   ConsoleOptions console;            // for the console writer (reports/writer.h)
+};
+
+/// `pperf project`'s page: the projection and how much of it the table shows.
+struct ProjectionPage {
+  const project::Projection* projection = nullptr;
+  size_t top = 10;        // rows of each workload's table (console, HTML)
+  ConsoleOptions console; // the console writer's width (its prose wraps, its intervals give way)
 };
 
 }  // namespace pperf

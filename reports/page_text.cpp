@@ -5,9 +5,10 @@
 #include <algorithm>
 #include <cmath>
 
-#include "src/stats/compare_stats.h"
 #include "src/core/result.h"
-#include "reports/console.h"
+#include "src/stats/compare_stats.h"
+#include "src/stats/decision.h"
+#include "reports/columns.h"
 #include "reports/markup.h"
 
 namespace pperf {
@@ -134,5 +135,77 @@ std::string pair_figures_line(const PairComparison& p, const std::string& curren
 
 std::string market_name(const std::string& market) { return market == "spot" ? "Spot" : "On-Demand"; }
 std::string p95_text(const AdviceRow& row) { return row.p95_usd ? significant(*row.p95_usd, 4) + " USD" : "-"; }
+
+namespace {
+std::string money(double usd) { return fmt::format("{:.4g} USD", usd); }
+
+/// "; A .. B across the Spot price range (L..H USD/h; type: cheapest zone Z, dearest Y)".
+std::string spread_text(const SpotPriceSpread& s) {
+  std::string zones;
+  for (const auto& z : s.zones)
+    zones += fmt::format("{}{}: cheapest zone {}, dearest {}", zones.empty() ? "" : "; ", z.type, z.cheapest, z.dearest);
+  return fmt::format("; {} .. {} across the Spot price range ({:.4g}..{:.4g} USD/h{})", money(s.usd[0]), money(s.usd[1]),
+                     s.usd_per_hour[0], s.usd_per_hour[1], zones.empty() ? ", zones not named in the table" : "; " + zones);
+}
+}  // namespace
+
+std::string advice_decision_text(const AdviceRow& row) {
+  if (!row.decision) return "";
+  const AdviceDecision& d = *row.decision;
+  return fmt::format("{} against its run's baseline (improvement {:+.1f} %, {:.0f} % confidence)",
+                     verdict_phrase(d.verdict, d.equivalence_pct), d.improvement_pct, d.confidence * 100);
+}
+
+std::string advice_reason(const Advice& advice, const AdviceRow& row) {
+  const auto best = std::find_if(advice.rows.begin(), advice.rows.end(),
+                                 [&](const AdviceRow& r) { return r.workload == row.workload && r.rank == 1; });
+  const std::string risk =
+      row.market == "spot"
+          ? fmt::format("p95 {}, {:.2g} expected interruptions, {:.3g} h wall", money(*row.p95_usd),
+                        row.expected_interruptions, row.wall_hours) + (row.price_spread ? spread_text(*row.price_spread) : "")
+          : fmt::format("no interruptions, {:.3g} h", row.hours);
+  std::string reason;
+  if (row.rank == 1 || best == advice.rows.end())
+    reason = fmt::format("cheapest: {} expected ({})", money(row.usd), risk);
+  else
+    reason = fmt::format("{} more than #1 {} {} (+{:.1f} %); {}", money(row.usd - best->usd), best->configuration,
+                         best->market == "spot" ? "on Spot" : "On-Demand", (row.usd / best->usd - 1) * 100, risk);
+  const std::string decision = advice_decision_text(row);
+  return decision.empty() ? reason : decision + "; " + reason;
+}
+
+// ---- the projection
+
+std::string cluster_text(const project::Candidate& c) {
+  std::string s = fmt::format("{} x {}", c.trainer_count, c.trainer_type);
+  if (c.data_count > 0) s += fmt::format(" + {} x {}", c.data_count, c.data_type);
+  return s;
+}
+
+std::string range_text(const project::Range& r, const char* format) {
+  return fmt::format(fmt::runtime(format), r.value) + " [" + fmt::format(fmt::runtime(format), r.lo) + ", " +
+         fmt::format(fmt::runtime(format), r.hi) + "]";
+}
+
+// At 0 data instances the trainer's own vCPUs already feed it, and the figure (a tiny fraction
+// of one vCPU for a trainer-bound job) is only the pipeline's need.
+std::string knee_text(const project::WorkloadProjection& w) {
+  if (!w.knee_vcpus_per_accelerator) return "unknown (no trainer step: give --trainer-step-ms)";
+  if (w.knee_data_instances && *w.knee_data_instances == 0)
+    return fmt::format("0 data instances on {}: its own vCPUs feed it (the pipeline needs {:.3g} vCPUs per accelerator)",
+                       w.trainer_type, *w.knee_vcpus_per_accelerator);
+  return fmt::format("{:.3g} vCPUs per accelerator (beyond it the step stops improving){}", *w.knee_vcpus_per_accelerator,
+                     w.knee_data_instances ? fmt::format(", reached with {} data instance(s) on {}", *w.knee_data_instances, w.trainer_type) : "");
+}
+std::string data_instances_line(const project::WorkloadProjection& w) {
+  if (!w.measured.pipeline_absent.empty())
+    return "  data instances: not projected: " + w.measured.pipeline_absent + "\n";
+  const project::Prediction* c = w.predictions.empty() ? nullptr : &w.predictions[0];
+  if (!c || c->candidate.data_count > 0) return "";
+  if (w.knee_data_instances && *w.knee_data_instances == 0)
+    return fmt::format("  data instances: none pay: {} alone is trainer-bound (pipeline term {:.3g} ms on its own vCPUs, trainer step {:.4g} ms); "
+                       "each data instance only adds cost\n", cluster_text(c->candidate), c->pipeline_ms, c->trainer_ms.value_or(0));
+  return "  data instances: none pay at these prices: the trainer alone is cheapest per sample\n";
+}
 
 }  // namespace pperf

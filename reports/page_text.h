@@ -1,13 +1,14 @@
 #pragma once
 // Text that several formats of one page share (console, Markdown, JUnit, HTML): the compare
-// page's figures and sentences, the advice page's labels. Formats only.
+// page's figures and sentences, the advice page's labels, the projection's. Formats only.
 #include <array>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "src/core/advice.h"
-#include "reports/compare.h"
+#include "src/compare/compare.h"
+#include "src/project/report.h"
 
 namespace pperf {
 
@@ -39,5 +40,22 @@ std::string verdict_badge(Verdict verdict);
 std::string market_name(const std::string& market);
 /// The row's 95th-percentile cost, "12.3 USD", or "-".
 std::string p95_text(const AdviceRow& row);
+/// The row's run verdict against its baseline, "cheaper per step against its run's baseline
+/// (improvement +38.2 %, 95 % confidence)"; "" without one.
+std::string advice_decision_text(const AdviceRow& row);
+/// Why the row ranks where it does, one line: the decision first, then "cheapest: ..." for #1
+/// or how much more than its workload's #1, and the risk (Spot: p95, interruptions, wall hours
+/// and the price range's spread; On-Demand: hours).
+std::string advice_reason(const Advice& advice, const AdviceRow& row);
+
+/// "2 x c5.4xlarge + 1 x c5.xlarge": a candidate cluster, trainers first.
+std::string cluster_text(const project::Candidate& c);
+/// "12.3 [11, 14]": a value and its interval, each in `format`.
+std::string range_text(const project::Range& r, const char* format);
+/// The knee in words: where added vCPUs stop shortening the step.
+std::string knee_text(const project::WorkloadProjection& w);
+/// One indented line, ending in a newline, on what data instances do for this workload
+/// (nothing known and why, nothing, or nothing at these prices); "" when the cheapest has some.
+std::string data_instances_line(const project::WorkloadProjection& w);
 
 }  // namespace pperf

@@ -43,4 +43,15 @@ const std::vector<AdviceWriter>& advice_writers() {
   return writers;
 }
 
+const std::vector<ProjectionWriter>& projection_writers() {
+  static const std::vector<ProjectionWriter> writers = {
+      {"console", "", "txt", "the projection pperf prints (at the page's console width)", false, projection_console},
+      {"json", "out", "json", "write the projection as JSON (schemas/projection.schema.json)", false,
+       [](const ProjectionPage& p) { return projection_json(*p.projection).dump(2) + "\n"; }},
+      {"html", "html", "html", "write an HTML page with the chart (USD per 1M samples vs data instances)", false,
+       projection_html},
+  };
+  return writers;
+}
+
 }  // namespace pperf

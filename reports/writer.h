@@ -1,7 +1,8 @@
 #pragma once
 // Every output format by name, one registry per page: a run's (`pperf run|cost --csv/--html/...`,
 // `pperf report`, `pperf export --format`), a comparison's (`pperf compare --out/--markdown/...`)
-// and the advice's (`pperf advise --json/--markdown`), with their file flags, usage text and
+// the advice's (`pperf advise --json/--markdown`) and the projection's (`pperf project --out/--html`),
+// with their file flags, usage text and
 // did-you-mean. Adding a format is a function in its format's file (reports/formats.h) and one
 // entry here. Every writer formats only.
 #include <functional>
@@ -9,7 +10,7 @@
 #include <vector>
 
 #include "src/core/advice.h"
-#include "reports/compare.h"
+#include "src/compare/compare.h"
 #include "reports/page.h"
 
 namespace pperf {
@@ -28,11 +29,13 @@ struct Writer {
 using RunWriter = Writer<RunReportPage>;
 using CompareWriter = Writer<CompareReport>;
 using AdviceWriter = Writer<Advice>;
+using ProjectionWriter = Writer<ProjectionPage>;
 
 /// Each page's formats, in the order usage text lists them.
 const std::vector<RunWriter>& run_writers();
 const std::vector<CompareWriter>& compare_writers();
 const std::vector<AdviceWriter>& advice_writers();
+const std::vector<ProjectionWriter>& projection_writers();
 
 /// The format named `name`; nullptr when there is none.
 template <class Page>

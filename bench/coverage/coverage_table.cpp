@@ -7,7 +7,7 @@
 
 #include <cstdlib>
 
-#include "coverage_sim.h"
+#include "bench/stats_sim/coverage_sim.h"
 
 using namespace pperf;
 using namespace pperf::coverage;

@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "coverage_sim.h"
+#include "bench/stats_sim/coverage_sim.h"
 #include "src/stats/race.h"
 
 using namespace pperf;

@@ -17,7 +17,7 @@
 #include <limits>
 #include <string>
 
-#include "coverage_sim.h"
+#include "bench/stats_sim/coverage_sim.h"
 
 using namespace pperf;
 using namespace pperf::coverage;

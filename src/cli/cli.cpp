@@ -14,7 +14,6 @@
 #include <iostream>
 
 #include "src/config/plan.h"
-#include "src/config/sweep_report.h"
 #include "src/core/atomic_file.h"
 #include "src/core/input_error.h"
 #include "src/core/results_json.h"
@@ -26,7 +25,8 @@
 #include "src/core/process.h"
 #include "src/measure/torch_info.h"
 #include "pricing/pricing_stage.h"
-#include "reports/console.h"
+#include "reports/formats.h"
+#include "reports/text.h"
 
 namespace pperf::cli {
 
@@ -214,8 +214,7 @@ void write_in_progress(const RunReport& report, const Outputs& outputs) {
 }
 
 Finished finish(RunReport& report, const RunSession& session, const Outputs& outputs, bool require_converged) {
-  session.price(report.results, report.host);
-  report.sweep = sweep_report(session.config(), report.results);
+  session.price(report);
   report.finished_at = utc_timestamp();
   Finished finished{exit_code_for(report, require_converged), false, outputs.json_path};
   const std::string text = results_file_text(report);

@@ -15,7 +15,7 @@
 #include "src/core/results_json.h"
 #include "src/history/history.h"
 #include "src/stats/change_points.h"
-#include "reports/compare.h"
+#include "src/compare/compare.h"
 #include "reports/formats.h"
 #include "reports/writer.h"
 

@@ -20,7 +20,8 @@
 #include "src/project/assemble.h"
 #include "src/project/next_config.h"
 #include "src/project/report.h"
-#include "reports/console.h"
+#include "reports/formats.h"
+#include "reports/text.h"
 
 namespace pperf::cli {
 
@@ -164,43 +165,35 @@ double number_flag(const Parsed& p, const std::string& flag) {
     throw InputError("--" + flag, "", "expected a number > 0, got '" + text + "'");
   return v;
 }
-}  // namespace
-
-int command_project(const std::vector<std::string>& args) {
-  auto options = config_options("project");
-  options.add_options()("table", po::value<std::string>(), "price table (name or file; default: the config's pricing.table)")(
-      "region", po::value<std::string>(), "region of the table (default: the config's, else the table's only one)")(
-      "out", po::value<std::string>(), "write the projection as JSON (schemas/projection.schema.json)")(
-      "html", po::value<std::string>(), "write an HTML page with the chart (USD per 1M samples vs data instances)")(
-      "next", po::value<std::string>(), "where to write the configuration to measure next (default: beside --out, else results/)")(
-      "results", po::value<std::string>(), "project from this results file of the config (pperf run) instead of measuring")(
-      "trainer-step-ms", po::value<std::string>(), "the trainer's step with its input ready, ms (e.g. from a GPU run)")(
-      "max-data", po::value<std::string>()->default_value("4"), "data instances per trainer group to consider: 1..N")(
-      "top", po::value<std::string>()->default_value("10"), "rows of the table printed")(
-      "link-gbps", po::value<std::string>(), "the data link's bandwidth, Gbit/s (the tables carry none: unmodelled without it)");
-  options.add_options()("history", po::value<std::string>(),
-                        "read per-core speed factors of instance families from the native runs in this history (file or postgresql:// URI)");
-  Parsed p = parse("project", options, args);
-  if (p.help) return std::cout << options, kExitOk;
-  const int64_t max_data = count_flag(p, "max-data");
-  const size_t top = static_cast<size_t>(count_flag(p, "top"));
+/// What the command's flags ask, beside the session's request.
+struct ProjectFlags {
+  int64_t max_data = 4;
+  size_t top = 10;
   std::optional<double> trainer_step_ms;
-  if (p.has("trainer-step-ms")) trainer_step_ms = number_flag(p, "trainer-step-ms");
   project::ModelSettings settings;
-  if (p.has("link-gbps")) settings.link_gbit_per_s = number_flag(p, "link-gbps");
+  std::string history_db;  // "" without --history
+  std::string next_path;
+};
 
-  SessionRequest request = session_request(p);
-  {  // The reference (the baseline) alone is measured: load once to name it.
-    const RunSession probe(request);
-    request.filter.configurations = {probe.config().baseline().name};
-  }
-  const RunSession session(request);
+/// The config's shape as the projection reads it: the reference (the baseline), its trainer
+/// group, and where the trainer's step and the pipeline's cost come from.
+struct Reference {
+  const Configuration* configuration = nullptr;
+  size_t index = 0;  // into config.configurations
+  const InstanceGroup* trainer = nullptr;
+  bool trainer_elsewhere = false;  // a config this host cannot run: --trainer-step-ms is the trainer's step
+  bool trainer_given = false;      // the trainers' steps are given (priced-only without a data group, or elsewhere)
+  bool pipeline_here = false;      // its cost is in this host's cores
+};
+
+Reference reference_of(const RunSession& session, const Parsed& p, const ProjectFlags& flags) {
   const Config& config = session.config();
-  const Configuration& reference = config.baseline();
-  const InstanceGroup* trainer_group = group_of(reference, "dnn");
-  const size_t reference_index = static_cast<size_t>(&reference - config.configurations.data());
-  if (!trainer_group)
-    throw InputError(config.path, fmt::format("{}/instances", reference.pointer), "the baseline has no trainer group (role \"dnn\")");
+  Reference ref;
+  ref.configuration = &config.baseline();
+  ref.index = static_cast<size_t>(ref.configuration - config.configurations.data());
+  ref.trainer = group_of(*ref.configuration, "dnn");
+  if (!ref.trainer)
+    throw InputError(config.path, fmt::format("{}/instances", ref.configuration->pointer), "the baseline has no trainer group (role \"dnn\")");
   // A config without a data group projects the data side from its pipeline: measured with the
   // trainer (a runnable config's local loader), or alone here (a priced-only config, whose given
   // step is then the trainer's own: nothing in it says the step waited for input).
@@ -208,17 +201,24 @@ int command_project(const std::vector<std::string>& args) {
                                           [](const Configuration& c) { return group_of(c, "data") != nullptr; });
   // A config this host cannot run (e.g. a CUDA trainer here) projects from --trainer-step-ms (the
   // trainer's own step, measured where it runs) and its pipeline timed alone here.
-  const bool reference_not_runnable_here = std::any_of(session.plan().items.begin(), session.plan().items.end(),
-                                                       [](const PlanItem& item) { return !item.not_runnable_here.empty(); });
-  const bool trainer_elsewhere = !config.priced_only && !p.has("results") && trainer_step_ms && reference_not_runnable_here;
-  const bool trainer_given = (config.priced_only && !has_data_group) || trainer_elsewhere;
-  const bool pipeline_here = !config.priced_only || trainer_given;  // its cost is in this host's cores
-  if (config.priced_only && group_of(reference, "data"))
-    throw InputError(config.path, reference.pointer + "/instances",
+  const bool not_runnable_here = std::any_of(session.plan().items.begin(), session.plan().items.end(),
+                                             [](const PlanItem& item) { return !item.not_runnable_here.empty(); });
+  ref.trainer_elsewhere = !config.priced_only && !p.has("results") && flags.trainer_step_ms && not_runnable_here;
+  ref.trainer_given = (config.priced_only && !has_data_group) || ref.trainer_elsewhere;
+  ref.pipeline_here = !config.priced_only || ref.trainer_given;
+  if (config.priced_only && group_of(*ref.configuration, "data"))
+    throw InputError(config.path, ref.configuration->pointer + "/instances",
                      "the baseline of a priced-only config must be homogeneous (no data group): its step is taken as input-bound");
+  return ref;
+}
 
-  // The catalog: --table/--region, else the config's.
-  const std::string table_name = p.has("table") ? p.string("table") : config.pricing.table;
+/// The table's name: --table, else the config's.
+std::string table_name_of(const Parsed& p, const Config& config) { return p.has("table") ? p.string("table") : config.pricing.table; }
+
+/// The catalog (--table/--region, else the config's), holding every instance the config names;
+/// the reference's trainer is checked first.
+PriceTable catalog_of(const Parsed& p, const Config& config, const Reference& ref) {
+  const std::string table_name = table_name_of(p, config);
   const std::string region = p.has("region") ? p.string("region") : config.pricing.region;
   PriceTable table;
   try {
@@ -232,213 +232,286 @@ int command_project(const std::vector<std::string>& args) {
   } catch (const InputError& e) {
     throw InputError(p.has("region") ? "--region" : config.path, p.has("region") ? "" : "/pricing/region", e.what());
   }
-  const InstanceSpec* trainer_spec = table.find(trainer_group->type);
-  if (!trainer_spec)
+  if (!table.find(ref.trainer->type))
     throw InputError(table.path, "/regions/" + table.region,
-                     fmt::format("no instance '{}' (the trainer of {}'s {}/instances){}", trainer_group->type, config.path,
-                                 reference.pointer, did_you_mean(trainer_group->type, table.types())));
+                     fmt::format("no instance '{}' (the trainer of {}'s {}/instances){}", ref.trainer->type, config.path,
+                                 ref.configuration->pointer, did_you_mean(ref.trainer->type, table.types())));
   for (const auto& c : config.configurations)
     for (size_t g = 0; g < c.instances.size(); ++g)
       if (!table.find(c.instances[g].type))
         throw InputError(table.path, "/regions/" + table.region,
                          fmt::format("no instance '{}' (named at {}'s {}/instances/{}){}", c.instances[g].type, config.path,
                                      c.pointer, g, did_you_mean(c.instances[g].type, table.types())));
-  const Market market = config.pricing.market;
-  const std::string next_path = p.has("next") ? p.string("next") : default_next_path(p, config);
-  if (p.has("out")) check_writable(p.string("out"), "--out");
-  if (p.has("html")) check_writable(p.string("html"), "--html");
-  check_writable(next_path, p.has("next") ? "--next" : "--out");
-  if (p.has("history")) History(p.string("history"), History::Mode::read);  // a bad database fails before measuring
+  return table;
+}
 
-  // The measurement: given steps, a results file, or the reference measured now by the runner.
+/// The measurement: given steps, a results file, or the reference measured now by the runner.
+struct Measurement {
   std::vector<Result> results;
   std::string results_file = "the measurement";
-  int64_t logical_cpus = HostCapacity::here().logical_cpus;
+  int64_t logical_cpus = HostCapacity::here().logical_cpus;  // of the host that measured
+  bool stopped = false;                                      // Ctrl-C while measuring
+};
+
+Measurement measurement_of(const Parsed& p, const RunSession& session, const Reference& ref, const ProjectFlags& flags) {
+  const Config& config = session.config();
+  Measurement m;
   if (config.priced_only) {
-    results = given_results(session.plan());
-  } else if (trainer_elsewhere) {
+    m.results = given_results(session.plan());
+  } else if (ref.trainer_elsewhere) {
     for (const auto& item : session.plan().items) {
       Result r = item.result_skeleton();
-      r.step = StepTimeEstimate{*trainer_step_ms, std::nullopt, *trainer_step_ms, std::nullopt};
-      results.push_back(std::move(r));
+      r.step = StepTimeEstimate{*flags.trainer_step_ms, std::nullopt, *flags.trainer_step_ms, std::nullopt};
+      m.results.push_back(std::move(r));
     }
   } else if (p.has("results")) {
-    results_file = p.string("results");
+    m.results_file = p.string("results");
     RunReport run;
     try {
-      run = read_results_file(results_file);
+      run = read_results_file(m.results_file);
     } catch (const InputError& e) {
       throw InputError("--results", "", e.what());
     }
     if (run.config_name != config.name)
-      throw InputError(results_file, "/config/name", fmt::format("results of config '{}', not of '{}'", run.config_name, config.name));
-    if (run.host.contains("logical_cpus") && run.host["logical_cpus"].is_number_integer()) logical_cpus = run.host["logical_cpus"].get<int64_t>();
-    results = run.results;
+      throw InputError(m.results_file, "/config/name", fmt::format("results of config '{}', not of '{}'", run.config_name, config.name));
+    if (run.host.contains("logical_cpus") && run.host["logical_cpus"].is_number_integer())
+      m.logical_cpus = run.host["logical_cpus"].get<int64_t>();
+    m.results = run.results;
   } else {
     session.preflight(false, true);
     const std::atomic<bool>& stop = install_stop_handlers(true);
     MeasureObserver silent;
-    std::cerr << fmt::format("pperf project: measuring {} ({}) on this host\n", reference.name, config.path);
-    results = session.measure(session.executor_options(), stop, silent);
-    if (stop) return kExitRuntime;
+    std::cerr << fmt::format("pperf project: measuring {} ({}) on this host\n", ref.configuration->name, config.path);
+    m.results = session.measure(session.executor_options(), stop, silent);
+    m.stopped = stop;
   }
+  return m;
+}
 
+/// The ok result of `workload` x `configuration` with a step; nullptr when there is none.
+const Result* ok_result(const std::vector<Result>& results, const std::string& workload, const std::string& configuration) {
+  for (const auto& r : results)
+    if (r.workload == workload && r.configuration == configuration && r.status == ResultStatus::ok && r.step) return &r;
+  return nullptr;
+}
+
+/// What the model takes of the reference's result `ref_result` for `spec`: its pipeline's
+/// CPU-seconds per sample and scaling, the trainer's step, the batch's bytes.
+Measured measured_for(const WorkloadSpec& spec, const Result& ref_result, const Parsed& p, const Config& config,
+                      const Reference& ref, const PriceTable& table, const Measurement& measurement, const ProjectFlags& flags) {
+  Measured m;
+  const Configuration& reference = *ref.configuration;
+  if (ref.trainer_given) {
+    m.workload = spec.name;
+    m.samples_per_step = ref_result.samples_per_step;
+    m.trainer_step_ms = Range::point(ref_result.step->mean_ms);
+    m.trainer_source = fmt::format("given: {}'s step_time_ms, the trainer's own step (no configuration has a data group)", reference.name);
+    std::cerr << fmt::format("pperf project: measuring {}'s pipeline alone on this host\n", spec.name);
+    probe_pipeline_here(spec, measurement.logical_cpus, m);
+  } else if (config.priced_only) {
+    const int64_t vcpus = ref.trainer->count * table.find(ref.trainer->type)->vcpus;
+    m.workload = spec.name;
+    m.samples_per_step = ref_result.samples_per_step;
+    m.pipeline_cpu_s_per_sample =
+        Range::point(project::pipeline_cost_from_bound_step(ref_result.step->mean_ms, vcpus, ref_result.samples_per_step));
+    m.pipeline_source = fmt::format("derived: the baseline's given {:.4g} ms/step taken as input-bound on its {} vCPUs", ref_result.step->mean_ms, vcpus);
+    m.trainer_source = "not measured";
+  } else {
+    double ref_cores = 1;
+    m = project::measured_from(ref_result, capabilities_of(spec.name), measurement.logical_cpus, measurement.results_file, &ref_cores);
+    // Scaling: a configuration of the same results whose pipeline ran on more cores; its
+    // CPU-seconds per sample against the reference's (data workers: their transport included).
+    project::scaling_from_results(m, capabilities_of(spec.name), ref_cores, measurement.results, reference.name,
+                                  measurement.logical_cpus, measurement.results_file);
+    // Measured now and no configuration ran the pipeline wider: its scaling from the pipeline
+    // alone on 1 and on every CPU of this host.
+    // (pperf's own pipeline only: a Python worker's is not the one the probe would time.)
+    if (!p.has("results") && m.scaling_cores == 1 && m.pipeline_absent.empty() && measurement.logical_cpus > 1 &&
+        reference.execution.data.worker == DataWorker::pperf) {
+      Measured alone;
+      probe_pipeline_here(spec, measurement.logical_cpus, alone);
+      if (alone.pipeline_absent.empty() && alone.scaling_cores > 1) {
+        m.scaling_efficiency = alone.scaling_efficiency;
+        m.scaling_cores = alone.scaling_cores;
+        m.pipeline_source += "; its scaling from the pipeline alone: " + alone.pipeline_source.substr(alone.pipeline_source.find("scaling from") + 13);
+      }
+    }
+  }
+  if (const auto bytes = batch_bytes(spec)) m.bytes_per_batch = *bytes * static_cast<double>(m.samples_per_step / std::max<int64_t>(1, spec.batch_size));
+  if (flags.trainer_step_ms) {
+    m.trainer_step_ms = Range::point(*flags.trainer_step_ms);
+    m.trainer_source = "given (--trainer-step-ms)";
+    m.trainer_cpu_s_per_step = 0;  // a GPU step's host CPU use is not known: not charged to the pool
+  }
+  return m;
+}
+
+/// The model's inputs for `spec`: what was measured, the speed factors' sources and the config's
+/// configurations (on this host, the CPUs each pins; their measured or given steps).
+project::WorkloadInputs inputs_for(const WorkloadSpec& spec, Measured measured, const Config& config, const Reference& ref,
+                                   const PriceTable& table, const Measurement& measurement, const ProjectFlags& flags,
+                                   project::FactorInputs& factors) {
+  project::WorkloadInputs in;
+  in.trainer = *ref.trainer;
+  in.trainer_accelerators = table.find(ref.trainer->type)->accelerators;
+  in.measured = std::move(measured);
+  if (!flags.history_db.empty() && ref.pipeline_here && in.measured.pipeline_absent.empty())
+    factors.measured = history_factors(flags.history_db, in.measured, spec);
+  factors.reference_family_exact = config.priced_only && !ref.trainer_given;
+  factors.reference_family = project::family_of(ref.trainer->type);
+  factors.relative_to_host = ref.pipeline_here;
+  in.each_trainer = ref.trainer_given;
+  in.calibrate_to_host = !config.priced_only && !ref.trainer_elsewhere;
+  in.max_data = flags.max_data;
+  in.market = config.pricing.market;
+  in.settings = flags.settings;
+  for (size_t ci = 0; ci < config.configurations.size(); ++ci) {
+    const Configuration& c = config.configurations[ci];
+    project::ConfigurationInput ic;
+    ic.name = c.name;
+    ic.reference = ci == ref.index;
+    if (const InstanceGroup* t = group_of(c, "dnn")) ic.trainer = *t;
+    if (const InstanceGroup* d = group_of(c, "data")) ic.data = *d;
+    ic.given_step_ms = c.step_time_ms;
+    if (in.calibrate_to_host) {  // emulated here: the CPUs the config pins
+      const ExecutionSettings& e = c.execution;
+      const int64_t logical_cpus = measurement.logical_cpus;
+      const auto size_of = [&](const std::vector<int>& set) { return set.empty() ? logical_cpus : static_cast<int64_t>(set.size()); };
+      project::ConfigurationInput::HostCpus host;
+      host.trainer_vcpus = size_of(e.cpus);
+      host.pooled = e.data.mode == DataMode::local;
+      host.data_vcpus = host.pooled ? 0 : std::min(size_of(e.data.spawn_local_cpus), e.data.spawn_local_processes * e.data.spawn_local_workers);
+      if (host.pooled) host.trainer_vcpus = std::min(host.trainer_vcpus, std::max<int64_t>(1, e.data.workers));
+      ic.host = host;
+    }
+    if (config.priced_only) ic.actual_ms = c.step_time_ms, ic.actual_source = "given";
+    else if (const Result* r = ok_result(measurement.results, spec.name, c.name))
+      ic.actual_ms = r->step->mean_ms, ic.actual_source = ref.trainer_elsewhere ? "given" : "measured";
+    in.configurations.push_back(ic);
+  }
+  return in;
+}
+
+/// The configuration to measure next: the first workload's cheapest cluster, beside the baseline
+/// (and, when that is the trainer alone, its cheapest cluster with data instances).
+void write_next_config(const Parsed& p, const Config& config, const PriceTable& table, const Reference& ref,
+                       const project::Projection& out) {
+  project::NextConfigInputs in;
+  std::ifstream file(config.path);
+  in.config = nlohmann::json::parse(file);
+  in.name = config.name;
+  in.table = std::filesystem::exists(table.path) ? std::filesystem::absolute(table.path).string() : table_name_of(p, config);
+  in.region = table.region;
+  for (const auto& params : config.path_params)
+    for (const auto& pp : params) in.paths.emplace_back(pp.pointer, pp.path);
+  in.config_dir = std::filesystem::absolute(config.path).parent_path().string();
+  in.priced_only = config.priced_only;
+  in.reference = ref.index;
+  for (size_t ci = 0; ci < config.configurations.size(); ++ci)
+    if (group_of(config.configurations[ci], "data")) {
+      in.data_configuration = ci;
+      break;
+    }
+  in.host_cpus = HostCapacity::here().logical_cpus;
+  const project::WorkloadProjection& first = out.workloads.front();
+  const project::Prediction* best = project::cheapest(first);
+  const auto with_data = std::find_if(first.predictions.begin(), first.predictions.end(),
+                                      [](const project::Prediction& pr) { return pr.candidate.data_count > 0; });
+  write_file_atomically(out.next_config_path,
+                        project::next_config(in, best->candidate, with_data == first.predictions.end() ? nullptr : &with_data->candidate)
+                                .dump(2) + "\n");
+}
+
+/// The flags beyond the session's, read and checked (InputError naming the flag); next_path
+/// once the config is read.
+ProjectFlags flags_of(const Parsed& p) {
+  ProjectFlags flags;
+  flags.max_data = count_flag(p, "max-data");
+  flags.top = static_cast<size_t>(count_flag(p, "top"));
+  if (p.has("trainer-step-ms")) flags.trainer_step_ms = number_flag(p, "trainer-step-ms");
+  if (p.has("link-gbps")) flags.settings.link_gbit_per_s = number_flag(p, "link-gbps");
+  if (p.has("history")) flags.history_db = p.string("history");
+  return flags;
+}
+}  // namespace
+
+int command_project(const std::vector<std::string>& args) {
+  auto options = config_options("project");
+  options.add_options()("table", po::value<std::string>(), "price table (name or file; default: the config's pricing.table)")(
+      "region", po::value<std::string>(), "region of the table (default: the config's, else the table's only one)");
+  add_file_flags(options, projection_writers(), "");
+  options.add_options()(
+      "next", po::value<std::string>(), "where to write the configuration to measure next (default: beside --out, else results/)")(
+      "results", po::value<std::string>(), "project from this results file of the config (pperf run) instead of measuring")(
+      "trainer-step-ms", po::value<std::string>(), "the trainer's step with its input ready, ms (e.g. from a GPU run)")(
+      "max-data", po::value<std::string>()->default_value("4"), "data instances per trainer group to consider: 1..N")(
+      "top", po::value<std::string>()->default_value("10"), "rows of the table printed")(
+      "link-gbps", po::value<std::string>(), "the data link's bandwidth, Gbit/s (the tables carry none: unmodelled without it)");
+  options.add_options()("history", po::value<std::string>(),
+                        "read per-core speed factors of instance families from the native runs in this history (file or postgresql:// URI)");
+  Parsed p = parse("project", options, args);
+  if (p.help) return std::cout << options, kExitOk;
+
+  ProjectFlags flags = flags_of(p);
+  SessionRequest request = session_request(p);
+  request.baseline_only = true;  // the reference (the baseline) alone is measured
+  const RunSession session(request);
+  const Config& config = session.config();
+  flags.next_path = p.has("next") ? p.string("next") : default_next_path(p, config);
+  const Reference ref = reference_of(session, p, flags);
+  const PriceTable table = catalog_of(p, config, ref);
+  const auto files = file_outputs(p, projection_writers());
+  check_writable(flags.next_path, p.has("next") ? "--next" : "--out");
+  if (!flags.history_db.empty()) History(flags.history_db, History::Mode::read);  // a bad database fails before measuring
+
+  const Measurement measurement = measurement_of(p, session, ref, flags);
+  if (measurement.stopped) return kExitRuntime;
   project::Projection out;
   out.config_path = config.path;
   out.config_name = config.name;
   out.table = table.name;
   out.table_path = table.path;
   out.region = table.region;
-  out.market = to_string(market);
-  out.settings = settings;
-  out.reference_host = trainer_elsewhere ? "this host (the pipeline alone); the trainer's step given (--trainer-step-ms)"
-                       : trainer_given   ? "this host (the pipeline alone); the trainers' steps given"
-                       : config.priced_only ? "given step times (nothing measured)"
-                                            : "this host";
-  out.next_config_path = next_path;
+  out.market = to_string(config.pricing.market);
+  out.settings = flags.settings;
+  out.reference_host = ref.trainer_elsewhere ? "this host (the pipeline alone); the trainer's step given (--trainer-step-ms)"
+                       : ref.trainer_given   ? "this host (the pipeline alone); the trainers' steps given"
+                       : config.priced_only  ? "given step times (nothing measured)"
+                                             : "this host";
+  out.next_config_path = flags.next_path;
   std::vector<std::string> not_projected;  // one line per workload whose measurement failed
-  for (size_t w = 0; w < config.workloads.size(); ++w) {
-    const WorkloadSpec& spec = config.workloads[w];
-    const auto find = [&](const std::string& configuration) -> const Result* {
-      for (const auto& r : results)
-        if (r.workload == spec.name && r.configuration == configuration && r.status == ResultStatus::ok && r.step) return &r;
-      return nullptr;
-    };
-    const Result* ref = find(reference.name);
-    if (!ref) {  // the measurement failed: this workload is not projected, and the output says why
+  for (const WorkloadSpec& spec : config.workloads) {
+    const Result* ref_result = ok_result(measurement.results, spec.name, ref.configuration->name);
+    if (!ref_result) {  // the measurement failed: this workload is not projected, and the output says why
       std::string why = "no result";
-      for (const auto& r : results)
-        if (r.workload == spec.name && r.configuration == reference.name)
+      for (const auto& r : measurement.results)
+        if (r.workload == spec.name && r.configuration == ref.configuration->name)
           why = to_string(r.status) + (r.reason.empty() ? "" : ": " + r.reason);
       if (config.priced_only || p.has("results"))
-        throw InputError(results_file, "", fmt::format("no ok result of {} x {} to project from ({})", spec.name, reference.name, why));
+        throw InputError(measurement.results_file, "",
+                         fmt::format("no ok result of {} x {} to project from ({})", spec.name, ref.configuration->name, why));
       not_projected.push_back(fmt::format("workload {}: not projected: its measurement of {} here did not succeed ({})", spec.name,
-                                          reference.name, why));
+                                          ref.configuration->name, why));
       continue;
     }
-    project::WorkloadInputs in;
-    in.trainer = *trainer_group;
-    in.trainer_accelerators = trainer_spec->accelerators;
-    Measured& m = in.measured;
-    if (trainer_given) {
-      m.workload = spec.name;
-      m.samples_per_step = ref->samples_per_step;
-      m.trainer_step_ms = Range::point(ref->step->mean_ms);
-      m.trainer_source = fmt::format("given: {}'s step_time_ms, the trainer's own step (no configuration has a data group)", reference.name);
-      std::cerr << fmt::format("pperf project: measuring {}'s pipeline alone on this host\n", spec.name);
-      probe_pipeline_here(spec, logical_cpus, m);
-    } else if (config.priced_only) {
-      const int64_t vcpus = trainer_group->count * trainer_spec->vcpus;
-      m.workload = spec.name;
-      m.samples_per_step = ref->samples_per_step;
-      m.pipeline_cpu_s_per_sample = Range::point(project::pipeline_cost_from_bound_step(ref->step->mean_ms, vcpus, ref->samples_per_step));
-      m.pipeline_source = fmt::format("derived: the baseline's given {:.4g} ms/step taken as input-bound on its {} vCPUs", ref->step->mean_ms, vcpus);
-      m.trainer_source = "not measured";
-    } else {
-      double ref_cores = 1;
-      m = project::measured_from(*ref, capabilities_of(spec.name), logical_cpus, results_file, &ref_cores);
-      // Scaling: a configuration of the same results whose pipeline ran on more cores; its
-      // CPU-seconds per sample against the reference's (data workers: their transport included).
-      project::scaling_from_results(m, capabilities_of(spec.name), ref_cores, results, reference.name, logical_cpus, results_file);
-      // Measured now and no configuration ran the pipeline wider: its scaling from the pipeline
-      // alone on 1 and on every CPU of this host.
-      // (pperf's own pipeline only: a Python worker's is not the one the probe would time.)
-      if (!p.has("results") && m.scaling_cores == 1 && m.pipeline_absent.empty() && logical_cpus > 1 &&
-          reference.execution.data.worker == DataWorker::pperf) {
-        Measured alone;
-        probe_pipeline_here(spec, logical_cpus, alone);
-        if (alone.pipeline_absent.empty() && alone.scaling_cores > 1) {
-          m.scaling_efficiency = alone.scaling_efficiency;
-          m.scaling_cores = alone.scaling_cores;
-          m.pipeline_source += "; its scaling from the pipeline alone: " + alone.pipeline_source.substr(alone.pipeline_source.find("scaling from") + 13);
-        }
-      }
-    }
-    if (const auto bytes = batch_bytes(spec)) m.bytes_per_batch = *bytes * static_cast<double>(m.samples_per_step / std::max<int64_t>(1, spec.batch_size));
-    if (trainer_step_ms) {
-      m.trainer_step_ms = Range::point(*trainer_step_ms);
-      m.trainer_source = "given (--trainer-step-ms)";
-      m.trainer_cpu_s_per_step = 0;  // a GPU step's host CPU use is not known: not charged to the pool
-    }
-    // The model's inputs: the speed factors' sources and the config's configurations (on this
-    // host, the CPUs each pins; their measured or given steps).
     project::FactorInputs factors;
-    const std::string history_db = p.has("history") ? p.string("history") : "";
-    if (!history_db.empty() && pipeline_here && m.pipeline_absent.empty()) factors.measured = history_factors(history_db, m, spec);
-    factors.reference_family_exact = config.priced_only && !trainer_given;
-    factors.reference_family = project::family_of(trainer_group->type);
-    factors.relative_to_host = pipeline_here;
-    in.each_trainer = trainer_given;
-    in.calibrate_to_host = !config.priced_only && !trainer_elsewhere;
-    in.max_data = max_data;
-    in.market = market;
-    in.settings = settings;
-    for (size_t ci = 0; ci < config.configurations.size(); ++ci) {
-      const Configuration& c = config.configurations[ci];
-      project::ConfigurationInput ic;
-      ic.name = c.name;
-      ic.reference = ci == reference_index;
-      if (const InstanceGroup* t = group_of(c, "dnn")) ic.trainer = *t;
-      if (const InstanceGroup* d = group_of(c, "data")) ic.data = *d;
-      ic.given_step_ms = c.step_time_ms;
-      if (in.calibrate_to_host) {  // emulated here: the CPUs the config pins
-        const ExecutionSettings& e = c.execution;
-        const auto size_of = [&](const std::vector<int>& set) { return set.empty() ? logical_cpus : static_cast<int64_t>(set.size()); };
-        project::ConfigurationInput::HostCpus host;
-        host.trainer_vcpus = size_of(e.cpus);
-        host.pooled = e.data.mode == DataMode::local;
-        host.data_vcpus = host.pooled ? 0 : std::min(size_of(e.data.spawn_local_cpus), e.data.spawn_local_processes * e.data.spawn_local_workers);
-        if (host.pooled) host.trainer_vcpus = std::min(host.trainer_vcpus, std::max<int64_t>(1, e.data.workers));
-        ic.host = host;
-      }
-      if (config.priced_only) ic.actual_ms = c.step_time_ms, ic.actual_source = "given";
-      else if (const Result* r = find(c.name)) ic.actual_ms = r->step->mean_ms, ic.actual_source = trainer_elsewhere ? "given" : "measured";
-      in.configurations.push_back(ic);
-    }
+    const Measured m = measured_for(spec, *ref_result, p, config, ref, table, measurement, flags);
+    const project::WorkloadInputs in = inputs_for(spec, m, config, ref, table, measurement, flags, factors);
     out.workloads.push_back(project::project_workload(in, table, factors));
   }
-
   if (out.workloads.empty()) {
     for (const auto& line : not_projected) std::cerr << "pperf project: " << line << "\n";
     return kExitRuntime;
   }
-  // The configuration to measure next: the first workload's cheapest cluster, beside the baseline
-  // (and, when that is the trainer alone, its cheapest cluster with data instances).
-  {
-    project::NextConfigInputs in;
-    std::ifstream file(config.path);
-    in.config = nlohmann::json::parse(file);
-    in.name = config.name;
-    in.table = std::filesystem::exists(table.path) ? std::filesystem::absolute(table.path).string() : table_name;
-    in.region = table.region;
-    for (const auto& params : config.path_params)
-      for (const auto& pp : params) in.paths.emplace_back(pp.pointer, pp.path);
-    in.config_dir = std::filesystem::absolute(config.path).parent_path().string();
-    in.priced_only = config.priced_only;
-    in.reference = reference_index;
-    for (size_t ci = 0; ci < config.configurations.size(); ++ci)
-      if (group_of(config.configurations[ci], "data")) {
-        in.data_configuration = ci;
-        break;
-      }
-    in.host_cpus = HostCapacity::here().logical_cpus;
-    const project::WorkloadProjection& first = out.workloads.front();
-    const project::Prediction* best = project::cheapest(first);
-    const auto with_data = std::find_if(first.predictions.begin(), first.predictions.end(),
-                                        [](const project::Prediction& pr) { return pr.candidate.data_count > 0; });
-    write_file_atomically(next_path, project::next_config(in, best->candidate, with_data == first.predictions.end() ? nullptr : &with_data->candidate)
-                                             .dump(2) + "\n");
-  }
-  if (p.has("out")) write_file_atomically(p.string("out"), project::to_json(out).dump(2) + "\n");
-  if (p.has("html")) write_file_atomically(p.string("html"), project::html_page(out, top));
+  write_next_config(p, config, table, ref, out);
   // The terminal's width, as pperf run's report uses it (none when stdout is not a terminal).
-  const size_t width = terminal_columns();
-  std::cout << project::console_text(out, top, width);
+  const ProjectionPage page{&out, flags.top, ConsoleOptions{terminal_columns(), false}};
+  write_file_outputs(page, files);
+  std::cout << find_writer(projection_writers(), "console")->write(page);
   std::string written;
   for (const auto& line : not_projected) written += line + "\n";
-  if (p.has("out")) written += "projection: " + p.string("out") + "\n";
-  if (p.has("html")) written += "html: " + p.string("html") + "\n";
-  std::cout << wrap(written, width);
+  for (const auto& f : files) written += (f.writer->name == "json" ? "projection" : f.writer->name) + ": " + f.path + "\n";
+  std::cout << wrap(written, page.console.width);
   return kExitOk;
 }
 

@@ -21,7 +21,7 @@
 #include "src/measure/progress.h"
 #include "src/session/run_session.h"
 #include "pricing/pricing_stage.h"
-#include "reports/console.h"
+#include "reports/text.h"
 
 namespace pperf::cli {
 

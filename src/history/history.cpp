@@ -14,6 +14,7 @@
 #include <tuple>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "src/core/crypto.h"
 #include "src/core/input_error.h"
@@ -438,6 +439,38 @@ std::vector<StoredChangePoint> History::change_points(const std::string& config_
   return out;
 }
 
+namespace {
+/// A SELECT's columns named once: the list is made from the names, and a row's cell is read by
+/// its name (a name not selected is a programming error).
+class Selected {
+ public:
+  explicit Selected(std::vector<std::string> names) : names_(std::move(names)) {}
+  std::string list() const { return fmt::format("{}", fmt::join(names_, ", ")); }
+  /// One row of this SELECT.
+  class Row {
+   public:
+    Row(const Selected& columns, const SqlRow& row) : columns_(columns), row_(row) {}
+    bool null(const char* name) const { return row_.null(columns_.at(name)); }
+    std::string text(const char* name) const { return row_.text(columns_.at(name)); }
+    int64_t integer(const char* name) const { return row_.integer(columns_.at(name)); }
+    std::optional<double> real(const char* name) const { return row_.real(columns_.at(name)); }
+
+   private:
+    const Selected& columns_;
+    const SqlRow& row_;
+  };
+  Row operator()(const SqlRow& row) const { return Row(*this, row); }
+
+ private:
+  size_t at(const char* name) const {
+    const auto it = std::find(names_.begin(), names_.end(), name);
+    if (it == names_.end()) throw std::logic_error(std::string("column not selected: ") + name);
+    return static_cast<size_t>(it - names_.begin());
+  }
+  std::vector<std::string> names_;
+};
+}  // namespace
+
 History::CopyCounts History::copy_from(const History& from) {
   CopyCounts counts;
   // Both at this pperf's schema: `from` was opened (and so migrated) by it.
@@ -449,60 +482,62 @@ History::CopyCounts History::copy_from(const History& from) {
   std::map<int64_t, int64_t> id_map;  // source id -> target id
   for (const auto& id_row : ids) {
     const int64_t source_id = id_row.integer(0);
-    const auto r = from.db_->query(
-        "SELECT recorded_at, started_at, finished_at, config_name, config_path, config_sha256, git_sha, tool_version, "
-        "command, status, host_fingerprint, hostname, cpu_model, logical_cpus, pricing_table, pricing_retrieved, "
-        "currency, results_json, pricing_sha256, pricing_published FROM runs WHERE id = $1",
-        {source_id}).at(0);
+    static const Selected run_columns({"recorded_at", "started_at", "finished_at", "config_name", "config_path", "config_sha256",
+                                       "git_sha", "tool_version", "command", "status", "host_fingerprint", "hostname",
+                                       "cpu_model", "logical_cpus", "pricing_table", "pricing_retrieved", "currency",
+                                       "results_json", "pricing_sha256", "pricing_published"});
+    const SqlRow found = from.db_->query("SELECT " + run_columns.list() + " FROM runs WHERE id = $1", {source_id}).at(0);
+    const Selected::Row r = run_columns(found);
     RunRow row;
-    row.recorded_at = r.text(0);
-    row.started_at = r.text(1);
-    if (!r.null(2)) row.finished_at = r.text(2);
-    row.config_name = r.text(3);
-    row.config_path = r.text(4);
-    row.config_sha256 = r.text(5);
-    row.git_sha = r.text(6);
-    row.tool_version = r.text(7);
-    row.command = r.text(8);
-    row.status = r.text(9);
-    row.host_fingerprint = r.text(10);
-    row.hostname = r.text(11);
-    row.cpu_model = r.text(12);
-    if (!r.null(13)) row.logical_cpus = r.integer(13);
-    row.pricing_table = r.text(14);
-    row.pricing_retrieved = r.text(15);
-    row.currency = r.text(16);
-    row.results_json = r.text(17);
-    row.pricing_sha256 = r.text(18);
-    row.pricing_published = r.text(19);
-    for (const auto& x : from.db_->query(
-             "SELECT workload, preset, batch_size, configuration, baseline, measured, status, median_ms, ci95_lo_ms, "
-             "ci95_hi_ms, n, usd_per_hour, usd_per_step, samples_per_s, improvement_pct, mean_ms, mean_ci95_lo_ms, "
-             "mean_ci95_hi_ms, usd_per_step_ci95_lo, usd_per_step_ci95_hi, decision FROM results WHERE run_id = $1 "
-             "ORDER BY idx",
-             {source_id})) {
+    row.recorded_at = r.text("recorded_at");
+    row.started_at = r.text("started_at");
+    if (!r.null("finished_at")) row.finished_at = r.text("finished_at");
+    row.config_name = r.text("config_name");
+    row.config_path = r.text("config_path");
+    row.config_sha256 = r.text("config_sha256");
+    row.git_sha = r.text("git_sha");
+    row.tool_version = r.text("tool_version");
+    row.command = r.text("command");
+    row.status = r.text("status");
+    row.host_fingerprint = r.text("host_fingerprint");
+    row.hostname = r.text("hostname");
+    row.cpu_model = r.text("cpu_model");
+    if (!r.null("logical_cpus")) row.logical_cpus = r.integer("logical_cpus");
+    row.pricing_table = r.text("pricing_table");
+    row.pricing_retrieved = r.text("pricing_retrieved");
+    row.currency = r.text("currency");
+    row.results_json = r.text("results_json");
+    row.pricing_sha256 = r.text("pricing_sha256");
+    row.pricing_published = r.text("pricing_published");
+    static const Selected result_columns({"workload", "preset", "batch_size", "configuration", "baseline", "measured", "status",
+                                          "median_ms", "ci95_lo_ms", "ci95_hi_ms", "n", "usd_per_hour", "usd_per_step",
+                                          "samples_per_s", "improvement_pct", "mean_ms", "mean_ci95_lo_ms", "mean_ci95_hi_ms",
+                                          "usd_per_step_ci95_lo", "usd_per_step_ci95_hi", "decision"});
+    for (const auto& result :
+         from.db_->query("SELECT " + result_columns.list() + " FROM results WHERE run_id = $1 ORDER BY idx", {source_id})) {
+      const Selected::Row x = result_columns(result);
       ResultRow out;
-      out.workload = x.text(0);
-      out.preset = x.text(1);
-      out.batch_size = x.integer(2);
-      out.configuration = x.text(3);
-      out.baseline = x.integer(4) != 0;
-      out.measured = x.integer(5) != 0;
-      out.status = x.text(6);
-      out.median_ms = x.real(7);
-      out.ci95_lo_ms = x.real(8);
-      out.ci95_hi_ms = x.real(9);
-      out.n = x.integer(10);
-      out.usd_per_hour = x.real(11);
-      out.usd_per_step = x.real(12);
-      out.samples_per_s = x.real(13);
-      out.improvement_pct = x.real(14);
-      out.mean_ms = x.real(15);
-      out.mean_ci95_lo_ms = x.real(16);
-      out.mean_ci95_hi_ms = x.real(17);
-      out.usd_per_step_ci95_lo = x.real(18);
-      out.usd_per_step_ci95_hi = x.real(19);
-      if (!x.null(20)) out.decision = x.text(20);
+      out.workload = x.text("workload");
+      out.preset = x.text("preset");
+      out.batch_size = x.integer("batch_size");
+      out.configuration = x.text("configuration");
+      out.baseline = x.integer("baseline") != 0;
+      out.measured = x.integer("measured") != 0;
+      out.status = x.text("status");
+      out.median_ms = x.real("median_ms");
+      out.ci95_lo_ms = x.real("ci95_lo_ms");
+      out.ci95_hi_ms = x.real("ci95_hi_ms");
+      out.n = x.integer("n");
+      out.usd_per_hour = x.real("usd_per_hour");
+      out.usd_per_step = x.real("usd_per_step");
+      out.samples_per_s = x.real("samples_per_s");
+      out.improvement_pct = x.real("improvement_pct");
+      out.mean_ms = x.real("mean_ms");
+      out.mean_ci95_lo_ms = x.real("mean_ci95_lo_ms");
+      out.mean_ci95_hi_ms = x.real("mean_ci95_hi_ms");
+      out.usd_per_step_ci95_lo = x.real("usd_per_step_ci95_lo");
+      out.usd_per_step_ci95_hi = x.real("usd_per_step_ci95_hi");
+      if (!x.null("decision")) out.decision = x.text("decision");
       row.results.push_back(out);
     }
     const Recorded rec = insert(row);

@@ -12,6 +12,7 @@
 #include <set>
 #include <thread>
 
+#include "src/core/result_events.h"
 #include "src/core/results_json.h"
 #include "src/core/atomic_file.h"
 #include "src/core/crypto.h"
@@ -209,9 +210,9 @@ void summarize_into(Result& r, Measurement m) {
   if (m.step_ms.size() < kMinCiSteps)
     r.events.push_back(fmt::format("{} measured steps: no confidence interval below {}", m.step_ms.size(), kMinCiSteps));
   if (const auto mk = warming_up_trend(m.step_ms))
-    r.events.push_back(fmt::format("still warming up: step times fall over the measured steps (Mann-Kendall z = {:.2f}, "
+    r.events.push_back(fmt::format("{}step times fall over the measured steps (Mann-Kendall z = {:.2f}, "
                                    "p = {:.2g}); raise warmup_steps",
-                                   mk->z, mk->p_value));
+                                   kWarmingUpEvent, mk->z, mk->p_value));
   if (m.interrupted()) r.events.push_back(fmt::format("interrupted after {} measured steps", m.step_ms.size()));
   r.measurement = std::move(m);
 }

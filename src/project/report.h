@@ -1,10 +1,9 @@
 #pragma once
-// A projection across a catalog, as a document: per workload, what was measured, every
+// A projection across a catalog, as a record: per workload, what was measured, every
 // candidate's prediction (cheapest first), the knee and the speed factors used, and the
-// config's own configurations projected beside what measured or gave them. Written as JSON
-// (schemas/projection.schema.json), a console table, and an HTML page with an SVG chart.
-#include <nlohmann/json.hpp>
-
+// config's own configurations projected beside what measured or gave them. Its writers (JSON,
+// schemas/projection.schema.json; a console table; an HTML page with an SVG chart) are in
+// reports/formats.h, registered as reports/writer.h's projection_writers().
 #include <optional>
 #include <string>
 #include <vector>
@@ -53,19 +52,5 @@ const Prediction* cheapest(const WorkloadProjection& w);
 
 /// (step - actual) / actual in %: the projection's error against a measured/given step.
 double error_pct(const ConfigurationCheck& c);
-
-nlohmann::json to_json(const Range& r);
-nlohmann::json to_json(const Prediction& p);
-nlohmann::json to_json(const Projection& p);
-
-/// The console text: per workload, the inputs, the cheapest and the knee, the top `top` rows
-/// with intervals, the config's own configurations checked, and where the next config is. With a
-/// width (0: none), the prose is wrapped to it and the rows' intervals (the step's, then the
-/// cost's) are left out, and said so, until the rows fit.
-std::string console_text(const Projection& p, size_t top, size_t width = 0);
-
-/// A self-contained HTML page: per workload, an SVG chart of USD per 1M samples against data
-/// instances per trainer (one line per data type, the knee marked) and the top rows.
-std::string html_page(const Projection& p, size_t top);
 
 }  // namespace pperf::project

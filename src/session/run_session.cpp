@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <set>
 
+#include "src/config/sweep_report.h"
 #include "src/core/input_error.h"
 #include "src/core/process.h"
 #include "src/measure/data_sources.h"
@@ -23,10 +24,19 @@ HostCapacity host_capacity(bool native) {
   return host;
 }
 
+namespace {
+/// The request's filter, or the baseline alone.
+PlanFilter filter_of(const SessionRequest& request, const Config& config) {
+  PlanFilter filter = request.filter;
+  if (request.baseline_only) filter.configurations = {config.baseline().name};
+  return filter;
+}
+}  // namespace
+
 RunSession::RunSession(const SessionRequest& request)
     : request_(request),
       config_(load_config(request.config, builtin_workloads())),
-      plan_(make_plan(config_, request.filter, host_capacity(request.process.native))),
+      plan_(make_plan(config_, filter_of(request, config_), host_capacity(request.process.native))),
       pricing_(pricing_inputs(config_)) {}
 
 int64_t RunSession::memory_limit_bytes() const {
@@ -148,6 +158,11 @@ std::vector<Result> RunSession::measure(const ExecutorOptions& options, const st
 
 void RunSession::price(std::vector<Result>& results, const nlohmann::json& host) const {
   price_and_rate(results, pricing_, host);
+}
+
+void RunSession::price(RunReport& report) const {
+  price(report.results, report.host);
+  report.sweep = sweep_report(config_, report.results);
 }
 
 }  // namespace pperf

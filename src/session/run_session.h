@@ -38,6 +38,9 @@ struct SessionRequest {
   PlanFilter filter;
   ProcessSettings process;
   std::optional<double> max_memory_gib;  // --max-memory: overrides measure.max_memory_gib
+  /// The plan holds the baseline configuration alone (`pperf project` measures its reference),
+  /// in place of filter.configurations.
+  bool baseline_only = false;
 };
 
 /// What preflight found, for the command to show.
@@ -87,6 +90,10 @@ class RunSession {
   /// Prices and rates `results` (pricing/pricing_stage.h: price_and_rate) with this session's
   /// pricing inputs; call once per set of results.
   void price(std::vector<Result>& results, const nlohmann::json& host) const;
+  /// The price stage of a finished run: prices and rates `report`'s results against its host
+  /// (as above), then records a sweep's race from them (src/config/sweep_report.h); call once
+  /// per report.
+  void price(RunReport& report) const;
 
   /// Bytes each item's processes may hold together: the request's GiB, else the config's
   /// measure.max_memory_gib, else 80 % of the memory available now.

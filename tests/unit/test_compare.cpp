@@ -3,7 +3,7 @@
 #include "src/core/input_error.h"
 #include "src/stats/compare_stats.h"
 #include "compare_fixtures.h"
-#include "reports/compare.h"
+#include "src/compare/compare.h"
 #include "reports/formats.h"
 #include "reports/page_text.h"
 

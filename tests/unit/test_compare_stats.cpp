@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "src/stats/intervals.h"
-#include "coverage_sim.h"
+#include "bench/stats_sim/coverage_sim.h"
 
 namespace pperf {
 namespace {

@@ -2,10 +2,14 @@
 // matter, prints money with significant digits, and ends with one sentence per configuration.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <sstream>
 
+#include "src/core/result_events.h"
 #include "src/core/results_json.h"
-#include "reports/console.h"
+#include "reports/columns.h"
+#include "reports/formats.h"
+#include "reports/text.h"
 
 using namespace pperf;
 
@@ -130,4 +134,20 @@ TEST(Console, MoneyUnitIsChosenSoNoFigureReadsZero) {
   const std::string out = to_console(report);
   EXPECT_NE(out.find("USD/1M steps"), std::string::npos) << out;
   EXPECT_EQ(out.find(" 0.0000 "), std::string::npos);
+}
+
+// The "warming up" note is the measure stage's verdict (its Mann-Kendall test, run once), read
+// back from the event it recorded: falling step times alone, without the event, are not tested again.
+TEST(Console, WarmingUpNoteReadsTheMeasureStagesEvent) {
+  const auto has_note = [](const Result& r) {
+    const auto notes = notes_of(r);
+    return std::find(notes.begin(), notes.end(), "warming up") != notes.end();
+  };
+  Result r;
+  r.measurement = Measurement{};
+  for (int i = 40; i > 0; --i) r.measurement->step_ms.push_back(100 + i);
+  EXPECT_FALSE(has_note(r));
+  r.events.push_back(std::string(kWarmingUpEvent) + "step times fall over the measured steps (Mann-Kendall z = -8.00, p = 1e-15)");
+  EXPECT_TRUE(warming_up(r));
+  EXPECT_TRUE(has_note(r));
 }

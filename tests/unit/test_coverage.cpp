@@ -6,7 +6,7 @@
 
 #include <cmath>
 
-#include "coverage_sim.h"
+#include "bench/stats_sim/coverage_sim.h"
 
 using namespace pperf;
 using namespace pperf::coverage;

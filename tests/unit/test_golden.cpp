@@ -11,7 +11,9 @@
 
 #include "src/core/atomic_file.h"
 #include "src/core/results_json.h"
-#include "reports/console.h"
+#include "reports/columns.h"
+#include "reports/formats.h"
+#include "reports/text.h"
 #include "reports/writer.h"
 
 using namespace pperf;

@@ -12,6 +12,7 @@
 #include "src/project/projection.h"
 #include "src/project/next_config.h"
 #include "src/project/report.h"
+#include "reports/formats.h"
 
 using namespace pperf;
 using namespace pperf::project;
@@ -155,14 +156,14 @@ TEST(Projection, ReportCarriesTheCheapestTheKneeAndAChart) {
   Projection p;
   p.config_name = "c";
   p.workloads.push_back(w);
-  const nlohmann::json j = to_json(p);
+  const nlohmann::json j = projection_json(p);
   EXPECT_EQ(j["kind"], "pperf-projection");
   EXPECT_DOUBLE_EQ(j["workloads"][0]["knee_vcpus_per_accelerator"].get<double>(), 36);
   EXPECT_EQ(j["workloads"][0]["predictions"].size(), 4u);
   // 96 + 3 x 72 = 312 vCPUs >= 288: the third data instance reaches the trainer's floor (the knee).
   EXPECT_EQ(w.predictions[3].bound, "trainer");
   EXPECT_EQ(w.predictions[2].bound, "pipeline");
-  const std::string html = html_page(p, 10);
+  const std::string html = projection_html(ProjectionPage{&p, 10, {}});
   EXPECT_NE(html.find("<svg"), std::string::npos);
   EXPECT_NE(html.find("class=\"knee\""), std::string::npos);
 }
@@ -182,18 +183,18 @@ TEST(Projection, ConsoleTextFitsTheWidthItIsGiven) {
   p.config_name = "seed000-ex1";
   p.table = "aws-sagemaker-us-east-1";
   p.workloads.push_back(w);
-  const std::string narrow = console_text(p, 10, 100);
+  const std::string narrow = projection_console(ProjectionPage{&p, 10, ConsoleOptions{100, false}});
   std::stringstream in(narrow);
   for (std::string line; std::getline(in, line);) EXPECT_LE(line.size(), 100u) << line;
   EXPECT_NE(narrow.find("\n  left out at this width: the step's interval (--out and --html have them)\n"), std::string::npos) << narrow;
   EXPECT_NE(narrow.find("USD/1M samples [interval]"), std::string::npos) << narrow;
   EXPECT_EQ(narrow.find("step ms [interval]"), std::string::npos) << narrow;
   // Narrower still: the cost's interval goes too, the rows each on one line.
-  const std::string tiny = console_text(p, 10, 70);
+  const std::string tiny = projection_console(ProjectionPage{&p, 10, ConsoleOptions{70, false}});
   EXPECT_NE(tiny.find("left out at this width: the step's interval and the cost's interval"), std::string::npos) << tiny;
   EXPECT_NE(tiny.find("\n  5  1 x ml.p4d.24xlarge + 4 x ml.c5.18xlarge       48          0.7139  pipeline\n"), std::string::npos) << tiny;
   // No width: every column, nothing said left out, the long source on one line.
-  const std::string all = console_text(p, 10, 0);
+  const std::string all = projection_console(ProjectionPage{&p, 10, ConsoleOptions{0, false}});
   EXPECT_NE(all.find("step ms [interval]"), std::string::npos);
   EXPECT_EQ(all.find("left out"), std::string::npos);
   EXPECT_NE(all.find(m.pipeline_source + "\n"), std::string::npos);
@@ -218,7 +219,7 @@ TEST(Projection, ChartDrawsTheCheapestTrainersCurveBesideTheConfigs) {
   ASSERT_EQ(cheapest(w)->candidate.trainer_type, "ml.trn1.32xlarge");
   Projection p;
   p.workloads.push_back(w);
-  const std::string html = html_page(p, 10);
+  const std::string html = projection_html(ProjectionPage{&p, 10, {}});
   const size_t at = html.find("data-chart=\"projection\"");
   ASSERT_NE(at, std::string::npos);
   const std::string svg = html.substr(at, html.find("</svg>", at) - at);
@@ -235,7 +236,7 @@ TEST(Projection, ChartDrawsTheCheapestTrainersCurveBesideTheConfigs) {
   // When the config's trainer is the cheapest, one trainer as before: no trainer legend.
   w.trainer_type = "ml.trn1.32xlarge";
   p.workloads[0] = w;
-  const std::string one = html_page(p, 10);
+  const std::string one = projection_html(ProjectionPage{&p, 10, {}});
   EXPECT_EQ(one.find("data-legend=\"trainer\""), std::string::npos);
   EXPECT_EQ(one.find("data-trainer=\"ml.p4d.24xlarge\""), std::string::npos);
   EXPECT_NE(one.find("data instances per 1 x ml.trn1.32xlarge"), std::string::npos);
@@ -502,4 +503,14 @@ TEST(ProjectAssemble, MeasuredFromTheRunnersCpuAccounting) {
             "workload w has no input pipeline a data worker can run (its step makes its own input)");
   r.measurement.reset();
   EXPECT_THROW(measured_from(r, &pipeline, 8, "r.json"), InputError);
+}
+
+// The projection page escapes as every HTML writer does (reports/markup.h): a quote and a
+// control character in a name are made safe, not only <, >, & and ".
+TEST(ProjectionReport, HtmlEscapesLikeEveryPage) {
+  Projection p;
+  p.config_name = "o'brien\x01<x>";
+  const std::string html = projection_html(ProjectionPage{&p, 10, {}});
+  EXPECT_NE(html.find("Projection of o&#39;brien &lt;x&gt;</h1>"), std::string::npos) << html;
+  EXPECT_EQ(html.find("o'brien"), std::string::npos);
 }

@@ -8,7 +8,7 @@
 #include <cmath>
 #include <random>
 
-#include "coverage_sim.h"
+#include "bench/stats_sim/coverage_sim.h"
 #include "src/stats/race.h"
 
 using namespace pperf;

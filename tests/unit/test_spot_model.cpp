@@ -12,6 +12,7 @@
 #include "pricing/interruption_table.h"
 #include "pricing/pricing_stage.h"
 #include "pricing/spot_model.h"
+#include "reports/page_text.h"
 #include "test_helpers.h"
 #include "unit_registry.h"
 
@@ -293,9 +294,9 @@ TEST(Advise, RanksByExpectedUsdWithSpotBesideOnDemand) {
   EXPECT_EQ(advice.rows[0].market, "spot");
   EXPECT_DOUBLE_EQ(advice.rows[0].usd, report.results[1].spot->expected_usd);
   // Its reason leads with the run's verdict against the baseline, then why it ranks first.
-  EXPECT_EQ(advice.rows[0].decision, report.results[1].decision ? advice.rows[0].decision : "");
-  EXPECT_EQ(advice.rows[0].reason.rfind(advice.rows[0].decision.empty() ? "cheapest: " : advice.rows[0].decision + "; cheapest: ", 0), 0u)
-      << advice.rows[0].reason;
+  EXPECT_EQ(advice.rows[0].decision.has_value(), report.results[1].decision.has_value());
+  const std::string decision = advice_decision_text(advice.rows[0]), reason = advice_reason(advice, advice.rows[0]);
+  EXPECT_EQ(reason.rfind(decision.empty() ? "cheapest: " : decision + "; cheapest: ", 0), 0u) << reason;
   const double work_h = 100000 * 0.5 / 3600;
   for (const auto& row : advice.rows)
     if (row.configuration == "spot" && row.market == "on_demand") EXPECT_DOUBLE_EQ(row.usd, work_h * 4 * 1.212);

@@ -10,7 +10,6 @@
 #include <sstream>
 
 #include "src/core/results_json.h"
-#include "reports/console.h"
 #include "reports/formats.h"
 #include "reports/page.h"
 

@@ -2,10 +2,9 @@
 // Comparing two runs (a baseline and a candidate): match results by (workload, preset,
 // batch_size, configuration), test each pair on its step-time samples, control the false
 // discovery rate across pairs, split the cost change into its time and price parts, and give
-// each pair a verdict (docs/compare.md). Pure functions over src/core's record; writers for the comparison
-// (console, Markdown, JUnit XML, JSON) are in reports/formats.h (registered in reports/writer.h).
-#include <nlohmann/json.hpp>
-
+// each pair a verdict (docs/compare.md); pool a baseline from several runs. Pure functions over
+// src/core's record: the analysis only. The comparison's writers (console, Markdown, JUnit XML,
+// JSON, HTML) are in reports/formats.h, registered in reports/writer.h.
 #include <array>
 #include <functional>
 #include <optional>
@@ -15,8 +14,6 @@
 #include "src/core/result.h"
 
 namespace pperf {
-
-constexpr int kCompareSchemaVersion = 2;
 
 struct CompareOptions {
   double alpha = 0.05;                ///< false discovery rate across the pairs (BH q <= alpha)
@@ -123,8 +120,5 @@ std::vector<ProvenanceWarning> provenance_differences(const RunReport& baseline,
 /// one side or a step-time sample that is not a finite number > 0; throws std::invalid_argument
 /// for options out of range (alpha in (0, 1), thresholds >= 0).
 CompareReport compare_runs(CompareSide baseline, CompareSide candidate, const CompareOptions& options);
-
-/// The comparison as JSON (schema in schemas/compare.schema.json, fields in docs/compare.md).
-nlohmann::json compare_to_json(const CompareReport& report);
 
 }  // namespace pperf

@@ -2,7 +2,7 @@
 // Simulated coverage of the intervals pperf prints (docs/statistics.md): draws step times from
 // the audit's four shapes, measures them the way pperf does (fixed n, or the real stop rules),
 // and counts how often each interval contains the true value. Shared by the unit test (few
-// trials) and bench/coverage_table (the full table).
+// trials) and bench/coverage/coverage_table.cpp, bench/stats_sim (the full tables).
 #include <cmath>
 #include <optional>
 #include <random>

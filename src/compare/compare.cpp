@@ -1,4 +1,4 @@
-#include "reports/compare.h"
+#include "src/compare/compare.h"
 
 #include <fmt/format.h>
 
@@ -16,7 +16,6 @@
 namespace pperf {
 
 namespace {
-using nlohmann::json;
 using Key = std::tuple<std::string, std::string, int64_t, std::string>;
 
 Key key_of(const Result& r) { return {r.workload, r.preset, r.batch_size, r.configuration}; }
@@ -155,36 +154,6 @@ void test_pair(PairComparison& p, const Result& b, const Result& c, const std::v
   p.dof = change->dof;
 }
 
-json or_null(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
-
-json figures_json(const std::optional<PairFigures>& f) {
-  if (!f) return nullptr;
-  return {{"status", to_string(f->status)},
-          {"reason", f->reason.empty() ? json(nullptr) : json(f->reason)},
-          {"measured", f->measured},
-          {"n", f->n},
-          {"median_ms", or_null(f->median_ms)},
-          {"mean_ms", or_null(f->mean_ms)},
-          {"usd_per_hour", or_null(f->usd_per_hour)},
-          {"usd_per_step", or_null(f->usd_per_step)}};
-}
-
-json side_json(const CompareSide& s) {
-  json runs = json::array();
-  for (const auto& r : s.runs)
-    runs.push_back({{"id", r.id ? json(r.id) : json(nullptr)}, {"started_at", r.started_at},
-                    {"git_sha", r.git_sha}, {"config_sha256", r.config_sha256}});
-  return {{"source", s.file},
-          {"description", s.description},
-          {"config", {{"name", s.report.config_name}, {"sha256", s.report.config_sha256}}},
-          {"git_sha", s.report.git_sha},
-          {"started_at", s.report.started_at},
-          {"status", to_string(s.report.status)},
-          {"command", s.report.command},
-          {"pricing", {{"table", s.report.pricing_table}, {"retrieved", s.report.pricing_retrieved},
-                       {"currency", s.report.pricing_currency}}},
-          {"runs", runs}};
-}
 }  // namespace
 
 std::string to_string(Verdict v) {
@@ -425,60 +394,6 @@ CompareSide pool_runs(const std::vector<CompareSide>& runs,
     out.run_means.push_back(std::move(means));
   }
   return out;
-}
-
-json compare_to_json(const CompareReport& r) {
-  json pairs = json::array();
-  for (const auto& p : r.pairs) {
-    const auto ci = p.change_pct_ci95;
-    pairs.push_back({{"workload", p.workload},
-                     {"preset", p.preset},
-                     {"batch_size", p.batch_size},
-                     {"configuration", p.configuration},
-                     {"verdict", to_string(p.verdict)},
-                     {"compared_by", p.compared_by.empty() ? json(nullptr) : json(p.compared_by)},
-                     {"reasons", p.reasons},
-                     {"baseline", figures_json(p.baseline)},
-                     {"candidate", figures_json(p.candidate)},
-                     {"change_pct", or_null(p.change_pct)},
-                     {"change_pct_ci95", ci ? json::array({(*ci)[0], (*ci)[1]}) : json(nullptr)},
-                     {"median_change_pct", or_null(p.median_change_pct)},
-                     {"p_value", or_null(p.p_value)},
-                     {"dof", or_null(p.dof)},
-                     {"baseline_runs", p.baseline_runs},
-                     {"q_value", or_null(p.q_value)},
-                     {"significant", p.significant},
-                     {"cost_change_pct", or_null(p.cost_change_pct)},
-                     {"cost_change_time_part_pct", or_null(p.cost_time_part_pct)},
-                     {"cost_change_price_part_pct", or_null(p.cost_price_part_pct)},
-                     {"usd_per_step_change", or_null(p.usd_per_step_change)},
-                     {"price_moved", p.price_moved}});
-  }
-  json warnings = json::array();
-  for (const auto& w : r.warnings)
-    warnings.push_back({{"field", w.field}, {"baseline", w.baseline}, {"candidate", w.candidate},
-                        {"message", w.message()}});
-  json summary = {{"pairs", r.pairs.size()}, {"tested_pairs", r.tested_pairs}, {"exit_code", r.exit_code()},
-                  {"min_baseline_runs", kMinBaselineRuns}};
-  for (Verdict v : {Verdict::regressed, Verdict::improved, Verdict::unchanged, Verdict::undecided, Verdict::added,
-                    Verdict::missing, Verdict::failed})
-    summary[to_string(v)] = r.count(v);
-  return {{"schema_version", kCompareSchemaVersion},
-          {"kind", "pperf-compare"},
-          {"options", {{"alpha", r.options.alpha},
-                       {"max_slowdown_pct", r.options.max_slowdown_pct},
-                       {"max_cost_increase_pct", r.options.max_cost_increase_pct}}},
-          {"methods", {{"change", "relative change of the mean step time"},
-                       {"test_one_run", "Welch t on the log ratio of means, standard errors from batch means"},
-                       {"test_runs", "prediction interval of one more run from the baseline runs' log means, t with k - 1 dof"},
-                       {"correction", "benjamini_hochberg"}}},
-          {"currency", r.currency},
-          {"baseline", side_json(r.baseline)},
-          {"candidate", side_json(r.candidate)},
-          {"warnings", warnings},
-          {"notes", r.notes},
-          {"summary", summary},
-          {"pairs", pairs}};
 }
 
 }  // namespace pperf

@@ -12,6 +12,7 @@
 #include "src/core/input_error.h"
 #include "src/core/utc_time.h"
 #include "src/env/host_info.h"
+#include "src/env/placement.h"
 #include "src/core/process.h"
 #include "src/history/history.h"
 #include "src/measure/distributed.h"
@@ -159,6 +160,7 @@ int command_run(const std::vector<std::string>& args, const std::vector<std::str
   }
   const Outputs out = outputs_from(p, config);
   RunReport report = report_header(config, "run", argv);
+  report.placement = capture_placement(report.host);  // the launcher's PPERF_* variables (src/env/placement.h)
   RunConsole console(session, report, out, terminal);
   session.preflight(false, !request.process.in_process, console);
   console.clear();

@@ -299,6 +299,19 @@ Decision read_decision(const JsonView& v) {
   return d;
 }
 
+json to_json(const Placement& p) {
+  json j = json::object();
+  write_fields(j, p, kPlacementFields);
+  return j;
+}
+
+Placement read_placement(const JsonView& v) {
+  if (!v.raw().is_object()) v.fail("expected the placement object");
+  Placement p;
+  read_fields(v, p, kPlacementFields);
+  return p;
+}
+
 json to_json(const Result& r) {
   json j = r.unknown_fields;
   write_fields(j, r, kResultFields);

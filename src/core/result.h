@@ -259,10 +259,29 @@ inline constexpr auto kResultFields = std::make_tuple(
     json_field("data_wait_fraction", &Result::data_wait_fraction), json_field("converged", &Result::converged),
     json_field("mfu", &Result::mfu), json_field_added("mfu_datasheet", &Result::mfu_datasheet));
 
+/// Where a run was measured: the platform and job that placed it and the machine it got. `pperf
+/// run` fills it from the PPERF_* variables a launcher sets (src/env/placement.h); `pperf decide`
+/// tells a configuration's replicates apart by host_id. An empty optional: the platform did not say.
+struct Placement {
+  std::string platform = "local";                         // PPERF_PLATFORM
+  std::optional<std::string> job_name, job_id;            // PPERF_JOB_NAME, PPERF_JOB_ID
+  std::optional<std::string> instance_type, instance_id;  // PPERF_INSTANCE_TYPE, PPERF_INSTANCE_ID
+  std::optional<std::string> group;                       // PPERF_HOST_GROUP: the job's instance group
+  std::string host_id;           // PPERF_HOST_ID, else host_fingerprint
+  std::string host_fingerprint;  // of this machine's stable facts (src/env/placement.h)
+};
+inline constexpr auto kPlacementFields = std::make_tuple(
+    json_field("platform", &Placement::platform), json_field("job_name", &Placement::job_name),
+    json_field("job_id", &Placement::job_id), json_field("instance_type", &Placement::instance_type),
+    json_field("instance_id", &Placement::instance_id), json_field("group", &Placement::group),
+    json_field("host_id", &Placement::host_id), json_field("host_fingerprint", &Placement::host_fingerprint));
+
 struct RunReport {
   std::string tool_version, git_sha;
   std::string config_name, config_path, config_sha256;
   nlohmann::json host = nlohmann::json::object();
+  /// `pperf run`: where it ran (absent in files from before it and from `pperf cost`).
+  std::optional<Placement> placement;
   std::string started_at, finished_at;
   RunStatus status = RunStatus::complete;
   std::string command;  // "run" | "cost"
@@ -298,6 +317,8 @@ nlohmann::json to_json(const ExecutionReport& e);
 ExecutionReport read_execution(const JsonView& v);
 nlohmann::json to_json(const Result& r);
 Result read_result(const JsonView& v);
+nlohmann::json to_json(const Placement& p);
+Placement read_placement(const JsonView& v);
 
 /// A fact of RunReport::host at `path` (e.g. {"blas", "library"}) as text; "unknown" when absent.
 std::string host_fact(const nlohmann::json& host, std::initializer_list<const char*> path);

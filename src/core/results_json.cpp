@@ -13,6 +13,7 @@ json to_json(const RunReport& report) {
   j["command"] = report.command;
   j["config"] = {{"name", report.config_name}, {"path", report.config_path}, {"sha256", report.config_sha256}};
   j["host"] = report.host;
+  if (report.placement) j["placement"] = to_json(*report.placement);
   j["started_at"] = report.started_at;
   j["finished_at"] = report.finished_at.empty() ? json(nullptr) : json(report.finished_at);
   j["status"] = to_string(report.status);
@@ -49,6 +50,7 @@ RunReport results_from_json(const json& doc, const std::string& file) {
   report.config_path = config.at("path").as_string();
   report.config_sha256 = config.at("sha256").as_string();
   report.host = root.at("host").raw();
+  if (auto placement = root.find("placement")) report.placement = read_placement(*placement);
   report.started_at = root.at("started_at").as_string();
   if (auto f = root.find_value("finished_at")) report.finished_at = f->as_string();
   const auto status = parse_run_status(root.at("status").as_string());

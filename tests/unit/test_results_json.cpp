@@ -179,7 +179,8 @@ constexpr std::size_t rows = std::tuple_size_v<Fields>;
 
 TEST(ResultsJson, EveryRecordMemberHasAKey) {
   using pperf::testing::member_count;
-  EXPECT_EQ(member_count<RunReport>(), 22u);  // unknown_fields: written back as they were read
+  EXPECT_EQ(member_count<RunReport>(), 23u);
+  EXPECT_EQ(member_count<Placement>(), rows<decltype(kPlacementFields)>);  // unknown_fields: written back as they were read
   // By hand: preset, batch_size, samples_per_step, status, reason, instances, measurement, step,
   // spread, samples_per_s, bottleneck, partial, cost, comparison, decision, model, data, execution,
   // memory, events, distributed, checkpoint, spot, spot_drill; unknown_fields, as above.

@@ -108,6 +108,7 @@ struct OfferRow {
   double memory_gib = 0;
   int gpus = 0;
   std::string gpu_model;
+  std::string network;  // networkPerformance, "" when the product has none
 };
 
 /// The file's text as JSON; a syntax error is an InputError naming the file.
@@ -265,6 +266,7 @@ std::string import_aws_offer(PriceTable& table, const ImportFile& f, const Impor
     const auto m = quantity(memory.as_string());
     if (!m || *m <= 0) memory.fail("expected memory as 'N GiB', got '" + memory.as_string() + "'");
     row.memory_gib = *m;
+    row.network = attribute(attrs, "networkPerformance").value_or("");
     if (auto gpu = attrs.find("gpu"); gpu && gpu->as_string() != "NA" && gpu->as_string() != "0") {
       const auto g = decimal(gpu->as_string());
       if (!g || !is_whole(*g)) gpu->fail("expected a whole number of GPUs, got '" + gpu->as_string() + "'");
@@ -315,6 +317,12 @@ std::string import_aws_offer(PriceTable& table, const ImportFile& f, const Impor
     spec.memory_gib = row.memory_gib;
     spec.accelerators = row.gpus;
     if (!row.gpu_model.empty()) spec.accelerator_model = row.gpu_model;
+    // A fixed figure is the sustained bandwidth; "up to" is a burst ceiling: no link figure
+    // (the baseline comes from the instance-type specifications, --links).
+    if (const auto net = parse_network_performance(row.network); net && !net->burst) {
+      spec.link_gbps = net->gbps;
+      spec.link_basis = fmt::format("networkPerformance \"{}\" of the offer file (a fixed figure, not a burst)", row.network);
+    }
     spec.on_demand = *usd;
     ++imported;
   }
@@ -772,6 +780,10 @@ nlohmann::ordered_json row_json(const InstanceSpec& s) {
   else j["accelerators"] = s.accelerators;
   if (!s.accelerator_model.empty()) j["accelerator_model"] = s.accelerator_model;
   if (s.on_demand) j["on_demand"] = *s.on_demand;
+  if (s.link_gbps) {
+    j["link_gbps"] = *s.link_gbps;
+    j["link_basis"] = s.link_basis;
+  }
   const SpotPrice& p = s.spot;
   if (p.avg || p.median || p.min) {
     nlohmann::ordered_json spot;
@@ -827,6 +839,40 @@ ImportReport import_prices(PriceTable& table, const std::vector<ImportFile>& fil
   if (unknown) table.published.clear();
   table.retrieved = options.imported;
   return report;
+}
+
+void apply_link_figures(PriceTable& table, const ImportFile& f, const std::string& imported) {
+  const nlohmann::json doc = parse_json(f);
+  const JsonView root(doc, f.path);
+  root.expect_object({"source", "published", "types"});
+  TableSource source{base_name(f.path), "links", sha256_hex(f.text), "", imported, {}};
+  if (auto published = root.find("published"); published && !published->raw().is_null()) source.published = published->as_string();
+  const JsonView types = root.at("types");
+  std::map<std::string, std::pair<double, std::string>> figures;
+  for (const auto& type : types.keys()) {
+    const JsonView row = types.at(type);
+    row.expect_object({"gbps", "basis"});
+    figures[type] = {row.at("gbps").as_positive_number(), row.at("basis").as_string()};
+    if (figures[type].second.empty()) row.at("basis").fail("say which figure this is and where it is published");
+  }
+  std::vector<std::string> without;
+  for (auto& [region, rows] : table.regions)
+    for (auto& [type, spec] : rows) {
+      auto it = figures.find(type.rfind("ml.", 0) == 0 ? type.substr(3) : type);
+      if (it == figures.end()) {
+        if (!spec.link_gbps) without.push_back(type);
+        continue;
+      }
+      spec.link_gbps = it->second.first;
+      spec.link_basis = it->second.second;
+    }
+  std::sort(without.begin(), without.end());
+  without.erase(std::unique(without.begin(), without.end()), without.end());
+  if (!without.empty())
+    source.notes.push_back(fmt::format("no link figure for {}: the file gives none (e.g. only a burst \"up to\" figure is published)",
+                                       fmt::join(without, ", ")));
+  table.sources.push_back(std::move(source));
+  if (const auto it = table.regions.find(table.region); it != table.regions.end()) table.instances = it->second;
 }
 
 std::string price_table_json(const PriceTable& t) {

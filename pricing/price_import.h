@@ -54,6 +54,13 @@ struct ImportReport {
 /// file holds, throws InputError.
 ImportReport import_prices(PriceTable& table, const std::vector<ImportFile>& files, const ImportOptions& options);
 
+/// Link figures from a file written by hand from the provider's published specifications
+/// ({"source": TEXT, "published": DATE|null, "types": {TYPE: {"gbps": N, "basis": TEXT}}}) onto
+/// every row whose type is TYPE, or "ml." + TYPE (SageMaker's instances are EC2's), over what an
+/// offer file gave; recorded as a source of format "links". Rows left without a figure are named
+/// in that source's notes. InputError naming the file and key for a figure <= 0 or no basis.
+void apply_link_figures(PriceTable& table, const ImportFile& file, const std::string& imported);
+
 /// The table as a schema-version-2 file (deterministic: the same table gives the same bytes).
 std::string price_table_json(const PriceTable& table);
 

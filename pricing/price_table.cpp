@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <ctime>
 #include <filesystem>
+#include <regex>
 
 #include <fmt/format.h>
 
@@ -116,7 +117,8 @@ SpotPrice read_spot(const JsonView& spot) {
 }
 
 InstanceSpec read_row(const JsonView& row, const std::string& type) {
-  row.expect_object({"vcpus", "memory_gib", "accelerators", "accelerator_model", "on_demand", "spot", "source"});
+  row.expect_object({"vcpus", "memory_gib", "accelerators", "accelerator_model", "on_demand", "spot", "source", "link_gbps",
+                     "link_basis"});
   InstanceSpec spec;
   spec.type = type;
   spec.vcpus = static_cast<int>(row.at("vcpus").as_positive_int());
@@ -129,6 +131,11 @@ InstanceSpec read_row(const JsonView& row, const std::string& type) {
   spec.on_demand = optional_price(row, "on_demand");
   if (auto spot = row.find("spot"); spot && !spot->raw().is_null()) spec.spot = read_spot(*spot);
   spec.source = row.string_or("source", "");
+  if (auto link = row.find("link_gbps")) {
+    spec.link_gbps = link->as_positive_number();
+    spec.link_basis = row.string_or("link_basis", "");
+    if (spec.link_basis.empty()) link->fail("a link figure needs its link_basis (which figure, and where it is published)");
+  }
   if (!spec.on_demand && !quote(spec, Market::spot)) row.fail("has neither an on_demand nor a spot price");
   return spec;
 }
@@ -265,6 +272,18 @@ std::vector<PriceChange> diff_tables(const PriceTable& before, const PriceTable&
       for (size_t i = 0; i < b.size(); ++i)
         if (b[i].second != a[i].second) out.push_back({region, type, b[i].first, b[i].second, a[i].second});
     }
+  return out;
+}
+
+std::optional<NetworkPerformance> parse_network_performance(const std::string& text) {
+  // [Up to ][Nx ]<number> Gigabit
+  static const std::regex pattern(R"(^\s*(up to\s+)?(?:(\d+)\s*x\s+)?(\d+(?:\.\d+)?)\s+gigabit\s*$)", std::regex::icase);
+  std::smatch m;
+  if (!std::regex_match(text, m, pattern)) return std::nullopt;
+  NetworkPerformance out;
+  out.burst = m[1].matched;
+  out.gbps = std::stod(m[3].str()) * (m[2].matched ? std::stod(m[2].str()) : 1.0);
+  if (!(out.gbps > 0)) return std::nullopt;
   return out;
 }
 

@@ -33,7 +33,21 @@ struct InstanceSpec {
   std::optional<double> on_demand;      // USD/h
   SpotPrice spot;
   std::string source;                   // overrides the table's source for this row, may be ""
+  /// The instance's network bandwidth, Gbit/s each way, where the provider publishes a sustained
+  /// figure: a fixed networkPerformance ("25 Gigabit"), or the baseline of an "up to" one (never
+  /// its burst). Unset: the table knows none. link_basis says which figure, and where from.
+  std::optional<double> link_gbps;
+  std::string link_basis;
 };
+
+/// A provider's network figure as AWS offer files and DescribeInstanceTypes word it
+/// (networkPerformance): "25 Gigabit", "Up to 10 Gigabit", "400 Gigabit", "4x 100 Gigabit".
+struct NetworkPerformance {
+  double gbps = 0;     // the figure's number (for "up to": the burst ceiling)
+  bool burst = false;  // "Up to ...": a burst ceiling, not a sustained bandwidth
+};
+/// nullopt for words without a figure ("Low", "Moderate", "High") and anything else.
+std::optional<NetworkPerformance> parse_network_performance(const std::string& text);
 
 /// A file a table was imported from (`pperf prices import`).
 struct TableSource {

@@ -174,9 +174,30 @@ def collate(pipeline: Pipeline, index: int, indices: Sequence[int], layout: Sequ
 
 
 def make_batch(pipeline: Pipeline, index: int, indices: Sequence[int],
-               layout: Sequence[TensorDecl]) -> Tuple[bytes, bytes, int]:
+               layout: Sequence[TensorDecl], wire: str = "float32") -> Tuple[bytes, bytes, int]:
+    import torch
     inputs, targets = collate(pipeline, index, indices, layout)
+    if wire == "bf16" and inputs.dtype == torch.float32:
+        inputs = inputs.to(torch.bfloat16)  # the last conversion, made here so the wire carries half the bytes
     return tensor_bytes(inputs), tensor_bytes(targets), len(indices)
+
+
+WIRES = ("float32", "uint8", "bf16")
+
+
+def on_wire(layout: List[TensorDecl], wire: str) -> List[TensorDecl]:
+    """What batches carry on `wire` (docs/data-protocol.md "Wire formats"): float32 sends what the
+    dataset yields; uint8 needs uint8 inputs (images before their float conversion, which the
+    trainer makes); bf16 sends float32 inputs cast to bfloat16."""
+    inputs = next(t for t in layout if t.name == "inputs")
+    if wire == "uint8" and inputs.dtype != "uint8":
+        raise StartupError(f"--wire uint8: the dataset's inputs are {inputs.describe()}; the uint8 wire sends images "
+                           "before their float conversion: yield uint8 inputs (the trainer converts them)")
+    if wire == "bf16":
+        if inputs.dtype not in ("float32", "bfloat16"):
+            raise StartupError(f"--wire bf16: the dataset's inputs are {inputs.describe()}, not float32 or bfloat16")
+        return [TensorDecl(t.name, "bfloat16", t.shape) if t.name == "inputs" else t for t in layout]
+    return list(layout)
 
 
 # --- the preprocessing processes -----------------------------------------------------------------
@@ -188,7 +209,8 @@ def _die_with_parent() -> None:
         pass
 
 
-def pool_main(pipeline: Pipeline, layout: List[TensorDecl], tasks: Any, results: Any, seed: int, worker_id: int) -> None:
+def pool_main(pipeline: Pipeline, layout: List[TensorDecl], tasks: Any, results: Any, seed: int, worker_id: int,
+              wire: str = "float32") -> None:
     import torch
     _die_with_parent()
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -207,7 +229,7 @@ def pool_main(pipeline: Pipeline, layout: List[TensorDecl], tasks: Any, results:
             return
         stream_id, index, indices = task
         try:
-            results.put((stream_id, index, make_batch(pipeline, index, indices, layout), None))
+            results.put((stream_id, index, make_batch(pipeline, index, indices, layout, wire), None))
         except Exception as e:
             results.put((stream_id, index, None, f"batch {index}: {type(e).__name__}: {e}"))
 
@@ -215,11 +237,12 @@ def pool_main(pipeline: Pipeline, layout: List[TensorDecl], tasks: Any, results:
 class Pool:
     """N processes making batches from one task queue; results routed to streams by id."""
 
-    def __init__(self, pipeline: Pipeline, layout: List[TensorDecl], workers: int, seed: int) -> None:
+    def __init__(self, pipeline: Pipeline, layout: List[TensorDecl], workers: int, seed: int,
+                 wire: str = "float32") -> None:
         ctx = mp.get_context("fork")  # forked before gRPC starts any thread
         self.tasks = ctx.Queue()
         self.results = ctx.Queue()
-        self.procs = [ctx.Process(target=pool_main, args=(pipeline, layout, self.tasks, self.results, seed, i),
+        self.procs = [ctx.Process(target=pool_main, args=(pipeline, layout, self.tasks, self.results, seed, i, wire),
                                   daemon=True) for i in range(workers)]
         for p in self.procs:
             p.start()
@@ -291,6 +314,7 @@ class Options:
     prefetch_batches: int
     max_streams: int
     token: str
+    wire: str = "float32"
 
 
 class Service:
@@ -322,6 +346,9 @@ class Service:
             why = f"batch size {w.batch_size}, this worker serves {self.o.batch_size}"
         elif w.seed != self.o.seed:
             why = f"seed {w.seed}, this worker uses {self.o.seed}"
+        elif (w.wire or "float32") != self.o.wire:
+            why = (f"wire {(w.wire or 'float32')[:200]} asked for, this worker sends {self.o.wire} "
+                   f"(start it with --wire {(w.wire or 'float32')[:200]}, or set execution.data.wire to {self.o.wire})")
         return (grpc.StatusCode.FAILED_PRECONDITION, "handshake refused: " + why) if why else None
 
     def handshake(self, request: Any, context: Any) -> Any:
@@ -433,6 +460,9 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     p.add_argument("--python-path", default="", help="':'-separated directories to import the module from")
     p.add_argument("--batch-size", type=int, required=True)
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--wire", choices=WIRES, default="float32",
+                   help="how batches travel: float32 (as the dataset yields them), uint8 (uint8 images the trainer "
+                        "converts), bf16 (float32 inputs cast to bfloat16)")
     p.add_argument("--workers", type=int, default=1, help="preprocessing processes")
     p.add_argument("--prefetch-batches", type=int, default=4, help="batches in flight per stream")
     p.add_argument("--max-streams", type=int, default=8)
@@ -530,11 +560,12 @@ def serve(a: argparse.Namespace) -> int:
         except (ValueError, OSError) as e:
             raise StartupError(f"--cpus: cannot pin to {a.cpus}: {e}")
     pipeline, layout = load_pipeline(a)
-    pool = Pool(pipeline, layout, a.workers, a.seed)  # before gRPC starts threads
+    declared = on_wire(layout, a.wire)
+    pool = Pool(pipeline, layout, a.workers, a.seed, a.wire)  # before gRPC starts threads
     import grpc
     options = Options(source_flag(a)[1], parse_kwargs(a.dataset_kwargs) or {}, a.batch_size, a.seed, a.workers,
-                      a.prefetch_batches, a.max_streams, token)
-    service = Service(pb2, options, len(pipeline.dataset), layout, pool)
+                      a.prefetch_batches, a.max_streams, token, a.wire)
+    service = Service(pb2, options, len(pipeline.dataset), declared, pool)
     handlers = grpc.method_handlers_generic_handler("pperf.dataservice.DataService", {
         "Handshake": grpc.unary_unary_rpc_method_handler(
             service.handshake, request_deserializer=pb2.HandshakeRequest.FromString,
@@ -582,6 +613,7 @@ def serve(a: argparse.Namespace) -> int:
 def check(a: argparse.Namespace) -> int:
     """Everything a start does short of serving: the trainer runs this before measuring."""
     _, layout = load_pipeline(a)
+    layout = on_wire(layout, a.wire)
     if a.expect_tensors:
         try:
             want = [TensorDecl(t["name"], t["dtype"], tuple(t["shape"])) for t in json.loads(a.expect_tensors)]

@@ -7,7 +7,10 @@
 // worker: its whole process, transport included) and prints batches per CPU-second of
 // preprocessing: the data service's goal is >= 0.9x the local loader's with as many workers (1 or
 // 2 threads against 1 or 2 processes, all on one preprocessing core; issues 41, 46). Rates
-// per core need an idle host; per CPU-second hold up on a shared one.
+// per core need an idle host; per CPU-second hold up on a shared one. The service runs on every
+// wire the workload declares (float32, and uint8 for the image pipelines: the worker skips the
+// last conversion, which the trainer makes on its device, and sends a quarter of the bytes;
+// issue 61's goal: uint8 >= 1.0x the local loader per CPU-second).
 //
 // With CERT KEY CA (PEM files for 127.0.0.1, e.g. from bench/tls_cost.sh) it also measures one
 // worker serving over TLS against one in plaintext: the price of encryption on the data path.
@@ -108,13 +111,22 @@ int main(int argc, char** argv) {
     pin_process_to_cpus({0});
     local.push_back(drain(loader, batches, threads));
   }
-  std::vector<Rate> service;
-  for (int64_t processes : {1, 2}) {
-    LocalDataGroup group(pperf, config_path, spec.name, processes, 1, std::getenv("NOPIN") ? std::vector<int>{} : std::vector<int>{1}, "");
-    ServiceSourceOptions options;
-    options.endpoints = group.endpoints();
-    service.push_back(drain(*connect_service(spec, options), batches, processes, group.pids()));
-  }
+  struct ServiceRate {
+    std::string wire;
+    int64_t processes;
+    Rate rate;
+  };
+  std::vector<ServiceRate> service;
+  for (const std::string& wire : exact_wires(descriptor.capabilities))
+    for (int64_t processes : {1, 2}) {
+      WorkloadSpec on_wire = spec;
+      on_wire.wire = wire;
+      LocalDataGroup group({pperf, "data-worker", "--config", config_path, "--workload", spec.name, "--wire", wire}, processes, 1,
+                           std::getenv("NOPIN") ? std::vector<int>{} : std::vector<int>{1}, "");
+      ServiceSourceOptions options;
+      options.endpoints = group.endpoints();
+      service.push_back({wire, processes, drain(*connect_service(on_wire, options), batches, processes, group.pids())});
+    }
   std::optional<Rate> tls;
   if (argc > 6) {
     SpawnOptions spawn;
@@ -127,7 +139,9 @@ int main(int argc, char** argv) {
     ServiceSourceOptions options;
     options.endpoints = {line->substr(line->find("listening on ") + 13)};
     options.tls_ca_pem = read_text_file(argv[6]);
-    tls = drain(*connect_service(spec, options), batches, 1, {worker.pid()});
+    WorkloadSpec served = spec;
+    served.wire = default_wire(descriptor.capabilities);  // a worker without --wire sends its default
+    tls = drain(*connect_service(served, options), batches, 1, {worker.pid()});
   }
   fmt::print("{} / {} / batch {}: {} batches each, preprocessing on 1 core, consumer on another\n", spec.name,
              spec.preset, spec.batch_size, batches);
@@ -136,14 +150,15 @@ int main(int argc, char** argv) {
   for (size_t i = 0; i < local.size(); ++i)
     fmt::print("{:<34} {:>12.1f} {:>10.1f} {:>16} {:>18.1f} {:>20}\n", fmt::format("local loader, {} thread(s)", i + 1),
                local[i].batches_per_s, local[i].mb_per_s, "1.00x", local[i].batches_per_cpu_s, "1.00x");
-  for (size_t i = 0; i < service.size(); ++i)
+  for (const ServiceRate& s : service) {
+    const Rate& l = local[static_cast<size_t>(s.processes - 1)];
     fmt::print("{:<34} {:>12.1f} {:>10.1f} {:>15.2f}x {:>18.1f} {:>19.2f}x\n",
-               fmt::format("service, {} worker process(es)", i + 1), service[i].batches_per_s,
-               service[i].mb_per_s, service[i].batches_per_s / local[i].batches_per_s, service[i].batches_per_cpu_s,
-               service[i].batches_per_cpu_s / local[i].batches_per_cpu_s);
+               fmt::format("service, {} process(es), {} wire", s.processes, s.wire), s.rate.batches_per_s, s.rate.mb_per_s,
+               s.rate.batches_per_s / l.batches_per_s, s.rate.batches_per_cpu_s, s.rate.batches_per_cpu_s / l.batches_per_cpu_s);
+  }
   if (tls)
     fmt::print("{:<34} {:>12.1f} {:>10.1f} {:>21.2f}x   (TLS / plaintext, 1 process: {:.2f}x)\n", "service over TLS, 1 process",
                tls->batches_per_s, tls->mb_per_s, tls->batches_per_s / local[0].batches_per_s,
-               tls->batches_per_s / service[0].batches_per_s);
+               tls->batches_per_s / service.back().rate.batches_per_s);
   return 0;
 }

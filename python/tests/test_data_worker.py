@@ -62,9 +62,10 @@ class Client:
 
     @staticmethod
     def request(dataset: str = "toy_datasets:make", batch_size: int = 4, seed: int = 7, token: str = "",
-                dataset_kwargs: str = "") -> Any:
+                dataset_kwargs: str = "", wire: str = "") -> Any:
         return pb2.HandshakeRequest(schema_version=1, token=token, dataset=dataset, dataset_kwargs=dataset_kwargs,
-                                    workload=pb2.WorkloadRequest(name="mnist_heavy", batch_size=batch_size, seed=seed))
+                                    workload=pb2.WorkloadRequest(name="mnist_heavy", batch_size=batch_size, seed=seed,
+                                                                 wire=wire))
 
     def batches(self, first: int, stride: int, count: int, **kw: Any) -> List[Any]:
         call = self.stream_rpc(pb2.StreamRequest(handshake=self.request(**kw), first_index=first, stride=stride),
@@ -138,7 +139,8 @@ class WorkerProcess(unittest.TestCase):
     def test_handshake_refuses_other_batch_size_seed_dataset(self) -> None:
         for kw, why in (({"batch_size": 8}, "batch size 8"), ({"seed": 1}, "seed 1"),
                         ({"dataset": "other:make"}, "dataset 'other:make'"), ({"dataset": ""}, "built-in pipeline"),
-                        ({"dataset_kwargs": '{"n": 48}'}, 'dataset_kwargs {"n": 48} asked for')):
+                        ({"dataset_kwargs": '{"n": 48}'}, 'dataset_kwargs {"n": 48} asked for'),
+                        ({"wire": "uint8"}, "wire uint8 asked for, this worker sends float32")):
             with self.assertRaises(grpc.RpcError) as e:
                 self.client.handshake_rpc(Client.request(**kw), timeout=10)
             self.assertEqual(e.exception.code(), grpc.StatusCode.FAILED_PRECONDITION)
@@ -202,6 +204,33 @@ class Token(unittest.TestCase):
                            env={k: v for k, v in os.environ.items() if k != "PPERF_DATA_TOKEN"})
         self.assertEqual(p.returncode, 2)
         self.assertIn("token is required", p.stderr)
+
+
+class WireFormats(unittest.TestCase):
+    def test_bf16_wire_sends_the_inputs_cast_to_bfloat16(self) -> None:
+        proc, endpoint = start("--dataset", "toy_datasets:make", "--batch-size", "4", "--seed", "7", "--wire", "bf16")
+        try:
+            client = Client(endpoint)
+            reply = client.handshake_rpc(Client.request(wire="bf16"), timeout=10)
+            self.assertEqual([(t.name, t.dtype) for t in reply.tensors], [("inputs", "bfloat16"), ("targets", "int64")])
+            with self.assertRaises(grpc.RpcError) as e:
+                client.handshake_rpc(Client.request(), timeout=10)  # a trainer from before wires: float32
+            self.assertIn("wire float32 asked for, this worker sends bf16", e.exception.details())
+            m = client.batches(2, 1, 1, wire="bf16")[0]
+            self.assertEqual(m.inputs.dtype, "bfloat16")
+            self.assertEqual(len(m.inputs.data), 4 * 16 * 2)  # half the float32 bytes
+            inputs = torch.frombuffer(bytearray(m.inputs.data), dtype=torch.bfloat16).reshape(4, 16)
+            want = worker.batch_indices(2, 40, 4, 7)
+            self.assertEqual(inputs[:, 0].float().tolist(), [float(i) for i in want])  # small integers: exact in bf16
+        finally:
+            stop(proc)
+
+    def test_uint8_wire_needs_uint8_inputs(self) -> None:
+        p = subprocess.run(["/usr/bin/python3", SCRIPT, "--python-path", HERE, "--dataset", "toy_datasets:make",
+                            "--batch-size", "4", "--wire", "uint8"], capture_output=True, text=True, timeout=60)
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("--wire uint8: the dataset's inputs are float32[1,4,4]", p.stderr)
+        self.assertIn("not started", p.stdout)
 
 
 class Faults(unittest.TestCase):

@@ -1,4 +1,5 @@
 // `pperf data-worker`: serve a config's preprocessed batches over gRPC (the data role).
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
@@ -28,7 +29,8 @@ int command_data_worker(const std::vector<std::string>& args) {
       "insecure", "allow plaintext off loopback (a token is still required)")(
       "cpus", po::value<std::string>(), "comma-separated CPUs to pin to")(
       "batch-size", po::value<int64_t>(), "serve this batch size instead of the config's (a sweep point's)")(
-      "params", po::value<std::string>(), "the workload's params as a JSON object, instead of the config's (a sweep point's)");
+      "params", po::value<std::string>(), "the workload's params as a JSON object, instead of the config's (a sweep point's)")(
+      "wire", po::value<std::string>(), "how batches travel: float32, uint8 or bf16 (default: the smallest the workload makes exactly)");
   Parsed p = parse("data-worker", options, args);
   if (p.help) return std::cout << options, kExitOk;
   const Config config = load_config(p.string("config"), builtin_workloads());
@@ -51,6 +53,14 @@ int command_data_worker(const std::vector<std::string>& args) {
       if (!served.params.contains(key)) throw InputError("--params", "", "workload '" + served.name + "' has no param '" + key + "'");
       served.params[key] = value;
     }
+  }
+  const WorkloadDescriptor* descriptor = builtin_workloads().find(served.name);
+  served.wire = descriptor ? default_wire(descriptor->capabilities) : "float32";
+  if (p.has("wire")) {
+    served.wire = p.string("wire");
+    const std::vector<std::string>& formats = wire_formats();
+    if (std::find(formats.begin(), formats.end(), served.wire) == formats.end())
+      throw InputError("--wire", "", "'" + served.wire + "' is not a wire format (float32, uint8, bf16)");
   }
   spec = &served;
   DataWorkerOptions o;

@@ -105,8 +105,8 @@ int command_list(const std::vector<std::string>& args) {
     std::cout << fmt::format("{} ({}, {}; published {}, retrieved {}; regions: {})\nsource: {}\n", table.name, table.region,
                              table.currency, table.published.empty() ? "unknown" : table.published, table.retrieved,
                              fmt::join(table.region_names(), ", "), table.source);
-    std::cout << fmt::format("{:<16} {:>5} {:>10} {:>19} {:>15} {:>30}\n", "type", "vCPUs", "memory GiB",
-                             "accelerators", "on-demand USD/h", "spot USD/h: min..max (median)");
+    std::cout << fmt::format("{:<16} {:>5} {:>10} {:>19} {:>11} {:>15} {:>30}\n", "type", "vCPUs", "memory GiB",
+                             "accelerators", "link Gbit/s", "on-demand USD/h", "spot USD/h: min..max (median)");
     for (const auto& [_, sp] : rows) {
       const InstanceSpec& s = *sp;
       std::string accel_text = s.accelerators ? fmt::format("{}x {}", s.accelerators, s.accelerator_model) : "-";
@@ -114,7 +114,8 @@ int command_list(const std::vector<std::string>& args) {
                          : *s.spot.min == *s.spot.max ? fmt::format("{:.4g}", *s.spot.min)
                                                       : fmt::format("{:.4g}..{:.4g}", *s.spot.min, *s.spot.max);
       if (s.spot.median && s.spot.min != s.spot.max) spot += fmt::format(" (median {:.4g})", *s.spot.median);
-      std::cout << fmt::format("{:<16} {:>5} {:>10g} {:>19} {:>15} {:>30}\n", s.type, s.vcpus, s.memory_gib, accel_text,
+      std::cout << fmt::format("{:<16} {:>5} {:>10g} {:>19} {:>11} {:>15} {:>30}\n", s.type, s.vcpus, s.memory_gib, accel_text,
+                               s.link_gbps ? fmt::format("{:g}", *s.link_gbps) : "-",
                                s.on_demand ? fmt::format("{:.4f}", *s.on_demand) : "-", spot);
     }
     if (rows.empty()) std::cout << "(no instance type matches)\n";

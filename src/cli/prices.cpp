@@ -20,6 +20,7 @@ const char* kPricesUsage =
     "pperf prices import --format aws-offer|aws-spot-history|skypilot|spot-advisor FILE... --out TABLE.json\n"
     "                    [--region R]... [--base TABLE.json] [--published YYYY-MM-DD|unknown] [--imported YYYY-MM-DD]\n"
     "                    [--name N] [--provider P] [--service S] [--source TEXT] [--notes TEXT] [--row-source TEXT]\n"
+    "                    [--links FILE]\n"
     "                    [--component Training] [--strict]\n"
     "    a price table (or, from spot-advisor, an interruption table) from files you downloaded (docs/prices.md)\n"
     "pperf prices diff OLD NEW\n"
@@ -44,6 +45,8 @@ int prices_import(const std::vector<std::string>& args) {
       "source", po::value<std::string>(), "what the figures are, in words (default: the formats and files)")(
       "notes", po::value<std::string>(), "notes kept in the table")(
       "row-source", po::value<std::string>(), "a source line recorded on every row these files price")(
+      "links", po::value<std::string>(),
+      "link figures (Gbit/s, with their basis) from the provider's instance specifications, set on the rows they name")(
       "component", po::value<std::string>()->default_value("Training"),
       "AmazonSageMaker offers: the component priced (Training, Hosting, ...)")(
       "strict", "refuse a file at its first row pperf cannot use, instead of skipping such rows and counting them");
@@ -108,6 +111,12 @@ int prices_import(const std::vector<std::string>& args) {
   if (p.has("source")) table.source = p.string("source");
   if (p.has("notes")) table.notes = p.string("notes");
   const ImportReport report = import_prices(table, files, o);
+  if (p.has("links")) {
+    const std::string links = p.string("links");
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(links, ec)) throw InputError("--links", "", "no such file: " + links);
+    apply_link_figures(table, {links, read_text_file(links)}, o.imported);
+  }
   files = {};  // the files' text is not needed to write the table: its memory goes before the table's JSON
   for (const auto& warning : report.warnings) std::cerr << "pperf prices import: warning: " << warning << "\n";
   write_file_atomically(out, price_table_json(table));

@@ -98,13 +98,13 @@ WorkloadSpec completed(const WorkloadSpec& spec) {
   return full;
 }
 
-/// Bytes of one batch as the model takes it (the workload's declared batch layout: what a data
-/// worker sends, its framing aside); nullopt when the workload declares none.
-std::optional<double> batch_bytes(const WorkloadSpec& spec) {
+/// Bytes of one batch on the data link: the workload's declared batch layout on the wire a data
+/// worker would send (`wire`; its framing aside); nullopt when the workload declares none.
+std::optional<double> batch_bytes(const WorkloadSpec& spec, const std::string& wire) {
   const WorkloadDescriptor* d = builtin_workloads().find(spec.name);
   if (!d || !d->batch_layout) return std::nullopt;
   try {
-    return project::layout_bytes(d->batch_layout(completed(spec)), spec.batch_size);
+    return project::layout_bytes(layout_on_wire(d->batch_layout(completed(spec)), wire), spec.batch_size);
   } catch (const std::exception&) {
     return std::nullopt;
   }
@@ -337,7 +337,15 @@ Measured measured_for(const WorkloadSpec& spec, const Result& ref_result, const 
       }
     }
   }
-  if (const auto bytes = batch_bytes(spec)) m.bytes_per_batch = *bytes * static_cast<double>(m.samples_per_step / std::max<int64_t>(1, spec.batch_size));
+  // The wire of the config's first configuration with data workers (its default when none has).
+  const WorkloadDescriptor* descriptor = builtin_workloads().find(spec.name);
+  std::string wire = descriptor ? default_wire(descriptor->capabilities) : "float32";
+  for (const auto& c : config.configurations)
+    if (descriptor && c.execution.data.mode == DataMode::service) {
+      wire = c.execution.data.wire_for(descriptor->capabilities);
+      break;
+    }
+  if (const auto bytes = batch_bytes(spec, wire)) m.bytes_per_batch = *bytes * static_cast<double>(m.samples_per_step / std::max<int64_t>(1, spec.batch_size));
   if (flags.trainer_step_ms) {
     m.trainer_step_ms = Range::point(*flags.trainer_step_ms);
     m.trainer_source = "given (--trainer-step-ms)";
@@ -430,6 +438,10 @@ ProjectFlags flags_of(const Parsed& p) {
   flags.top = static_cast<size_t>(count_flag(p, "top"));
   if (p.has("trainer-step-ms")) flags.trainer_step_ms = number_flag(p, "trainer-step-ms");
   if (p.has("link-gbps")) flags.settings.link_gbit_per_s = number_flag(p, "link-gbps");
+  if (p.has("no-link")) {
+    if (p.has("link-gbps")) throw InputError("--no-link", "", "give --no-link or --link-gbps, not both");
+    flags.settings.table_links = false;
+  }
   if (p.has("history")) flags.history_db = p.string("history");
   return flags;
 }
@@ -446,7 +458,8 @@ int command_project(const std::vector<std::string>& args) {
       "trainer-step-ms", po::value<std::string>(), "the trainer's step with its input ready, ms (e.g. from a GPU run)")(
       "max-data", po::value<std::string>()->default_value("4"), "data instances per trainer group to consider: 1..N")(
       "top", po::value<std::string>()->default_value("10"), "rows of the table printed")(
-      "link-gbps", po::value<std::string>(), "the data link's bandwidth, Gbit/s (the tables carry none: unmodelled without it)");
+      "link-gbps", po::value<std::string>(), "the data link's bandwidth for every candidate, Gbit/s (default: each instance's from the price table, link_gbps)")(
+      "no-link", "leave the link term out (the table's link figures and --link-gbps unused)");
   options.add_options()("history", po::value<std::string>(),
                         "read per-core speed factors of instance families from the native runs in this history (file or postgresql:// URI)");
   Parsed p = parse("project", options, args);

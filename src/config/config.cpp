@@ -210,7 +210,7 @@ bool is_module_factory(const std::string& text) {
 
 DataSettings parse_data(const JsonView& v) {
   v.expect_object({"mode", "workers", "prefetch_batches", "endpoints", "spawn_local", "tls_ca", "worker", "dataset",
-                   "dataloader", "dataset_kwargs", "python_path"});
+                   "dataloader", "dataset_kwargs", "python_path", "wire", "link_gbps", "link_scale"});
   DataSettings d;
   if (auto w = v.find("worker")) d.worker = read_enum<DataWorker>(*w);
   const auto dataset = v.find("dataset"), dataloader = v.find("dataloader");
@@ -240,6 +240,23 @@ DataSettings parse_data(const JsonView& v) {
     d.python_path.push_back(config_directory(v.file()).lexically_normal().string());
   }
   if (auto m = v.find("mode")) d.mode = read_enum<DataMode>(*m);
+  if (auto w = v.find("wire")) {
+    d.wire = w->as_choice(wire_formats());
+    if (d.mode != DataMode::service && d.worker != DataWorker::python)
+      w->fail("'wire' needs data mode 'service' or a Python worker (pperf's local loader hands the step its batches in memory)");
+  }
+  if (auto link = v.find("link_gbps")) {
+    if (link->raw().is_string()) {
+      if (link->as_string() != "table") link->fail("expected a number > 0 (Gbit/s) or \"table\" (the price table's figures)");
+      d.link_from_table = true;
+    } else {
+      d.link_gbps = link->as_positive_number();
+    }
+  }
+  if (auto scale = v.find("link_scale")) {
+    if (!v.find("link_gbps")) scale->fail("'link_scale' needs 'link_gbps'");
+    d.link_scale = scale->as_positive_number();
+  }
   d.workers = v.positive_int_or("workers", d.workers);
   d.prefetch_batches = v.positive_int_or("prefetch_batches", d.prefetch_batches);
   if (auto e = v.find("endpoints")) {
@@ -265,6 +282,8 @@ DataSettings parse_data(const JsonView& v) {
     v.fail("data mode 'service' needs 'endpoints' or 'spawn_local'");
   if (d.mode == DataMode::local && (!d.endpoints.empty() || d.spawn_local_processes > 0))
     v.fail("'endpoints' and 'spawn_local' need data mode 'service'");
+  if ((d.link_gbps || d.link_from_table) && d.spawn_local_processes == 0)
+    v.at("link_gbps").fail("the link is emulated between the trainer and the data workers pperf starts: it needs 'spawn_local'");
   return d;
 }
 
@@ -393,6 +412,27 @@ double non_negative_number(const JsonView& v) {
 
 /// The configuration's `spot{...}` and each Spot group's rate (override, else the table's for
 /// the price table's region). Loads the interruption table on first need.
+/// `"link_gbps": "table"`: the data group's links together, capped by the trainers' (a side the
+/// table has no figure for does not cap; the data side must have one).
+void resolve_table_link(const JsonView& v, Configuration& c, const PriceTable& table) {
+  DataSettings& d = c.execution.data;
+  if (!d.link_from_table) return;
+  const JsonView at = v.at("execution").at("data").at("link_gbps");
+  std::optional<double> data_side, trainer_side;
+  for (const auto& g : c.instances) {
+    const InstanceSpec* spec = table.find(g.type);
+    if (g.role == "data") {
+      if (!spec || !spec->link_gbps)
+        at.fail("the price table " + table.name + " has no link figure for " + g.type + ": give link_gbps in Gbit/s");
+      data_side = data_side.value_or(0) + static_cast<double>(g.count) * *spec->link_gbps;
+    } else if (spec && spec->link_gbps) {
+      trainer_side = trainer_side.value_or(0) + static_cast<double>(g.count) * *spec->link_gbps;
+    }
+  }
+  if (!data_side) at.fail("\"table\" needs a data instance group (role \"data\") whose link the table gives");
+  d.link_gbps = trainer_side ? std::min(*data_side, *trainer_side) : *data_side;
+}
+
 void resolve_spot(const JsonView& v, Configuration& c, const Config& config, std::optional<InterruptionTable>& table) {
   bool any_spot = false;
   for (const auto& g : c.instances) any_spot = any_spot || g.market == Market::spot;
@@ -499,6 +539,15 @@ void check_capabilities(const Config& config, const WorkloadRegistry& registry, 
         deepest(item, {"execution", "distributed"}).fail(lacks + "data_parallel (it exposes no parameters to all-reduce): it cannot train as several ranks");
       if (c.execution.data.mode == DataMode::service && !can.data_workers)
         deepest(item, {"execution", "data", "mode"}).fail(lacks + "data_workers (no input pipeline a data worker can run): use data.mode \"local\"");
+      if (const std::string& wire = c.execution.data.wire; !wire.empty() && can.data_workers) {
+        const std::vector<std::string> exact = exact_wires(can);
+        if (std::find(exact.begin(), exact.end(), wire) == exact.end()) {
+          std::string have;
+          for (const auto& e : exact) have += (have.empty() ? "" : ", ") + e;
+          deepest(item, {"execution", "data", "wire"}).fail("workload '" + w.name + "' cannot send its batches as " + wire +
+                                                             " exactly (its wires: " + have + ")");
+        }
+      }
       if (c.spot && !(c.spot->checkpoint_save_s && c.spot->checkpoint_restore_s) && !can.checkpoint)
         deepest(item, {"spot"}).fail(lacks + "checkpoint (it cannot save its training state), so Spot's checkpoint cost cannot be measured: give spot.checkpoint_save_s and spot.checkpoint_restore_s");
     }
@@ -844,6 +893,7 @@ Config load_config(const std::string& arg, const WorkloadRegistry& registry) {
   for (const auto& item : configurations.items()) {
     Configuration c = parse_configuration(item, config.pricing, config.price_table);
     resolve_spot(item, c, config, interruptions);
+    resolve_table_link(item, c, config.price_table);
     if (!names.insert(c.name).second) item.at("name").fail("duplicate configuration name '" + c.name + "'");
     config.configurations.push_back(std::move(c));
   }

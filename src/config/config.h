@@ -35,6 +35,24 @@ struct DataSettings {
   nlohmann::json dataset_kwargs = nlohmann::json::object();  // python: keyword args of the factory
   std::vector<std::string> python_path;  // python: module directories (absolute; default: the
                                          // config's directory)
+  /// The data group's link the emulation enforces (spawn_local: the workers run behind a shaped
+  /// veth, src/env/shaped_link.h): Gbit/s of the real instances, from `link_gbps` or, with
+  /// "table", the price table's figures (min(data count x data link, trainer count x trainer
+  /// link)); unset: workers on loopback.
+  std::optional<double> link_gbps;
+  bool link_from_table = false;
+  /// Real trainer step / this host's trainer step (0 < scale): the emulated link runs at
+  /// link_gbps x link_scale, as slow as the emulated trainer is against the real one.
+  double link_scale = 1;
+  std::string wire;                      // service and python: a wire_formats() name; "": the
+                                         // default (wire_for)
+  /// The wire a workload with `capabilities` travels on under these settings: `wire` when
+  /// given; else float32 for pperf's local loader (batches in memory) and for Python workers
+  /// (the dataset yields what it yields), and the workload's default_wire() for pperf's workers.
+  std::string wire_for(const WorkloadCapabilities& capabilities) const {
+    if (!wire.empty()) return wire;
+    return mode == DataMode::service && worker == DataWorker::pperf ? default_wire(capabilities) : "float32";
+  }
 };
 
 /// `execution.distributed`: the configuration trains as `world_size` data-parallel ranks.

@@ -260,6 +260,12 @@ json to_json(const ExecutionReport& e) {
             {"emulated", e.emulated},
             {"device", e.device},
             {"gpu_utilization", e.gpu ? to_json(*e.gpu) : json(nullptr)}};
+  if (!e.data_wire.empty()) {
+    j["data"]["wire"] = {{"format", e.data_wire}};
+    if (e.data_wire_bytes_per_sample > 0) j["data"]["wire"]["bytes_per_sample"] = e.data_wire_bytes_per_sample;
+  }
+  if (const auto& l = e.data_link)
+    j["data"]["link"] = {{"gbps", l->gbps}, {"source", l->source}, {"scale", l->scale}, {"emulated_gbps", l->emulated_gbps}, {"how", l->how}};
   if (e.device_peak) j["device_peak_gflops"] = to_json(*e.device_peak);  // GPU results only: CPU ones use host.peak_gflops
   if (e.math) write_fields(j["math"], *e.math, kMathSettingsFields);       // GPU results only
   return j;
@@ -276,6 +282,13 @@ ExecutionReport read_execution(const JsonView& v) {
   e.data_workers = data.at("workers").as_int();
   e.data_endpoints = data.at("endpoints").as_strings();
   e.data_cpus = data.at("cpus").as_ints();
+  if (auto wire = data.find_value("wire")) {
+    e.data_wire = wire->at("format").as_string();
+    if (wire->find_value("bytes_per_sample")) e.data_wire_bytes_per_sample = wire->at("bytes_per_sample").as_non_negative_int();
+  }
+  if (auto link = data.find_value("link"))
+    e.data_link = DataLinkReport{link->at("gbps").as_number(), link->at("source").as_string(), link->at("scale").as_number(),
+                                 link->at("emulated_gbps").as_number(), link->at("how").as_string()};
   e.cpus = v.at("cpus").as_ints();
   e.emulated = v.at("emulated").as_bool();
   e.device = v.string_or("device", "cpu");  // files from before GPUs were supported: CPU

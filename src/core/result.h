@@ -165,6 +165,15 @@ inline constexpr auto kMathSettingsFields = std::make_tuple(
     json_field("tf32_cudnn", &MathSettings::tf32_cudnn));
 
 /// What execution settings were asked for and what actually took effect.
+/// The data group's link as a run emulated it (execution.data.link_gbps).
+struct DataLinkReport {
+  double gbps = 0;            // the real instances' link, Gbit/s
+  std::string source;         // "config" | "price table"
+  double scale = 1;           // execution.data.link_scale: real trainer step / emulated trainer step
+  double emulated_gbps = 0;   // gbps x scale: the rate the shaped link ran at
+  std::string how;            // the tc qdisc and where
+};
+
 struct ExecutionReport {
   int64_t threads_requested = 0, threads_effective = 0;
   int64_t interop_threads_requested = 0, interop_threads_effective = 0;
@@ -174,6 +183,9 @@ struct ExecutionReport {
   std::vector<int> cpus;                    // the trainer's CPU set (empty: not pinned)
   std::vector<int> data_cpus;               // spawned data workers' CPU set
   std::vector<std::string> data_endpoints;  // service mode: where batches came from
+  std::string data_wire;                    // service mode: how batches travelled (wire_formats())
+  int64_t data_wire_bytes_per_sample = 0;   // ... and their bytes per sample (0: not declared)
+  std::optional<DataLinkReport> data_link;  // spawned workers behind an emulated link
   std::string device = "cpu";               // where the model trained: "cpu", "cuda:0", ...
   std::optional<GpuUtilization> gpu;        // on a GPU, when nvidia-smi could sample it
   std::optional<DevicePeak> device_peak;    // on a GPU: its measured peak, per GPU

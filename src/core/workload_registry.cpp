@@ -29,7 +29,42 @@ std::vector<std::string> capability_names(const WorkloadCapabilities& c) {
   if (c.model_flops) out.push_back("model_flops");
   if (c.steps_as_own_ranks) out.push_back("steps_as_own_ranks");
   if (c.owns_device) out.push_back("owns_device");
+  for (const auto& wire : c.wires) out.push_back("wire_" + wire);
   return out;
+}
+
+const std::vector<std::string>& wire_formats() {
+  static const std::vector<std::string> formats = {"uint8", "bf16", "float32"};
+  return formats;
+}
+
+std::vector<std::string> exact_wires(const WorkloadCapabilities& c) {
+  std::vector<std::string> out;
+  for (const auto& wire : wire_formats())
+    if ((wire == "float32" && c.data_workers) || std::find(c.wires.begin(), c.wires.end(), wire) != c.wires.end())
+      out.push_back(wire);
+  return out;
+}
+
+std::string default_wire(const WorkloadCapabilities& c) {
+  const std::vector<std::string> wires = exact_wires(c);
+  return wires.empty() ? "float32" : wires.front();
+}
+
+std::vector<TensorDecl> layout_on_wire(std::vector<TensorDecl> layout, const std::string& wire) {
+  for (auto& t : layout)
+    if (t.name == "inputs") t.dtype = wire == "bf16" ? "bfloat16" : wire;
+  return layout;
+}
+
+int64_t bytes_per_sample(const std::vector<TensorDecl>& layout) {
+  int64_t total = 0;
+  for (const auto& t : layout) {
+    int64_t n = t.dtype == "uint8" ? 1 : t.dtype == "bfloat16" ? 2 : t.dtype == "int64" ? 8 : 4;
+    for (int64_t d : t.shape) n *= d;
+    total += n;
+  }
+  return total;
 }
 
 const std::vector<std::string>& param_types() {

@@ -62,6 +62,10 @@ struct WorkloadSpec {
   std::map<std::string, std::string> rank_env;
   /// The workload's capabilities.owns_device, copied here so the plan can read it.
   bool owns_device = false;
+  /// How its batches travel from a data worker to the trainer (a wire_formats() name): the
+  /// pipeline makes them in this form and the step finishes the conversion on its device. Set by
+  /// the executor (and a data worker) from execution.data.wire; "float32" for the local loader.
+  std::string wire = "float32";
 
   const nlohmann::json& param(const std::string& key) const;
   std::string string_param(const std::string& key) const;
@@ -128,7 +132,23 @@ struct WorkloadCapabilities {
   /// train on "cuda" (the step's own choice is its business; execution.device names the GPU
   /// pperf samples).
   bool owns_device = false;
+  /// Wire formats beyond "float32" the pipeline makes exactly: the step, finishing the
+  /// conversion on its device, sees bit for bit the values the float32 wire carries (e.g.
+  /// "uint8": images before the byte -> float table). A data_workers workload always has float32.
+  std::vector<std::string> wires;
 };
+
+/// The wire formats of the data service, smallest first per image: "uint8", "bf16", "float32".
+const std::vector<std::string>& wire_formats();
+/// The wire formats `c` declares, float32 included when it has data_workers.
+std::vector<std::string> exact_wires(const WorkloadCapabilities& c);
+/// The smallest wire `c` declares exact (the default of execution.data.wire); "float32" if none.
+std::string default_wire(const WorkloadCapabilities& c);
+/// `layout` as it travels on `wire`: the "inputs" tensor's dtype becomes the wire's ("bf16"
+/// travels as "bfloat16"); targets are unchanged.
+std::vector<TensorDecl> layout_on_wire(std::vector<TensorDecl> layout, const std::string& wire);
+/// Bytes one sample of `layout` takes on the wire (every tensor's elements x element size).
+int64_t bytes_per_sample(const std::vector<TensorDecl>& layout);
 
 /// The names of the capabilities `c` has, in declaration order ("data_parallel", "checkpoint",
 /// "data_workers", "model_flops", "steps_as_own_ranks", "owns_device").

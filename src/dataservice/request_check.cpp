@@ -53,6 +53,9 @@ std::optional<Refusal> check_handshake(const dataservice::HandshakeRequest& requ
     return refuse("batch size " + std::to_string(w.batch_size()) + ", this worker serves " +
                   std::to_string(spec.batch_size));
   if (w.seed() != spec.seed) return refuse("seed " + std::to_string(w.seed()) + ", this worker uses " + std::to_string(spec.seed));
+  if (const std::string wire = w.wire().empty() ? "float32" : w.wire(); wire != spec.wire)
+    return refuse("wire " + truncated_for_echo(wire) + " asked for, this worker sends " + spec.wire +
+                  " (start it with --wire " + truncated_for_echo(wire) + ", or set execution.data.wire to " + spec.wire + ")");
   const std::optional<nlohmann::json> params = parse_params(w.params_json());
   if (!params)
     return refuse("params are not JSON nested at most " + std::to_string(kMaxParamsDepth) + " deep: " +

@@ -25,8 +25,8 @@ struct ServedWorkload {
 };
 
 /// A handshake is accepted (nullopt) only with the right token (compared in constant time), this
-/// schema version, no Python dataset, and exactly the served workload, preset, batch size, seed
-/// and params (JSON nested at most kMaxParamsDepth deep; deeper is refused, never recursed into).
+/// schema version, no Python dataset, and exactly the served workload, preset, batch size, seed,
+/// wire format ("" is "float32") and params (JSON nested at most kMaxParamsDepth deep; deeper is refused, never recursed into).
 /// Never throws, for any field values.
 std::optional<Refusal> check_handshake(const dataservice::HandshakeRequest& request, const ServedWorkload& served);
 

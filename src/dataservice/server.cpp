@@ -446,8 +446,12 @@ int run_data_worker(const WorkloadSpec& spec, const WorkloadRegistry& registry, 
 
   // The service (and the pipeline it owns) outlives the server: Wait() returns only once every
   // handler has returned, and each handler joins its loader threads before it returns.
+  const std::vector<std::string> wires = exact_wires(descriptor->capabilities);
+  if (std::find(wires.begin(), wires.end(), spec.wire) == wires.end())
+    throw InputError("--wire", "", "workload '" + spec.name + "' cannot send its batches as " + spec.wire + " exactly");
   DataServiceImpl service(spec, descriptor->make_pipeline(spec),
-                          descriptor->batch_layout ? descriptor->batch_layout(spec) : std::vector<TensorDecl>{}, options);
+                          descriptor->batch_layout ? layout_on_wire(descriptor->batch_layout(spec), spec.wire) : std::vector<TensorDecl>{},
+                          options);
   // The gate accepts connections, plaintext and TLS, and hands gRPC those that start HTTP/2 or
   // TLS (see connection_gate.h); gRPC's external-connection acceptor then runs the TLS
   // handshake and waits for the client's HTTP/2 settings, both within kHandshakeDeadline.

@@ -58,8 +58,11 @@ class LocalDataGroup {
                  const std::vector<int>& cpus, const std::string& token, double start_timeout_s = 60);
   /// The same with any worker command that takes --listen, --workers and --cpus (e.g.
   /// `python3 pperf-data-worker.py --dataset m:f ...`) and prints "listening on HOST:PORT".
+  /// `listen_host`: where the workers listen (an address of a ShapedLink's namespace when the
+  /// command runs inside it; the command then says --insecure itself).
   LocalDataGroup(const std::vector<std::string>& command, int64_t processes, int64_t workers_each,
-                 const std::vector<int>& cpus, const std::string& token, double start_timeout_s = 60);
+                 const std::vector<int>& cpus, const std::string& token, double start_timeout_s = 60,
+                 const std::string& listen_host = "127.0.0.1");
   ~LocalDataGroup();  // stop(), its events dropped
   /// Stops every worker (Shutdown RPC, up to 5 s each to exit, then SIGTERM and SIGKILL) and
   /// returns one event per worker that did not end cleanly, saying how it ended: e.g. exit

@@ -20,6 +20,7 @@
 #include "src/env/gpu_info.h"
 #include "src/env/host_info.h"
 #include "src/env/memory_cgroup.h"
+#include "src/env/shaped_link.h"
 #include "src/core/process.h"
 #include "src/measure/data_parallel.h"
 #include "src/measure/data_sources.h"
@@ -50,8 +51,9 @@ bool pins_batches(const WorkloadSpec& spec) { return spec.device != "cpu" && !sp
 std::unique_ptr<DataSource> open_data_source(const Config& config, const WorkloadSpec& spec,
                                              const WorkloadDescriptor& descriptor,
                                              const std::shared_ptr<InputPipeline>& pipeline, const ExecutionSettings& exec,
-                                             const ExecutorOptions& options, std::unique_ptr<LocalDataGroup>& group,
-                                             ExecutionReport& report) {
+                                             const ExecutorOptions& options, std::unique_ptr<ShapedLink>& link,
+                                             std::unique_ptr<LocalDataGroup>& group, ExecutionReport& report,
+                                             const std::string& pointer) {
   const DataSettings& data = exec.data;
   const bool python = data.worker == DataWorker::python;
   if (data.mode == DataMode::local && !python)
@@ -64,7 +66,7 @@ std::unique_ptr<DataSource> open_data_source(const Config& config, const Workloa
   // A worker that stops answering ends the stream soon after the budget would have, not 120 s later.
   service.batch_stall_deadline_s = std::min(120.0, std::max(10.0, config.measure.max_seconds));
   service.pin_memory = pins_batches(spec);
-  if (descriptor.batch_layout) service.expected_layout = descriptor.batch_layout(spec);
+  if (descriptor.batch_layout) service.expected_layout = layout_on_wire(descriptor.batch_layout(spec), spec.wire);
   if (python) service.dataset = data.dataset, service.dataset_kwargs = data.dataset_kwargs.dump();
   if (!data.tls_ca.empty()) service.tls_ca_pem = read_text_file(data.tls_ca);
   const bool local_python = python && data.mode == DataMode::local;
@@ -75,20 +77,35 @@ std::unique_ptr<DataSource> open_data_source(const Config& config, const Workloa
     const int64_t processes = local_python ? 1 : data.spawn_local_processes;
     const int64_t workers = local_python ? data.workers : data.spawn_local_workers;
     const std::vector<int>& cpus = local_python ? exec.cpus : data.spawn_local_cpus;
-    if (python)
-      group = std::make_unique<LocalDataGroup>(python_worker_command(options.process.pperf_binary, spec, data), processes, workers, cpus,
-                                               service.token, 120);
-    else
-      // The item's batch size and params (a sweep point may change them): the workers serve those.
-      group = std::make_unique<LocalDataGroup>(
-          std::vector<std::string>{options.process.pperf_binary, "data-worker", "--config", config.path, "--workload", spec.name,
-                                   "--batch-size", std::to_string(spec.batch_size), "--params", spec.params.dump()},
-          processes, workers, cpus, service.token);
+    // The item's batch size and params (a sweep point may change them): the workers serve those.
+    std::vector<std::string> command =
+        python ? python_worker_command(options.process.pperf_binary, spec, data)
+               : std::vector<std::string>{options.process.pperf_binary, "data-worker", "--config", config.path, "--workload", spec.name,
+                                          "--batch-size", std::to_string(spec.batch_size), "--params", spec.params.dump(),
+                                          "--wire", spec.wire};
+    std::string listen_host = "127.0.0.1";
+    if (data.link_gbps && !options.process.native && !local_python) {
+      // The data group's link, emulated: the workers behind a veth shaped to the real link's
+      // rate times the trainer's slowdown here. Refused, never run unthrottled, when it cannot be made.
+      if (const std::string why = shaped_link_obstacle(); !why.empty())
+        throw std::runtime_error("not runnable on this host: " + pointer + "/execution/data/link_gbps: cannot emulate the " +
+                                 fmt::format("{:g}", *data.link_gbps) + " Gbit/s link: " + why);
+      link = std::make_unique<ShapedLink>(*data.link_gbps * data.link_scale * 1e9);
+      const std::vector<std::string> prefix = link->exec_prefix();
+      command.insert(command.begin(), prefix.begin(), prefix.end());
+      command.push_back("--insecure");  // the namespace's own address; the run's token still guards it
+      listen_host = link->inside_address();
+      report.data_link = DataLinkReport{*data.link_gbps, data.link_from_table ? "price table" : "config", data.link_scale,
+                                        link->rate_bit_per_s() / 1e9, link->how()};
+    }
+    group = std::make_unique<LocalDataGroup>(command, processes, workers, cpus, service.token, python ? 120 : 60, listen_host);
     service.endpoints = group->endpoints();
     report.data_workers = workers;
     if (local_python) report.data_cpus = exec.cpus;
   }
   report.data_endpoints = service.endpoints;
+  report.data_wire = spec.wire;
+  if (!service.expected_layout.empty()) report.data_wire_bytes_per_sample = bytes_per_sample(service.expected_layout);
   return connect_service(spec, service);
 }
 
@@ -349,6 +366,7 @@ struct PreparedItem {
   std::unique_ptr<Device> device;
   std::string smi_id = "all";  // nvidia-smi's name of the device ("all" on the CPU)
   std::string smi_why_all;     // on a GPU whose nvidia-smi id is unknown: why
+  std::unique_ptr<ShapedLink> link;  // outlives the workers behind it
   std::unique_ptr<LocalDataGroup> group;
   std::unique_ptr<DataSource> data;
   std::unique_ptr<Workload> workload;
@@ -383,6 +401,8 @@ void prepare_item(PreparedItem& p, Result& r, const Config& config, const PlanIt
   spec.device = exec.device.torch_device(ordinal.value_or(0));
   const WorkloadDescriptor* descriptor = registry.find(spec.name);
   if (!descriptor) throw std::runtime_error("workload '" + spec.name + "' is not compiled into this pperf");
+  // Ranks read through loader threads of their own: batches in memory, float32.
+  spec.wire = rank ? "float32" : exec.data.wire_for(descriptor->capabilities);
   // A step that drives its own device gets no CUDA context of pperf's: its batches stay on the
   // host and its own synchronize() ends each step; the configured GPU is only sampled.
   p.device = open_device(spec.owns_device ? "cpu" : spec.device);  // also the thread's current device
@@ -410,7 +430,8 @@ void prepare_item(PreparedItem& p, Result& r, const Config& config, const PlanIt
   // Rank r of N reads batches r, r + N, r + 2N, ...: disjoint slices of the one sequence.
   p.data = rank ? std::make_unique<LocalLoader>(pipeline, exec.data.workers, exec.data.prefetch_batches, rank->rank,
                                                 rank->world_size, pins_batches(spec))
-                : open_data_source(config, spec, *descriptor, pipeline, exec, options, p.group, *r.execution);
+                : open_data_source(config, spec, *descriptor, pipeline, exec, options, p.link, p.group, *r.execution,
+                                   item.configuration->pointer);
   // A step that forms its own group (python_step) gets the launcher's variables with a port of
   // its own; pperf's group then only agrees on stopping and gathers the step times.
   const bool own_group = descriptor->capabilities.steps_as_own_ranks;

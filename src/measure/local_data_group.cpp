@@ -23,7 +23,8 @@ std::vector<std::string> python_worker_command(const std::string& pperf_binary, 
                                                const DataSettings& data) {
   std::string python_path;
   for (const auto& p : data.python_path) python_path += (python_path.empty() ? "" : ":") + p;
-  return {"/usr/bin/python3", find_shipped_script(pperf_binary, "pperf-data-worker.py"), data.dataset_is_dataloader ? "--dataloader" : "--dataset",
+  return {"/usr/bin/python3", find_shipped_script(pperf_binary, "pperf-data-worker.py"), "--wire", spec.wire,
+          data.dataset_is_dataloader ? "--dataloader" : "--dataset",
           data.dataset,
           "--dataset-kwargs", data.dataset_kwargs.dump(), "--python-path", python_path,
           "--batch-size", std::to_string(spec.batch_size), "--seed", std::to_string(spec.seed),
@@ -49,13 +50,14 @@ std::string check_python_dataset(const std::string& pperf_binary, const Workload
 }
 
 LocalDataGroup::LocalDataGroup(const std::vector<std::string>& command, int64_t processes, int64_t workers_each,
-                               const std::vector<int>& cpus, const std::string& token, double start_timeout_s)
+                               const std::vector<int>& cpus, const std::string& token, double start_timeout_s,
+                               const std::string& listen_host)
     : token_(token) {
   const std::string cpu_list = fmt::to_string(fmt::join(cpus, ","));
   for (int64_t i = 0; i < processes; ++i) {
     SpawnOptions spawn;
     spawn.argv = command;
-    spawn.argv.insert(spawn.argv.end(), {"--listen", "127.0.0.1:0", "--workers", std::to_string(workers_each)});
+    spawn.argv.insert(spawn.argv.end(), {"--listen", listen_host + ":0", "--workers", std::to_string(workers_each)});
     if (!cpu_list.empty()) spawn.argv.insert(spawn.argv.end(), {"--cpus", cpu_list});
     // The token travels in the environment, not argv, so `ps` does not show it.
     if (token.empty()) spawn.unset_env = {"PPERF_DATA_TOKEN"};

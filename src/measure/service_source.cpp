@@ -98,6 +98,7 @@ dataservice::HandshakeRequest handshake_for(const WorkloadSpec& spec, const Serv
   w->set_batch_size(spec.batch_size);
   w->set_params_json(spec.params.dump());
   w->set_seed(spec.seed);
+  w->set_wire(spec.wire);
   return h;
 }
 

@@ -145,7 +145,9 @@ WorkloadProjection project_workload(const WorkloadInputs& in, const PriceTable& 
     cand.trainer_vcpus = ts->vcpus;
     cand.trainer_accelerators = ts->accelerators;
     cand.trainer_usd_per_hour = quote(*ts, in.market) ? quote(*ts, in.market)->usd_per_hour : 0;
+    cand.trainer_link_gbps = ts->link_gbps;
     if (c.data) {
+      cand.data_link_gbps = ds->link_gbps;
       cand.data_type = c.data->type;
       cand.data_count = c.data->count;
       cand.data_vcpus = ds->vcpus;
@@ -160,6 +162,7 @@ WorkloadProjection project_workload(const WorkloadInputs& in, const PriceTable& 
       cand.pooled = c.host->pooled;
       cand.data_count = cand.pooled ? 0 : 1;
       cand.data_vcpus = c.host->data_vcpus;
+      cand.trainer_link_gbps.reset(), cand.data_link_gbps.reset();  // loopback here, not the instances' links
       tf = df = SpeedFactor{"host", Range::point(1), "this host"};
     }
     ConfigurationCheck check;

@@ -53,8 +53,13 @@ Prediction predict(const Measured& m, const Candidate& c, const SpeedFactor& tra
     if (!m.trainer_step_ms) return std::nullopt;
     return end < 0 ? m.trainer_step_ms->lo : end > 0 ? m.trainer_step_ms->hi : m.trainer_step_ms->value;
   };
-  if (m.bytes_per_batch && settings.link_gbit_per_s && *settings.link_gbit_per_s > 0 && c.data_count > 0)
-    p.link_ms = 1000 * *m.bytes_per_batch * 8 / (*settings.link_gbit_per_s * 1e9);
+  if (settings.link_gbit_per_s) p.link_gbps = settings.link_gbit_per_s, p.link_source = "--link-gbps";
+  else if (const auto table_link = settings.table_links ? candidate_link_gbps(c) : std::nullopt)
+    p.link_gbps = table_link, p.link_source = "price table";
+  if (m.bytes_per_batch && p.link_gbps && *p.link_gbps > 0 && c.data_count > 0)
+    p.link_ms = 1000 * *m.bytes_per_batch * 8 / (*p.link_gbps * 1e9);
+  else
+    p.link_gbps.reset(), p.link_source.clear();
   const Range& cost = m.pipeline_cpu_s_per_sample;
   const Range& eff = m.scaling_efficiency;
   // Slow end: the dearest pipeline, the slowest cores, the worst scaling, the slowest trainer.
@@ -101,6 +106,13 @@ double pipeline_cost_from_bound_step(double step_ms, int64_t vcpus, int64_t samp
   return step_ms / 1000 * static_cast<double>(vcpus) / static_cast<double>(std::max<int64_t>(1, samples_per_step));
 }
 
+std::optional<double> candidate_link_gbps(const Candidate& c) {
+  if (c.data_count <= 0 || !c.data_link_gbps) return std::nullopt;
+  double link = static_cast<double>(c.data_count) * *c.data_link_gbps;
+  if (c.trainer_link_gbps) link = std::min(link, static_cast<double>(c.trainer_count) * *c.trainer_link_gbps);
+  return link;
+}
+
 std::vector<Candidate> catalog_candidates(const PriceTable& table, const std::string& trainer_type,
                                           int64_t trainer_count, int64_t max_data, Market market) {
   std::vector<Candidate> out;
@@ -121,6 +133,7 @@ std::vector<Candidate> catalog_candidates(const PriceTable& table, const std::st
     base.trainer_vcpus = t->vcpus;
     base.trainer_accelerators = t->accelerators;
     base.trainer_usd_per_hour = quote(*t, market)->usd_per_hour;
+    base.trainer_link_gbps = t->link_gbps;
     out.push_back(base);
     for (const InstanceSpec* d : data)
       for (int64_t n = 1; n <= max_data; ++n) {
@@ -129,6 +142,7 @@ std::vector<Candidate> catalog_candidates(const PriceTable& table, const std::st
         c.data_count = n;
         c.data_vcpus = d->vcpus;
         c.data_usd_per_hour = quote(*d, market)->usd_per_hour;
+        c.data_link_gbps = d->link_gbps;
         out.push_back(c);
       }
   }

@@ -71,11 +71,21 @@ struct Candidate {
   int64_t data_vcpus = 0;           // each
   double data_usd_per_hour = 0;     // each
   bool pooled = true;               // the trainer's vCPUs preprocess too
+  /// Each instance's network bandwidth from the price table (Gbit/s; unset: none published).
+  std::optional<double> trainer_link_gbps, data_link_gbps;
 };
+
+/// The link a candidate's batches cross, Gbit/s: the data instances' links together, capped by
+/// the trainers' (min(data_count x data link, trainer_count x trainer link); a side whose figure
+/// is unknown does not cap). nullopt without data instances or without the data side's figure.
+std::optional<double> candidate_link_gbps(const Candidate& c);
 
 struct ModelSettings {
   double model_error_pct = 10;               // stated: widens every interval
-  std::optional<double> link_gbit_per_s;     // the data link's bandwidth; unknown: not modelled
+  /// The data link's bandwidth for every candidate (--link-gbps); unset: each candidate's own
+  /// from the price table (candidate_link_gbps), and no link term where the table has none.
+  std::optional<double> link_gbit_per_s;
+  bool table_links = true;                   // false: no link term unless link_gbit_per_s is set
 };
 
 struct Prediction {
@@ -84,6 +94,8 @@ struct Prediction {
   double usable_cores = 0;     // point value, core-equivalents of the reference
   double pipeline_ms = 0;      // point value of each term
   std::optional<double> trainer_ms, link_ms;
+  std::optional<double> link_gbps;  // the link the link term used (Gbit/s)
+  std::string link_source;          // "--link-gbps" | "price table" | "" (no link term)
   std::string bound;           // "trainer" | "pipeline" | "link"
   Range step_ms, usd_per_hour, usd_per_step, usd_per_1m_samples;
   double vcpus_per_accelerator = 0;  // every vCPU of the cluster / its accelerators

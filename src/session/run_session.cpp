@@ -53,9 +53,12 @@ void check_python_datasets(const Config& config, const Plan& plan) {
     const DataSettings& data = item.configuration->execution.data;
     if (data.worker != DataWorker::python || (data.mode == DataMode::service && data.spawn_local_processes == 0)) continue;
     const WorkloadDescriptor* descriptor = builtin_workloads().find(item.workload->name);
-    const std::vector<TensorDecl> expected =
-        descriptor && descriptor->batch_layout ? descriptor->batch_layout(*item.workload) : std::vector<TensorDecl>{};
-    if (const std::string why = check_python_dataset(self_executable(), *item.workload, data, expected); !why.empty())
+    WorkloadSpec spec = *item.workload;
+    if (descriptor) spec.wire = data.wire_for(descriptor->capabilities);
+    const std::vector<TensorDecl> expected = descriptor && descriptor->batch_layout
+                                                 ? layout_on_wire(descriptor->batch_layout(spec), spec.wire)
+                                                 : std::vector<TensorDecl>{};
+    if (const std::string why = check_python_dataset(self_executable(), spec, data, expected); !why.empty())
       throw InputError(config.path,
                        item.configuration->pointer + "/execution/data/" + (data.dataset_is_dataloader ? "dataloader" : "dataset"),
                        why);

@@ -44,7 +44,8 @@ for f in configs/*.json tests/data/*.json; do
   grep -q '"python_step"' "$f" || check "validate $f" expect_exit 0 "$work/o" "$pperf" validate --config "$f"
 done
 check "list workloads" bash -c "'$pperf' list workloads | grep -q 'mnist_heavy' && '$pperf' list workloads | grep -q 'tiny'"
-check "list instances" bash -c "'$pperf' list instances --pricing aws-ec2-us-east-1 | grep -qE 'p4d.24xlarge +96 +1152 +8x NVIDIA A100 40GB +21.9576 +2.466..8.191 \(median 8\)'"
+check "list instances" bash -c "'$pperf' list instances --pricing aws-ec2-us-east-1 | grep -qE 'p4d.24xlarge +96 +1152 +8x NVIDIA A100 40GB +400 +21.9576 +2.466..8.191 \(median 8\)'"
+check "list instances: the link, or - where only a burst figure is published" bash -c "'$pperf' list instances --pricing aws-ec2-us-east-1 | grep -qE 'c5.18xlarge +72 +144 +- +25 ' && '$pperf' list instances --pricing aws-ec2-us-east-1 | grep -qE 'p3.2xlarge .* - +3.06'"
 
 # --- pperf cost reproduces the seed tables ---------------------------------------------
 check "cost seed 000 ex.1" expect_exit 0 "$work/o" "$pperf" cost --config configs/seed000_ex1_resnet50_cost.json --out "$work/c1.json"

@@ -86,10 +86,10 @@ work, plain_rx, tls_rx = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 plain = json.load(open(work + "/plain-res.json"))["results"][0]
 tls = json.load(open(work + "/tls-res.json"))["results"][0]
 mismatch = json.load(open(work + "/mismatch-res.json"))["results"][0]
-batch_bytes = 256 * 28 * 28 * 4           # one batch of float32 images
-needed = 42 * batch_bytes                 # 2 warmup + 40 measured batches at least
 for name, r, rx in (("plaintext", plain, plain_rx), ("TLS", tls, tls_rx)):
     assert r["status"] == "ok", (name, r)
+    assert r["execution"]["data"]["wire"] == {"format": "uint8", "bytes_per_sample": 28 * 28 + 8}, r["execution"]["data"]
+    needed = 42 * 256 * 28 * 28           # 2 warmup + 40 measured batches of uint8 images at least
     assert r["execution"]["data"]["endpoints"] == ["10.231.7.1:47123"], r["execution"]
     assert rx >= needed, f"{name}: only {rx} bytes crossed the veth link, expected >= {needed}"
 assert mismatch["status"] == "failed", mismatch

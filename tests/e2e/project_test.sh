@@ -24,11 +24,11 @@ j["workloads"][0]["knee_vcpus_per_accelerator"] is None
 j["next_config"].endswith("ex2.next.json")'
 check "... names the cheapest and the next config" grep -q "configuration to measure next: $work/ex2.next.json" "$work/o2"
 check "seed 000 ex. 1 with the GPU's step given" expect_exit 0 "$work/o1" "$pperf" project --config seed000_ex1_resnet50_cost --trainer-step-ms 60 --out "$work/ex1.json" --html "$work/ex1.html" --next "$work/ex1.next.json"
-check "... 192 x 96/240 = 76.8 ms against 86 ms: -10.7 %, inside; knee 38.4 vCPUs per GPU" json_check "$work/ex1.json" '
+check "... 192 x 96/240 = 76.8 ms against 86 ms: -10.7 %, inside; knee 38.4 vCPUs per GPU; uint8 batches on the link" json_check "$work/ex1.json" '
 abs([c for c in j["workloads"][0]["configurations"] if c["configuration"] == "heterogeneous"][0]["predicted"]["step_ms"]["value"] - 76.8) < 1e-6
 [c for c in j["workloads"][0]["configurations"] if c["configuration"] == "heterogeneous"][0]["actual_inside_interval"]
 abs(j["workloads"][0]["knee_vcpus_per_accelerator"] - 192 * 96 / 60 / 8) < 1e-6
-j["workloads"][0]["inputs"]["bytes_per_batch"] == 1024 * (3 * 32 * 32 * 4 + 8)
+j["workloads"][0]["inputs"]["bytes_per_batch"] == 1024 * (3 * 32 * 32 + 8)
 j["workloads"][0]["cheapest"]["bound"] == "trainer"'
 check "... valid JSON" valid "$work/ex1.json"
 check "... an HTML chart with the knee marked" grep -q 'class="knee"' "$work/ex1.html"

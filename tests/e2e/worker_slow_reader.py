@@ -34,7 +34,8 @@ stream = channel.unary_stream("/pperf.dataservice.DataService/StreamBatches",
                               response_deserializer=pb.BatchMessage.FromString)
 workload = pb.WorkloadRequest(name="mnist_heavy", preset="tiny", batch_size=batch_size,
                               params_json=json.dumps({"data": "synthetic", "data_dir": "/usr/share/datasets/fashion-mnist",
-                                                         "lr": 1.0, "split": "train"}), seed=0)
+                                                         "lr": 1.0, "split": "train"}), seed=0,
+                              wire="uint8")  # what a worker started without --wire sends for mnist_heavy
 request = pb.StreamRequest(handshake=pb.HandshakeRequest(schema_version=1, token=os.environ.get("PPERF_DATA_TOKEN", ""),
                                                          workload=workload), first_index=0, stride=1)
 start = time.monotonic()

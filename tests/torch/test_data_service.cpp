@@ -8,6 +8,8 @@
 #include <grpcpp/grpcpp.h>
 
 #include <limits>
+#include <map>
+#include <random>
 #include <mutex>
 #include <thread>
 
@@ -18,6 +20,7 @@
 #include "src/core/process.h"
 #include "src/measure/data_sources.h"
 #include "test_helpers.h"
+#include "workloads/common/augment.h"
 #include "workloads/workload.h"
 
 using namespace pperf;
@@ -36,6 +39,8 @@ struct ServiceFixture {
       "workloads": [{"name": "mnist_heavy", "preset": "tiny", "batch_size": 8, "params": {"data": "synthetic"}}],
       "configurations": [{"name": "a", "baseline": true, "instances": [{"type": "p3.2xlarge"}]}]})");
     config = load_config(config_path, builtin_workloads());
+    // A worker started without --wire sends the workload's default wire (uint8 for MNIST).
+    config.workloads.front().wire = default_wire(builtin_workloads().find("mnist_heavy")->capabilities);
   }
   const WorkloadSpec& spec() const { return config.workloads.front(); }
 };
@@ -81,6 +86,15 @@ TEST(DataService, HandshakeRefusesAnotherWorkloadShape) {
     FAIL() << "mismatch accepted";
   } catch (const std::runtime_error& e) {
     EXPECT_NE(std::string(e.what()).find("handshake refused: batch size 16, this worker serves 8"), std::string::npos)
+        << e.what();
+  }
+  other = f.spec();
+  other.wire = "float32";
+  try {
+    connect_service(other, to(group.endpoints()));
+    FAIL() << "a float32 trainer accepted by a uint8 worker";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("handshake refused: wire float32 asked for, this worker sends uint8"), std::string::npos)
         << e.what();
   }
   other = f.spec();
@@ -170,6 +184,7 @@ struct RawWorker {
     h->mutable_workload()->set_batch_size(f.spec().batch_size);
     h->mutable_workload()->set_params_json(f.spec().params.dump());
     h->mutable_workload()->set_seed(f.spec().seed);
+    h->mutable_workload()->set_wire(f.spec().wire);
     r.set_first_index(first_index);
     r.set_stride(stride);
     return r;
@@ -368,6 +383,63 @@ TEST(Workloads, EveryWorkloadDeclaresTheBatchItsPipelineMakes) {
     };
     EXPECT_EQ(layout_mismatch(d.batch_layout(spec), {decl("inputs", inputs), decl("targets", targets)}), "");
     EXPECT_EQ(inputs.shape(0), 3);
+  }
+}
+
+// Every wire a workload declares exact hands the step the very floats of the float32 wire: the
+// pipeline's bytes before its last conversion, which the step makes through the same 256-entry
+// table (a lookup, so no device can round it otherwise). So a step's loss is the same exactly,
+// not to a tolerance: the model's inputs are bit-identical.
+TEST(WireFormats, AStepOnEachDeclaredWireHasTheFloat32LossExactly) {
+  const std::map<std::string, nlohmann::json> cheap = {{"mnist_heavy", {{"data", "synthetic"}}},
+                                                       {"resnet50_augment", {{"images", 8}}}};
+  int checked = 0;
+  for (const auto& d : builtin_workloads().all()) {
+    for (const std::string& wire : d.capabilities.wires) {
+      SCOPED_TRACE(d.name + " on " + wire);
+      const WorkloadSpec f32 = make_workload_spec(d, "tiny", 4, cheap.count(d.name) ? cheap.at(d.name) : nlohmann::json::object(), 3);
+      WorkloadSpec other = f32;
+      other.wire = wire;
+      const auto a_pipeline = d.make_pipeline(f32), b_pipeline = d.make_pipeline(other);
+      const auto a = d.make_workload(f32), b = d.make_workload(other);
+      for (int64_t index : {0, 5}) {
+        const Batch x = a_pipeline->make_batch(index), y = b_pipeline->make_batch(index);
+        EXPECT_EQ(y.inputs.scalar_type(), torch::kByte);
+        EXPECT_EQ(bytes_per_sample(layout_on_wire(d.batch_layout(other), wire)) * 4,
+                  bytes_per_sample(d.batch_layout(f32)) + 3 * 8)  // inputs a quarter; int64 targets as they were
+            << "declared bytes per sample";
+        EXPECT_EQ(x.inputs.nbytes(), 4 * y.inputs.nbytes());
+        EXPECT_TRUE(torch::equal(x.targets, y.targets));
+        torch::manual_seed(11);  // dropout draws the same masks for both steps
+        const double loss_f32 = a->train_step(x);
+        torch::manual_seed(11);
+        const double loss_wire = b->train_step(y);
+        EXPECT_EQ(loss_f32, loss_wire) << "batch " << index;
+      }
+      ++checked;
+    }
+  }
+  EXPECT_EQ(checked, 2) << "mnist_heavy and resnet50_augment declare uint8";
+}
+
+// The byte images are the float chain rounded: the uint8 wire changed the chain's output by at
+// most half a grey level (0.5 / 255) from the unrounded chain.
+TEST(WireFormats, TheRoundedChainIsTheFloatChainToHalfAGreyLevel) {
+  const int h = 24, w = 20, c = 3;
+  std::mt19937 rng(5);
+  std::vector<uint8_t> img(h * w * c);
+  for (auto& p : img) p = static_cast<uint8_t>(rng());
+  std::mt19937_64 draw_rng(9);
+  AugmentScratch s1, s2;
+  for (int trial = 0; trial < 3; ++trial) {
+    const AugmentDraw d = draw_augment(draw_rng);
+    std::vector<float> exact(c * h * w);
+    std::vector<uint8_t> bytes(c * h * w);
+    augment_sample(img.data(), h, w, c, d, exact.data(), s1);
+    augment_sample_bytes(img.data(), h, w, c, d, bytes.data(), s2);
+    float worst = 0;
+    for (size_t i = 0; i < exact.size(); ++i) worst = std::max(worst, std::abs(bytes[i] / 255.0f - exact[i]));
+    EXPECT_LE(worst, 0.5f / 255 + 1e-5f) << "trial " << trial;
   }
 }
 

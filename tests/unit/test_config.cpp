@@ -318,7 +318,35 @@ TEST(Config, AConfigNeedingAHookTheWorkloadLacksIsRefusedNamingIt) {
   EXPECT_EQ(capability_names(own_ranks.capabilities), (std::vector<std::string>{"steps_as_own_ranks", "owns_device"}));
   EXPECT_TRUE(make_workload_spec(own_ranks, "", 0).owns_device) << "the plan reads it from the spec";
   EXPECT_EQ(capability_names(pperf::testing::fixture_workloads().find("mnist_heavy")->capabilities),
-            (std::vector<std::string>{"data_parallel", "checkpoint", "data_workers", "model_flops"}));
+            (std::vector<std::string>{"data_parallel", "checkpoint", "data_workers", "model_flops", "wire_uint8"}));
+}
+
+TEST(Config, AWireTheWorkloadCannotMakeIsRefusedNamingTheKey) {
+  const auto service = [](const std::string& wire) {
+    return [wire](json& c) {
+      c["configurations"][1]["execution"]["data"] = {{"mode", "service"}, {"endpoints", {"h:1"}}, {"wire", wire}};
+    };
+  };
+  EXPECT_EQ(error_of(service("uint8")), "");
+  EXPECT_EQ(error_of(service("float32")), "");
+  EXPECT_EQ(error_of(service("bf16")),
+            "/configurations/1/execution/data/wire: workload 'mnist_heavy' cannot send its batches as bf16 exactly (its "
+            "wires: uint8, float32)");
+  EXPECT_EQ(error_of(service("int4")).rfind("/configurations/1/execution/data/wire: ", 0), 0u);
+  EXPECT_EQ(error_of([](json& c) { c["configurations"][1]["execution"]["data"] = {{"wire", "uint8"}}; }),
+            "/configurations/1/execution/data/wire: 'wire' needs data mode 'service' or a Python worker (pperf's local "
+            "loader hands the step its batches in memory)");
+  // The default: the smallest exact wire for pperf's workers, float32 for the local loader.
+  const WorkloadCapabilities& can = pperf::testing::fixture_workloads().find("mnist_heavy")->capabilities;
+  DataSettings data;
+  EXPECT_EQ(data.wire_for(can), "float32");
+  data.mode = DataMode::service;
+  EXPECT_EQ(data.wire_for(can), "uint8");
+  EXPECT_EQ(data.wire_for(WorkloadCapabilities{false, false, true, false}), "float32");
+  data.wire = "float32";
+  EXPECT_EQ(data.wire_for(can), "float32");
+  EXPECT_EQ(bytes_per_sample(layout_on_wire({{"inputs", "float32", {1, 28, 28}}, {"targets", "int64", {}}}, "uint8")), 784 + 8);
+  EXPECT_EQ(bytes_per_sample({{"inputs", "float32", {3, 224, 224}}, {"targets", "int64", {}}}), 602112 + 8);
 }
 
 TEST(Config, DistributedKeys) {

@@ -4,6 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <map>
 
 #include "src/core/atomic_file.h"
 #include "src/core/crypto.h"
@@ -345,4 +348,72 @@ TEST(SpotSpread, CostIntervalSpansTheCheapestAndDearestPrice) {
   EXPECT_DOUBLE_EQ((*cmp.improvement_pct_ci95)[1], (1 - (4 * 0.61 + 0.0893) / 10.0 * ratio) * 100);
   EXPECT_LT((*cmp.improvement_pct_ci95)[0], *cmp.improvement_pct);
   EXPECT_GT((*cmp.improvement_pct_ci95)[1], *cmp.improvement_pct);
+}
+
+// networkPerformance as AWS words it: a fixed figure is the sustained bandwidth, "Up to" a burst
+// ceiling that says nothing of the baseline; words without a figure give none.
+TEST(PriceImport, NetworkPerformanceFiguresAndBursts) {
+  const auto fixed = parse_network_performance("25 Gigabit");
+  ASSERT_TRUE(fixed);
+  EXPECT_EQ(fixed->gbps, 25);
+  EXPECT_FALSE(fixed->burst);
+  EXPECT_EQ(parse_network_performance("4x 100 Gigabit")->gbps, 400);
+  EXPECT_EQ(parse_network_performance("3200 Gigabit")->gbps, 3200);
+  const auto burst = parse_network_performance("Up to 12.5 Gigabit");
+  ASSERT_TRUE(burst);
+  EXPECT_EQ(burst->gbps, 12.5);
+  EXPECT_TRUE(burst->burst);
+  for (const char* none : {"Moderate", "High", "Low to Moderate", "", "25 Megabit", "-1 Gigabit", "0 Gigabit"})
+    EXPECT_FALSE(parse_network_performance(none)) << none;
+}
+
+// The offer file AWS publishes (an excerpt, from opencost's tests: $PPERF_REAL_DATA/prices) words
+// its figures so: m5.large "Up to 10 Gigabit" (a burst), p3.8xlarge "10 Gigabit" (fixed).
+TEST(PriceImport, NetworkPerformanceOfARealOfferFile) {
+  const char* env = std::getenv("PPERF_REAL_DATA");
+  const std::string path = std::string(env ? env : PPERF_SOURCE_DIR "/../shared/real-data") +
+                           "/prices/opencost-ec2-us-east-2-excerpt.commafixed.offer.json";
+  if (!std::filesystem::exists(path)) GTEST_SKIP() << "real data not here: " << path;
+  const nlohmann::json offer = nlohmann::json::parse(read_text_file(path));
+  std::map<std::string, std::optional<NetworkPerformance>> by_type;
+  for (const auto& [sku, product] : offer.at("products").items())
+    if (product.at("attributes").contains("networkPerformance"))
+      by_type[product.at("attributes").at("instanceType").get<std::string>()] =
+          parse_network_performance(product.at("attributes").at("networkPerformance").get<std::string>());
+  ASSERT_EQ(by_type.size(), 2u);
+  ASSERT_TRUE(by_type.at("m5.large"));
+  EXPECT_TRUE(by_type.at("m5.large")->burst);
+  EXPECT_EQ(by_type.at("m5.large")->gbps, 10);
+  ASSERT_TRUE(by_type.at("p3.8xlarge"));
+  EXPECT_FALSE(by_type.at("p3.8xlarge")->burst);
+  EXPECT_EQ(by_type.at("p3.8xlarge")->gbps, 10);
+}
+
+// A links file sets each named type's figure (and SageMaker's ml. twin), names the rows left
+// without one, and refuses a figure <= 0 naming its key.
+TEST(PriceImport, LinkFiguresFromALinksFile) {
+  PriceTable table;
+  table.name = "t";
+  table.currency = "USD";
+  import_prices(table, {fixture("ec2-offer.json")}, options(ImportFormat::aws_offer));
+  pperf::testing::TempDir dir;
+  const std::string links = dir.write("links.json", R"({"source": "hand", "published": null, "types": {
+      "p5.48xlarge": {"gbps": 3200, "basis": "fixed"}, "ml.none": {"gbps": 1, "basis": "unused"}}})");
+  apply_link_figures(table, {links, read_text_file(links)}, "2026-11-29");
+  const auto& use1 = table.regions.at("us-east-1");
+  EXPECT_EQ(*use1.at("p5.48xlarge").link_gbps, 3200);
+  EXPECT_EQ(use1.at("p5.48xlarge").link_basis, "fixed");
+  EXPECT_FALSE(use1.at("c7i.large").link_gbps);
+  ASSERT_EQ(table.sources.back().format, "links");
+  EXPECT_NE(table.sources.back().notes.at(0).find("no link figure for c7i.large, g6e.xlarge"), std::string::npos)
+      << table.sources.back().notes.at(0);
+  const PriceTable back = round_trip(table, "us-east-1");
+  EXPECT_EQ(*back.find("p5.48xlarge")->link_gbps, 3200);
+  const std::string bad = dir.write("bad.json", R"({"source": "", "published": null, "types": {"x": {"gbps": 0, "basis": "b"}}})");
+  try {
+    apply_link_figures(table, {bad, read_text_file(bad)}, "2026-11-29");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("/types/x/gbps"), std::string::npos) << e.what();
+  }
 }

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 #include <sstream>
 #include <tuple>
 
@@ -128,6 +129,49 @@ TEST(Projection, LinkBoundWhenBatchesOutgrowTheLink) {
   EXPECT_NEAR(*p.link_ms, 80, 1e-9);
   EXPECT_EQ(p.bound, "link");
   EXPECT_NEAR(p.step_ms.value, 80, 1e-9);
+}
+
+// The shipped tables' link figures: each c5.18xlarge has 25 Gbit/s, a p4d.24xlarge 400, so the
+// data group of n c5.18xlarge feeds the trainer at min(25 n, 400) Gbit/s. Seed 000's ResNet50 at
+// 224 px, 8 GPUs x batch 32, on the uint8 wire (150,536 bytes a sample: 3x224x224 bytes + an
+// int64 label): 38.5 MB a step, 12.33 ms at 25 Gbit/s; float32 (602,120 bytes) is 4x that.
+TEST(Projection, TheTablesLinkFiguresBoundTheDataGroup) {
+  const PriceTable sm = load_price_table(PPERF_SOURCE_DIR "/pricing/tables/aws-sagemaker-us-east-1.json");
+  EXPECT_EQ(*sm.find("ml.c5.18xlarge")->link_gbps, 25);
+  EXPECT_EQ(*sm.find("ml.p4d.24xlarge")->link_gbps, 400);
+  EXPECT_FALSE(sm.find("ml.p3.2xlarge")->link_gbps) << "only a burst figure is published";
+  Measured m = given(192, 96, 256);
+  m.pipeline_cpu_s_per_sample = Range::point(1e-6);  // a light pipeline: the link and the GPU decide
+  m.trainer_step_ms = Range::point(10);
+  m.bytes_per_batch = 256.0 * 150536;
+  std::map<int64_t, Prediction> by_count;
+  for (const Candidate& c : catalog_candidates(sm, "ml.p4d.24xlarge", 1, 4, Market::on_demand))
+    if (c.data_type == "ml.c5.18xlarge") by_count[c.data_count] = predict(m, c, kSame, kSame, ModelSettings{});
+  ASSERT_EQ(by_count.size(), 4u);
+  for (const auto& [n, p] : by_count) {
+    SCOPED_TRACE(n);
+    EXPECT_EQ(*p.link_gbps, 25.0 * n);
+    EXPECT_EQ(p.link_source, "price table");
+    EXPECT_NEAR(*p.link_ms, 256.0 * 150536 * 8 / (25e9 * n) * 1000, 1e-9);
+  }
+  EXPECT_EQ(by_count.at(1).bound, "link") << "12.33 ms on the link against a 10 ms GPU step";
+  EXPECT_EQ(by_count.at(2).bound, "trainer");
+  // --link-gbps overrides every candidate's; --no-link leaves the term out.
+  ModelSettings given_link;
+  given_link.link_gbit_per_s = 10;
+  const Candidate two = [&] {
+    for (const Candidate& c : catalog_candidates(sm, "ml.p4d.24xlarge", 1, 2, Market::on_demand))
+      if (c.data_type == "ml.c5.18xlarge" && c.data_count == 2) return c;
+    return Candidate{};
+  }();
+  EXPECT_EQ(*predict(m, two, kSame, kSame, given_link).link_gbps, 10);
+  ModelSettings no_link;
+  no_link.table_links = false;
+  EXPECT_FALSE(predict(m, two, kSame, kSame, no_link).link_ms);
+  // The trainer's link caps many data instances: 20 x 25 > 400.
+  Candidate many = two;
+  many.data_count = 20;
+  EXPECT_EQ(*candidate_link_gbps(many), 400);
 }
 
 TEST(Projection, CatalogCandidatesOfTheShippedTables) {

@@ -60,6 +60,25 @@ TEST(RequestCheck, EachMismatchIsRefusedNamingIt) {
             RefusalKind::unauthenticated);
 }
 
+// A trainer and a worker that disagree on the wire would feed the model bytes it takes for
+// floats (or the reverse): refused naming both and the fix; a trainer from before wire formats
+// ("" ) asks for float32.
+TEST(RequestCheck, AnotherWireIsRefusedNamingBoth) {
+  ServedWorkload s = served();
+  s.spec.wire = "uint8";
+  dataservice::HandshakeRequest h = matching(s);
+  h.mutable_workload()->set_wire("uint8");
+  EXPECT_FALSE(check_handshake(h, s));
+  h.mutable_workload()->set_wire("float32");
+  EXPECT_EQ(check_handshake(h, s)->message,
+            "handshake refused: wire float32 asked for, this worker sends uint8 (start it with --wire float32, or set "
+            "execution.data.wire to uint8)");
+  h.mutable_workload()->clear_wire();
+  EXPECT_EQ(check_handshake(h, s)->kind, RefusalKind::failed_precondition);
+  s.spec.wire = "float32";
+  EXPECT_FALSE(check_handshake(h, s)) << "an old trainer's empty wire is float32";
+}
+
 TEST(RequestCheck, ParamsNestedTooDeepAreRefusedUnparsed) {
   const ServedWorkload s = served();
   dataservice::HandshakeRequest h = matching(s);

@@ -194,7 +194,8 @@ TEST(ResultsJson, EveryRecordMemberHasAKey) {
   EXPECT_EQ(member_count<GpuUtilization>(), rows<decltype(kGpuUtilizationFields)> + 1u);  // gpu
   EXPECT_EQ(member_count<DevicePeak>(), 10u);
   EXPECT_EQ(member_count<MathSettings>(), rows<decltype(kMathSettingsFields)>);
-  EXPECT_EQ(member_count<ExecutionReport>(), 14u);
+  EXPECT_EQ(member_count<ExecutionReport>(), 17u);  // data_wire, data_wire_bytes_per_sample, data_link: by hand
+  EXPECT_EQ(member_count<DataLinkReport>(), 5u);
   EXPECT_EQ(member_count<MemoryReport>(), 5u);
   EXPECT_EQ(member_count<ProcessMemory>(), 3u);
   EXPECT_EQ(member_count<DeviceMemory>(), 3u);

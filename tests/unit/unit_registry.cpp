@@ -14,6 +14,7 @@ const WorkloadRegistry& fixture_workloads() {
                 {"lr", "number", 1.0, "", {}},
                 {"sizes", "integer_list", nlohmann::json::array({1, 2}), "", {}}};
     d.capabilities = {/*data_parallel=*/true, /*checkpoint=*/true, /*data_workers=*/true, /*model_flops=*/true};
+    d.capabilities.wires = {"uint8"};
     r.add(d);
     return r;
   }();

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "workloads/common/gaussian_blur.h"
+#include "workloads/common/image_set.h"
 
 namespace pperf {
 
@@ -119,8 +120,10 @@ AugmentDraw draw_augment(std::mt19937_64& rng) {
   return d;
 }
 
-void augment_sample(const uint8_t* hwc, int h, int w, int c, const AugmentDraw& draw, float* out,
-                    AugmentScratch& s) {
+namespace {
+/// The chain, with the rescale by `scale` (1: none) after the blur.
+void augment_chain(const uint8_t* hwc, int h, int w, int c, const AugmentDraw& draw, float scale, float* out,
+                   AugmentScratch& s) {
   const size_t n = static_cast<size_t>(h) * w * c;
   if (s.kernel.empty()) s.kernel = gaussian_kernel1d(kBlurTaps, kBlurSigma);
   s.dilated.resize(n);
@@ -129,10 +132,24 @@ void augment_sample(const uint8_t* hwc, int h, int w, int c, const AugmentDraw& 
   dilate3x3(hwc, s.dilated.data(), h, w, c, s.dilate_tmp);
   hwc_u8_to_chw_f32(s.dilated.data(), s.a.data(), h, w, c, 1.0f);
   blur_planes(s.a.data(), s.b.data(), c, h, w, s.kernel, s.blur_tmp);
-  rescale(s.b.data(), static_cast<int64_t>(n), 1.0f / 255.0f);
+  if (scale != 1.0f) rescale(s.b.data(), static_cast<int64_t>(n), scale);
   if (draw.flip) flip_horizontal(s.b.data(), s.b.data(), c, h, w);
   rotate_bilinear(s.b.data(), s.a.data(), c, h, w, draw.radians);
   zoom_bilinear(s.a.data(), out, c, h, w, draw.zoom);
+}
+}  // namespace
+
+void augment_sample(const uint8_t* hwc, int h, int w, int c, const AugmentDraw& draw, float* out,
+                    AugmentScratch& s) {
+  augment_chain(hwc, h, w, c, draw, 1.0f / 255.0f, out, s);
+}
+
+void augment_sample_bytes(const uint8_t* hwc, int h, int w, int c, const AugmentDraw& draw, uint8_t* out,
+                          AugmentScratch& s) {
+  const size_t n = static_cast<size_t>(h) * w * c;
+  s.pixels.resize(n);
+  augment_chain(hwc, h, w, c, draw, 1.0f, s.pixels.data(), s);
+  for (size_t i = 0; i < n; ++i) out[i] = round_to_byte(s.pixels[i]);
 }
 
 }  // namespace pperf

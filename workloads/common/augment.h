@@ -75,12 +75,19 @@ AugmentDraw draw_augment(std::mt19937_64& rng);
 /// Buffers one thread reuses across samples.
 struct AugmentScratch {
   std::vector<uint8_t> dilated, dilate_tmp;
-  std::vector<float> a, b, blur_tmp;
+  std::vector<float> a, b, blur_tmp, pixels;
   std::vector<float> kernel;  // 11 taps, sigma 0.8
 };
 
 /// The whole chain on one h x w x c uint8 image, written as c x h x w floats to `out`.
 void augment_sample(const uint8_t* hwc, int h, int w, int c, const AugmentDraw& draw, float* out,
                     AugmentScratch& scratch);
+
+/// The chain without its rescale, in pixel values, each rounded to the nearest byte: c x h x w
+/// bytes to `out` (an image pipeline's output before its last conversion). Every op after the
+/// dilation is a convex combination of pixels, so the values stay in [0, 255]; rescaling these
+/// bytes by 1/255 differs from augment_sample by at most the rounding, 0.5 / 255.
+void augment_sample_bytes(const uint8_t* hwc, int h, int w, int c, const AugmentDraw& draw, uint8_t* out,
+                          AugmentScratch& scratch);
 
 }  // namespace pperf

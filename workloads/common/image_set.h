@@ -1,6 +1,7 @@
 #pragma once
 // What the image pipelines share: a set of uint8 images held in memory, shared by every pipeline
 // of a process, and its seeded sample order.
+#include <cmath>
 #include <cstdint>
 #include <numeric>
 #include <random>
@@ -21,6 +22,14 @@ struct ImageSet {
   int64_t image_bytes() const { return side * side * channels; }
   const uint8_t* image(int64_t sample) const { return images.data() + sample * image_bytes(); }
 };
+
+/// A pixel value a chain computed in float (within [0, 255] up to rounding), rounded to the
+/// nearest byte (ties to even) and clamped: what an image pipeline hands over before its last
+/// conversion.
+inline uint8_t round_to_byte(float v) {
+  const float r = std::nearbyint(v);
+  return static_cast<uint8_t>(r < 0 ? 0 : (r > 255 ? 255 : r));
+}
 
 /// The order samples are drawn in: [0, n) shuffled by `seed` (the same on every host).
 inline std::vector<int64_t> shuffled_order(int64_t n, uint64_t seed) {

@@ -10,6 +10,7 @@
 
 #include "src/core/input_error.h"
 #include "workloads/common/adadelta.h"
+#include "workloads/common/byte_table.h"
 #include "workloads/common/gaussian_blur.h"
 #include "workloads/common/idx.h"
 #include "workloads/common/image_set.h"
@@ -25,6 +26,11 @@ constexpr int kClasses = 10;
 constexpr int kBlurKernel = 11;
 constexpr double kSigmaMin = 0.1, kSigmaMax = 2.0;
 constexpr float kMean = 0.1307f, kStd = 0.3081f;
+
+/// The pipeline's last conversion: ToTensor's 1/255, then Normalize(kMean, kStd).
+ByteTable normalize_table() {
+  return ByteTable([](uint8_t b) { return (b / 255.0f - kMean) / kStd; });
+}
 
 struct Shape {
   int64_t conv1, conv2, hidden;
@@ -74,27 +80,32 @@ std::shared_ptr<const ImageSet> make_synthetic(uint64_t seed) {
 
 class MnistPipeline : public InputPipeline {
  public:
-  MnistPipeline(std::shared_ptr<const ImageSet> data, int64_t batch_size, uint64_t seed)
-      : data_(std::move(data)), batch_size_(batch_size), seed_(seed), order_(shuffled_order(data_->size(), seed)) {}
+  MnistPipeline(std::shared_ptr<const ImageSet> data, int64_t batch_size, uint64_t seed, std::string wire)
+      : data_(std::move(data)), batch_size_(batch_size), seed_(seed), wire_(std::move(wire)),
+        order_(shuffled_order(data_->size(), seed)) {}
 
+  /// The blur runs on the pixels (blur and normalization commute: the kernel sums to 1) and its
+  /// result is rounded to bytes, as a uint8 pipeline hands images over; the normalization is
+  /// the last conversion (normalize_table), made here on the float32 wire and by the step on uint8.
   Batch make_batch(int64_t index) const override {
     Batch batch;
     batch.index = index;
-    batch.inputs = torch::empty({batch_size_, 1, kSide, kSide});
+    torch::Tensor bytes = torch::empty({batch_size_, 1, kSide, kSide}, torch::kByte);
     batch.targets = torch::empty({batch_size_}, torch::kLong);
-    float* out = batch.inputs.data_ptr<float>();
+    uint8_t* out = bytes.data_ptr<uint8_t>();
     int64_t* targets = batch.targets.data_ptr<int64_t>();
     std::mt19937_64 rng(batch_seed(seed_, index));  // the same sigmas for a batch on any thread or host
     std::uniform_real_distribution<double> sigma(kSigmaMin, kSigmaMax);
-    std::vector<float> normalized(kPixels), scratch;
+    std::vector<float> pixels(kPixels), blurred(kPixels), scratch;
     for (int64_t i = 0; i < batch_size_; ++i) {
       const int64_t sample = order_[sample_position(index, batch_size_, i, data_->size())];
-      const uint8_t* pixels = data_->image(sample);
-      for (int p = 0; p < kPixels; ++p) normalized[p] = (pixels[p] / 255.0f - kMean) / kStd;
-      gaussian_blur(normalized.data(), out + i * kPixels, kSide, kSide,
-                    gaussian_kernel1d(kBlurKernel, sigma(rng)), scratch);
+      const uint8_t* image = data_->image(sample);
+      for (int p = 0; p < kPixels; ++p) pixels[p] = image[p];
+      gaussian_blur(pixels.data(), blurred.data(), kSide, kSide, gaussian_kernel1d(kBlurKernel, sigma(rng)), scratch);
+      for (int p = 0; p < kPixels; ++p) out[i * kPixels + p] = round_to_byte(blurred[p]);
       targets[i] = data_->labels[sample];
     }
+    batch.inputs = wire_ == "uint8" ? bytes : table_.apply_on_cpu(bytes);
     return batch;
   }
 
@@ -104,6 +115,8 @@ class MnistPipeline : public InputPipeline {
   std::shared_ptr<const ImageSet> data_;
   int64_t batch_size_;
   uint64_t seed_;
+  std::string wire_;
+  ByteTable table_ = normalize_table();
   std::vector<int64_t> order_;
 };
 
@@ -170,7 +183,7 @@ class MnistHeavy : public Workload {
   }
   double train_step(const Batch& batch) override {
     optimizer_.zero_grad();
-    torch::Tensor loss = torch::nll_loss(net_->forward(batch.inputs), batch.targets);
+    torch::Tensor loss = torch::nll_loss(net_->forward(table_.to_model(batch.inputs)), batch.targets);
     loss.backward();
     optimizer_.step();
     return loss.item<double>();
@@ -179,6 +192,7 @@ class MnistHeavy : public Workload {
  private:
   MnistNet net_;
   Adadelta optimizer_;
+  ByteTable table_ = normalize_table();  // the uint8 wire's last conversion, on the step's device
 };
 
 }  // namespace
@@ -188,8 +202,10 @@ WorkloadDescriptor mnist_heavy_descriptor() {
   d.name = "mnist_heavy";
   d.description =
       "Seed 000 ex.2: MNIST CNN (conv 1->32->64, fc 9216->128->10), Adadelta, NLL loss; per-sample "
-      "CPU preprocessing: to float, Normalize(0.1307, 0.3081), 11x11 Gaussian blur with sigma ~ U(0.1, 2.0)";
+      "CPU preprocessing: 11x11 Gaussian blur with sigma ~ U(0.1, 2.0) rounded to bytes, then to float and "
+      "Normalize(0.1307, 0.3081) (on the trainer's device on the uint8 wire)";
   d.capabilities = {/*data_parallel=*/true, /*checkpoint=*/true, /*data_workers=*/true, /*model_flops=*/true};
+  d.capabilities.wires = {"uint8"};
   d.presets = {{"full", "the seed's network, 1,199,882 params", 256},
                {"tiny", "conv 1->8->16, fc 2304->32->10 (75,338 params), for CI", 64}};
   d.params = {
@@ -206,7 +222,7 @@ WorkloadDescriptor mnist_heavy_descriptor() {
                     ? make_synthetic(spec.seed)
                     : load_fashion_mnist(spec.string_param("data_dir"),
                                          spec.string_param("split"));
-    return std::make_shared<MnistPipeline>(std::move(data), spec.batch_size, spec.seed);
+    return std::make_shared<MnistPipeline>(std::move(data), spec.batch_size, spec.seed, spec.wire);
   };
   d.batch_layout = [](const WorkloadSpec&) {
     return std::vector<TensorDecl>{{"inputs", "float32", {1, kSide, kSide}}, {"targets", "int64", {}}};

@@ -9,6 +9,7 @@
 
 #include "src/core/input_error.h"
 #include "workloads/common/augment.h"
+#include "workloads/common/byte_table.h"
 #include "workloads/common/image_set.h"
 #include "workloads/workload.h"
 #include "workloads/common/foreach_optim.h"
@@ -157,29 +158,38 @@ std::shared_ptr<const ImageSet> make_synthetic(uint64_t seed, int64_t count, int
   return set;
 }
 
+/// The pipeline's last conversion: the chain's rescale 1/255, applied to its rounded bytes.
+ByteTable rescale_table() {
+  return ByteTable([](uint8_t b) { return b * (1.0f / 255.0f); });
+}
+
 class AugmentPipeline : public InputPipeline {
  public:
-  AugmentPipeline(std::shared_ptr<const ImageSet> data, int64_t batch_size, uint64_t seed)
-      : data_(std::move(data)), batch_size_(batch_size), seed_(seed), order_(shuffled_order(data_->size(), seed)) {}
+  AugmentPipeline(std::shared_ptr<const ImageSet> data, int64_t batch_size, uint64_t seed, std::string wire)
+      : data_(std::move(data)), batch_size_(batch_size), seed_(seed), wire_(std::move(wire)),
+        order_(shuffled_order(data_->size(), seed)) {}
 
+  /// The chain runs in pixel values and its result is rounded to bytes (augment_sample_bytes),
+  /// as a uint8 pipeline hands images over; the rescale is the last conversion (rescale_table),
+  /// made here on the float32 wire and by the step on uint8.
   Batch make_batch(int64_t index) const override {
     const int side = static_cast<int>(data_->side);
     const int64_t image_bytes = static_cast<int64_t>(side) * side * kChannels;
     Batch batch;
     batch.index = index;
-    batch.inputs = torch::empty({batch_size_, kChannels, side, side});
+    torch::Tensor bytes = torch::empty({batch_size_, kChannels, side, side}, torch::kByte);
     batch.targets = torch::empty({batch_size_}, torch::kLong);
-    float* out = batch.inputs.data_ptr<float>();
+    uint8_t* out = bytes.data_ptr<uint8_t>();
     int64_t* targets = batch.targets.data_ptr<int64_t>();
     std::mt19937_64 rng(batch_seed(seed_, index));  // the same flips, angles and zooms on any thread or host
     AugmentScratch scratch;
     for (int64_t i = 0; i < batch_size_; ++i) {
       const int64_t sample = order_[sample_position(index, batch_size_, i, data_->size())];
       const AugmentDraw draw = draw_augment(rng);
-      augment_sample(data_->image(sample), side, side, kChannels, draw,
-                     out + i * image_bytes, scratch);
+      augment_sample_bytes(data_->image(sample), side, side, kChannels, draw, out + i * image_bytes, scratch);
       targets[i] = data_->labels[sample];
     }
+    batch.inputs = wire_ == "uint8" ? bytes : table_.apply_on_cpu(bytes);
     return batch;
   }
 
@@ -189,6 +199,8 @@ class AugmentPipeline : public InputPipeline {
   std::shared_ptr<const ImageSet> data_;
   int64_t batch_size_;
   uint64_t seed_;
+  std::string wire_;
+  ByteTable table_ = rescale_table();
   std::vector<int64_t> order_;
 };
 
@@ -217,7 +229,7 @@ class ResNet50Augment : public Workload {
   void load_state(torch::serialize::InputArchive& archive) override { load_module_and_optimizer(archive, *net_, optimizer_); }
   double train_step(const Batch& batch) override {
     optimizer_.zero_grad();
-    torch::Tensor loss = torch::nn::functional::cross_entropy(net_->forward(batch.inputs), batch.targets);
+    torch::Tensor loss = torch::nn::functional::cross_entropy(net_->forward(table_.to_model(batch.inputs)), batch.targets);
     loss.backward();
     optimizer_.step();
     return loss.item<double>();
@@ -226,6 +238,7 @@ class ResNet50Augment : public Workload {
  private:
   ResNet net_;
   ForeachSGD optimizer_;
+  ByteTable table_ = rescale_table();  // the uint8 wire's last conversion, on the step's device
 };
 
 }  // namespace
@@ -237,8 +250,10 @@ WorkloadDescriptor resnet50_augment_descriptor() {
       "Seed 000 ex.1: ResNet50 (torchvision v1.5 layout), SGD with momentum, cross-entropy; per-sample "
       "CPU augmentation of uint8 images in C++: 3x3 dilation, 11x11 Gaussian blur sigma 0.8, rescale "
       "1/255, random horizontal flip, random rotation +-36 deg, random zoom [0.9, 1.1] (bilinear, "
-      "reflect fill); random images and labels generated from the seed";
+      "reflect fill), computed in pixel values and rounded to bytes, the rescale last (on the trainer's device on the "
+      "uint8 wire); random images and labels generated from the seed";
   d.capabilities = {/*data_parallel=*/true, /*checkpoint=*/true, /*data_workers=*/true, /*model_flops=*/true};
+  d.capabilities.wires = {"uint8"};
   d.presets = {
       {"full", "ResNet50 on 3x224x224, 1000 classes (25,557,032 params)", 32},
       {"cifar", "the seed's job: ResNet50 on 3x32x32, 10 classes (23,528,522 params); the seed ran batch 1024 per GPU", 64},
@@ -258,7 +273,7 @@ WorkloadDescriptor resnet50_augment_descriptor() {
     const int64_t images = spec.int_param("images");
     if (images < 1) throw InputError("resnet50_augment", "/params/images", "must be at least 1");
     return std::make_shared<AugmentPipeline>(make_synthetic(spec.seed, images, arch.side, arch.classes),
-                                             spec.batch_size, spec.seed);
+                                             spec.batch_size, spec.seed, spec.wire);
   };
   d.batch_layout = [](const WorkloadSpec& spec) {
     const Arch arch = preset_arch(spec.preset);

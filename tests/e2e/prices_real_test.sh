@@ -16,8 +16,8 @@ mkdir -p "$work/tables"
 check "real GCP catalog imports whole" expect_exit 0 "$work/gcp.err" "$pperf" prices import --format skypilot "$real/gcp-vms.csv" \
   --published unknown --out "$work/tables/gcp.json" --provider gcp
 check "GCP: a2-highgpu-8g in us-central1 at its full price, with its 8 A100s" bash -c "\"$pperf\" list instances --pricing '$work/tables/gcp.json' \
-  --region us-central1 --accelerator a100 > '$work/a100.out' && grep -qE '^a2-highgpu-8g +96 +680 +8x NVIDIA A100 40GB +29.3871 ' '$work/a100.out' \
-  && grep -qE '^a2-ultragpu-8g +96 +1360 +8x NVIDIA A100 80GB +23.5666 ' '$work/a100.out' && ! grep -q '^n2-' '$work/a100.out'"
+  --region us-central1 --accelerator a100 > '$work/a100.out' && grep -qE '^a2-highgpu-8g +96 +680 +8x NVIDIA A100 40GB +- +29.3871 ' '$work/a100.out' \
+  && grep -qE '^a2-ultragpu-8g +96 +1360 +8x NVIDIA A100 80GB +- +23.5666 ' '$work/a100.out' && ! grep -q '^n2-' '$work/a100.out'"
 check "GCP: the join is said once and recorded in the table's sources" bash -c "grep -c 'as the machine.s row plus the row of the GPUs' '$work/gcp.err' | grep -qx 1 \
   && /usr/bin/python3 -c 'import json,sys; n=json.load(open(sys.argv[1]))[\"sources\"][0][\"notes\"]; sys.exit(0 if any(\"a2-highgpu-1g in us-central1-a: 0.73948 + 2.93391 USD/h\" in x for x in n) else 1)' '$work/tables/gcp.json'"
 check "real AWS, Azure, Vast and Lambda catalogs import" bash -c "for f in aws-vms aws-v8-vms azure-vms vast-vms lambda-vms; do \

@@ -281,9 +281,10 @@ size_t terminal_columns(int fd) {
     const long n = std::strtol(columns, &end, 10);
     if (*end == 0 && n > 0) return static_cast<size_t>(n);
   }
+  if (!::isatty(fd)) return 0;
+  // A pseudo-terminal can report 0 columns (`script`, some CI runners): its width is unknown.
   winsize size{};
-  if (::isatty(fd) && ::ioctl(fd, TIOCGWINSZ, &size) == 0 && size.ws_col > 0) return size.ws_col;
-  return 0;
+  return ::ioctl(fd, TIOCGWINSZ, &size) == 0 && size.ws_col > 0 ? size.ws_col : kUnknownTerminalColumns;
 }
 
 void add_history_option(po::options_description& options) {

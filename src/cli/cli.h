@@ -168,8 +168,11 @@ int record_and_trend(const std::string& db, const RunReport& report, const Outpu
 /// With `announce`, the first signal also says so on stderr.
 const std::atomic<bool>& install_stop_handlers(bool announce);
 
-/// Columns of the terminal `fd` (stdout by default) goes to ($COLUMNS, else the terminal's width);
-/// 0 when it is not a terminal and COLUMNS is unset (a file gets every column, whole lines).
+/// Columns of a terminal that does not say how wide it is (a pseudo-terminal reporting 0).
+constexpr size_t kUnknownTerminalColumns = 100;
+/// Columns of the terminal `fd` (stdout by default) goes to ($COLUMNS, else the terminal's width,
+/// else kUnknownTerminalColumns); 0 when it is not a terminal and COLUMNS is unset (a file gets
+/// every column, whole lines).
 size_t terminal_columns(int fd = 1);
 
 // The commands; each returns its exit code and throws InputError for bad input.

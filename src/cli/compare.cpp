@@ -167,6 +167,7 @@ int command_compare(const std::vector<std::string>& args) {
                        fmt::format("expected only CANDIDATE.json (the baseline comes from the history), got {} file(s)", files.size()));
     candidate = file_side(files[0]);
     const std::string db = p.has("db") ? p.string("db") : default_history_path();
+    check_history_db(db, p.has("db") ? "--db" : "PPERF_HISTORY");
     const std::string db_name = is_postgres_uri(db) ? redact_postgres_uri(db) : db;  // never a password
     std::string why;
     std::optional<CompareSide> pooled;

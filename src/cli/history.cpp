@@ -37,7 +37,11 @@ po::options_description common_options(const std::string& sub) {
   return o;
 }
 
-std::string db_path(const Parsed& p) { return p.has("db") ? p.string("db") : default_history_path(); }
+std::string db_path(const Parsed& p) {
+  const std::string db = p.has("db") ? p.string("db") : default_history_path();
+  check_history_db(db, p.has("db") ? "--db" : "PPERF_HISTORY");
+  return db;
+}
 
 int64_t parse_run_id(const std::string& command, const std::string& text) {
   if (const std::optional<int64_t> id = positive_integer(text)) return *id;

@@ -110,6 +110,10 @@ bool is_postgres_uri(const std::string& db);
 /// The URI without its password or query: postgresql://user@host:port/db.
 std::string redact_postgres_uri(const std::string& uri);
 
+/// Why libpq cannot read `uri` as a connection URI (e.g. "invalid percent-encoded token"; never
+/// the URI's text, which may hold a password), or nullopt when it can.
+std::optional<std::string> postgres_uri_problem(const std::string& uri);
+
 std::unique_ptr<HistoryBackend> open_sqlite_backend(const std::string& path, bool create);
 /// Connects (connect_timeout 10 s unless PGCONNECT_TIMEOUT or the URI says otherwise; every
 /// statement bounded by statement_timeout: PPERF_HISTORY_STATEMENT_TIMEOUT_S, default 60 s,

@@ -159,6 +159,11 @@ std::string redact_postgres_uri(const std::string& uri) {
   return "postgresql://" + (user.empty() ? "" : user + "@") + authority + path;
 }
 
+void check_history_db(const std::string& db, const std::string& flag) {
+  if (!is_postgres_uri(db)) return;
+  if (const auto problem = postgres_uri_problem(db)) throw InputError(flag, "", "not a PostgreSQL URI libpq can read: " + *problem);
+}
+
 namespace {
 std::unique_ptr<HistoryBackend> open_backend(const std::string& db, bool create) {
   if (is_postgres_uri(db)) return open_postgres_backend(db);

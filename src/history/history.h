@@ -29,6 +29,9 @@ constexpr int kHistorySchemaVersion = 4;
 std::string host_fingerprint(const nlohmann::json& host);
 
 /// `PPERF_HISTORY` if set and not empty (a file path or a postgresql:// URI), else results/history.sqlite.
+/// InputError naming `flag` (e.g. "--db") when `db` is a postgresql:// URI libpq cannot read:
+/// bad input, not a server that is down.
+void check_history_db(const std::string& db, const std::string& flag);
 std::string default_history_path();
 
 struct HistoryRun {

@@ -131,9 +131,28 @@ std::string one_line(const char* message) {
   return out;
 }
 
+}  // namespace
+
+std::optional<std::string> postgres_uri_problem(const std::string& uri) {
+  char* error = nullptr;
+  PQconninfoOption* options = PQconninfoParse(uri.c_str(), &error);
+  if (options) {
+    PQconninfoFree(options);
+    return std::nullopt;
+  }
+  std::string problem = error ? one_line(error) : "out of memory";
+  if (error) PQfreemem(error);
+  problem = problem.substr(0, problem.find(": \""));  // libpq quotes the token, or the whole URI
+  return problem;
+}
+
+namespace {
+
 class PostgresBackend final : public HistoryBackend {
  public:
   explicit PostgresBackend(const std::string& uri) : name_(redact_postgres_uri(uri)) {
+    if (const auto problem = postgres_uri_problem(uri))
+      throw InputError("postgresql://...", "", "not a PostgreSQL URI libpq can read: " + *problem);
     // Defaults before the URI: the URI's own parameters, then the PG* environment, win.
     std::vector<const char*> keys, values;
     if (!std::getenv("PGCONNECT_TIMEOUT")) keys.push_back("connect_timeout"), values.push_back("10");

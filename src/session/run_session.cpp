@@ -133,7 +133,7 @@ Preflight RunSession::preflight(bool list_not_runnable, bool probe_memory, Prefl
         if (path == "/workload/batch_size") pointer = at;
       throw InputError(config_.path, pointer,
                        fmt::format("does not fit in memory (configuration '{}'): one training step {}; the limit is "
-                                   "{:.1f} GiB: lower batch_size or raise --max-memory",
+                                   "{:g} GiB: lower batch_size or raise --max-memory",
                                    plan_.items[i].configuration->name, out.memory[i].describe(),
                                    out.memory_limit_bytes / double(1LL << 30)));
     }

@@ -221,6 +221,11 @@ json.dump(c, open('$work/tty_cfg.json', 'w'))"
 COLUMNS=100 script -qfec "'$pperf' run --config '$work/tty_cfg.json' --only ondemand --out '$work/tty.json'" /dev/null >"$work/tty.log" 2>&1
 check "terminal progress line" bash -c "grep -q \$'\\r' '$work/tty.log' && grep -q 'ondemand: step [0-9]*/100000, CI ±[0-9.]* % of median (target 2.0 %), ETA [0-9]* s' '$work/tty.log'"
 check "terminal table fits 100 columns" bash -c "sed -n '/^configuration/,/^Measured/p' '$work/tty.log' | tr -d '\\r' | awk 'length > 100 { bad = 1 } END { exit bad }'"
+# A pseudo-terminal that reports 0 columns (script's, without a terminal around it) and no COLUMNS:
+# its width is unknown, taken as 100, not as a file's (every column).
+env -u COLUMNS script -qfec "stty cols 0 2>/dev/null; '$pperf' run --config '$work/tty_cfg.json' --only ondemand --out '$work/tty0.json'" /dev/null >"$work/tty0.log" 2>&1
+check "a terminal of 0 columns gets the table of 100" bash -c "sed -n '/^configuration/,/^Measured/p' '$work/tty0.log' | tr -d '\\r' | awk 'length > 100 { bad = 1 } END { exit bad }' \
+  && grep -q '^configuration' '$work/tty0.log'"
 check "no progress lines without a terminal" bash -c "'$pperf' run --config tests/data/tiny_run.json --only ondemand --out '$work/notty.json' 2>&1 >/dev/null | grep -q 'started (item 1 of 1)'"
 
 # --- a batch that cannot fit is refused before anything runs, with the estimate and the limit ---
@@ -228,8 +233,10 @@ printf '{"name": "huge", "pricing": {"table": "aws-ec2-us-east-1"},
   "workloads": [{"name": "resnet50_augment", "preset": "cifar", "batch_size": 2000, "params": {"images": 16}}],
   "configurations": [{"name": "a", "baseline": true, "instances": [{"type": "p3.2xlarge"}]}]}' >"$work/huge.json"
 check "oversized batch refused before anything runs" one_line_error \
-  "^$work/huge.json: /workloads/0/batch_size: does not fit in memory \(configuration 'a'\): one training step .*the limit is 1.0 GiB: lower batch_size or raise --max-memory$" \
+  "^$work/huge.json: /workloads/0/batch_size: does not fit in memory \(configuration 'a'\): one training step .*the limit is 1 GiB: lower batch_size or raise --max-memory$" \
   "$pperf" run --config "$work/huge.json" --out "$work/huge.out.json" --max-memory 1
+check "the limit as given: --max-memory 0.12 is 0.12 GiB" one_line_error "the limit is 0.12 GiB: lower batch_size or raise --max-memory$" \
+  "$pperf" run --config "$work/huge.json" --out "$work/huge.out.json" --max-memory 0.12
 check "oversized batch: nothing written" [ ! -e "$work/huge.out.json" ]
 
 # --- every result failed: the run says failed, exit 1 ------------------------------------

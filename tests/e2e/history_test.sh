@@ -69,6 +69,8 @@ check "SQL: the whole JSON is kept" bash -c "[[ '$(json_field "$db" 1 'results[0
 # --- bad input: one line, exit 2 ----------------------------------------------------------------
 check "show unknown id" one_line_error "^pperf history show: RUN_ID: no run 99 in $db$" "$pperf" history show 99 --db "$db"
 check "show not an id" one_line_error "^pperf history show: RUN_ID: expected a positive run id, got 'x'$" "$pperf" history show x --db "$db"
+check "a malformed URI is bad input: exit 2 naming --db, not the URI" one_line_error \
+  "^--db: not a PostgreSQL URI libpq can read: invalid percent-encoded token$" "$pperf" history list --db 'postgresql://%%%'
 if [ "$backend" = sqlite ]; then
   check "list without a database" one_line_error "^$work/none.sqlite: no history database here" "$pperf" history list --db "$work/none.sqlite"
 else

@@ -70,7 +70,7 @@ predicted=$(sed -n 's/.*batch 64): needs about \([0-9.]*\) GiB.*/\1/p' "$work/va
 check "the probe predicted the peak within 10 % ($predicted GiB)" json_check "$work/peak-run.json" "
 abs(j['results'][0]['memory']['processes'][0]['peak_rss_bytes'] / 2**30 / $predicted - 1) < 0.10"
 check "a batch predicted over the bound is refused before anything runs, naming the item" one_line_error \
-  "$work/peak.json: /workloads/0/batch_size: does not fit in memory \(configuration 'a'\): one training step needs about [0-9.]+ GiB at batch 64 .*the limit is 1.0 GiB" \
+  "$work/peak.json: /workloads/0/batch_size: does not fit in memory \(configuration 'a'\): one training step needs about [0-9.]+ GiB at batch 64 .*the limit is 1 GiB" \
   "$pperf" run --config "$work/peak.json" --out "$work/refused.json" --max-memory 1
 check "nothing ran" [ ! -e "$work/refused.json" ]
 check "--max-memory must be a positive number" one_line_error "--max-memory: must be a number of GiB > 0" \

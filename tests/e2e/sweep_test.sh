@@ -76,7 +76,7 @@ printf '{"name": "huge", "pricing": {"table": "aws-ec2-us-east-1"},
   "configurations": [{"name": "a", "instances": [{"type": "p3.2xlarge"}]}],
   "sweep": {"axes": {"batch_size": [8, 2000]}}}' >"$work/huge.json"
 check "a batch size that cannot fit: refused at the sweep's value before anything runs" one_line_error \
-  "^$work/huge.json: /sweep/axes/batch_size/1: does not fit in memory \(configuration 'batch_size=2000'\): one training step .*the limit is 1.0 GiB" \
+  "^$work/huge.json: /sweep/axes/batch_size/1: does not fit in memory \(configuration 'batch_size=2000'\): one training step .*the limit is 1 GiB" \
   "$pperf" run --config "$work/huge.json" --out "$work/huge.out.json" --max-memory 1
 edit "$work/sweep.json" "$work/vit.json" 'j["workloads"] = [{"name": "vit_synthetic", "preset": "tiny", "batch_size": 8}]
 j["configurations"][0]["instances"] = [{"type": "ml.c5.9xlarge"}]; j["configurations"][0]["execution"] = {"threads": 1}

@@ -68,6 +68,27 @@ const InstanceGroup& trainer_of(const Config& config, const Configuration& c) {
   return *trainer;
 }
 
+/// What `pperf run --native` would refuse on the trainer instance (its vCPUs and GPUs from the
+/// price table), refused now rather than in a job that bills. Spawned data workers and their
+/// TLS CA are replaced in the job (the data instances serve there).
+void refuse_what_fails_there(const Config& config, const Configuration& c, const InstanceGroup& trainer) {
+  const InstanceSpec* spec = config.price_table.find(trainer.type);
+  HostCapacity host;
+  host.logical_cpus = spec && spec->vcpus > 0 ? spec->vcpus : 1;
+  host.cuda_devices = spec ? static_cast<int64_t>(std::ceil(spec->accelerators)) : 0;
+  host.no_cuda_reason = trainer.type + " has no GPU";
+  host.native = true;
+  const size_t index = static_cast<size_t>(&c - config.configurations.data());
+  for (size_t w = 0; w < config.workloads.size(); ++w) {
+    for (const Obstacle& o : plan_item(config, w, index, host).not_runnable_here) {
+      if (o.pointer == c.pointer + "/execution/data/spawn_local" || o.pointer == c.pointer + "/execution/data/tls_ca") continue;
+      throw InputError(config.path, o.pointer,
+                       fmt::format("configuration '{}': `pperf run --native` would refuse it on {} ({} vCPUs, {} GPU(s)): {}",
+                                   c.name, trainer.type, host.logical_cpus, host.cuda_devices, o.reason));
+    }
+  }
+}
+
 std::string config_reference(const Config& config) {
   // A shipped config by its name (the bundle ships them); any other by its file name, which the
   // source directory must hold (docs/launch.md).
@@ -127,6 +148,7 @@ std::vector<SageMakerJob> sagemaker_jobs(const Config& config, const SageMakerLa
   for (const Configuration& c : config.configurations) {
     if (!only.empty() && std::find(only.begin(), only.end(), c.name) == only.end()) continue;
     const InstanceGroup& trainer = trainer_of(config, c);
+    refuse_what_fails_there(config, c, trainer);
     bool spot = o.spot;
     for (const auto& g : c.instances) spot = spot || g.market == Market::spot;
     const std::string key = trainer.type + (spot ? "-spot" : "");

@@ -25,9 +25,13 @@ for f in configs/*.json; do
   outcome[$name]=$?
 done
 # What SageMaker can launch (ml. types, a measured config) is written; the rest is refused, exit 2.
-check "launchable shipped configs are written" bash -c "$(declare -p outcome); for n in p4d_vs_hetero p3_vs_hetero_mnist trn1_vs_p4d_bert smoke seed003_thread_sweep p4d_gpu; do [ \${outcome[\$n]} -eq 0 ] || { echo \"  \$n: exit \${outcome[\$n]}\"; cat $work/all/\$n.log; exit 1; }; done"
+check "launchable shipped configs are written" bash -c "$(declare -p outcome); for n in p4d_vs_hetero p3_vs_hetero_mnist seed003_thread_sweep p4d_gpu; do [ \${outcome[\$n]} -eq 0 ] || { echo \"  \$n: exit \${outcome[\$n]}\"; cat $work/all/\$n.log; exit 1; }; done"
 check "EC2 types refused naming the configuration" bash -c "[ ${outcome[g5_spot_vs_ondemand_vit]} -eq 2 ] && grep -q \"configuration 'g5.12xlarge-on-demand': SageMaker launches only ml. instance types, not 'g5.12xlarge'\" $work/all/g5_spot_vs_ondemand_vit.log && [ ! -e $work/all/g5_spot_vs_ondemand_vit ]"
 check "priced-only configs refused" bash -c "[ ${outcome[seed000_ex1_resnet50_cost]} -eq 2 ] && grep -q 'priced only' $work/all/seed000_ex1_resnet50_cost.log"
+# What `pperf run --native` would refuse on the instance is refused before a job bills for it.
+check "a GPU instance trained on its CPU refused (smoke)" bash -c "[ ${outcome[smoke]} -eq 2 ] && grep -qF \"smoke.json: /configurations/0/execution/device: configuration 'one-loader-thread': \" $work/all/smoke.log && grep -qF 'would refuse it on ml.p3.2xlarge (8 vCPUs, 1 GPU(s)): --native: the priced trainer instances have 1 GPU(s)' $work/all/smoke.log"
+check "Trainium (no CUDA device pperf trains on) refused" bash -c "[ ${outcome[trn1_vs_p4d_bert]} -eq 2 ] && grep -q \"configuration 'trn1'\" $work/all/trn1_vs_p4d_bert.log"
+check "  its p4d configuration alone is written" expect_exit 0 "$work/o" launch --config trn1_vs_p4d_bert --only p4d --image x --out "$work/p4d-only"
 check "every written request passes botocore's model and moto" "$venv_python" tests/e2e/sagemaker_requests.py $(ls "$work"/all/*/*.json)
 
 # --- seed 000's heterogeneous job: baseline and candidate in one job, instance groups ------------
@@ -46,9 +50,8 @@ j["StoppingCondition"] == {"MaxRuntimeInSeconds": 900 + 2 * (90 + 300)}
 "EnableManagedSpotTraining" not in j
 len(j["Environment"]["PPERF_DATA_TOKEN"]) == 64'
 check "the request file is readable by its owner only (it holds the token)" [ "$(stat -c %a "$req")" = 600 ]
-check "trn1 vs p4d: two trainer types, two jobs" [ "$(ls "$work"/all/trn1_vs_p4d_bert/*.json | wc -l)" -eq 2 ]
-check "a homogeneous job names its one instance type, no groups" json_check "$(ls "$work"/all/smoke/*.json)" '
-j["ResourceConfig"] == {"InstanceType": "ml.p3.2xlarge", "InstanceCount": 1, "VolumeSizeInGB": 50}
+check "a homogeneous job names its one instance type, no groups" json_check "$(ls "$work"/all/seed003_thread_sweep/*.json)" '
+j["ResourceConfig"] == {"InstanceType": "ml.c5.9xlarge", "InstanceCount": 1, "VolumeSizeInGB": 50}
 "Environment" not in j'
 
 # --- managed Spot: MaxWait >= MaxRuntime, checkpoints synced ---------------------------------------
@@ -64,12 +67,12 @@ check "the Spot request passes botocore's model and moto" "$venv_python" tests/e
 
 # --- the image: AWS's PyTorch training images as the SageMaker SDK names them -----------------------
 one_line_error "^--framework: no AWS PyTorch training image of torch 0.1 known to pperf; known: 2\.0\.0, " \
-  launch --config smoke --framework pytorch:0.1 --source s3://b/s.tar.gz --out "$work/none"
+  launch --config seed003_thread_sweep --framework pytorch:0.1 --source s3://b/s.tar.gz --out "$work/none"
 versions="$(sed -n 's/.*known: \(.*\) (or give --image)$/\1/p' "$work/err" | tr -d ',')"
 check "pperf knows image versions" [ -n "$versions" ]
 uris_ok=1
 for v in $versions; do
-  launch --config smoke --framework "pytorch:$v" --source s3://b/s.tar.gz --out "$work/img-$v" >/dev/null 2>&1 || uris_ok=0
+  launch --config seed003_thread_sweep --framework "pytorch:$v" --source s3://b/s.tar.gz --out "$work/img-$v" >/dev/null 2>&1 || uris_ok=0
   pperf_uri="$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["AlgorithmSpecification"]["TrainingImage"])' "$(ls "$work/img-$v"/*.json)")"
   sdk_uri="$("$venv_python" -c 'import sys, sagemaker.image_uris as u; print(u.retrieve("pytorch", region="us-east-1", version=sys.argv[1], instance_type="ml.p3.2xlarge", image_scope="training"))' "$v" 2>/dev/null | tail -1)"
   [ "$pperf_uri" = "$sdk_uri" ] || { echo "  torch $v: pperf $pperf_uri, SDK $sdk_uri"; uris_ok=0; }
@@ -89,10 +92,10 @@ check "--framework without the bundle's S3 source refused" one_line_error "^--so
 import json, sys
 types = ["ml.c5.9xlarge", "ml.c5.18xlarge", "ml.g5.xlarge", "ml.g5.2xlarge", "ml.g5.4xlarge"]
 conf = [{"name": "alone", "baseline": True, "instances": [{"type": "ml.p3.2xlarge", "count": 1, "role": "dnn"}],
-         "execution": {"data": {"mode": "local"}}}]
+         "execution": {"device": "cuda:0", "data": {"mode": "local"}}}]
 for i, t in enumerate(types):
     conf.append({"name": f"with-{i}", "instances": [{"type": "ml.p3.2xlarge", "count": 1, "role": "dnn"}, {"type": t, "count": 1, "role": "data"}],
-                 "execution": {"data": {"mode": "service", "spawn_local": {"processes": 1}}}})
+                 "execution": {"device": "cuda:0", "data": {"mode": "service", "spawn_local": {"processes": 1}}}})
 json.dump({"name": "six-groups", "pricing": {"table": "aws-sagemaker-us-east-1"},
            "workloads": [{"name": "mnist_heavy", "preset": "tiny", "batch_size": 16}], "configurations": conf}, open(sys.argv[1], "w"))
 PY

@@ -50,7 +50,7 @@ sorted(j["hosts"]) == ["algo-1", "algo-2", "algo-3"]
 all(h["exit"] == 0 for h in j["hosts"].values())
 j["hosts"]["algo-3"]["group"] == "trainer" and j["hosts"]["algo-1"]["group"] == "data-ml.c5.18xlarge"'
 trainer_root="$work/job/algo-3"
-check "the results: both configurations measured natively, at the native size, a verdict with its interval" json_check "$trainer_root/model/results.json" '
+check "the results: both configurations measured natively, at the native size, a verdict with its interval, where they ran" json_check "$trainer_root/model/results.json" '
 [r["configuration"] for r in j["results"]] == ["homogeneous", "heterogeneous"]
 all(r["status"] == "ok" for r in j["results"])
 all(r["execution"]["emulated"] is False for r in j["results"])
@@ -58,7 +58,11 @@ all(r["preset"] == "tiny" and r["batch_size"] == 8 for r in j["results"])
 j["results"][0]["baseline"] is True
 j["results"][1]["decision"]["verdict"] in ("cheaper", "dearer", "equivalent", "undecided")
 len(j["results"][1]["decision"]["improvement_pct_bounds"]) == 2
-j["results"][1]["execution"]["data"]["mode"] == "service"'
+j["results"][1]["execution"]["data"]["mode"] == "service"
+j["placement"]["platform"] == "sagemaker" and j["placement"]["job_name"] == "seed000-ci-ml-c5-9xlarge-ci"
+j["placement"]["job_id"] == "arn:aws:sagemaker:us-east-1:123456789012:training-job/seed000-ci-ml-c5-9xlarge-ci"
+j["placement"]["instance_type"] == "ml.c5.9xlarge" and j["placement"]["group"] == "trainer" and j["placement"]["host_id"] == "algo-3"
+j["placement"]["instance_id"] is None'
 check "the report in /opt/ml/output/data" bash -c "[ -s '$trainer_root/output/data/report.md' ] && [ -s '$trainer_root/output/data/report.html' ]"
 check "no failure file on any host" bash -c "! ls $work/job/algo-*/output/failure 2>/dev/null"
 check "the token is in no host's log" bash -c "! grep -l '$token' $work/job/*.log"

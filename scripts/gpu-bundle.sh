@@ -60,6 +60,9 @@ cp -r "$root/python/examples" "$out/share/pperf/python/"
 cp -r "$root/bench/peers" "$out/bench/"
 cp "$root/bench/compare_pytorch.sh" "$root/bench/rounds.py" "$out/bench/"
 cp "$root/scripts/gpu-check.sh" "$out/scripts/"
+# A SageMaker job's entry point on AWS's PyTorch training image (`pperf launch sagemaker
+# --framework`): the bundle, packed as sourcedir.tar.gz, is the job's source directory.
+cp "$root/scripts/sagemaker-entry.sh" "$out/"
 
 cat > "$out/run.sh" <<'RUN'
 #!/usr/bin/env bash

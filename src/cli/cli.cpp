@@ -107,7 +107,8 @@ po::options_description item_options(const std::string& command) {
   auto o = config_options(command);
   o.add_options()("config-sha256", po::value<std::string>()->required(), "the config's expected SHA-256")(
       "workload-index", po::value<size_t>()->required(), "index into the config's workloads")(
-      "configuration-index", po::value<size_t>()->required(), "index into the config's configurations");
+      "configuration-index", po::value<size_t>()->required(), "index into the config's configurations")(
+      "native", "on the priced instances themselves: the workloads' native sizes, results say emulated: false");
   return o;
 }
 
@@ -354,6 +355,7 @@ void add_memory_option(po::options_description& options) {
 SessionRequest session_request(const Parsed& parsed) {
   SessionRequest request;
   request.config = parsed.string("config");
+  request.process.native = parsed.has("native");
   if (parsed.vars.count("max-memory")) {
     const double gib = parsed.vars["max-memory"].as<double>();
     if (!(gib > 0)) throw InputError("--max-memory", "", "must be a number of GiB > 0");

@@ -181,6 +181,8 @@ int command_cost(const std::vector<std::string>& args, const std::vector<std::st
 int command_validate(const std::vector<std::string>& args);
 int command_list(const std::vector<std::string>& args);
 int command_data_worker(const std::vector<std::string>& args);
+int command_launch(const std::vector<std::string>& args);
+int command_sagemaker_entry(const std::vector<std::string>& args);
 int command_compare(const std::vector<std::string>& args);
 int command_history(const std::vector<std::string>& args);
 int command_export(const std::vector<std::string>& args);

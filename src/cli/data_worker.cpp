@@ -16,6 +16,7 @@ int command_data_worker(const std::vector<std::string>& args) {
   options.add_options()("help,h", "show this help")(
       "config", po::value<std::string>()->required(), "config whose workload to serve (a file, or a shipped config's name)")(
       "workload", po::value<std::string>(), "which workload of the config (default: the first)")(
+      "native", "serve the workload's native size (on the real data instances, as the trainer's --native)")(
       "listen", po::value<std::string>()->default_value("127.0.0.1:0"), "HOST:PORT (port 0: any free port)")(
       "workers", po::value<int64_t>()->default_value(1), "preprocessing threads per stream")(
       "prefetch", po::value<int64_t>()->default_value(4), "batches made ahead per stream (at least --workers)")(
@@ -33,7 +34,7 @@ int command_data_worker(const std::vector<std::string>& args) {
       "wire", po::value<std::string>(), "how batches travel: float32, uint8 or bf16 (default: the smallest the workload makes exactly)");
   Parsed p = parse("data-worker", options, args);
   if (p.help) return std::cout << options, kExitOk;
-  const Config config = load_config(p.string("config"), builtin_workloads());
+  const Config config = load_config(p.string("config"), builtin_workloads(), p.has("native"));
   const WorkloadSpec* spec = &config.workloads.front();
   if (p.has("workload")) {
     spec = nullptr;

@@ -20,7 +20,6 @@ int command_measure_item(const std::vector<std::string>& args, const std::vector
   auto options = item_options("measure-item");
   options.add_options()(
       "out", po::value<std::string>()->required(), "where to write the one-result results file")(
-      "native", "running on the named instances themselves")(
       "progress", "draw a progress line on stderr (a terminal)")(
       "turns", "take turns with the run's other configurations: orders on stdin, each round's step times on stdout")(
       "rank", po::value<int64_t>(), "data-parallel: this process's rank")(
@@ -31,7 +30,7 @@ int command_measure_item(const std::vector<std::string>& args, const std::vector
       "launcher", po::value<std::string>()->default_value("spawn_local"), "data-parallel: who started the ranks");
   Parsed p = parse("measure-item", options, args);
   if (p.help) return std::cout << options, kExitOk;
-  const Config config = load_config(p.string("config"), builtin_workloads());
+  const Config config = load_config(p.string("config"), builtin_workloads(), p.has("native"));
   const PlanItem item = item_from(p, config);
 
   ExecutorOptions executor;
@@ -84,7 +83,7 @@ int command_probe_memory(const std::vector<std::string>& args) {
   options.add_options()("batch", po::value<int64_t>()->required(), "the batch size to probe");
   Parsed p = parse("probe-memory", options, args);
   if (p.help) return std::cout << options, kExitOk;
-  const Config config = load_config(p.string("config"), builtin_workloads());
+  const Config config = load_config(p.string("config"), builtin_workloads(), p.has("native"));
   const PlanItem item = item_from(p, config);
   const int64_t batch = p.vars["batch"].as<int64_t>();
   if (batch < 1) throw InputError("--batch", "", "must be at least 1");

@@ -19,7 +19,7 @@ int command_spot_drill_worker(const std::vector<std::string>& args) {
       "resume", "load the checkpoint first and continue from its step");
   Parsed p = parse("spot-drill-worker", options, args);
   if (p.help) return std::cout << options, kExitOk;
-  const Config config = load_config(p.string("config"), builtin_workloads());
+  const Config config = load_config(p.string("config"), builtin_workloads(), p.has("native"));
   const PlanItem item = item_from(p, config);
   const int64_t steps = p.vars["steps"].as<int64_t>(), every = p.vars["every"].as<int64_t>();
   if (steps <= 0 || every <= 0) throw InputError("--steps", "", "--steps and --every must be positive");

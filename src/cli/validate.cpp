@@ -13,6 +13,7 @@ namespace pperf::cli {
 int command_validate(const std::vector<std::string>& args) {
   auto options = config_options("validate");
   add_memory_option(options);
+  options.add_options()("native", "check the config as `run --native` runs it on the priced instances (the workloads' native sizes)");
   Parsed p = parse("validate", options, args);
   if (p.help) return std::cout << options, kExitOk;
   const RunSession session(session_request(p));
@@ -28,6 +29,20 @@ int command_validate(const std::vector<std::string>& args) {
   std::cout << fmt::format("{}: valid ({} workload(s) x {} configuration(s), {}, prices {})\n", config.path,
                            config.workloads.size(), config.configurations.size(),
                            config.priced_only ? "priced only" : "measured", config.price_table.name);
+  // Which size each workload runs: the emulation here, or the real instances' (--native).
+  for (size_t w = 0; w < config.workloads_as_written.size(); ++w) {
+    const WorkloadSpec& here = config.workloads_as_written[w];
+    const std::optional<WorkloadSpec>& real = config.native_workloads[w];
+    auto size = [](const WorkloadSpec& s) {
+      return fmt::format("preset {}, batch {} samples", s.preset.empty() ? "(default)" : s.preset, s.batch_size);
+    };
+    if (config.native)
+      std::cout << fmt::format("workload {}: runs {} (--native: {})\n", here.name, size(real ? *real : here),
+                               real ? "its \"native\" size" : "no \"native\" size given, as written");
+    else
+      std::cout << fmt::format("workload {}: runs {} (emulated here); --native runs {}\n", here.name, size(here),
+                               real ? size(*real) : "the same (no \"native\" size given)");
+  }
   if (config.sweep) {
     std::string axes;
     for (size_t a = 0; a < config.sweep->axes.size(); ++a)

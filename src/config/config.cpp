@@ -127,17 +127,30 @@ void check_param_type(const JsonView& v, const ParamSpec& spec) {
   }
 }
 
+/// A workload entry, or (with `native`, the entry's `native` object) what it runs on the real
+/// instances: `native`'s preset, batch_size and params replace the entry's, the rest is the entry's.
 WorkloadSpec parse_workload(const JsonView& v, const WorkloadRegistry& registry, bool labels_only,
-                            uint64_t seed, std::vector<PathParam>& paths) {
-  v.expect_object({"name", "preset", "batch_size", "params"});
+                            uint64_t seed, std::vector<PathParam>& paths,
+                            const std::optional<JsonView>& native = std::nullopt) {
+  v.expect_object({"name", "preset", "batch_size", "params", "native"});
+  if (native) native->expect_object({"preset", "batch_size", "params"});
+  auto pick = [&](const std::string& key) -> std::optional<JsonView> {
+    if (native)
+      if (auto n = native->find(key)) return n;
+    return v.find(key);
+  };
   WorkloadSpec spec;
   spec.seed = seed;
   JsonView name = v.at("name");
   spec.name = name.as_string();
   if (labels_only) {
-    spec.preset = v.string_or("preset", "");
-    spec.batch_size = v.at("batch_size").as_positive_int();
+    if (auto p = pick("preset")) spec.preset = p->as_string();
+    const auto batch = pick("batch_size");
+    spec.batch_size = batch ? batch->as_positive_int() : v.at("batch_size").as_positive_int();
     if (auto p = v.find("params")) spec.params = p->raw();
+    if (native)
+      if (auto p = native->find("params"))
+        for (const auto& [key, value] : p->raw().items()) spec.params[key] = value;
     return spec;
   }
   const WorkloadDescriptor* descriptor = registry.find(spec.name);
@@ -146,28 +159,31 @@ WorkloadSpec parse_workload(const JsonView& v, const WorkloadRegistry& registry,
               join_names(registry.names()));
 
   std::string preset;
-  if (auto p = v.find("preset")) {
+  if (auto p = pick("preset")) {
     preset = p->as_string();
     if (!descriptor->find_preset(preset))
       p->fail("unknown preset '" + preset + "' of " + spec.name + did_you_mean(preset, descriptor->preset_names()) +
               "; known: " + join_names(descriptor->preset_names()));
   }
-  const int64_t batch_size = v.has("batch_size") ? v.at("batch_size").as_positive_int() : 0;
+  const auto batch = pick("batch_size");
+  const int64_t batch_size = batch ? batch->as_positive_int() : 0;
   nlohmann::json overrides = nlohmann::json::object();
-  if (auto params = v.find("params")) {
-    std::vector<std::string> known;
-    for (const auto& p : descriptor->params) known.push_back(p.name);
-    params->expect_object(known);
-    for (const auto& p : descriptor->params) {
-      if (auto value = params->find(p.name)) {
-        check_param_type(*value, p);
-        overrides[p.name] = value->raw();
-        if (p.type == "path" && !value->as_string().empty()) {
-          // Relative to the config file, not to wherever pperf was started.
-          overrides[p.name] = relative_to_config(value->as_string(), v.file());
-          paths.push_back({value->pointer(), overrides[p.name].get<std::string>()});
-        }
-      }
+  std::vector<std::string> known;
+  for (const auto& p : descriptor->params) known.push_back(p.name);
+  const std::optional<JsonView> params = v.find("params");
+  const std::optional<JsonView> native_params = native ? native->find("params") : std::nullopt;
+  if (params) params->expect_object(known);
+  if (native_params) native_params->expect_object(known);
+  for (const auto& p : descriptor->params) {
+    std::optional<JsonView> value = native_params ? native_params->find(p.name) : std::nullopt;
+    if (!value && params) value = params->find(p.name);
+    if (!value) continue;
+    check_param_type(*value, p);
+    overrides[p.name] = value->raw();
+    if (p.type == "path" && !value->as_string().empty()) {
+      // Relative to the config file, not to wherever pperf was started.
+      overrides[p.name] = relative_to_config(value->as_string(), v.file());
+      paths.push_back({value->pointer(), overrides[p.name].get<std::string>()});
     }
   }
   WorkloadSpec complete = make_workload_spec(*descriptor, preset, batch_size, overrides, seed);
@@ -371,7 +387,11 @@ std::optional<DistributedSettings> rank_per_gpu(const JsonView& v, const Configu
 
 Configuration parse_configuration(const JsonView& v, const PricingSettings& pricing,
                                   const PriceTable& table) {
-  v.expect_object({"name", "baseline", "instances", "execution", "step_time_ms", "billable_seconds", "spot"});
+  v.expect_object({"name", "baseline", "instances", "execution", "step_time_ms", "billable_seconds", "spot", "native"});
+  if (auto n = v.find("native")) {
+    n->expect_object({"execution"});
+    if (!n->at("execution").raw().is_object()) n->at("execution").fail("must be an object (it is laid over the configuration's execution)");
+  }
   Configuration c;
   c.pointer = v.pointer();
   c.name = v.at("name").as_string();
@@ -858,7 +878,7 @@ const std::vector<std::string>& sweep_knobs() {
   return knobs;
 }
 
-Config load_config(const std::string& arg, const WorkloadRegistry& registry) {
+Config load_config(const std::string& arg, const WorkloadRegistry& registry, bool native) {
   const std::string path = find_config(arg);
   const nlohmann::json doc = read_json_file(path);
   JsonView root(doc, path);
@@ -887,7 +907,31 @@ Config load_config(const std::string& arg, const WorkloadRegistry& registry) {
   if (auto m = root.find("measure")) config.measure = parse_measure(*m);
   if (auto s = root.find("steps_to_train")) config.steps_to_train = s->as_positive_int();
 
-  JsonView configurations = root.at("configurations");
+  // On the real instances each configuration's `native.execution` is laid over its `execution`
+  // (a JSON merge patch): parsed from that document under --native, and checked either way.
+  nlohmann::json real_doc = doc;
+  bool any_native = false;
+  if (auto cs = real_doc.find("configurations"); cs != real_doc.end() && cs->is_array())
+    for (auto& c : *cs)
+      if (c.is_object() && c.contains("native") && c["native"].is_object() && c["native"].contains("execution")) {
+        any_native = true;
+        c["execution"].merge_patch(c["native"]["execution"]);
+        c.erase("native");
+      }
+  const JsonView real_root(real_doc, path);
+  if (any_native && !native) {
+    for (const auto& item : root.at("configurations").items()) parse_configuration(item, config.pricing, config.price_table);
+    for (const auto& item : real_root.at("configurations").items()) {
+      try {
+        parse_configuration(item, config.pricing, config.price_table);
+      } catch (const InputError& e) {
+        const size_t prefix = e.where().size() + 2 + (e.pointer().empty() ? 0 : e.pointer().size() + 2);
+        throw InputError(e.where(), e.pointer(),
+                         std::string(e.what()).substr(prefix) + " (with " + item.pointer() + "/native applied, as --native runs it)");
+      }
+    }
+  }
+  JsonView configurations = (native ? real_root : root).at("configurations");
   std::set<std::string> names;
   std::optional<InterruptionTable> interruptions;
   for (const auto& item : configurations.items()) {
@@ -918,14 +962,31 @@ Config load_config(const std::string& arg, const WorkloadRegistry& registry) {
   }
 
   JsonView workloads = root.at("workloads");
-  for (const auto& item : workloads.items())
-    config.workloads.push_back(parse_workload(item, registry, config.priced_only, seed,
-                                             config.path_params.emplace_back()));
+  for (const auto& item : workloads.items()) {
+    const std::optional<JsonView> real = item.find("native");
+    std::vector<PathParam> written_paths, native_paths;
+    WorkloadSpec written = parse_workload(item, registry, config.priced_only, seed, written_paths);
+    std::optional<WorkloadSpec> real_spec;
+    if (real) real_spec = parse_workload(item, registry, config.priced_only, seed, native_paths, real);
+    config.workloads_as_written.push_back(written);
+    config.native_workloads.push_back(real_spec);
+    const bool use_native = native && real_spec;
+    config.workloads.push_back(use_native ? *real_spec : written);
+    config.path_params.push_back(use_native ? native_paths : written_paths);
+  }
   if (config.workloads.empty()) workloads.fail("needs at least one workload");
   if (config.priced_only && config.workloads.size() != 1)
     workloads.fail("a priced-only config (step_time_ms given) describes exactly one workload");
   if (!config.priced_only) check_capabilities(config, registry, configurations);
   if (auto sweep = root.find("sweep")) expand_sweep(*sweep, config, registry);
+  config.native = native;
+  if (native) {
+    // On the real instances the emulation's CPU pinning means nothing: the instance is the bound.
+    for (auto& c : config.configurations) {
+      c.execution.cpus.clear();
+      c.execution.data.spawn_local_cpus.clear();
+    }
+  }
   return config;
 }
 

@@ -170,6 +170,13 @@ struct Config {
   bool priced_only = false;
   /// Set when the config has a `sweep`: `configurations` are then its points.
   std::optional<SweepSettings> sweep;
+  /// Loaded for `--native`: `workloads` are the real sizes (each entry's `native`, where given)
+  /// and the emulation-only CPU pinning (`execution.cpus`, `spawn_local.cpus`) is dropped.
+  bool native = false;
+  /// Per workload entry: as written (what runs emulated here), and its `native` object's
+  /// workload (what runs on the real instances), nullopt where the entry has none.
+  std::vector<WorkloadSpec> workloads_as_written;
+  std::vector<std::optional<WorkloadSpec>> native_workloads;
 
   const Configuration& baseline() const;
 };
@@ -205,8 +212,10 @@ std::string find_config(const std::string& arg);
 
 /// Loads and validates the config `arg` names (find_config(arg): a path, or a shipped config's
 /// name). Workloads are checked against `registry` unless the config is priced-only. Throws
-/// InputError on the first mistake. Config::path is the file read.
-Config load_config(const std::string& arg, const WorkloadRegistry& registry);
+/// InputError on the first mistake. Config::path is the file read. `native` (`--native`: on the
+/// priced instances themselves): each workload entry's `native` size replaces its own, and the
+/// emulation-only CPU pinning is dropped (Config::native).
+Config load_config(const std::string& arg, const WorkloadRegistry& registry, bool native = false);
 
 /// What the pricing stage needs of the config: the table, discount, and each configuration's
 /// instance groups.

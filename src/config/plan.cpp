@@ -136,6 +136,11 @@ PlanItem plan_item(const Config& config, size_t workload_index, size_t configura
                                      c.priced_gpus, c.execution.device.name(), c.priced_gpus));
   check_cpus(c.execution.data.spawn_local_cpus, c.pointer + "/execution/data/spawn_local/cpus", host,
              item.not_runnable_here);
+  if (host.native && c.execution.data.mode == DataMode::service && c.execution.data.spawn_local_processes > 0)
+    item.not_runnable_here.push_back(
+        {c.pointer + "/execution/data/spawn_local",
+         "emulation only: under --native the data instances serve the batches; give their endpoints "
+         "(execution.data.endpoints), as `pperf launch` does"});
   if (workload_index < config.path_params.size())
     for (const auto& p : config.path_params[workload_index])
       if (!std::filesystem::exists(p.path)) item.not_runnable_here.push_back({p.pointer, p.path + " does not exist here"});

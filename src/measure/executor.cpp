@@ -613,16 +613,18 @@ Result measure_item_here(const Config& config, const PlanItem& item, const Workl
 
 std::vector<std::string> item_argv(const std::string& binary, const std::string& subcommand, const Config& config,
                                    const PlanItem& item) {
-  return {binary, subcommand, "--config", config.path, "--config-sha256", config.sha256,
+  std::vector<std::string> argv{binary, subcommand, "--config", config.path, "--config-sha256", config.sha256,
           "--workload-index", std::to_string(item.workload_index),
           "--configuration-index", std::to_string(item.configuration_index)};
+  if (config.native) argv.push_back("--native");
+  return argv;
 }
 
 std::vector<std::string> measure_item_argv(const Config& config, const PlanItem& item, const ExecutorOptions& options,
                                            const std::string& out_path) {
   std::vector<std::string> argv = item_argv(options.process.pperf_binary, "measure-item", config, item);
   argv.insert(argv.end(), {"--out", out_path});
-  if (options.process.native) argv.push_back("--native");
+  if (options.process.native && !config.native) argv.push_back("--native");
   if (options.process.terminal_progress) argv.push_back("--progress");
   if (const auto& rank = options.process.rank)
     for (const std::string& a :

@@ -35,7 +35,7 @@ PlanFilter filter_of(const SessionRequest& request, const Config& config) {
 
 RunSession::RunSession(const SessionRequest& request)
     : request_(request),
-      config_(load_config(request.config, builtin_workloads())),
+      config_(load_config(request.config, builtin_workloads(), request.process.native)),
       plan_(make_plan(config_, filter_of(request, config_), host_capacity(request.process.native))),
       pricing_(pricing_inputs(config_)) {}
 

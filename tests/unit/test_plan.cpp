@@ -129,7 +129,9 @@ TEST(Plan, NativeOnGpuInstancesMustTrainOnTheGpus) {
   EXPECT_EQ(plan.items[0].not_runnable_here[0].pointer, "/configurations/0/execution/device");
   EXPECT_NE(plan.items[0].not_runnable_here[0].reason.find("--native: the priced trainer instances have 1 GPU(s)"),
             std::string::npos);
-  EXPECT_TRUE(plan.items[1].not_runnable_here.empty()) << "a CPU instance measured on its CPU";
+  // A CPU instance measured on its CPU; its spawned data group is the emulation's only.
+  ASSERT_EQ(plan.items[1].not_runnable_here.size(), 1u);
+  EXPECT_EQ(plan.items[1].not_runnable_here[0].pointer, "/configurations/1/execution/data/spawn_local");
   EXPECT_TRUE(make_plan(c, {}, HostCapacity{128}).items[0].not_runnable_here.empty()) << "emulated: allowed";
   // A step that drives its own device (python_step) is not pperf's to put on the GPU.
   Config own_device = c;

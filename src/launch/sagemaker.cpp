@@ -1,0 +1,412 @@
+#include "src/launch/sagemaker.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <filesystem>
+#include <regex>
+#include <set>
+
+#include "src/config/plan.h"
+#include "src/core/input_error.h"
+#include "src/core/json_view.h"
+
+namespace pperf {
+
+namespace {
+namespace keys = sagemaker_keys;
+
+/// TrainingJobName, RoleArn and S3Uri as botocore's SageMaker model constrains them.
+const std::regex kJobName("[a-zA-Z0-9](-*[a-zA-Z0-9]){0,62}");
+const std::regex kRoleArn(R"(arn:aws[a-z\-]*:iam::\d{12}:role/?[a-zA-Z_0-9+=,.@\-_/]+)");
+const std::regex kS3Uri("s3://([^/]+)/?(.*)");
+
+bool starts_with(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
+
+/// A job's data group: one instance type, as many instances as its most demanding configuration.
+struct DataGroup {
+  std::string name, type;
+  int64_t count = 0;
+};
+
+struct JobPlan {
+  std::string key;  // trainer type, "-spot" when managed Spot
+  std::string trainer_type;
+  bool spot = false;
+  std::vector<const Configuration*> configurations;
+  std::vector<DataGroup> data_groups;
+  std::map<std::string, std::pair<std::string, int64_t>> data_of;  // configuration -> (group, count)
+};
+
+/// The trainer group of `c`, refusing what one SageMaker job cannot measure.
+const InstanceGroup& trainer_of(const Config& config, const Configuration& c) {
+  const InstanceGroup* trainer = nullptr;
+  for (size_t i = 0; i < c.instances.size(); ++i) {
+    const InstanceGroup& g = c.instances[i];
+    if (!starts_with(g.type, "ml."))
+      throw InputError(config.path, c.pointer + "/instances/" + std::to_string(i) + "/type",
+                       "configuration '" + c.name + "': SageMaker launches only ml. instance types, not '" + g.type +
+                           "' (price the config from an aws-sagemaker table)");
+    if (g.role != "dnn") continue;
+    if (trainer)
+      throw InputError(config.path, c.pointer + "/instances/" + std::to_string(i),
+                       "configuration '" + c.name + "': a second trainer group; one SageMaker job measures one trainer group");
+    trainer = &g;
+  }
+  if (!trainer) throw InputError(config.path, c.pointer + "/instances", "configuration '" + c.name + "': no trainer (role dnn) group");
+  if (trainer->count != 1)
+    throw InputError(config.path, c.pointer + "/instances",
+                     fmt::format("configuration '{}': a trainer group of {} instances; pperf launches a job whose one "
+                                 "trainer measures (multi-instance data-parallel trainers: not yet, docs/launch.md)",
+                                 c.name, trainer->count));
+  if (const auto& d = c.execution.distributed; d && !d->spawn_local)
+    throw InputError(config.path, c.pointer + "/execution/distributed",
+                     "configuration '" + c.name + "': ranks started by a launcher; on SageMaker pperf starts them on the "
+                     "trainer instance (\"spawn_local\")");
+  return *trainer;
+}
+
+/// What `pperf run --native` would refuse on the trainer instance (its vCPUs and GPUs from the
+/// price table), refused now rather than in a job that bills. Spawned data workers and their
+/// TLS CA are replaced in the job (the data instances serve there).
+void refuse_what_fails_there(const Config& config, const Configuration& c, const InstanceGroup& trainer) {
+  const InstanceSpec* spec = config.price_table.find(trainer.type);
+  HostCapacity host;
+  host.logical_cpus = spec && spec->vcpus > 0 ? spec->vcpus : 1;
+  host.cuda_devices = spec ? static_cast<int64_t>(std::ceil(spec->accelerators)) : 0;
+  host.no_cuda_reason = trainer.type + " has no GPU";
+  host.native = true;
+  const size_t index = static_cast<size_t>(&c - config.configurations.data());
+  for (size_t w = 0; w < config.workloads.size(); ++w) {
+    for (const Obstacle& o : plan_item(config, w, index, host).not_runnable_here) {
+      if (o.pointer == c.pointer + "/execution/data/spawn_local" || o.pointer == c.pointer + "/execution/data/tls_ca") continue;
+      throw InputError(config.path, o.pointer,
+                       fmt::format("configuration '{}': `pperf run --native` would refuse it on {} ({} vCPUs, {} GPU(s)): {}",
+                                   c.name, trainer.type, host.logical_cpus, host.cuda_devices, o.reason));
+    }
+  }
+}
+
+std::string config_reference(const Config& config) {
+  // A shipped config by its name (the bundle ships them); any other by its file name, which the
+  // source directory must hold (docs/launch.md).
+  namespace fs = std::filesystem;
+  const fs::path path = fs::absolute(config.path).lexically_normal();
+  try {
+    if (path.parent_path() == fs::absolute(shipped_configs_dir()).lexically_normal()) return path.stem().string();
+  } catch (const std::exception&) {
+  }
+  return path.filename().string();
+}
+
+std::string join(const std::vector<std::string>& names, const std::string& sep) {
+  std::string out;
+  for (size_t i = 0; i < names.size(); ++i) out += (i ? sep : "") + names[i];
+  return out;
+}
+}  // namespace
+
+std::string sagemaker_name(const std::string& text, size_t max_length) {
+  std::string out;
+  for (char ch : text) {
+    if (std::isalnum(static_cast<unsigned char>(ch)))
+      out += ch;
+    else if (!out.empty() && out.back() != '-')
+      out += '-';
+  }
+  if (out.size() > max_length) out.resize(max_length);
+  while (!out.empty() && out.back() == '-') out.pop_back();
+  return out;
+}
+
+std::string sagemaker_region(const Config& config) { return config.price_table.region; }
+
+int64_t sagemaker_max_runtime_s(const MeasureSettings& measure, int64_t items) {
+  return kJobStartAllowanceS + items * (static_cast<int64_t>(std::ceil(measure.max_seconds)) + kItemAllowanceS);
+}
+
+std::vector<SageMakerJob> sagemaker_jobs(const Config& config, const SageMakerLaunchOptions& o) {
+  if (config.priced_only)
+    throw InputError(config.path, "/configurations",
+                     "priced only (every configuration gives step_time_ms): nothing to measure on the instances; `pperf cost` prices it");
+  if (o.image.empty() == o.framework_version.empty())
+    throw InputError("--image", "", "give the job's image: --image URI (pperf inside) or --framework pytorch:VERSION (AWS's image, the GPU bundle as source)");
+  if (!o.framework_version.empty() && !std::regex_match(o.source_s3, kS3Uri))
+    throw InputError("--source", "", "--framework needs --source s3://BUCKET/KEY.tar.gz: the GPU bundle (scripts/gpu-bundle.sh) packed and uploaded");
+  if (!std::regex_match(o.role_arn, kRoleArn))
+    throw InputError("--role", "", "'" + o.role_arn + "' is not an IAM role ARN (arn:aws:iam::ACCOUNT:role/NAME)");
+  if (!std::regex_match(o.output_s3, kS3Uri) || o.output_s3.size() > 900)
+    throw InputError("--output", "", "'" + o.output_s3 + "' is not an S3 URI (s3://BUCKET/PREFIX)");
+  const std::string region = sagemaker_region(config);
+  const std::string image = o.image.empty() ? "" : o.image;
+  if (image.size() > 255) throw InputError("--image", "", "longer than SageMaker's 255 characters");
+
+  std::vector<std::string> only = only_names(config, o.only);
+  std::vector<JobPlan> jobs;
+  for (const Configuration& c : config.configurations) {
+    if (!only.empty() && std::find(only.begin(), only.end(), c.name) == only.end()) continue;
+    const InstanceGroup& trainer = trainer_of(config, c);
+    refuse_what_fails_there(config, c, trainer);
+    bool spot = o.spot;
+    for (const auto& g : c.instances) spot = spot || g.market == Market::spot;
+    const std::string key = trainer.type + (spot ? "-spot" : "");
+    auto job = std::find_if(jobs.begin(), jobs.end(), [&](const JobPlan& j) { return j.key == key; });
+    if (job == jobs.end()) job = jobs.insert(jobs.end(), JobPlan{key, trainer.type, spot, {}, {}, {}});
+    job->configurations.push_back(&c);
+    int64_t data_count = 0;
+    std::string data_type;
+    for (const auto& g : c.instances) {
+      if (g.role != "data") continue;
+      if (!data_type.empty() && data_type != g.type)
+        throw InputError(config.path, c.pointer + "/instances",
+                         "configuration '" + c.name + "': data groups of two instance types; one data group per configuration");
+      data_type = g.type;
+      data_count += g.count;
+    }
+    if (data_count == 0) continue;
+    if (c.execution.data.mode != DataMode::service)
+      throw InputError(config.path, c.pointer + "/execution/data/mode",
+                       "configuration '" + c.name + "': data instances but \"mode\": \"local\"; they would idle (\"service\")");
+    if (c.execution.data.worker == DataWorker::python)
+      throw InputError(config.path, c.pointer + "/execution/data/worker",
+                       "configuration '" + c.name + "': Python data workers on the data instances are not launched yet (the C++ pipeline's are)");
+    if (config.sweep)
+      throw InputError(config.path, "/sweep",
+                       "a sweep's points share the emulated data group; launch measures configurations written out");
+    if (config.workloads.size() > 1 && o.workload.empty())
+      throw InputError("--workload", "", "the data instances serve one workload; " + config.path + " has " +
+                                             std::to_string(config.workloads.size()) + " (name one)");
+    const std::string group = "data-" + data_type;
+    auto g = std::find_if(job->data_groups.begin(), job->data_groups.end(), [&](const DataGroup& d) { return d.type == data_type; });
+    if (g == job->data_groups.end()) g = job->data_groups.insert(job->data_groups.end(), DataGroup{group, data_type, 0});
+    g->count = std::max(g->count, data_count);
+    job->data_of[c.name] = {group, data_count};
+  }
+  if (jobs.empty()) throw InputError("--only", "", "no configuration selected");
+
+  std::vector<SageMakerJob> out;
+  for (const JobPlan& j : jobs) {
+    std::vector<std::string> names;
+    for (const Configuration* c : j.configurations) names.push_back(c->name);
+    if (1 + j.data_groups.size() > 5)
+      throw InputError(config.path, j.configurations.front()->pointer,
+                       fmt::format("configurations {} on {}: {} instance groups (the trainer's and {} data groups); a "
+                                   "SageMaker job has at most 5",
+                                   join(names, ", "), j.trainer_type, 1 + j.data_groups.size(), j.data_groups.size()));
+    SageMakerJob job;
+    job.configurations = names;
+    const std::string suffix = o.job_suffix.empty() ? "" : "-" + sagemaker_name(o.job_suffix, 20);
+    job.name = sagemaker_name(config.name + "-" + j.key, 63 - suffix.size()) + suffix;
+    if (!std::regex_match(job.name, kJobName))
+      throw InputError(config.path, "/name", "'" + job.name + "' is not a SageMaker job name (letters, digits, '-'; at most 63)");
+
+    const int64_t workloads = o.workload.empty() ? static_cast<int64_t>(config.workloads.size()) : 1;
+    const int64_t runtime = o.max_runtime_s ? *o.max_runtime_s
+                                            : sagemaker_max_runtime_s(config.measure, workloads * static_cast<int64_t>(names.size()));
+    if (runtime < 1) throw InputError("--max-runtime-s", "", "must be at least 1 s");
+
+    nlohmann::json r;
+    r["TrainingJobName"] = job.name;
+    r["RoleArn"] = o.role_arn;
+    nlohmann::json algorithm{{"TrainingInputMode", "File"}};
+    nlohmann::json hyper = nlohmann::json::object();
+    hyper[keys::kConfig] = config_reference(config);
+    hyper[keys::kConfigSha256] = config.sha256;
+    hyper[keys::kConfigurations] = join(names, ",");
+    hyper[keys::kWorkload] = o.workload;
+    hyper[keys::kTrainerGroup] = j.data_groups.empty() ? "" : "trainer";
+    nlohmann::json data_of = nlohmann::json::object(), data_workers = nlohmann::json::object();
+    for (const auto& [name, group] : j.data_of) data_of[name] = {group.first, group.second};
+    for (const auto& g : j.data_groups) {
+      const InstanceSpec* spec = config.price_table.find(g.type);
+      data_workers[g.name] = spec && spec->vcpus > 0 ? spec->vcpus : 1;
+    }
+    hyper[keys::kDataGroups] = data_of.dump();
+    hyper[keys::kDataWorkers] = data_workers.dump();
+    hyper[keys::kDataPort] = std::to_string(o.data_port);
+    hyper[keys::kDataWaitS] = std::to_string(o.data_wait_s);
+    for (const auto& [k, v] : hyper.items())
+      if (v.get<std::string>().size() > 2500)
+        throw InputError(config.path, "/configurations", "hyperparameter " + k + " is over SageMaker's 2500 characters");
+    if (!o.image.empty()) {
+      algorithm["TrainingImage"] = o.image;
+      algorithm["ContainerEntrypoint"] = {"pperf", "sagemaker-entry"};
+    } else {
+      algorithm["TrainingImage"] = pytorch_training_image(o.framework_version, region, true);
+      // The SageMaker training toolkit in AWS's image fetches the source directory and starts
+      // the entry point from these (the values the SageMaker SDK's estimators send).
+      hyper["sagemaker_program"] = o.entry_point;
+      hyper["sagemaker_submit_directory"] = o.source_s3;
+      hyper["sagemaker_region"] = region;
+    }
+    r["AlgorithmSpecification"] = algorithm;
+    r["HyperParameters"] = hyper;
+    r["OutputDataConfig"] = {{"S3OutputPath", o.output_s3}};
+    nlohmann::json resources{{"VolumeSizeInGB", o.volume_gb}};
+    if (j.data_groups.empty()) {
+      resources["InstanceType"] = j.trainer_type;
+      resources["InstanceCount"] = 1;
+    } else {
+      resources["InstanceGroups"] = nlohmann::json::array();
+      resources["InstanceGroups"].push_back({{"InstanceGroupName", "trainer"}, {"InstanceType", j.trainer_type}, {"InstanceCount", 1}});
+      for (const auto& g : j.data_groups)
+        resources["InstanceGroups"].push_back({{"InstanceGroupName", g.name}, {"InstanceType", g.type}, {"InstanceCount", g.count}});
+    }
+    r["ResourceConfig"] = resources;
+    nlohmann::json stopping{{"MaxRuntimeInSeconds", runtime}};
+    if (j.spot) {
+      const int64_t wait = o.max_wait_s ? *o.max_wait_s : 2 * runtime;
+      if (wait < runtime)
+        throw InputError("--max-wait-s", "", fmt::format("{} s is below the job's MaxRuntimeInSeconds {} s (SageMaker refuses MaxWait < MaxRuntime)",
+                                                        wait, runtime));
+      stopping["MaxWaitTimeInSeconds"] = wait;
+      r["EnableManagedSpotTraining"] = true;
+      std::string base = o.output_s3;
+      while (!base.empty() && base.back() == '/') base.pop_back();
+      r["CheckpointConfig"] = {{"S3Uri", base + "/" + job.name + "/checkpoints"}, {"LocalPath", "/opt/ml/checkpoints"}};
+    }
+    r["StoppingCondition"] = stopping;
+    if (!j.data_groups.empty()) {
+      if (o.token.empty()) throw InputError("--token-file", "", "a job with data instances needs the data workers' token");
+      r["Environment"] = {{kDataTokenVariable, o.token}};
+    }
+    job.request = std::move(r);
+    out.push_back(std::move(job));
+  }
+  return out;
+}
+
+namespace {
+struct ImageVersion {
+  const char* version;
+  const char* python;
+};
+// AWS's PyTorch training images (the SageMaker SDK's image_uri_config/pytorch.json, "training"):
+// the torch version and the Python its image carries. tests/launch/test_sagemaker_requests.py
+// holds every URI made from these against the SDK's image_uris.retrieve.
+constexpr ImageVersion kPyTorchImages[] = {
+    {"2.0.0", "py310"}, {"2.0.1", "py310"}, {"2.1.0", "py310"}, {"2.2.0", "py310"}, {"2.3.0", "py311"},
+    {"2.4.0", "py311"}, {"2.5.1", "py311"}, {"2.6.0", "py312"}, {"2.7.1", "py312"}, {"2.8.0", "py312"},
+};
+// The regions whose images live in AWS's account 763104351884 (others: give --image).
+constexpr const char* kImageRegions[] = {
+    "ap-northeast-1", "ap-northeast-2", "ap-south-1", "ap-southeast-1", "ap-southeast-2", "ca-central-1",
+    "eu-central-1",   "eu-north-1",     "eu-west-1",  "eu-west-2",      "eu-west-3",      "sa-east-1",
+    "us-east-1",      "us-east-2",      "us-west-1",  "us-west-2",
+};
+}  // namespace
+
+std::vector<std::string> pytorch_training_versions() {
+  std::vector<std::string> out;
+  for (const auto& v : kPyTorchImages) out.push_back(v.version);
+  return out;
+}
+
+std::string pytorch_training_image(const std::string& version, const std::string& region, bool gpu) {
+  const ImageVersion* found = nullptr;
+  for (const auto& v : kPyTorchImages)
+    if (version == v.version) found = &v;
+  if (!found)
+    throw InputError("--framework", "", "no AWS PyTorch training image of torch " + version + " known to pperf; known: " +
+                                            join(pytorch_training_versions(), ", ") + " (or give --image)");
+  if (std::find(std::begin(kImageRegions), std::end(kImageRegions), region) == std::end(kImageRegions))
+    throw InputError("--framework", "", "region '" + region + "': pperf does not know where AWS keeps its PyTorch images there (give --image)");
+  return fmt::format("763104351884.dkr.ecr.{}.amazonaws.com/pytorch-training:{}-{}-{}", region, found->version,
+                     gpu ? "gpu" : "cpu", found->python);
+}
+
+// ---- The container contract ----
+
+SageMakerResourceConfig parse_resource_config(const std::string& text, const std::string& file) {
+  const nlohmann::json doc = nlohmann::json::parse(text, nullptr, false);
+  if (doc.is_discarded() || !doc.is_object()) throw InputError(file, "", "not a JSON object");
+  JsonView v(doc, file);
+  SageMakerResourceConfig rc;
+  rc.current_host = v.at("current_host").as_string();
+  rc.current_group = v.string_or("current_group_name", "");
+  rc.current_instance_type = v.string_or("current_instance_type", "");
+  rc.hosts = v.at("hosts").as_strings();
+  rc.network_interface = v.string_or("network_interface_name", "");
+  if (auto groups = v.find("instance_groups")) {
+    for (const auto& g : groups->items()) {
+      const std::string name = g.at("instance_group_name").as_string();
+      rc.group_hosts[name] = g.at("hosts").as_strings();
+      rc.group_types[name] = g.string_or("instance_type", "");
+    }
+  }
+  if (std::find(rc.hosts.begin(), rc.hosts.end(), rc.current_host) == rc.hosts.end())
+    throw InputError(file, "/current_host", "'" + rc.current_host + "' is not one of /hosts");
+  if (!rc.current_group.empty() && !rc.group_hosts.count(rc.current_group))
+    throw InputError(file, "/current_group_name", "'" + rc.current_group + "' is not one of /instance_groups");
+  return rc;
+}
+
+std::map<std::string, std::string> parse_hyperparameters(const std::string& text, const std::string& file) {
+  const nlohmann::json doc = nlohmann::json::parse(text, nullptr, false);
+  if (doc.is_discarded() || !doc.is_object()) throw InputError(file, "", "not a JSON object");
+  std::map<std::string, std::string> out;
+  for (const auto& [key, value] : doc.items()) {
+    if (!value.is_string()) throw InputError(file, "/" + key, "must be a string (SageMaker passes hyperparameters as strings)");
+    std::string s = value.get<std::string>();
+    // The SDK JSON-encodes its values ("\"train.py\""); SageMaker's own are plain.
+    if (s.size() >= 2 && s.front() == '"' && s.back() == '"') {
+      const nlohmann::json decoded = nlohmann::json::parse(s, nullptr, false);
+      if (decoded.is_string()) s = decoded.get<std::string>();
+    }
+    out[key] = s;
+  }
+  return out;
+}
+
+SageMakerRole sagemaker_role(const SageMakerResourceConfig& rc, const std::map<std::string, std::string>& hyper,
+                             const std::string& resource_file, const std::string& hyperparameters_file) {
+  auto get = [&](const char* key) -> std::string {
+    auto it = hyper.find(key);
+    if (it == hyper.end()) throw InputError(hyperparameters_file, std::string("/") + key, "missing (a job `pperf launch` wrote has it)");
+    return it->second;
+  };
+  auto json_of = [&](const char* key) {
+    const nlohmann::json j = nlohmann::json::parse(get(key), nullptr, false);
+    if (!j.is_object()) throw InputError(hyperparameters_file, std::string("/") + key, "must hold a JSON object");
+    return j;
+  };
+  SageMakerRole role;
+  role.group = rc.current_group;
+  const std::string trainer_group = get(keys::kTrainerGroup);
+  const nlohmann::json data_of = json_of(keys::kDataGroups), workers = json_of(keys::kDataWorkers);
+  // A job without data groups has one group (SageMaker names it itself): every host trains.
+  role.trainer = trainer_group.empty() ? true : rc.current_group == trainer_group;
+  if (!trainer_group.empty() && !rc.group_hosts.count(trainer_group))
+    throw InputError(resource_file, "/instance_groups", "no group '" + trainer_group + "' (" + hyperparameters_file + " names it the trainer's)");
+  std::set<std::string> listed;
+  for (const auto& [group, hosts] : rc.group_hosts) {
+    if (group == trainer_group || !workers.contains(group)) continue;
+    for (const auto& h : hosts)
+      if (listed.insert(h).second) role.all_data_hosts.push_back(h);
+  }
+  for (const auto& [configuration, use] : data_of.items()) {
+    if (!use.is_array() || use.size() != 2 || !use[0].is_string() || !use[1].is_number_integer())
+      throw InputError(hyperparameters_file, std::string("/") + keys::kDataGroups + "/" + configuration, "must be [GROUP, COUNT]");
+    const std::string group = use[0];
+    const auto it = rc.group_hosts.find(group);
+    if (it == rc.group_hosts.end())
+      throw InputError(resource_file, "/instance_groups", "no group '" + group + "' (configuration '" + configuration + "' needs it)");
+    const size_t count = use[1].get<size_t>();
+    if (count > it->second.size())
+      throw InputError(resource_file, "/instance_groups",
+                       fmt::format("group '{}' has {} hosts, configuration '{}' needs {}", group, it->second.size(), configuration, count));
+    role.data_hosts[configuration] = std::vector<std::string>(it->second.begin(), it->second.begin() + static_cast<long>(count));
+  }
+  if (!role.trainer) {
+    if (!workers.contains(rc.current_group))
+      throw InputError(resource_file, "/current_group_name",
+                       "'" + rc.current_group + "' is neither the trainer's group nor a data group of " + hyperparameters_file);
+    const auto& w = workers[rc.current_group];
+    role.data_workers = w.is_number_integer() && w.get<int64_t>() > 0 ? w.get<int64_t>() : 1;
+  }
+  return role;
+}
+
+}  // namespace pperf

@@ -1,0 +1,128 @@
+#pragma once
+// A config as SageMaker training jobs (`pperf launch sagemaker`): one CreateTrainingJob request
+// per trainer instance, every configuration on that trainer measured in turns in the one job
+// (a heterogeneous configuration's data instances as ResourceConfig.InstanceGroups beside the
+// trainer's group), and the container contract the job's entry point reads back
+// (`pperf sagemaker-entry`: resourceconfig.json, hyperparameters.json). Pure: no files, no
+// network; what SageMaker would refuse is an InputError naming the configuration.
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "src/config/config.h"
+
+namespace pperf {
+
+/// The hyperparameter keys the entry point reads (HyperParameters of the request).
+namespace sagemaker_keys {
+inline constexpr const char* kConfig = "pperf_config";                  // a shipped config's name, or a file in the source dir
+inline constexpr const char* kConfigSha256 = "pperf_config_sha256";     // the file launch read
+inline constexpr const char* kConfigurations = "pperf_configurations";  // --only of the job's `pperf run`
+inline constexpr const char* kWorkload = "pperf_workload";              // "" or the one workload
+inline constexpr const char* kTrainerGroup = "pperf_trainer_group";     // the instance group that measures
+inline constexpr const char* kDataGroups = "pperf_data_groups";         // JSON: configuration -> [group, count]
+inline constexpr const char* kDataPort = "pperf_data_port";
+inline constexpr const char* kDataWorkers = "pperf_data_workers";       // JSON: group -> preprocessing threads
+inline constexpr const char* kDataWaitS = "pperf_data_wait_s";          // how long the trainer waits for a data host
+}  // namespace sagemaker_keys
+
+/// The environment variable of the request that carries the data workers' token.
+inline constexpr const char* kDataTokenVariable = "PPERF_DATA_TOKEN";
+
+struct SageMakerLaunchOptions {
+  std::vector<std::string> only;      // configuration names (empty: all)
+  std::string workload;               // "" = the config's only workload (or all, without data groups)
+  std::string role_arn;               // the job's execution role
+  std::string output_s3;              // s3://bucket/prefix: model.tar.gz, output.tar.gz, checkpoints
+  std::string image;                  // a custom image with pperf (ContainerEntrypoint runs it)
+  std::string framework_version;      // or AWS's PyTorch training image of this torch
+  std::string source_s3;              // framework: s3://.../sourcedir.tar.gz (the GPU bundle)
+  std::string entry_point = "sagemaker-entry.sh";  // framework: the bundle's entry script
+  bool spot = false;                  // managed Spot for every job (else: where the config says spot)
+  std::optional<int64_t> max_runtime_s;  // default: from the measure budget
+  std::optional<int64_t> max_wait_s;     // Spot: default 2 x max runtime
+  std::string job_suffix;             // appended to each job's name (e.g. a UTC time), unique per account
+  std::string token;                  // the data workers' shared secret, put in the job's Environment
+  int64_t data_port = 50051;
+  int64_t volume_gb = 50;
+  int64_t data_wait_s = 600;
+};
+
+/// One CreateTrainingJob request.
+struct SageMakerJob {
+  std::string name;                         // TrainingJobName
+  std::vector<std::string> configurations;  // measured in this job, in turns
+  nlohmann::json request;                   // `aws sagemaker create-training-job --cli-input-json`
+};
+
+/// The jobs for `config`. Refusals (InputError naming the config file and the configuration's
+/// pointer, or the flag): priced-only configs, a type SageMaker does not launch (not `ml.`),
+/// more than 5 instance groups in a job, a trainer of more than one instance, Spot without a
+/// checkpoint destination, MaxWait < MaxRuntime, names the API does not allow.
+std::vector<SageMakerJob> sagemaker_jobs(const Config& config, const SageMakerLaunchOptions& options);
+
+/// The region the config's price table prices (the region SageMaker jobs run in).
+std::string sagemaker_region(const Config& config);
+
+/// MaxRuntimeInSeconds pperf asks for a job measuring `items` (workload x configuration) pairs
+/// under `measure`: kJobStartAllowanceS for the data hosts and the first process, then each
+/// pair's measured phase (max_seconds) and kItemAllowanceS (warm-up, memory probe, start).
+int64_t sagemaker_max_runtime_s(const MeasureSettings& measure, int64_t items);
+inline constexpr int64_t kJobStartAllowanceS = 900;
+inline constexpr int64_t kItemAllowanceS = 300;
+
+/// AWS's PyTorch training image for torch `version` in `region` ("gpu" or "cpu" build), as the
+/// SageMaker SDK's image_uris.retrieve names it; InputError on --framework for a version or
+/// region pperf does not know (give --image).
+std::string pytorch_training_image(const std::string& version, const std::string& region, bool gpu);
+/// The torch versions pytorch_training_image knows, ascending.
+std::vector<std::string> pytorch_training_versions();
+
+/// A TrainingJobName from free text: letters and digits kept, every other run of characters one
+/// '-', at most `max_length` characters, starting and ending with a letter or digit.
+std::string sagemaker_name(const std::string& text, size_t max_length = 63);
+
+// ---- The container contract, as the entry point reads it ----
+
+/// /opt/ml/input/config/resourceconfig.json.
+struct SageMakerResourceConfig {
+  std::string current_host;
+  std::string current_group;          // current_group_name ("" in an older single-group job)
+  std::string current_instance_type;
+  std::vector<std::string> hosts;
+  std::map<std::string, std::vector<std::string>> group_hosts;  // instance_group_name -> hosts, as listed
+  std::map<std::string, std::string> group_types;               // instance_group_name -> instance type
+  std::string network_interface;
+};
+
+/// Parses resourceconfig.json's text; InputError naming `file` and the key on a missing or
+/// malformed key.
+SageMakerResourceConfig parse_resource_config(const std::string& text, const std::string& file);
+
+/// hyperparameters.json: every value as a string (SageMaker's own are strings; the SDK's
+/// JSON-encoded ones, e.g. "\"x\"", are decoded). InputError naming `file` when it is not an
+/// object of strings.
+std::map<std::string, std::string> parse_hyperparameters(const std::string& text, const std::string& file);
+
+/// What this host does in the job, from its group (never from host order).
+struct SageMakerRole {
+  bool trainer = false;
+  std::string group;
+  /// Trainer: per configuration measured with data instances, the hosts serving it (the first
+  /// `count` hosts of its data group, in the group's order).
+  std::map<std::string, std::vector<std::string>> data_hosts;
+  /// Every data host of the job (the trainer stops each at the end), in group then host order.
+  std::vector<std::string> all_data_hosts;
+  /// Data host: its preprocessing threads.
+  int64_t data_workers = 1;
+};
+
+/// The role of `rc.current_host`. InputError naming `hyperparameters_file` / `resource_file` and
+/// the key when the job's groups and the hyperparameters disagree.
+SageMakerRole sagemaker_role(const SageMakerResourceConfig& rc, const std::map<std::string, std::string>& hyper,
+                             const std::string& resource_file, const std::string& hyperparameters_file);
+
+}  // namespace pperf

@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# `pperf launch sagemaker` held against SageMaker's own code (PyPI, in the venv
+# scripts/setup-launch-venv.sh makes): every request written for the shipped configs that can
+# run on SageMaker instances passes botocore's CreateTrainingJob model and moto's SageMaker
+# (tests/e2e/sagemaker_requests.py); the PyTorch image URIs are the SageMaker SDK's
+# image_uris.retrieve's; what SageMaker would refuse is exit 2, one line, nothing written.
+# usage: tests/e2e/launch_sagemaker_test.sh PATH/TO/pperf
+set -uo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+if ! venv_python="$(scripts/setup-launch-venv.sh 2>"$work/venv.log")"; then
+  echo "SKIP: the launch platforms' packages (scripts/setup-launch-venv.sh) could not be installed: $(tail -1 "$work/venv.log")"
+  exit 77
+fi
+export SAGEMAKER_SUPPRESS_V2_WARNING=1
+role=arn:aws:iam::123456789012:role/pperf-test
+launch() { "$pperf" launch sagemaker --role "$role" --output s3://pperf-test/results --job-suffix t1 "$@"; }
+
+# --- every shipped config: launched, or refused with its reason -----------------------------------
+mkdir -p "$work/all"
+declare -A outcome
+for f in configs/*.json; do
+  name="$(basename "$f" .json)"
+  launch --config "$name" --framework pytorch:2.3.0 --source s3://pperf-test/src/sourcedir.tar.gz \
+    --out "$work/all/$name" >"$work/all/$name.log" 2>&1
+  outcome[$name]=$?
+done
+# What SageMaker can launch (ml. types, a measured config) is written; the rest is refused, exit 2.
+check "launchable shipped configs are written" bash -c "$(declare -p outcome); for n in p4d_vs_hetero p3_vs_hetero_mnist seed003_thread_sweep p4d_gpu; do [ \${outcome[\$n]} -eq 0 ] || { echo \"  \$n: exit \${outcome[\$n]}\"; cat $work/all/\$n.log; exit 1; }; done"
+check "EC2 types refused naming the configuration" bash -c "[ ${outcome[g5_spot_vs_ondemand_vit]} -eq 2 ] && grep -q \"configuration 'g5.12xlarge-on-demand': SageMaker launches only ml. instance types, not 'g5.12xlarge'\" $work/all/g5_spot_vs_ondemand_vit.log && [ ! -e $work/all/g5_spot_vs_ondemand_vit ]"
+check "priced-only configs refused" bash -c "[ ${outcome[seed000_ex1_resnet50_cost]} -eq 2 ] && grep -q 'priced only' $work/all/seed000_ex1_resnet50_cost.log"
+# What `pperf run --native` would refuse on the instance is refused before a job bills for it.
+check "a GPU instance trained on its CPU refused (smoke)" bash -c "[ ${outcome[smoke]} -eq 2 ] && grep -qF \"smoke.json: /configurations/0/execution/device: configuration 'one-loader-thread': \" $work/all/smoke.log && grep -qF 'would refuse it on ml.p3.2xlarge (8 vCPUs, 1 GPU(s)): --native: the priced trainer instances have 1 GPU(s)' $work/all/smoke.log"
+check "Trainium (no CUDA device pperf trains on) refused" bash -c "[ ${outcome[trn1_vs_p4d_bert]} -eq 2 ] && grep -q \"configuration 'trn1'\" $work/all/trn1_vs_p4d_bert.log"
+check "  its p4d configuration alone is written" expect_exit 0 "$work/o" launch --config trn1_vs_p4d_bert --only p4d --image x --out "$work/p4d-only"
+check "every written request passes botocore's model and moto" "$venv_python" tests/e2e/sagemaker_requests.py $(ls "$work"/all/*/*.json)
+
+# --- seed 000's heterogeneous job: baseline and candidate in one job, instance groups ------------
+req="$(ls "$work"/all/p4d_vs_hetero/*.json)"
+check "p4d_vs_hetero is one job" [ "$(ls "$work"/all/p4d_vs_hetero/*.json | wc -l)" -eq 1 ]
+check "the job: trainer and data groups, both configurations in turns, the native size" json_check "$req" '
+j["TrainingJobName"] == "p4d-vs-hetero-ml-p4d-24xlarge-t1"
+j["ResourceConfig"]["InstanceGroups"] == [{"InstanceGroupName": "trainer", "InstanceType": "ml.p4d.24xlarge", "InstanceCount": 1}, {"InstanceGroupName": "data-ml.c5.18xlarge", "InstanceType": "ml.c5.18xlarge", "InstanceCount": 2}]
+"InstanceType" not in j["ResourceConfig"]
+j["HyperParameters"]["pperf_configurations"] == "homogeneous,heterogeneous"
+json.loads(j["HyperParameters"]["pperf_data_groups"]) == {"heterogeneous": ["data-ml.c5.18xlarge", 2]}
+json.loads(j["HyperParameters"]["pperf_data_workers"]) == {"data-ml.c5.18xlarge": 72}
+j["HyperParameters"]["pperf_config"] == "p4d_vs_hetero"
+j["HyperParameters"]["sagemaker_program"] == "sagemaker-entry.sh" and j["HyperParameters"]["sagemaker_submit_directory"] == "s3://pperf-test/src/sourcedir.tar.gz"
+j["StoppingCondition"] == {"MaxRuntimeInSeconds": 900 + 2 * (90 + 300)}
+"EnableManagedSpotTraining" not in j
+len(j["Environment"]["PPERF_DATA_TOKEN"]) == 64'
+check "the request file is readable by its owner only (it holds the token)" [ "$(stat -c %a "$req")" = 600 ]
+check "a homogeneous job names its one instance type, no groups" json_check "$(ls "$work"/all/seed003_thread_sweep/*.json)" '
+j["ResourceConfig"] == {"InstanceType": "ml.c5.9xlarge", "InstanceCount": 1, "VolumeSizeInGB": 50}
+"Environment" not in j'
+
+# --- managed Spot: MaxWait >= MaxRuntime, checkpoints synced ---------------------------------------
+check "--spot: managed Spot with checkpoints" expect_exit 0 "$work/o" launch --config p4d_vs_hetero --image 123456789012.dkr.ecr.us-east-1.amazonaws.com/pperf:1 --spot --out "$work/spot"
+check "the Spot request" json_check "$(ls "$work"/spot/*.json)" '
+j["TrainingJobName"] == "p4d-vs-hetero-ml-p4d-24xlarge-spot-t1"
+j["EnableManagedSpotTraining"] is True
+j["StoppingCondition"]["MaxWaitTimeInSeconds"] == 2 * j["StoppingCondition"]["MaxRuntimeInSeconds"]
+j["CheckpointConfig"] == {"S3Uri": "s3://pperf-test/results/p4d-vs-hetero-ml-p4d-24xlarge-spot-t1/checkpoints", "LocalPath": "/opt/ml/checkpoints"}
+j["AlgorithmSpecification"] == {"TrainingInputMode": "File", "TrainingImage": "123456789012.dkr.ecr.us-east-1.amazonaws.com/pperf:1", "ContainerEntrypoint": ["pperf", "sagemaker-entry"]}
+"sagemaker_program" not in j["HyperParameters"]'
+check "the Spot request passes botocore's model and moto" "$venv_python" tests/e2e/sagemaker_requests.py "$work"/spot/*.json
+
+# --- the image: AWS's PyTorch training images as the SageMaker SDK names them -----------------------
+one_line_error "^--framework: no AWS PyTorch training image of torch 0.1 known to pperf; known: 2\.0\.0, " \
+  launch --config seed003_thread_sweep --framework pytorch:0.1 --source s3://b/s.tar.gz --out "$work/none"
+versions="$(sed -n 's/.*known: \(.*\) (or give --image)$/\1/p' "$work/err" | tr -d ',')"
+check "pperf knows image versions" [ -n "$versions" ]
+uris_ok=1
+for v in $versions; do
+  launch --config seed003_thread_sweep --framework "pytorch:$v" --source s3://b/s.tar.gz --out "$work/img-$v" >/dev/null 2>&1 || uris_ok=0
+  pperf_uri="$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["AlgorithmSpecification"]["TrainingImage"])' "$(ls "$work/img-$v"/*.json)")"
+  sdk_uri="$("$venv_python" -c 'import sys, sagemaker.image_uris as u; print(u.retrieve("pytorch", region="us-east-1", version=sys.argv[1], instance_type="ml.p3.2xlarge", image_scope="training"))' "$v" 2>/dev/null | tail -1)"
+  [ "$pperf_uri" = "$sdk_uri" ] || { echo "  torch $v: pperf $pperf_uri, SDK $sdk_uri"; uris_ok=0; }
+done
+check "every image URI pperf writes is image_uris.retrieve's ($(echo $versions | wc -w) versions)" [ "$uris_ok" -eq 1 ]
+
+# --- what SageMaker would refuse: exit 2, one line, nothing written ------------------------------------
+check "MaxWait below MaxRuntime refused" one_line_error "^--max-wait-s: 100 s is below the job's MaxRuntimeInSeconds 200 s" \
+  launch --config p4d_vs_hetero --image x --spot --max-runtime-s 200 --max-wait-s 100 --out "$work/w"
+check "  nothing written" [ ! -e "$work/w" ]
+check "a role that is no IAM role ARN refused" one_line_error "^--role: " \
+  "$pperf" launch sagemaker --config smoke --role nobody --output s3://b/p --image x --out "$work/w"
+check "--framework without the bundle's S3 source refused" one_line_error "^--source: " \
+  launch --config smoke --framework pytorch:2.3.0 --out "$work/w"
+# Six instance groups (the trainer's and five data types) in one job.
+/usr/bin/python3 - "$work/six.json" <<'PY'
+import json, sys
+types = ["ml.c5.9xlarge", "ml.c5.18xlarge", "ml.g5.xlarge", "ml.g5.2xlarge", "ml.g5.4xlarge"]
+conf = [{"name": "alone", "baseline": True, "instances": [{"type": "ml.p3.2xlarge", "count": 1, "role": "dnn"}],
+         "execution": {"device": "cuda:0", "data": {"mode": "local"}}}]
+for i, t in enumerate(types):
+    conf.append({"name": f"with-{i}", "instances": [{"type": "ml.p3.2xlarge", "count": 1, "role": "dnn"}, {"type": t, "count": 1, "role": "data"}],
+                 "execution": {"device": "cuda:0", "data": {"mode": "service", "spawn_local": {"processes": 1}}}})
+json.dump({"name": "six-groups", "pricing": {"table": "aws-sagemaker-us-east-1"},
+           "workloads": [{"name": "mnist_heavy", "preset": "tiny", "batch_size": 16}], "configurations": conf}, open(sys.argv[1], "w"))
+PY
+check "more than 5 instance groups refused naming the configurations" one_line_error \
+  "six.json: /configurations/0: configurations alone, with-0, with-1, with-2, with-3, with-4 on ml.p3.2xlarge: 6 instance groups .* at most 5" \
+  launch --config "$work/six.json" --image x --out "$work/w"
+check "  nothing written" [ ! -e "$work/w" ]
+check "--only keeps it to 5 groups: written" expect_exit 0 "$work/o" launch --config "$work/six.json" --image x \
+  --only alone,with-0,with-1,with-2,with-3 --out "$work/five"
+check "  five groups pass botocore's model and moto" "$venv_python" tests/e2e/sagemaker_requests.py "$work"/five/*.json
+finish

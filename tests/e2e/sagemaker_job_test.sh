@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# Seed 000's heterogeneous SageMaker job on one host: `pperf launch sagemaker` writes the job for
+# configs/p4d_vs_hetero.json (its native size made the tiny preset and its budget seconds, so it
+# runs here), tests/e2e/sagemaker_harness.py plays SageMaker for its three hosts (algo-N on
+# 127.0.0.N+1, each with its own /opt/ml and the real resourceconfig.json's shape), and each host
+# runs `pperf sagemaker-entry`: the data hosts serve batches, the trainer waits for them, measures
+# both configurations in turns with --native, writes results and report, and stops them. The
+# SageMaker toolkit (sagemaker_training.environment.Environment, PyPI) reads the same files and
+# must agree with pperf on every host's group, role and peers. Then: a Spot restart resumes from
+# /opt/ml/checkpoints, a data host that never comes up fails the job naming it, a missing contract
+# file is exit 2 naming it.
+# usage: tests/e2e/sagemaker_job_test.sh PATH/TO/pperf
+set -uo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+if ! venv_python="$(scripts/setup-launch-venv.sh 2>"$work/venv.log")"; then
+  echo "SKIP: the launch platforms' packages (scripts/setup-launch-venv.sh) could not be installed: $(tail -1 "$work/venv.log")"
+  exit 77
+fi
+export SAGEMAKER_SUPPRESS_V2_WARNING=1
+mkdir -p "$work/code"
+# The shipped config, its real size swapped for one this host measures in seconds.
+/usr/bin/python3 - configs/p4d_vs_hetero.json "$work/code/seed000.json" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))
+c["name"] = "seed000-ci"
+c["workloads"][0]["native"] = {"preset": "tiny", "batch_size": 8}
+c["measure"] = {"warmup_steps": 1, "min_steps": 6, "max_steps": 30, "max_seconds": 3, "target_rel_ci": 0.5}
+# This host has no GPU: the trainer a CPU instance (the seed's p4d trains on its A100 there), so
+# --native's check that priced GPUs are trained on holds.
+for conf in c["configurations"]:
+    conf.pop("native", None)
+    for g in conf["instances"]:
+        if g["role"] == "dnn":
+            g["type"] = "ml.c5.9xlarge"
+json.dump(c, open(sys.argv[2], "w"), indent=1)
+PY
+cd "$work/code"
+check "launch writes the job" expect_exit 0 "$work/launch.log" "$pperf" launch sagemaker --config seed000.json \
+  --role arn:aws:iam::123456789012:role/pperf-ci --output s3://pperf-ci/out --image pperf:ci --job-suffix ci --out "$work/req"
+cd "$root"
+req="$work/req/seed000-ci-ml-c5-9xlarge-ci.json"
+check "one job, baseline and candidate in turns" json_check "$req" 'j["HyperParameters"]["pperf_configurations"] == "homogeneous,heterogeneous"'
+token="$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["Environment"]["PPERF_DATA_TOKEN"])' "$req")"
+
+start=$(date +%s)
+check "the job runs to its end on every host" "$venv_python" tests/e2e/sagemaker_harness.py "$pperf" "$req" "$work/job" "$work/code" --data-workers 1 --timeout-s 150
+echo "  (the job took $(( $(date +%s) - start )) s)"
+check "every host exits 0 (the data hosts stopped by the trainer)" json_check "$work/job/summary.json" '
+sorted(j["hosts"]) == ["algo-1", "algo-2", "algo-3"]
+all(h["exit"] == 0 for h in j["hosts"].values())
+j["hosts"]["algo-3"]["group"] == "trainer" and j["hosts"]["algo-1"]["group"] == "data-ml.c5.18xlarge"'
+trainer_root="$work/job/algo-3"
+check "the results: both configurations measured natively, at the native size, a verdict with its interval, where they ran" json_check "$trainer_root/model/results.json" '
+[r["configuration"] for r in j["results"]] == ["homogeneous", "heterogeneous"]
+all(r["status"] == "ok" for r in j["results"])
+all(r["execution"]["emulated"] is False for r in j["results"])
+all(r["preset"] == "tiny" and r["batch_size"] == 8 for r in j["results"])
+j["results"][0]["baseline"] is True
+j["results"][1]["decision"]["verdict"] in ("cheaper", "dearer", "equivalent", "undecided")
+len(j["results"][1]["decision"]["improvement_pct_bounds"]) == 2
+j["results"][1]["execution"]["data"]["mode"] == "service"
+j["placement"]["platform"] == "sagemaker" and j["placement"]["job_name"] == "seed000-ci-ml-c5-9xlarge-ci"
+j["placement"]["job_id"] == "arn:aws:sagemaker:us-east-1:123456789012:training-job/seed000-ci-ml-c5-9xlarge-ci"
+j["placement"]["instance_type"] == "ml.c5.9xlarge" and j["placement"]["group"] == "trainer" and j["placement"]["host_id"] == "algo-3"
+j["placement"]["instance_id"] is None'
+check "the report in /opt/ml/output/data" bash -c "[ -s '$trainer_root/output/data/report.md' ] && [ -s '$trainer_root/output/data/report.html' ]"
+check "no failure file on any host" bash -c "! ls $work/job/algo-*/output/failure 2>/dev/null"
+check "the token is in no host's log" bash -c "! grep -l '$token' $work/job/*.log"
+check "no host process left" no_process "sagemaker-entry"
+
+# --- pperf's reading of the contract against the SageMaker toolkit's, host by host ----------------
+agree() {
+  local host="$1" root="$work/job/$1"
+  local view toolkit
+  view="$(sed -n 's/^pperf sagemaker-entry: view //p' "$work/job/$host.log")"
+  toolkit="$(SAGEMAKER_BASE_DIR="$root" "$venv_python" -c '
+import json, logging
+logging.disable(logging.CRITICAL)
+from sagemaker_training import environment
+e = environment.Environment()
+print(json.dumps({"host": e.current_host, "group": e.current_instance_group, "hosts": e.hosts,
+                  "group_hosts": {g: d["hosts"] for g, d in e.instance_groups_dict.items()},
+                  "trainer_group": e.hyperparameters.get("pperf_trainer_group")}))' 2>"$work/toolkit.err")" || { cat "$work/toolkit.err"; return 1; }
+  /usr/bin/python3 - "$view" "$toolkit" <<'PY'
+import json, sys
+pperf, sm = json.loads(sys.argv[1]), json.loads(sys.argv[2])
+ok = (pperf["host"] == sm["host"] and pperf["group"] == sm["group"] and pperf["hosts"] == sm["hosts"]
+      and pperf["group_hosts"] == sm["group_hosts"]
+      and (pperf["role"] == "trainer") == (sm["group"] == sm["trainer_group"]))
+if not ok:
+    print("  pperf:  ", pperf); print("  toolkit:", sm)
+sys.exit(0 if ok else 1)
+PY
+}
+for h in algo-1 algo-2 algo-3; do check "$h: pperf and sagemaker_training agree on its group, role and peers" agree "$h"; done
+check "the trainer measured with the data hosts of its group, in the group's order" bash -c \
+  "grep -q '\"data_hosts\":{\"heterogeneous\":\[\"algo-2\",\"algo-1\"\]}' '$work/job/algo-3.log'"
+check "the placement passed to pperf run (the platform's own names)" bash -c "grep 'view ' '$work/job/algo-3.log' | grep -q '\"placement\":{\"PPERF_HOST_GROUP\":\"trainer\",\"PPERF_HOST_ID\":\"algo-3\",\"PPERF_INSTANCE_TYPE\":\"ml.c5.9xlarge\",\"PPERF_JOB_ID\":\"arn:aws:sagemaker:us-east-1:123456789012:training-job/seed000-ci-ml-c5-9xlarge-ci\",\"PPERF_JOB_NAME\":\"seed000-ci-ml-c5-9xlarge-ci\",\"PPERF_PLATFORM\":\"sagemaker\"}'"
+
+# --- a Spot restart: /opt/ml/checkpoints restored, the finished run is not measured again ----------
+cp "$trainer_root/model/results.json" "$work/first.json"
+rm "$trainer_root/model/results.json"
+check "the restarted job ends on every host" "$venv_python" tests/e2e/sagemaker_harness.py "$pperf" "$req" "$work/job" "$work/code" --data-workers 1 --reuse --timeout-s 60
+check "  every host exits 0" json_check "$work/job/summary.json" 'all(h["exit"] == 0 for h in j["hosts"].values())'
+check "  not measured again" grep -q "are complete (restored checkpoint); not measured again" "$work/job/algo-3.log"
+check "  the same results in /opt/ml/model" cmp "$work/first.json" "$trainer_root/model/results.json"
+
+# --- a data host that never comes up fails the job within the stated time, naming it ---------------
+start=$(date +%s)
+check "no data host: the trainer gives up" "$venv_python" tests/e2e/sagemaker_harness.py "$pperf" "$req" "$work/nodata" "$work/code" \
+  --hosts-only trainer --data-wait-s 3 --timeout-s 30
+took=$(( $(date +%s) - start ))
+check "  within the timeout (3 s, took $took s), exit 3" json_check "$work/nodata/summary.json" 'j["hosts"]["algo-3"]["exit"] == 3'
+check "  /opt/ml/output/failure names the host" grep -qE "^data host algo-[12] did not accept connections on port 50051 within 3 s$" "$work/nodata/algo-3/output/failure"
+
+# --- a contract file missing or malformed: exit 2 naming the file and key -------------------------
+mkdir -p "$work/bad/input/config"
+check "no resourceconfig.json: exit 2 naming it" bash -c "PPERF_SAGEMAKER_ROOT='$work/bad' TRAINING_JOB_NAME=x '$pperf' sagemaker-entry >'$work/o' 2>&1; [ \$? -eq 2 ] && grep -q 'resourceconfig.json: missing' '$work/bad/output/failure'"
+echo '{"current_host": "algo-1", "hosts": ["algo-1"], "instance_groups": [{"instance_group_name": "g", "hosts": ["algo-1"]}], "current_group_name": "g"}' \
+  >"$work/bad/input/config/resourceconfig.json"
+echo '{"pperf_trainer_group": "", "pperf_data_groups": "{}", "pperf_data_workers": "{}"}' >"$work/bad/input/config/hyperparameters.json"
+check "a hyperparameter missing: exit 2 naming file and key" bash -c "PPERF_SAGEMAKER_ROOT='$work/bad' TRAINING_JOB_NAME=x '$pperf' sagemaker-entry >'$work/o' 2>&1; [ \$? -eq 2 ] && grep -q 'hyperparameters.json: /pperf_data_port: missing' '$work/bad/output/failure'"
+echo '{"current_host": "algo-9", "hosts": ["algo-1"]}' >"$work/bad/input/config/resourceconfig.json"
+check "a host not in /hosts: exit 2 naming the key" bash -c "PPERF_SAGEMAKER_ROOT='$work/bad' TRAINING_JOB_NAME=x '$pperf' sagemaker-entry >'$work/o' 2>&1; [ \$? -eq 2 ] && grep -q 'resourceconfig.json: /current_host: ' '$work/bad/output/failure'"
+finish

@@ -38,6 +38,9 @@ ninja -C "$sanitize" -j"$(nproc)" pperf_unit_tests pperf_fuzz_config pperf_fuzz_
 export PPERF_SANITIZE_BUILD_DIR="$sanitize"
 
 torch2_python="$("$root/scripts/setup-torch2.sh")"
+# The launch platforms' own code (botocore, moto, sagemaker-training, ...), made once before the
+# tests that use it run in parallel.
+"$root/scripts/setup-launch-venv.sh" >/dev/null
 torch2="$(env -u PPERF_BUILD_DIR "$root/scripts/build-with-torch.sh" "$torch2_python" \
           pperf pperf_torch_tests pperf_results_roundtrip)"
 

@@ -29,6 +29,7 @@ std::vector<std::string> capability_names(const WorkloadCapabilities& c) {
   if (c.model_flops) out.push_back("model_flops");
   if (c.steps_as_own_ranks) out.push_back("steps_as_own_ranks");
   if (c.owns_device) out.push_back("owns_device");
+  if (c.static_shapes) out.push_back("static_shapes");
   return out;
 }
 

@@ -128,10 +128,13 @@ struct WorkloadCapabilities {
   /// train on "cuda" (the step's own choice is its business; execution.device names the GPU
   /// pperf samples).
   bool owns_device = false;
+  /// Every batch has the same shapes and Workload::graphable_step runs the step as device work
+  /// alone: execution.cuda_graphs can capture it once and replay it.
+  bool static_shapes = false;
 };
 
 /// The names of the capabilities `c` has, in declaration order ("data_parallel", "checkpoint",
-/// "data_workers", "model_flops", "steps_as_own_ranks", "owns_device").
+/// "data_workers", "model_flops", "steps_as_own_ranks", "owns_device", "static_shapes").
 std::vector<std::string> capability_names(const WorkloadCapabilities& c);
 
 struct WorkloadDescriptor {

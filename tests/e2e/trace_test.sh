@@ -4,7 +4,7 @@
 # as JSON (Kineto's object on torch 2.x, the legacy profiler's array on 1.13), holds the step's
 # operators inside 5 step ranges ProfilerStep#N numbered as the result says, and each range lasts
 # within 10 % of the runner's time for that step; the measured samples are the measured steps
-# only. Also: --trace at a path that cannot be a folder, and execution.cuda_graphs on the CPU,
+# only; bench/compare_traces.py finds the same operators in both. Also: --trace at a path that cannot be a folder, and execution.cuda_graphs on the CPU,
 # are refused with one line (exit 2) before anything runs. Label torch2: run on both torches.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -52,6 +52,12 @@ PY
 }
 check "trace 1: 5 step ranges numbered as the result says, operators inside, each within 10 % of the runner's time" trace_matches 0
 check "trace 2: the same" trace_matches 1
+# bench/compare_traces.py on the CPU: one model, two configurations, the same operators per step.
+same_ops() {
+  /usr/bin/python3 bench/compare_traces.py "$work/traces/vit_synthetic.one_thread.json" "$work/traces/vit_synthetic.b.json" > "$work/ops.txt" &&
+    tail -n 1 "$work/ops.txt" | grep -E "operators ([0-9]+) / \1 per step, [0-9]+ names, 0 with different counts" || { cat "$work/ops.txt"; return 1; }
+}
+check "compare_traces.py: the two configurations' steps run the same operators" same_ops
 
 touch "$work/a-file"
 check "--trace under a file: one line, exit 2" one_line_error "^--trace: " \

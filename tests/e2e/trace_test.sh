@@ -23,6 +23,10 @@ all(r['trace']['steps'] == 5 == len(r['trace']['step_ms']) for r in j['results']
 all(r['trace']['profiler'] in ('kineto', 'autograd-legacy') and r['trace']['activities'] == ['cpu'] for r in j['results'])
 all(r['step_time_ms']['n'] == len(r['step_time_ms']['samples']) == 10 for r in j['results'])
 "
+check "the results with their traces are valid against the results schema" \
+  /usr/bin/python3 tests/e2e/validate_schema.py schemas/results.schema.json "$work/out.json"
+check "a results file with a trace reads back (pperf report)" expect_exit 0 "$work/report.log" \
+  "$pperf" report "$work/out.json" --html "$work/report.html"
 # Each trace against its result: the step ranges, their operators, their durations.
 trace_matches() {  # trace_matches RESULT-INDEX
   /usr/bin/python3 - "$work/out.json" "$1" <<'PY'

@@ -46,7 +46,10 @@ def load(path):
     complete = [e for e in events if e.get("ph") == "X" and "dur" in e and "ts" in e]
     for e in complete:
         e["ts"], e["dur"] = float(e["ts"]), float(e["dur"])
-    steps = sorted((e for e in complete if STEP.fullmatch(e.get("name", ""))), key=lambda e: e["ts"])
+    # The CPU's ranges: on a GPU Kineto repeats each annotation on the GPU's timeline
+    # (cat gpu_user_annotation), spanning the kernels launched inside it.
+    steps = sorted((e for e in complete if STEP.fullmatch(e.get("name", "")) and e.get("cat") != "gpu_user_annotation"),
+                   key=lambda e: e["ts"])
     if not steps:
         sys.exit(f"compare_traces: {path}: no ProfilerStep#N ranges (not a trace of pperf's or a peer's steps)")
     return complete, steps

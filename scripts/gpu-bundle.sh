@@ -58,7 +58,7 @@ cp -r "$root/pricing/tables" "$root/pricing/sources" "$out/share/pperf/pricing/"
 cp -r "$root/configs" "$root/schemas" "$out/share/pperf/"
 cp -r "$root/python/examples" "$out/share/pperf/python/"
 cp -r "$root/bench/peers" "$out/bench/"
-cp "$root/bench/compare_pytorch.sh" "$root/bench/rounds.py" "$out/bench/"
+cp "$root/bench/compare_pytorch.sh" "$root/bench/rounds.py" "$root/bench/compare_traces.py" "$out/bench/"
 cp "$root/scripts/gpu-check.sh" "$out/scripts/"
 # A SageMaker job's entry point on AWS's PyTorch training image (`pperf launch sagemaker
 # --framework`): the bundle, packed as sourcedir.tar.gz, is the job's source directory.

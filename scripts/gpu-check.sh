@@ -2,9 +2,15 @@
 # The GPU path end to end, on a GPU host: one PASS/FAIL line per check, the figures behind it,
 # and a summary file; exit 1 if any check failed. Sized for one H100 in under 10 minutes.
 #   - a ViT-B/16 in bf16 and a ResNet50 on cuda:0, each against the eager PyTorch peer on the same
-#     GPU (pperf's compute, its step less the wait for data, over the peer's step: FAIL above 1.10;
+#     GPU (pperf's compute, its step less the wait for data, over the peer's step: FAIL above 1.05;
 #     bench/compare_pytorch.sh --bundle gives the ratio over rounds), MFU against the measured and the datasheet
 #     peak, the device's memory figures, utilization of the GPU trained on;
+#   - both traced (pperf run --trace, the peers' --trace) and compared kernel by kernel
+#     (bench/compare_traces.py: names, counts, time per kernel class, CPU gaps between launches;
+#     the whole comparison in DIR/NAME.kernels.txt), pperf's trace lining up with its step times;
+#   - the ViT with execution.cuda_graphs (captured once, replayed) against the eager peer and
+#     against the peer's model under torch.compile(mode="reduce-overhead") run as a python_step
+#     (bench/peers/vit_step.py), and the same python_step eager;
 #   - NCCL with one rank on the GPU (all-reduce time > 0, engine named), two NCCL ranks on the one
 #     GPU refused before they start (NCCL takes a GPU per rank), two Gloo ranks on a CUDA device;
 #   - python_step driving the GPU itself (pperf opens no CUDA context for it), and --native with
@@ -54,8 +60,9 @@ PY
 }
 run() {  # run NAME PPERF-ARGS...: a run whose results go to $out/NAME.json, its output to NAME.log
   local name="$1"; shift
-  timeout 240 "$pperf" run --quiet --out "$out/$name.json" "$@" > "$out/$name.log" 2>&1 || { tail -n 3 "$out/$name.log"; return 1; }
+  timeout "${RUN_TIMEOUT:-240}" "$pperf" run --quiet --out "$out/$name.json" "$@" > "$out/$name.log" 2>&1 || { tail -n 3 "$out/$name.log"; return 1; }
 }
+run_long() { RUN_TIMEOUT=480 run "$@"; }  # a step compiled on its first call
 
 version="$("$pperf" --version)"
 say "pperf: $version"
@@ -73,6 +80,7 @@ JSON
 # Enough loader threads that the steps do not wait for data: the peers time a step on a batch
 # made beforehand, and a GPU left idle between steps clocks down.
 config vit-b16-bf16 vit_synthetic base 64 '{"precision": "bf16"}' '{"device": "cuda:0", "data": {"workers": 8}}'
+config vit-b16-bf16-graphs vit_synthetic base 64 '{"precision": "bf16"}' '{"device": "cuda:0", "cuda_graphs": true, "data": {"workers": 8}}'
 config resnet50 resnet50_augment full 64 '{}' '{"device": "cuda:0", "data": {"workers": 12}}'
 config nccl-1 vit_synthetic small 32 '{}' '{"device": "cuda:0", "distributed": {"world_size": 1, "backend": "nccl", "spawn_local": {}, "timeout_s": 60}}'
 config nccl-2 vit_synthetic small 32 '{}' '{"device": "cuda:0", "distributed": {"world_size": 2, "backend": "nccl", "spawn_local": {}, "timeout_s": 60}}'
@@ -80,10 +88,17 @@ config gloo-cuda vit_synthetic small 32 '{}' '{"device": "cuda:0", "distributed"
 step_params="{\"step\": \"bert_step:make\", \"python\": \"$py\", \"kwargs\": {\"preset\": \"base\", \"batch_size\": 32, \"device\": \"cuda\"}, \"start_timeout_s\": 120, \"step_timeout_s\": 60}"
 config python-step python_step default 32 "$step_params" '{"device": "cuda:0"}'
 config python-step-native python_step default 32 "$step_params" '{"device": "cpu"}'
+# The peer's ViT as a python_step (pperf's clock around a Python step), eager and under
+# torch.compile(mode="reduce-overhead"); compiling takes a while, so the steps may too.
+vit_step() {  # vit_step FACTORY
+  echo "{\"step\": \"vit_step:$1\", \"python\": \"$py\", \"kwargs\": {\"preset\": \"base\", \"batch_size\": 64, \"device\": \"cuda\", \"precision\": \"bf16\"}, \"start_timeout_s\": 120, \"step_timeout_s\": 600}"
+}
+config vit-step-eager python_step default 64 "$(vit_step make)" '{"device": "cuda:0"}'
+config vit-step-reduce-overhead python_step default 64 "$(vit_step make_reduce_overhead)" '{"device": "cuda:0"}'
 shipped() {  # shipped PATH: PATH in the checkout, or in a bundle's share/pperf (scripts/gpu-bundle.sh)
   if [ -e "$root/$1" ]; then echo "$root/$1"; else echo "$root/share/pperf/$1"; fi
 }
-cp "$(shipped python/examples/bert_step.py)" "$work/"
+cp "$(shipped python/examples/bert_step.py)" "$root/bench/peers/vit_step.py" "$root/bench/peers/vit_synthetic.py" "$work/"
 # p4d_gpu.json's local configuration, as shipped but for a shorter measurement.
 "$py" - "$(shipped configs/p4d_gpu.json)" "$work/p4d-local.json" <<'PY' ||
 import json, sys
@@ -95,7 +110,7 @@ json.dump(c, open(sys.argv[2], "w"))
 PY
   say "FAIL  p4d_gpu.json's local configuration could not be written"
 # (python_step's configs are validated on the GPU host: validating imports the step, and its torch.)
-for c in vit-b16-bf16 resnet50 nccl-1 gloo-cuda p4d-local; do
+for c in vit-b16-bf16 vit-b16-bf16-graphs resnet50 nccl-1 gloo-cuda p4d-local; do
   check "validate $c" "$pperf" validate --config "$work/$c.json"
 done
 
@@ -116,17 +131,48 @@ peer() {  # peer NAME SCRIPT ARGS...: the eager PyTorch step on cuda:0, its JSON
     { tail -n 3 "$out/$name.peer.log"; return 1; }
   tail -n 1 "$out/$name.peer.json"
 }
-ratio() {  # ratio NAME: pperf's median compute (step less its wait for the batch: the peer times
-  # a step on a batch made beforehand) over the peer's median step, FAIL above 1.10
-  "$py" - "$out/$1.json" "$out/$1.peer.json" <<'PY'
+ratio() {  # ratio NAME [LIMIT [PEER-NAME]]: pperf's median compute (step less its wait for the
+  # batch: the peer times a step on a batch made beforehand) over the peer's median step (PEER-NAME's
+  # peer, default NAME's), FAIL above LIMIT (default 1.05; 0: no limit, the ratio printed)
+  "$py" - "$out/$1.json" "$out/${3:-$1}.peer.json" "${2:-1.05}" <<'PY'
 import json, statistics, sys
 r = json.load(open(sys.argv[1]))["results"][0]
 ours = statistics.median(s - w for s, w in zip(r["step_time_ms"]["samples"], r["measurement"]["data_wait_ms"]))
 peer = json.loads(open(sys.argv[2]).read().strip().splitlines()[-1])["step_ms_median"]
-print(f"pperf compute {ours:.2f} ms (data wait {100 * r['data_wait_fraction']:.0f} %) / PyTorch eager {peer:.2f} ms = {ours / peer:.3f}")
-sys.exit(0 if ours / peer <= 1.10 else 1)
+limit = float(sys.argv[3])
+print(f"pperf compute {ours:.2f} ms (data wait {100 * r['data_wait_fraction']:.0f} %) / PyTorch eager {peer:.2f} ms = {ours / peer:.3f}"
+      + (f" (limit {limit})" if limit else ""))
+sys.exit(0 if not limit or ours / peer <= limit else 1)
 PY
 }
+steps_ratio() {  # steps_ratio A B: A's median compute over B's median step, both pperf results (no limit)
+  "$py" - "$out/$1.json" "$out/$2.json" <<'PY'
+import json, statistics, sys
+a, b = (json.load(open(p))["results"][0] for p in sys.argv[1:3])
+ours = statistics.median(s - w for s, w in zip(a["step_time_ms"]["samples"], a["measurement"]["data_wait_ms"]))
+theirs = b["step_time_ms"]["median"]
+print(f"{a['configuration']} compute {ours:.2f} ms / {b['configuration']} step {theirs:.2f} ms = {ours / theirs:.3f}")
+PY
+}
+kernels() {  # kernels NAME: pperf's trace lines up with its steps; then kernel by kernel against the peer's
+  "$py" - "$out/$1.json" <<'PY' || return 1
+import json, re, sys
+t = json.load(open(sys.argv[1]))["results"][0]["trace"]
+doc = json.load(open(t["path"]))
+steps = sorted((e for e in doc["traceEvents"] if e.get("ph") == "X" and e.get("cat") != "gpu_user_annotation"
+                and re.fullmatch(r"ProfilerStep#\d+", e.get("name", ""))),
+               key=lambda e: float(e["ts"]))
+assert t["activities"] == ["cpu", "cuda"], t["activities"]
+assert len(steps) == t["steps"] == 5, (len(steps), t["steps"])
+for s, ms in zip(steps, t["step_ms"]):
+    assert 0.9 <= float(s["dur"]) / 1000 / ms <= 1.1, (float(s["dur"]) / 1000, ms)
+assert any(e.get("cat") == "kernel" for e in doc["traceEvents"]), "no GPU kernel in the trace"
+PY
+  "$py" "$root/bench/compare_traces.py" "$(trace_of "$1")" "$out/$1.peer.trace.json" --names pperf eager > "$out/$1.kernels.txt" ||
+    { tail -n 3 "$out/$1.kernels.txt"; return 1; }
+  tail -n 1 "$out/$1.kernels.txt"
+}
+trace_of() { "$py" -c 'import json, sys; print(json.load(open(sys.argv[1]))["results"][0]["trace"]["path"])' "$out/$1.json"; }
 single_gpu_checks() {  # single_gpu_checks NAME
   local n="$1"
   check "$n: MFU against the measured peak (<= 100 %)" query "$out/$n.json" \
@@ -139,15 +185,25 @@ single_gpu_checks() {  # single_gpu_checks NAME
     'r["execution"]["gpu_utilization"]["gpu"] != "all" and r["execution"]["gpu_utilization"]["samples"] > 0 and r["execution"]["gpu_utilization"]["mean_pct"] > 0 and "GPU %s: mean %.0f %% over %d samples" % (r["execution"]["gpu_utilization"]["gpu"], r["execution"]["gpu_utilization"]["mean_pct"], r["execution"]["gpu_utilization"]["samples"])'
 }
 
-check "ViT-B/16 bf16 on cuda:0 completes" run vit-b16-bf16 --config "$work/vit-b16-bf16.json" --native
+check "ViT-B/16 bf16 on cuda:0 completes, traced" run vit-b16-bf16 --config "$work/vit-b16-bf16.json" --native --trace "$out/traces"
 check "ViT-B/16 bf16: bf16 autocast recorded" query "$out/vit-b16-bf16.json" 'r["model"]["precision"].startswith("bf16") and r["model"]["precision"]'
-check "ViT-B/16 bf16: PyTorch eager peer" peer vit-b16-bf16 vit_synthetic.py --preset base --batch-size 64 --precision bf16 --steps 30 --warmup 5
-check "ViT-B/16 bf16: pperf compute / PyTorch step time <= 1.10" ratio vit-b16-bf16
+check "ViT-B/16 bf16: PyTorch eager peer, traced" peer vit-b16-bf16 vit_synthetic.py --preset base --batch-size 64 --precision bf16 --steps 30 --warmup 5 --trace "$out/vit-b16-bf16.peer.trace.json"
+check "ViT-B/16 bf16: pperf compute / PyTorch step time <= 1.05" ratio vit-b16-bf16
+check "ViT-B/16 bf16: trace lines up; kernel by kernel against eager (vit-b16-bf16.kernels.txt)" kernels vit-b16-bf16
 single_gpu_checks vit-b16-bf16
 
-check "ResNet50 on cuda:0 completes" run resnet50 --config "$work/resnet50.json" --native
-check "ResNet50: PyTorch eager peer" peer resnet50 resnet50_augment.py --preset full --batch-size 64 --steps 30 --warmup 5
-check "ResNet50: pperf compute / PyTorch step time <= 1.10" ratio resnet50
+check "ViT-B/16 bf16 with cuda_graphs completes" run vit-b16-bf16-graphs --config "$work/vit-b16-bf16-graphs.json" --native
+check "ViT-B/16 bf16 cuda_graphs: captured, says so" query "$out/vit-b16-bf16-graphs.json" 'next((e for e in r["events"] if e.startswith("CUDA graphs:")), None)'
+check "ViT-B/16 bf16 cuda_graphs: pperf compute / PyTorch eager step" ratio vit-b16-bf16-graphs 0 vit-b16-bf16
+check "ViT-B/16 bf16 as a python_step, eager, completes" run vit-step-eager --config "$work/vit-step-eager.json"
+check "ViT-B/16 bf16 as a python_step, torch.compile reduce-overhead, completes" run_long vit-step-reduce-overhead --config "$work/vit-step-reduce-overhead.json"
+check "ViT-B/16 bf16: pperf cuda_graphs / python_step reduce-overhead" steps_ratio vit-b16-bf16-graphs vit-step-reduce-overhead
+check "ViT-B/16 bf16: pperf eager / python_step eager" steps_ratio vit-b16-bf16 vit-step-eager
+
+check "ResNet50 on cuda:0 completes, traced" run resnet50 --config "$work/resnet50.json" --native --trace "$out/traces"
+check "ResNet50: PyTorch eager peer, traced" peer resnet50 resnet50_augment.py --preset full --batch-size 64 --steps 30 --warmup 5 --trace "$out/resnet50.peer.trace.json"
+check "ResNet50: pperf compute / PyTorch step time <= 1.05" ratio resnet50
+check "ResNet50: trace lines up; kernel by kernel against eager (resnet50.kernels.txt)" kernels resnet50
 single_gpu_checks resnet50
 
 check "NCCL, 1 rank on cuda:0, completes" run nccl-1 --config "$work/nccl-1.json"

@@ -11,6 +11,10 @@ namespace pperf {
 
 torch::Device device_of(const WorkloadSpec& spec) { return torch::Device(spec.device); }
 
+torch::Tensor Workload::graphable_step(const Batch&) {
+  throw std::logic_error("this workload does not declare static_shapes: its step cannot be captured");
+}
+
 int64_t count_parameters(const torch::nn::Module& module) {
   int64_t n = 0;
   for (const auto& p : module.parameters())

@@ -73,6 +73,12 @@ class Workload {
   virtual std::vector<torch::Tensor> buffers() const { return {}; }
   /// Returns the step's loss (so a run can show the model is learning).
   virtual double train_step(const Batch& batch) = 0;
+  /// The same step as device work alone, for CUDA graph capture (capabilities.static_shapes:
+  /// every batch has the same shapes): the loss returned as a tensor on the device, never read
+  /// on the host, and no host decision on a tensor's value inside (a replayed graph repeats the
+  /// kernels, not the host code). The harness calls it only for workloads declaring
+  /// static_shapes; the default throws std::logic_error.
+  virtual torch::Tensor graphable_step(const Batch& batch);
   /// The full training state (model parameters and buffers + optimizer state) for a Spot
   /// checkpoint. The harness guarantees load_state reads what save_state of a workload built
   /// from the same spec wrote; the implementer makes training continue exactly as if never

@@ -81,6 +81,7 @@ def main():
     p.add_argument("--fresh-batches", action="store_true", help="a freshly augmented batch per step from a DataLoader")
     p.add_argument("--workers", type=int, default=1, help="--fresh-batches: DataLoader worker processes")
     p.add_argument("--prefetch-batches", type=int, default=4, help="--fresh-batches: batches ready ahead, in all")
+    p.add_argument("--trace", metavar="FILE", help="after the timed steps, trace 5 more (peer_trace.py) into FILE")
     a = p.parse_args()
     torch.set_num_threads(a.threads)
     torch.manual_seed(0)
@@ -100,19 +101,26 @@ def main():
                                              num_workers=a.workers, pin_memory=device.type == "cuda",
                                              prefetch_factor=max(1, a.prefetch_batches // a.workers))
         batches = iter(loader)
-    times = []
-    for step in range(a.warmup + a.steps):
-        start = time.perf_counter()
-        if batches is not None:
-            x_host, y_host = next(batches)
-        x, y = x_host.to(device, non_blocking=True), y_host.to(device, non_blocking=True)
+    fixed = (x_host, y_host)
+
+    def one_step():
+        xh, yh = next(batches) if batches is not None else fixed
+        x, y = xh.to(device, non_blocking=True), yh.to(device, non_blocking=True)
         opt.zero_grad()
         F.cross_entropy(model(x), y).backward()
         opt.step()
         if device.type == "cuda":
             torch.cuda.synchronize(device)
+
+    times = []
+    for step in range(a.warmup + a.steps):
+        start = time.perf_counter()
+        one_step()
         if step >= a.warmup:
             times.append((time.perf_counter() - start) * 1e3)
+    if a.trace:
+        from peer_trace import trace_steps
+        trace_steps(one_step, a.trace, a.warmup + a.steps + 1, cuda=device.type == "cuda")
     print(json.dumps({"workload": "resnet50_augment", "preset": a.preset, "batch_size": a.batch_size,
                       "threads": a.threads, "device": a.device, "fresh_batches": a.fresh_batches, "params": sum(p.numel() for p in model.parameters()),
                       "step_ms_median": statistics.median(times), "step_ms_all": times}))

@@ -102,6 +102,7 @@ def main():
     ap.add_argument("--fresh-batches", action="store_true", help="a fresh batch per step from a DataLoader")
     ap.add_argument("--workers", type=int, default=1, help="--fresh-batches: DataLoader worker processes")
     ap.add_argument("--prefetch-batches", type=int, default=4, help="--fresh-batches: batches ready ahead, in all")
+    ap.add_argument("--trace", metavar="FILE", help="after the timed steps, trace 5 more (peer_trace.py) into FILE")
     args = ap.parse_args()
 
     torch.set_num_threads(args.threads)
@@ -145,6 +146,9 @@ def main():
         t0 = time.perf_counter()
         step()
         times.append((time.perf_counter() - t0) * 1000.0)
+    if args.trace:
+        from peer_trace import trace_steps
+        trace_steps(step, args.trace, args.warmup + args.steps + 1, cuda=device.type == "cuda")
     print(json.dumps({
         "workload": "vit_synthetic", "preset": args.preset, "batch_size": args.batch_size,
         "threads": args.threads, "precision": args.precision, "device": args.device, "fresh_batches": args.fresh_batches,

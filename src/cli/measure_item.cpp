@@ -21,6 +21,7 @@ int command_measure_item(const std::vector<std::string>& args, const std::vector
   options.add_options()(
       "out", po::value<std::string>()->required(), "where to write the one-result results file")(
       "progress", "draw a progress line on stderr (a terminal)")(
+      "trace", po::value<std::string>(), "after measuring, trace a few more steps into this folder")(
       "turns", "take turns with the run's other configurations: orders on stdin, each round's step times on stdout")(
       "rank", po::value<int64_t>(), "data-parallel: this process's rank")(
       "world-size", po::value<int64_t>(), "data-parallel: ranks in the group")(
@@ -37,6 +38,7 @@ int command_measure_item(const std::vector<std::string>& args, const std::vector
   executor.process.native = p.has("native");
   executor.process.terminal_progress = p.has("progress");
   executor.process.pperf_binary = self_executable();
+  if (p.has("trace")) executor.process.trace_dir = p.string("trace");
   TurnTaking turns;
   if (p.has("turns")) {
     turns = turns_over_stdio();

@@ -47,6 +47,15 @@ void run_spot_drills(const Config& config, const Plan& plan, std::vector<Result>
 }  // namespace
 
 namespace {
+/// `--trace DIR`: made if missing, as an absolute path (measuring processes are told it).
+std::string trace_folder(const std::string& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec || !std::filesystem::is_directory(dir)) throw InputError("--trace", "", "cannot make the folder " + dir + (ec ? ": " + ec.message() : ""));
+  if (::access(dir.c_str(), W_OK) != 0) throw InputError("--trace", "", dir + " is not writable");
+  return std::filesystem::absolute(dir).lexically_normal().string();
+}
+
 /// What a run shows while it measures: on a terminal, a self-updating line (the memory probe,
 /// set-up, the turns; a measuring process measuring alone draws its own) above which each item's
 /// start and end are printed; elsewhere (CI) a line per item start and end; with --quiet, nothing.
@@ -115,6 +124,8 @@ int command_run(const std::vector<std::string>& args, const std::vector<std::str
       "workload", po::value<std::string>(), "run only this workload of the config")(
       "native", "running on the named instances themselves: results say emulated: false")(
       "in-process", "measure every item in this process instead of a process per item (debugging)")(
+      "trace", po::value<std::string>(), "after measuring each configuration, trace a few more of its steps with "
+                                         "libtorch's profiler into this folder (Chrome/Perfetto JSON, one file each)")(
       "sequential", "measure each configuration to its end before the next, instead of in alternating rounds")(
       "dry-run", "check everything `run` checks before measuring (as `pperf validate` does), then stop")(
       "spot-drill", "for each Spot configuration: SIGKILL its training mid-run, restart from the last checkpoint, "
@@ -132,6 +143,7 @@ int command_run(const std::vector<std::string>& args, const std::vector<std::str
   if (!request.process.in_process && !std::filesystem::is_regular_file(config.path))
     throw InputError("--config", "", config.path + " is not a regular file: each measuring process re-reads it (or use --in-process)");
   ExecutorOptions executor = session.executor_options();
+  if (p.has("trace")) executor.process.trace_dir = trace_folder(p.string("trace"));
   // Started by a launcher (torchrun, PyTorchJob, SageMaker, srun): every rank runs this same
   // config; rank 0 serves the group's store, measures and writes the outputs; the other ranks
   // write nothing and exit with rank 0's code. Items measured in this process are not bound, nor probed.

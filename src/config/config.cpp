@@ -319,7 +319,7 @@ DistributedSettings parse_distributed(const JsonView& v) {
 }
 
 ExecutionSettings parse_execution(const JsonView& v) {
-  v.expect_object({"threads", "interop_threads", "cpus", "device", "data", "distributed"});
+  v.expect_object({"threads", "interop_threads", "cpus", "device", "data", "distributed", "cuda_graphs"});
   ExecutionSettings e;
   if (auto d = v.find("device")) {
     const std::string text = d->as_string();
@@ -331,6 +331,13 @@ ExecutionSettings parse_execution(const JsonView& v) {
   e.interop_threads = v.positive_int_or("interop_threads", e.interop_threads);
   if (auto c = v.find("cpus")) e.cpus = parse_cpus(*c);
   if (auto d = v.find("data")) e.data = parse_data(*d);
+  if (auto g = v.find("cuda_graphs")) {
+    e.cuda_graphs = g->as_bool();
+    if (e.cuda_graphs && e.device.kind == DeviceChoice::Kind::cpu)
+      g->fail("CUDA graphs replay a GPU's kernels, and execution.device is cpu: set \"device\": \"cuda\" or drop cuda_graphs");
+    if (e.cuda_graphs && v.find("distributed"))
+      g->fail("CUDA graphs are not captured around data-parallel ranks' all-reduces: drop execution.distributed or cuda_graphs");
+  }
   if (auto d = v.find("distributed")) {
     e.distributed = parse_distributed(*d);
     if (e.data.mode != DataMode::local || e.data.worker != DataWorker::pperf)
@@ -409,6 +416,9 @@ Configuration parse_configuration(const JsonView& v, const PricingSettings& pric
     if (const InstanceSpec* spec = table.find(g.type); spec && g.role == "dnn")
       c.priced_gpus += static_cast<int64_t>(std::ceil(g.count * spec->accelerators));
   if (c.execution.device.kind == DeviceChoice::Kind::every_gpu && !c.execution.distributed) c.execution.distributed = rank_per_gpu(v, c, table);
+  if (c.execution.cuda_graphs && c.execution.distributed)
+    v.at("execution").at("cuda_graphs").fail("CUDA graphs are not captured around data-parallel ranks' all-reduces, and \"cuda\" runs one rank per priced GPU (" +
+                                             std::to_string(c.priced_gpus) + "): name one GPU (\"cuda:0\") or drop cuda_graphs");
   // As for ranks given by hand (parse_execution): each rank reads its slice with loader threads.
   if (c.execution.distributed && (c.execution.data.mode != DataMode::local || c.execution.data.worker != DataWorker::pperf))
     v.at("execution").at("device").fail("\"cuda\" runs one data-parallel rank per priced GPU (" +
@@ -568,6 +578,8 @@ void check_capabilities(const Config& config, const WorkloadRegistry& registry, 
                                                              " exactly (its wires: " + have + ")");
         }
       }
+      if (c.execution.cuda_graphs && !can.static_shapes)
+        deepest(item, {"execution", "cuda_graphs"}).fail(lacks + "static_shapes (its batches may change shape, or its step reads values on the host), so its step cannot be captured as a CUDA graph: drop cuda_graphs");
       if (c.spot && !(c.spot->checkpoint_save_s && c.spot->checkpoint_restore_s) && !can.checkpoint)
         deepest(item, {"spot"}).fail(lacks + "checkpoint (it cannot save its training state), so Spot's checkpoint cost cannot be measured: give spot.checkpoint_save_s and spot.checkpoint_restore_s");
     }

@@ -86,6 +86,9 @@ struct ExecutionSettings {
   DeviceChoice device;
   DataSettings data;
   std::optional<DistributedSettings> distributed;
+  /// The step captured once as a CUDA graph and replayed (src/measure/cuda_graph_step.h): a
+  /// GPU device, no ranks, and a workload with the static_shapes capability.
+  bool cuda_graphs = false;
 };
 
 struct Configuration {

@@ -359,7 +359,25 @@ json to_json(const Result& r) {
   if (r.checkpoint) j["checkpoint"] = to_json(*r.checkpoint);
   if (r.spot) j["spot"] = to_json(*r.spot);
   if (r.spot_drill) j["spot_drill"] = to_json(*r.spot_drill);
+  if (r.trace) j["trace"] = to_json(*r.trace);
   return j;
+}
+
+nlohmann::json to_json(const TraceReport& t) {
+  return {{"path", t.path}, {"profiler", t.profiler}, {"activities", t.activities}, {"first_step", t.first_step},
+          {"steps", t.step_ms.size()}, {"step_ms", t.step_ms}};
+}
+
+TraceReport read_trace_report(const JsonView& v) {
+  TraceReport t;
+  t.path = v.at("path").as_string();
+  t.profiler = v.at("profiler").as_string();
+  t.activities = v.at("activities").as_strings();
+  t.first_step = v.at("first_step").as_non_negative_int();
+  t.step_ms = v.at("step_ms").as_numbers();
+  if (static_cast<int64_t>(t.step_ms.size()) != v.at("steps").as_non_negative_int())
+    v.at("steps").fail("differs from the number of step_ms");
+  return t;
 }
 
 Result read_result(const JsonView& v) {
@@ -409,6 +427,7 @@ Result read_result(const JsonView& v) {
   if (auto c = v.find_value("checkpoint")) r.checkpoint = read_checkpoint_cost(*c);
   if (auto s = v.find_value("spot")) r.spot = read_spot_estimate(*s);
   if (auto d = v.find_value("spot_drill")) r.spot_drill = read_spot_drill(*d);
+  if (auto t = v.find_value("trace")) r.trace = read_trace_report(*t);
   if (r.status == ResultStatus::ok && !r.step) v.fail("status ok without step_time_ms");
   // What this version does not know is kept and written back unchanged: derived from what the
   // lines above read, so no list of known keys is kept by hand.

@@ -219,6 +219,18 @@ struct MemoryReport {
   int64_t peak_bytes() const;
 };
 
+/// `pperf run --trace DIR`: the trace of a few extra steps after the measured ones
+/// (src/measure/trace.h). Their times are the runner's, apart from the measured samples.
+struct TraceReport {
+  std::string path;                     // the Chrome/Perfetto trace file
+  std::string profiler;                 // "kineto" or "autograd-legacy"
+  std::vector<std::string> activities;  // "cpu", and "cuda" where the GPU's kernels are traced
+  int64_t first_step = 0;               // the first traced step's index in the item's run
+  std::vector<double> step_ms;          // each traced step as the runner timed it
+};
+nlohmann::json to_json(const TraceReport& t);
+TraceReport read_trace_report(const JsonView& v);
+
 struct Result {
   std::string workload, preset;
   int64_t batch_size = 0;
@@ -260,6 +272,8 @@ struct Result {
   std::optional<CheckpointCost> checkpoint;
   std::optional<SpotEstimate> spot;
   std::optional<SpotDrill> spot_drill;
+  /// `pperf run --trace`: the traced steps (not among the measured ones).
+  std::optional<TraceReport> trace;
   /// Fields of a read results file this version does not know, written back unchanged.
   nlohmann::json unknown_fields = nlohmann::json::object();
 };

@@ -30,6 +30,7 @@ std::vector<std::string> capability_names(const WorkloadCapabilities& c) {
   if (c.steps_as_own_ranks) out.push_back("steps_as_own_ranks");
   if (c.owns_device) out.push_back("owns_device");
   for (const auto& wire : c.wires) out.push_back("wire_" + wire);
+  if (c.static_shapes) out.push_back("static_shapes");
   return out;
 }
 

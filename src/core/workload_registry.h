@@ -136,6 +136,9 @@ struct WorkloadCapabilities {
   /// conversion on its device, sees bit for bit the values the float32 wire carries (e.g.
   /// "uint8": images before the byte -> float table). A data_workers workload always has float32.
   std::vector<std::string> wires;
+  /// Every batch has the same shapes and Workload::graphable_step runs the step as device work
+  /// alone: execution.cuda_graphs can capture it once and replay it.
+  bool static_shapes = false;
 };
 
 /// The wire formats of the data service, smallest first per image: "uint8", "bf16", "float32".
@@ -151,7 +154,7 @@ std::vector<TensorDecl> layout_on_wire(std::vector<TensorDecl> layout, const std
 int64_t bytes_per_sample(const std::vector<TensorDecl>& layout);
 
 /// The names of the capabilities `c` has, in declaration order ("data_parallel", "checkpoint",
-/// "data_workers", "model_flops", "steps_as_own_ranks", "owns_device").
+/// "data_workers", "model_flops", "steps_as_own_ranks", "owns_device", "static_shapes").
 std::vector<std::string> capability_names(const WorkloadCapabilities& c);
 
 struct WorkloadDescriptor {

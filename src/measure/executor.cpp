@@ -22,6 +22,7 @@
 #include "src/env/memory_cgroup.h"
 #include "src/env/shaped_link.h"
 #include "src/core/process.h"
+#include "src/measure/cuda_graph_step.h"
 #include "src/measure/data_parallel.h"
 #include "src/measure/data_sources.h"
 #include "src/measure/interleave.h"
@@ -31,6 +32,7 @@
 #include "src/measure/runner.h"
 #include "src/measure/spot_drill.h"
 #include "src/measure/torch_info.h"
+#include "src/measure/trace.h"
 #include "src/stats/intervals.h"
 #include "src/stats/stats.h"
 #include "src/core/mfu.h"
@@ -449,6 +451,10 @@ void prepare_item(PreparedItem& p, Result& r, const Config& config, const PlanIt
                        {"MASTER_PORT", std::to_string(shared_free_port(*p.process_group, "step_port"))}};
   }
   p.workload = descriptor->make_workload(spec);
+  if (exec.cuda_graphs) {  // the config allows it only on a GPU, without ranks, for static_shapes workloads
+    p.workload = capture_cuda_graph(std::move(p.workload), *p.device);
+    r.events.push_back(cuda_graph_event());
+  }
   if (rank && !own_group)
     p.parallel = std::make_unique<DataParallelWorkload>(*p.workload, p.process_group, exec.distributed->bucket_mib << 20);
   if (pipeline) r.data = pipeline->data_info();
@@ -512,6 +518,26 @@ MemoryReport peak_memory(const PreparedItem& p) {
   return m;
 }
 
+/// `--trace`: a few extra steps of a measured item under the profiler, after its measured ones
+/// (whose samples it never touches), recorded in r.trace; a trace that cannot be taken is an event.
+void trace_item(Result& r, PreparedItem& p, const ExecutorOptions& options, const std::atomic<bool>& stop_requested) {
+  if (r.status != ResultStatus::ok || stop_requested || !r.measurement) return;
+  if (options.process.rank) {
+    r.events.push_back("trace: not taken: data-parallel ranks are not traced");
+    return;
+  }
+  const Measurement& m = *r.measurement;
+  const int64_t steps_before = m.warmup_steps + static_cast<int64_t>(m.step_ms.size()) + m.turns.untimed_steps.value_or(0);
+  const std::string path = (std::filesystem::path(options.process.trace_dir) / trace_file_name(r.workload, r.configuration)).string();
+  try {
+    r.trace = trace_steps(p.trained(), *p.data, *p.device, steps_before, path);
+  } catch (const c10::Error& e) {
+    r.events.push_back(std::string("trace: not taken: ") + e.what_without_backtrace());
+  } catch (const std::exception& e) {
+    r.events.push_back(std::string("trace: not taken: ") + e.what());
+  }
+}
+
 /// One item here: set up, measure, summarize, add the figures.
 void measure_into(Result& r, const Config& config, const PlanItem& item, const WorkloadRegistry& registry,
                   const ExecutorOptions& options, const std::atomic<bool>& stop_requested) {
@@ -570,6 +596,7 @@ void measure_into(Result& r, const Config& config, const PlanItem& item, const W
   r.events.insert(r.events.end(), r.model->events.begin(), r.model->events.end());
   summarize_into(r, std::move(m));
   r.memory = peak_memory(p);
+  if (!options.process.trace_dir.empty()) trace_item(r, p, options, stop_requested);
   add_figures(r, p, item, options, cpu_before, cpu_after, stop_requested);
   // Spawned workers are stopped here, not by the destructor, so that one its own watchdog had
   // to end is recorded with the result.
@@ -626,6 +653,7 @@ std::vector<std::string> measure_item_argv(const Config& config, const PlanItem&
   argv.insert(argv.end(), {"--out", out_path});
   if (options.process.native && !config.native) argv.push_back("--native");
   if (options.process.terminal_progress) argv.push_back("--progress");
+  if (!options.process.trace_dir.empty()) argv.insert(argv.end(), {"--trace", options.process.trace_dir});
   if (const auto& rank = options.process.rank)
     for (const std::string& a :
          {std::string("--rank"), std::to_string(rank->rank), std::string("--world-size"), std::to_string(rank->world_size),

@@ -41,6 +41,9 @@ struct ProcessOptions {
   std::optional<RankContext> launcher;
   /// A measuring process taking turns (`measure-item --turns`): its side of the conversation.
   TurnTaking* turns = nullptr;
+  /// `pperf run --trace DIR`: after its measured steps, each item traces a few more into DIR
+  /// (src/measure/trace.h); "" for none.
+  std::string trace_dir;
 };
 
 /// How configurations taking turns decide to stop: each configuration's hourly price (a range

@@ -132,6 +132,30 @@ Measurement measure(Workload& workload, DataSource& data, const MeasureSettings&
   return m;
 }
 
+std::vector<double> marked_steps(Workload& workload, DataSource& data, const Device& device, int64_t unmarked,
+                                 int64_t marked, int64_t first_index, StepMarks& marks, const Clock& clock) {
+  data.resume();
+  Measurement scratch;  // the un-timed steps' bookkeeping; nothing of it is kept
+  for (int64_t i = 0; i < unmarked; ++i)
+    if (!untimed_step(workload, data, device, scratch, false)) return {};
+  std::vector<double> step_ms;
+  marks.start();
+  for (int64_t i = 0; i < marked; ++i) {
+    const double start = clock.now_ms();
+    marks.begin(first_index + i);
+    auto batch = data.next();
+    if (!batch) {
+      marks.end();
+      break;
+    }
+    workload.train_step(device.place(std::move(*batch)));
+    device.synchronize();
+    marks.end();
+    step_ms.push_back(clock.now_ms() - start);
+  }
+  return step_ms;
+}
+
 Measurement measure_in_turns(Workload& workload, DataSource& data, const MeasureSettings& settings,
                              int64_t untimed_steps_unknown, TurnTaking& turns, const std::atomic<bool>& stop_requested,
                              const Clock& clock, const Device& device) {

@@ -64,4 +64,22 @@ Measurement measure_in_turns(Workload& workload, DataSource& data, const Measure
                              int64_t untimed_steps_unknown, TurnTaking& turns, const std::atomic<bool>& stop_requested,
                              const Clock& clock = steady_clock(), const Device& device = cpu_device());
 
+/// Where extra steps begin and end, for an observer that must see them line up with the
+/// runner's clock (a profiler's step ranges). start() once before the first marked step; for
+/// each step begin(index) right after its clock starts and end() right before its clock stops.
+class StepMarks {
+ public:
+  virtual ~StepMarks() = default;
+  virtual void start() = 0;
+  virtual void begin(int64_t step_index) = 0;
+  virtual void end() = 0;
+};
+
+/// Extra steps after measuring, never part of a Measurement: resumes the data source (turns
+/// leave it paused), runs `unmarked` un-timed steps (the pipeline and caches back to steady
+/// state), then `marked` steps timed as a measured step is, each inside `marks`, numbered from
+/// `first_index`. Returns their step times, ms (fewer when the data source ends).
+std::vector<double> marked_steps(Workload& workload, DataSource& data, const Device& device, int64_t unmarked,
+                                 int64_t marked, int64_t first_index, StepMarks& marks, const Clock& clock = steady_clock());
+
 }  // namespace pperf

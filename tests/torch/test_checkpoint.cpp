@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include <cmath>
 #include <filesystem>
 
 #include "src/core/workload_registry.h"
@@ -81,5 +82,13 @@ TEST(WorkloadCapabilities, EveryBuiltinDeclaresWhatItsHooksDo) {
     EXPECT_EQ(d.capabilities.model_flops, workload->model_info().flops_per_sample > 0);
     // Ranks are either pperf's data-parallel or the step's own group, never both.
     EXPECT_FALSE(d.capabilities.steps_as_own_ranks && d.capabilities.data_parallel);
+    // static_shapes: the step runs as device work alone, its loss a tensor (a CUDA graph captures it).
+    if (d.capabilities.static_shapes) {
+      const torch::Tensor loss = workload->graphable_step(d.make_pipeline(spec)->make_batch(0));
+      EXPECT_EQ(loss.numel(), 1);
+      EXPECT_TRUE(std::isfinite(loss.item<double>()));
+    } else if (d.make_pipeline) {
+      EXPECT_THROW(workload->graphable_step(d.make_pipeline(spec)->make_batch(0)), std::logic_error);
+    }
   }
 }

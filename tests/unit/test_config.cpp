@@ -349,6 +349,57 @@ TEST(Config, AWireTheWorkloadCannotMakeIsRefusedNamingTheKey) {
   EXPECT_EQ(bytes_per_sample({{"inputs", "float32", {3, 224, 224}}, {"targets", "int64", {}}}), 602112 + 8);
 }
 
+TEST(Config, CudaGraphsNeedOneGpuNoRanksAndAStaticShapesWorkload) {
+  WorkloadDescriptor fixed = *pperf::testing::fixture_workloads().find("mnist_heavy");
+  WorkloadRegistry registry;
+  registry.add(fixed);
+  fixed.name = "fixed_shapes";
+  fixed.capabilities.static_shapes = true;
+  registry.add(fixed);
+  EXPECT_EQ(capability_names(fixed.capabilities),
+            (std::vector<std::string>{"data_parallel", "checkpoint", "data_workers", "model_flops", "static_shapes"}));
+  const auto error = [&](const std::function<void(json&)>& mutate) {
+    pperf::testing::TempDir dir;
+    json config = valid_config();
+    mutate(config);
+    const std::string path = dir.write("c.json", config.dump());
+    try {
+      load_config(path, registry);
+    } catch (const InputError& e) {
+      return std::string(e.what()).substr(path.size() + 2);
+    }
+    return std::string();
+  };
+  EXPECT_EQ(error([](json& c) {
+              c["workloads"][0]["name"] = "fixed_shapes";
+              c["configurations"][0]["execution"]["device"] = "cuda:0";
+              c["configurations"][0]["execution"]["cuda_graphs"] = true;
+            }),
+            "");
+  EXPECT_EQ(error([](json& c) {
+              c["workloads"][0]["name"] = "fixed_shapes";
+              c["configurations"][0]["execution"]["cuda_graphs"] = true;
+            }),
+            "/configurations/0/execution/cuda_graphs: CUDA graphs replay a GPU's kernels, and execution.device is cpu: "
+            "set \"device\": \"cuda\" or drop cuda_graphs");
+  EXPECT_EQ(error([](json& c) { c["configurations"][0]["execution"]["cuda_graphs"] = "yes"; }).rfind("/configurations/0/execution/cuda_graphs: ", 0), 0u);
+  EXPECT_EQ(error([](json& c) {
+              c["configurations"][0]["execution"]["device"] = "cuda:0";
+              c["configurations"][0]["execution"]["cuda_graphs"] = true;
+            }),
+            "/configurations/0/execution/cuda_graphs: workload 'mnist_heavy' lacks the capability static_shapes (its "
+            "batches may change shape, or its step reads values on the host), so its step cannot be captured as a CUDA "
+            "graph: drop cuda_graphs");
+  EXPECT_EQ(error([](json& c) {
+              c["workloads"][0]["name"] = "fixed_shapes";
+              c["configurations"][0]["execution"]["device"] = "cuda:0";
+              c["configurations"][0]["execution"]["cuda_graphs"] = true;
+              c["configurations"][0]["execution"]["distributed"] = {{"world_size", 2}, {"backend", "gloo"}};
+            }),
+            "/configurations/0/execution/cuda_graphs: CUDA graphs are not captured around data-parallel ranks' "
+            "all-reduces: drop execution.distributed or cuda_graphs");
+}
+
 TEST(Config, DistributedKeys) {
   auto with = [](const json& distributed) {
     return [distributed](json& c) { c["configurations"][0]["execution"]["distributed"] = distributed; };

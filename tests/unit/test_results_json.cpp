@@ -177,14 +177,34 @@ TEST(ResultsJson, DistributedRoundTripsAndScalingEfficiencyIsFilled) {
 template <typename Fields>
 constexpr std::size_t rows = std::tuple_size_v<Fields>;
 
+TEST(ResultsJson, ATraceReadsBackAsWritten) {
+  TraceReport t{"/tmp/traces/vit_synthetic.a.json", "kineto", {"cpu", "cuda"}, 16, {41.5, 40.25, 42.0, 39.75, 40.5}};
+  const nlohmann::json j = to_json(t);
+  EXPECT_EQ(j["steps"], 5);
+  const TraceReport back = read_trace_report(JsonView(j, "results.json", "/results/0/trace"));
+  EXPECT_EQ(back.path, t.path);
+  EXPECT_EQ(back.profiler, "kineto");
+  EXPECT_EQ(back.activities, t.activities);
+  EXPECT_EQ(back.first_step, 16);
+  EXPECT_EQ(back.step_ms, t.step_ms);
+  nlohmann::json wrong = j;
+  wrong["steps"] = 4;
+  try {
+    read_trace_report(JsonView(wrong, "results.json", "/results/0/trace"));
+    FAIL() << "steps must count step_ms";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()), "results.json: /results/0/trace/steps: differs from the number of step_ms");
+  }
+}
+
 TEST(ResultsJson, EveryRecordMemberHasAKey) {
   using pperf::testing::member_count;
   EXPECT_EQ(member_count<RunReport>(), 23u);
   EXPECT_EQ(member_count<Placement>(), rows<decltype(kPlacementFields)>);  // unknown_fields: written back as they were read
   // By hand: preset, batch_size, samples_per_step, status, reason, instances, measurement, step,
   // spread, samples_per_s, bottleneck, partial, cost, comparison, decision, model, data, execution,
-  // memory, events, distributed, checkpoint, spot, spot_drill; unknown_fields, as above.
-  EXPECT_EQ(member_count<Result>(), rows<decltype(kResultFields)> + 25u);
+  // memory, events, distributed, checkpoint, spot, spot_drill, trace; unknown_fields, as above.
+  EXPECT_EQ(member_count<Result>(), rows<decltype(kResultFields)> + 26u);
   EXPECT_EQ(member_count<PricedGroup>(), 9u);
   EXPECT_EQ(member_count<Cost>(), rows<decltype(kCostFields)> + 2u);  // usd_per_hour_range, to_train
   EXPECT_EQ(member_count<ToTrain>(), 3u);

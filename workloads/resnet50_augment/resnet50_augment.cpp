@@ -227,12 +227,14 @@ class ResNet50Augment : public Workload {
     return true;
   }
   void load_state(torch::serialize::InputArchive& archive) override { load_module_and_optimizer(archive, *net_, optimizer_); }
-  double train_step(const Batch& batch) override {
+  double train_step(const Batch& batch) override { return graphable_step(batch).item<double>(); }
+  /// Every batch has the same shapes (the augmentation keeps the image size).
+  torch::Tensor graphable_step(const Batch& batch) override {
     optimizer_.zero_grad();
     torch::Tensor loss = torch::nn::functional::cross_entropy(net_->forward(table_.to_model(batch.inputs)), batch.targets);
     loss.backward();
     optimizer_.step();
-    return loss.item<double>();
+    return loss.detach();
   }
 
  private:
@@ -254,6 +256,7 @@ WorkloadDescriptor resnet50_augment_descriptor() {
       "uint8 wire); random images and labels generated from the seed";
   d.capabilities = {/*data_parallel=*/true, /*checkpoint=*/true, /*data_workers=*/true, /*model_flops=*/true};
   d.capabilities.wires = {"uint8"};
+  d.capabilities.static_shapes = true;
   d.presets = {
       {"full", "ResNet50 on 3x224x224, 1000 classes (25,557,032 params)", 32},
       {"cifar", "the seed's job: ResNet50 on 3x32x32, 10 classes (23,528,522 params); the seed ran batch 1024 per GPU", 64},

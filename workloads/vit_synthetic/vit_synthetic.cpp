@@ -232,8 +232,12 @@ class VitSynthetic : public Workload {
     return step(false, batch);
   }
 
+  /// Every batch has the same shapes, and the step has no host decision on a value.
+  torch::Tensor graphable_step(const Batch& batch) override { return step_loss(bf16_, batch); }
+
  private:
-  double step(bool autocast, const Batch& batch) {
+  double step(bool autocast, const Batch& batch) { return step_loss(autocast, batch).item<double>(); }
+  torch::Tensor step_loss(bool autocast, const Batch& batch) {
     optimizer_.zero_grad();
     torch::Tensor loss;
     {
@@ -243,7 +247,7 @@ class VitSynthetic : public Workload {
     }
     loss.backward();
     optimizer_.step();
-    return loss.item<double>();
+    return loss.detach();
   }
 
   void fall_back_to_fp32(const std::string& why) {
@@ -302,6 +306,7 @@ WorkloadDescriptor vit_synthetic_descriptor() {
       "final LayerNorm, linear head), Adam, cross-entropy; N(0,1) images generated per sample in "
       "the input pipeline, label = sample index % classes";
   d.capabilities = {/*data_parallel=*/true, /*checkpoint=*/true, /*data_workers=*/true, /*model_flops=*/true};
+  d.capabilities.static_shapes = true;
   d.presets = {
       {"base", "ViT-B/16 (timm defaults): 224x224, patch 16, dim 768, depth 12, 12 heads, MLP 3072, "
                "1000 classes, 86,567,656 params; the seed's batch 128",

@@ -27,10 +27,11 @@ ALLOWED = {
                       "src/dataservice"},
     "src/history": {"src/core", "src/stats"},
     "src/project": {"src/core", "src/stats", "pricing"},
+    "src/decide": {"src/core", "src/stats", "pricing"},
     "src/session": {"src/core", "src/stats", "src/config", "pricing", "src/env", "workloads",
                       "src/dataservice", "src/measure"},
     "src/cli": {"src/session", "src/core", "src/stats", "src/config", "pricing", "src/compare", "reports",
-                  "src/env", "workloads", "src/dataservice", "src/measure", "src/history", "src/project"},
+                  "src/env", "workloads", "src/dataservice", "src/measure", "src/history", "src/project", "src/decide"},
     # benchmarks and tests may use any library but the CLI
     "bench/micro": {"src/core", "src/stats", "src/config", "pricing", "reports", "src/env",
                     "workloads", "src/dataservice", "src/measure", "src/history"},
@@ -40,7 +41,7 @@ ALLOWED = {
     "bench/coverage": {"src/core", "src/stats", "pricing", "bench/stats_sim"},
     "tests": {"src/session", "src/core", "src/stats", "src/config", "pricing", "reports", "src/env",
               "workloads", "src/dataservice", "src/measure", "src/history", "src/project",
-              "src/compare", "bench/stats_sim"},
+              "src/compare", "bench/stats_sim", "src/decide"},
     # libtorch's own two type names where Debian's libtorch lacks their header (CMakeLists.txt)
     "cmake/torch_shim": set(),
 }

@@ -71,7 +71,7 @@ Advice advise(const std::vector<std::pair<std::string, RunReport>>& runs, const 
       row.instances = r.instances;
       if (r.decision && r.comparison.improvement_pct)
         row.decision = AdviceDecision{r.decision->verdict, r.decision->equivalence_pct, *r.comparison.improvement_pct,
-                                      r.decision->confidence};
+                                      r.decision->confidence, report.command == "decide"};
       row.steps = *steps;
       const double work_h = static_cast<double>(*steps) * r.step->mean_ms / 3.6e6;  // billed: the mean
       const bool spot_config = has_spot_group(r);
@@ -100,6 +100,19 @@ Advice advise(const std::vector<std::pair<std::string, RunReport>>& runs, const 
         by_workload[row.workload].push_back(sp);
       }
     }
+  }
+  // Configurations of one workload from separate runs (other hosts, other times) ranked side by
+  // side: a ranking of two numbers, no interval; `pperf decide` decides them (issue 60).
+  for (const auto& [workload, rows] : by_workload) {
+    std::vector<std::string> files;
+    for (const auto& row : rows)
+      if (std::find(files.begin(), files.end(), row.file) == files.end()) files.push_back(row.file);
+    if (files.size() < 2) continue;
+    std::string list;
+    for (const auto& f : files) list += (list.empty() ? "" : " ") + f;
+    advice.notes.push_back(fmt::format("{}: ranked from {} runs measured apart (other hosts or times, never in turns): the "
+                                       "ranking has no interval; `pperf decide {}` decides them with the host-to-host spread",
+                                       workload, files.size(), list));
   }
   for (auto& [workload, rows] : by_workload) {
     std::stable_sort(rows.begin(), rows.end(), [](const AdviceRow& a, const AdviceRow& b) {

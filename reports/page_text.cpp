@@ -152,8 +152,9 @@ std::string spread_text(const SpotPriceSpread& s) {
 std::string advice_decision_text(const AdviceRow& row) {
   if (!row.decision) return "";
   const AdviceDecision& d = *row.decision;
-  return fmt::format("{} against its run's baseline (improvement {:+.1f} %, {:.0f} % confidence)",
-                     verdict_phrase(d.verdict, d.equivalence_pct), d.improvement_pct, d.confidence * 100);
+  return fmt::format("{} against {} (improvement {:+.1f} %, {:.0f} % confidence)", verdict_phrase(d.verdict, d.equivalence_pct),
+                     d.across_hosts ? "the baseline, decided across hosts by pperf decide" : "its run's baseline",
+                     d.improvement_pct, d.confidence * 100);
 }
 
 std::string advice_reason(const Advice& advice, const AdviceRow& row) {

@@ -28,10 +28,12 @@ ALLOWED = {
     "src/history": {"src/core", "src/stats"},
     "src/project": {"src/core", "src/stats", "pricing"},
     "src/launch": {"src/core", "src/stats", "src/config", "pricing"},
+    "src/decide": {"src/core", "src/stats", "pricing"},
     "src/session": {"src/core", "src/stats", "src/config", "pricing", "src/env", "workloads",
                       "src/dataservice", "src/measure"},
     "src/cli": {"src/session", "src/core", "src/stats", "src/config", "pricing", "src/compare", "reports",
-                  "src/env", "workloads", "src/dataservice", "src/measure", "src/history", "src/project", "src/launch"},
+                  "src/env", "workloads", "src/dataservice", "src/measure", "src/history", "src/project", "src/launch",
+                  "src/decide"},
     # benchmarks and tests may use any library but the CLI
     "bench/micro": {"src/core", "src/stats", "src/config", "pricing", "reports", "src/env",
                     "workloads", "src/dataservice", "src/measure", "src/history"},
@@ -41,7 +43,7 @@ ALLOWED = {
     "bench/coverage": {"src/core", "src/stats", "pricing", "bench/stats_sim"},
     "tests": {"src/session", "src/core", "src/stats", "src/config", "pricing", "reports", "src/env",
               "workloads", "src/dataservice", "src/measure", "src/history", "src/project",
-              "src/compare", "bench/stats_sim", "src/launch"},
+              "src/compare", "bench/stats_sim", "src/launch", "src/decide"},
     # libtorch's own two type names where Debian's libtorch lacks their header (CMakeLists.txt)
     "cmake/torch_shim": set(),
 }

@@ -188,6 +188,7 @@ int command_history(const std::vector<std::string>& args);
 int command_export(const std::vector<std::string>& args);
 int command_report(const std::vector<std::string>& args);
 int command_advise(const std::vector<std::string>& args);
+int command_decide(const std::vector<std::string>& args, const std::vector<std::string>& argv);
 int command_prices(const std::vector<std::string>& args);
 int command_project(const std::vector<std::string>& args);
 int command_spot_drill_worker(const std::vector<std::string>& args);

@@ -56,6 +56,8 @@ const Command kCommands[] = {
      [](const Args& a, const Args&) { return pperf::cli::command_export(a); }},
     {"report", "a self-contained HTML report (and Markdown) of a run, with trends from the history",
      [](const Args& a, const Args&) { return pperf::cli::command_report(a); }},
+    {"decide", "decide configurations measured apart (each on its own hosts, at its own time) together: one priced decision",
+     [](const Args& a, const Args& argv) { return pperf::cli::command_decide(a, argv); }},
     {"advise", "rank configurations of results files by expected USD to train, On-Demand and Spot",
      [](const Args& a, const Args&) { return pperf::cli::command_advise(a); }},
     {"prices", "import price tables from providers' files (offline); diff two tables",

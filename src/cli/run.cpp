@@ -190,6 +190,13 @@ int command_run(const std::vector<std::string>& args, const std::vector<std::str
   executor.process.terminal_progress = terminal;
   report.results = session.measure(executor, stop_requested, console);
   console.clear();
+  // What `pperf decide` matches results measured apart by: the workload's params and seed.
+  for (size_t i = 0; i < report.results.size() && i < session.plan().items.size(); ++i) {
+    const PlanItem& item = session.plan().items[i];
+    if (report.results[i].configuration != item.configuration->name) continue;
+    report.results[i].params = item.workload->params;
+    report.results[i].seed = static_cast<int64_t>(item.workload->seed);
+  }
   if (p.has("spot-drill")) run_spot_drills(config, session.plan(), report.results, out.quiet, stop_requested);
   report.status = overall_status(report.results, stop_requested);
   const Finished finished = finish(report, session, out, p.has("require-converged"));

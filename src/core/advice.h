@@ -19,6 +19,7 @@ struct AdviceDecision {
   double equivalence_pct = 0;   // the margin of "equivalent", %
   double improvement_pct = 0;   // the improvement's point estimate, %
   double confidence = 0.95;
+  bool across_hosts = false;    // decided by `pperf decide` from runs measured apart, not by the run itself
 };
 
 /// A Spot row priced as a range: the expected USD at the Spot groups' cheapest and dearest

@@ -22,8 +22,9 @@ enum class DataWorker { pperf, python };
 /// (RANK/WORLD_SIZE/MASTER_ADDR/MASTER_PORT: torchrun, PyTorchJob, SageMaker), or Slurm.
 enum class Launcher { spawn_local, env, slurm };
 /// How a run's configurations of one workload took turns on the host: each measured to its end
-/// before the next, or in alternating rounds (src/measure/interleave.h).
-enum class Schedule { sequential, interleaved };
+/// before the next, or in alternating rounds (src/measure/interleave.h); or `separate`: measured
+/// on other hosts or at other times and decided together by `pperf decide` (src/decide/decide.h).
+enum class Schedule { sequential, interleaved, separate };
 /// A configuration's cost per step against its baseline's, decided at a stated confidence.
 enum class CostVerdict { cheaper, dearer, equivalent, undecided };
 /// Why measuring stopped: decided against the baseline (configurations in turns), the
@@ -57,7 +58,7 @@ struct EnumNames<Launcher> {
 
 template <>
 struct EnumNames<Schedule> {
-  static constexpr std::array<const char*, 2> names{"sequential", "interleaved"};
+  static constexpr std::array<const char*, 3> names{"sequential", "interleaved", "separate"};
 };
 template <>
 struct EnumNames<CostVerdict> {

@@ -330,6 +330,8 @@ json to_json(const Result& r) {
   write_fields(j, r, kResultFields);
   j["preset"] = r.preset;
   j["batch_size"] = r.batch_size;
+  if (r.params.is_object()) j["params"] = r.params;
+  if (r.hosts) write_fields(j["hosts"], *r.hosts, kHostPoolingFields);
   j["samples_per_step"] = r.samples_per_step;
   j["status"] = to_string(r.status);
   j["reason"] = r.reason.empty() ? json(nullptr) : json(r.reason);
@@ -384,6 +386,11 @@ Result read_result(const JsonView& v) {
   if (!v.raw().is_object()) v.fail("expected an object");
   Result r;
   read_fields(v, r, kResultFields);
+  if (auto params = v.find("params")) {
+    if (!params->raw().is_object()) params->fail("expected the workload's params object");
+    r.params = params->raw();
+  }
+  if (auto hosts = v.find("hosts")) read_fields(*hosts, r.hosts.emplace(), kHostPoolingFields);
   r.preset = v.string_or("preset", "");
   r.batch_size = v.at("batch_size").as_positive_int();
   r.samples_per_step = v.has("samples_per_step") ? v.at("samples_per_step").as_positive_int() : r.batch_size;

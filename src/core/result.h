@@ -124,6 +124,35 @@ inline constexpr auto kDecisionFields = std::make_tuple(
     json_field("method", &Decision::method), json_field("improvement_pct_bounds", &Decision::improvement_pct_bounds),
     json_field("reason", &Decision::reason), json_field("seconds_to_decide", &Decision::seconds_to_decide));
 
+/// `pperf decide`: how a configuration's step time was pooled over the hosts that measured it
+/// apart (src/decide/decide.h), and what the between-host variance in its interval rests on.
+struct HostPooling {
+  int64_t replicates = 1;              // results pooled: one per host
+  std::vector<std::string> host_ids;   // placement.host_id of each (its hostname in files without one)
+  std::vector<std::string> sources;    // the results file or history run of each
+  /// "replicates" (estimated from these hosts), "history" (hosts of the instance type in the
+  /// history), "not_included" (one host and no history: the interval is the host's own).
+  std::string between_host = "not_included";
+  std::optional<double> between_host_cv;     // the between-host spread used (sd of log mean step)
+  std::optional<int64_t> between_host_hosts; // hosts it was estimated from
+  /// Not included: the stated prior (kPriorBetweenHostCv) and the improvement's interval with it.
+  std::optional<double> prior_cv;
+  std::optional<std::array<double, 2>> improvement_pct_ci95_with_prior;
+  /// Candidates: seconds between the baseline's runs and this one's (latest start minus earliest).
+  std::optional<double> apart_s;
+  /// Undecided candidates: more hosts (replicates) of this configuration and of the baseline
+  /// that would likely decide it at the present estimate; null when no number up to 20 a side would.
+  std::optional<int64_t> more_hosts, more_baseline_hosts;
+};
+inline constexpr auto kHostPoolingFields = std::make_tuple(
+    json_field("replicates", &HostPooling::replicates), json_field("host_ids", &HostPooling::host_ids),
+    json_field("sources", &HostPooling::sources), json_field("between_host", &HostPooling::between_host),
+    json_field("between_host_cv", &HostPooling::between_host_cv), json_field("between_host_hosts", &HostPooling::between_host_hosts),
+    json_field("prior_cv", &HostPooling::prior_cv),
+    json_field("improvement_pct_ci95_with_prior", &HostPooling::improvement_pct_ci95_with_prior),
+    json_field("apart_s", &HostPooling::apart_s), json_field("more_hosts", &HostPooling::more_hosts),
+    json_field("more_baseline_hosts", &HostPooling::more_baseline_hosts));
+
 /// GPU load while the measured steps ran, sampled by nvidia-smi (every GPU of the host).
 struct GpuUtilization {
   std::string gpu = "all";  // which GPU was sampled (nvidia-smi -i: index or UUID); "all": every GPU of the host
@@ -234,6 +263,10 @@ TraceReport read_trace_report(const JsonView& v);
 struct Result {
   std::string workload, preset;
   int64_t batch_size = 0;
+  /// `pperf run`: the workload's params (defaults applied) and seed, so results measured apart
+  /// can be matched (null / empty in files from before them).
+  nlohmann::json params;
+  std::optional<int64_t> seed;
   int64_t samples_per_step = 0;  // all ranks together (batch_size x ranks), from the plan item
   std::string configuration;
   bool baseline = false;
@@ -274,6 +307,8 @@ struct Result {
   std::optional<SpotDrill> spot_drill;
   /// `pperf run --trace`: the traced steps (not among the measured ones).
   std::optional<TraceReport> trace;
+  /// `pperf decide`: the hosts this result pools (absent elsewhere).
+  std::optional<HostPooling> hosts;
   /// Fields of a read results file this version does not know, written back unchanged.
   nlohmann::json unknown_fields = nlohmann::json::object();
 };
@@ -283,7 +318,8 @@ inline constexpr auto kResultFields = std::make_tuple(
     json_field("workload", &Result::workload), json_field("configuration", &Result::configuration),
     json_field("baseline", &Result::baseline), json_field("measured", &Result::measured),
     json_field("data_wait_fraction", &Result::data_wait_fraction), json_field("converged", &Result::converged),
-    json_field("mfu", &Result::mfu), json_field_added("mfu_datasheet", &Result::mfu_datasheet));
+    json_field("mfu", &Result::mfu), json_field_added("mfu_datasheet", &Result::mfu_datasheet),
+    json_field_added("seed", &Result::seed));
 
 /// Where a run was measured: the platform and job that placed it and the machine it got. `pperf
 /// run` fills it from the PPERF_* variables a launcher sets (src/env/placement.h); `pperf decide`
@@ -320,6 +356,9 @@ struct RunReport {
   std::vector<Result> results;
   /// A sweep's race (src/config/sweep_report.h; docs/results.md "sweep"); null without a sweep.
   nlohmann::json sweep;
+  /// `pperf decide`: its inputs, the table it priced with, what was accepted (src/decide/decide.h);
+  /// null elsewhere.
+  nlohmann::json decide;
   nlohmann::json unknown_fields = nlohmann::json::object();
 };
 

@@ -28,6 +28,7 @@ json to_json(const RunReport& report) {
   j["results"] = json::array();
   for (const auto& r : report.results) j["results"].push_back(to_json(r));
   if (!report.sweep.is_null()) j["sweep"] = report.sweep;
+  if (!report.decide.is_null()) j["decide"] = report.decide;
   return j;
 }
 
@@ -44,7 +45,7 @@ RunReport results_from_json(const json& doc, const std::string& file) {
   const JsonView tool = root.at("tool");
   report.tool_version = tool.at("version").as_string();
   report.git_sha = tool.at("git_sha").as_string();
-  report.command = root.at("command").as_choice({"run", "cost"});
+  report.command = root.at("command").as_choice({"run", "cost", "decide"});
   const JsonView config = root.at("config");
   report.config_name = config.at("name").as_string();
   report.config_path = config.at("path").as_string();
@@ -70,6 +71,10 @@ RunReport results_from_json(const json& doc, const std::string& file) {
   if (auto sweep = root.find("sweep")) {
     if (!sweep->raw().is_object()) sweep->fail("expected the sweep's object");
     report.sweep = sweep->raw();
+  }
+  if (auto decide = root.find("decide")) {
+    if (!decide->raw().is_object()) decide->fail("expected the decide object");
+    report.decide = decide->raw();
   }
   report.unknown_fields = root.unread_members();  // kept and written back unchanged
   return report;

@@ -293,6 +293,7 @@ struct PairedRounds {
   size_t t = 0;
   double log_ratio = 0;
   std::vector<double> psi;
+  double resolution = 0;  // the terms' spread the timer can tell from none (kTimerResolutionMs over the smaller mean)
   std::optional<StepImplied> steps;  // when the steps are known
 };
 PairedRounds paired(const std::vector<double>& baseline_round_ms, const std::vector<double>& candidate_round_ms) {
@@ -303,6 +304,7 @@ PairedRounds paired(const std::vector<double>& baseline_round_ms, const std::vec
       c(candidate_round_ms.begin(), candidate_round_ms.begin() + p.t);
   const double mb = mean(b), mc = mean(c);
   p.log_ratio = std::log(mc / mb);
+  p.resolution = kTimerResolutionMs / std::min(mb, mc);
   for (size_t j = 0; j < p.t; ++j) p.psi.push_back(c[j] / mc - b[j] / mb);
   return p;
 }
@@ -319,7 +321,9 @@ std::string percent(double x) { return fmt::format("{:+.1f} %", x); }
 std::optional<double> anytime_halfwidth(const PairedRounds& p, const DecisionSettings& settings) {
   if (p.t < 2) return std::nullopt;
   const double sd = stdev(p.psi);
-  if (!(sd > 0) || !std::isfinite(sd)) return std::nullopt;
+  // Spread below what the timer resolves is none: a candidate whose every round is exactly 0.95x
+  // the baseline's leaves rounding error (~1e-17), which must not read as certainty.
+  if (!(sd > p.resolution) || !std::isfinite(sd)) return std::nullopt;
   return confidence_sequence_halfwidth(sd, p.t, settings) * round_correlation_widening(p.psi, p.steps);
 }
 

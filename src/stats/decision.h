@@ -75,6 +75,10 @@ constexpr size_t kMaxHorizonRounds = 2000;
 /// long enough that the endless sequence already crosses less often than that.
 double horizon_scale(const DecisionSettings& settings);
 
+/// What the step timer resolves (steady_clock: a nanosecond), ms. Paired rounds whose terms
+/// spread less than this over their smaller mean have no spread: no interval, no verdict.
+constexpr double kTimerResolutionMs = 1e-6;
+
 /// How people read a verdict against "the baseline" named by the caller: "cheaper per step",
 /// "dearer per step", "the same cost per step within ±2 %", "undecided".
 std::string verdict_phrase(CostVerdict verdict, double equivalence_pct);

@@ -119,6 +119,28 @@ TEST(Decision, RoundsWithoutSpreadGetNoIntervalAndNoVerdict) {
   EXPECT_FALSE(anytime_time_ratio_interval(b, c, DecisionSettings{}));
 }
 
+// Issue 60 item 7: rounds that vary but whose ratio never does (every candidate round exactly
+// 0.95x or 1.1x the baseline's) leave rounding error in the terms, not spread: before, they
+// printed "cheaper per step by +5.0 % to +5.0 %" and "-10.0 % to -10.0 %".
+TEST(Decision, ExactMultiplesOfTheBaselineHaveNoSpread) {
+  std::vector<double> b;
+  for (int j = 0; j < 12; ++j) b.push_back(100 + 7.3 * (j % 5) + 0.37 * j);
+  for (double factor : {0.95, 1.1}) {
+    std::vector<double> c;
+    for (double x : b) c.push_back(x * factor);
+    const Decision d = decide_interleaved(b, c, 1.0, DecisionSettings{}, 2.0);
+    EXPECT_EQ(d.verdict, CostVerdict::undecided) << factor;
+    EXPECT_FALSE(d.improvement_pct_bounds) << factor;
+    EXPECT_NE(d.reason.find("12 paired rounds without spread"), std::string::npos) << d.reason;
+    EXPECT_FALSE(anytime_time_ratio_interval(b, c, DecisionSettings{})) << factor;
+  }
+  // A spread the timer resolves still decides: one round 1 us off the multiple.
+  std::vector<double> c;
+  for (double x : b) c.push_back(x * 0.95);
+  c[3] += 1e-3;
+  EXPECT_TRUE(anytime_time_ratio_interval(b, c, DecisionSettings{}));
+}
+
 namespace {
 /// tests/unit/decision_reference.py's ar1_steps: 12 rounds of 10 steps from a deterministic AR(1)
 /// chain (lag-1 0.8), whose round means alone show no correlation.

@@ -199,12 +199,13 @@ TEST(ResultsJson, ATraceReadsBackAsWritten) {
 
 TEST(ResultsJson, EveryRecordMemberHasAKey) {
   using pperf::testing::member_count;
-  EXPECT_EQ(member_count<RunReport>(), 23u);
+  EXPECT_EQ(member_count<RunReport>(), 24u);
+  EXPECT_EQ(member_count<HostPooling>(), rows<decltype(kHostPoolingFields)>);
   EXPECT_EQ(member_count<Placement>(), rows<decltype(kPlacementFields)>);  // unknown_fields: written back as they were read
   // By hand: preset, batch_size, samples_per_step, status, reason, instances, measurement, step,
   // spread, samples_per_s, bottleneck, partial, cost, comparison, decision, model, data, execution,
   // memory, events, distributed, checkpoint, spot, spot_drill, trace; unknown_fields, as above.
-  EXPECT_EQ(member_count<Result>(), rows<decltype(kResultFields)> + 26u);
+  EXPECT_EQ(member_count<Result>(), rows<decltype(kResultFields)> + 28u);  // + params, hosts
   EXPECT_EQ(member_count<PricedGroup>(), 9u);
   EXPECT_EQ(member_count<Cost>(), rows<decltype(kCostFields)> + 2u);  // usd_per_hour_range, to_train
   EXPECT_EQ(member_count<ToTrain>(), 3u);

@@ -1,0 +1,507 @@
+#include "src/decide/decide.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <ctime>
+#include <iomanip>
+#include <sstream>
+#include <stdexcept>
+
+#include "src/core/input_error.h"
+#include "src/stats/stats.h"
+#include "pricing/cost_model.h"
+#include "pricing/pricing_stage.h"
+
+namespace pperf {
+
+using nlohmann::json;
+
+const std::vector<std::string>& match_fields() {
+  static const std::vector<std::string> fields{"preset", "batch_size", "samples_per_step", "params", "seed", "dataset",
+                                               "model", "precision", "version", "emulation", "discount"};
+  return fields;
+}
+
+std::optional<double> utc_seconds(const std::string& timestamp) {
+  std::tm tm{};
+  std::istringstream in(timestamp);
+  in >> std::get_time(&tm, "%Y-%m-%dT%H:%M:%SZ");
+  if (in.fail()) return std::nullopt;
+  return static_cast<double>(timegm(&tm));
+}
+
+std::string spread_instance_type(const Result& r) {
+  for (const auto& g : r.instances)
+    if (g.role == "dnn") return g.type;
+  return r.instances.empty() ? "" : r.instances.front().type;
+}
+
+namespace {
+
+/// One measured result of one source.
+struct Entry {
+  const DecideSource* source = nullptr;
+  size_t index = 0;  // in the source's results
+  const Result* result = nullptr;
+  std::string host_id;
+  std::string pointer(const std::string& member = "") const {
+    return fmt::format("/results/{}{}", index, member.empty() ? "" : "/" + member);
+  }
+};
+
+std::string host_id_of(const RunReport& run) {
+  if (run.placement) return run.placement->host_id;
+  return "hostname " + host_fact(run.host, {"hostname"});
+}
+
+std::string major_version(const std::string& version) { return version.substr(0, version.find('.')); }
+
+/// A match field's value in `e` as text (and where it lives), "" when the result does not record it.
+std::pair<std::string, std::string> field_value(const Entry& e, const std::string& field) {
+  const Result& r = *e.result;
+  if (field == "preset") return {r.preset, "preset"};
+  if (field == "batch_size") return {std::to_string(r.batch_size), "batch_size"};
+  if (field == "samples_per_step") return {std::to_string(r.samples_per_step), "samples_per_step"};
+  if (field == "params") return {r.params.is_object() ? r.params.dump() : "", "params"};
+  if (field == "seed") return {r.seed ? std::to_string(*r.seed) : "", "seed"};
+  if (field == "dataset") return {r.data ? r.data->source + " (" + std::to_string(r.data->samples) + " samples)" : "", "data"};
+  if (field == "model") return {r.model ? std::to_string(r.model->params) + " parameters" : "", "model/params"};
+  if (field == "precision") return {r.model ? r.model->precision : "", "model/precision"};
+  if (field == "version") return {"pperf " + major_version(e.source->run.tool_version) + ".x", "/tool/version"};
+  if (field == "emulation")
+    return {r.execution ? (r.execution->emulated ? "emulated" : "native") : "", "execution/emulated"};
+  if (field == "discount") return {fmt::format("{:g} %", e.source->run.discount_pct), "/pricing/discount_pct"};
+  return {"", ""};
+}
+
+std::string where(const Entry& e, const std::string& member) {
+  return member.rfind('/', 0) == 0 ? member : e.pointer(member);
+}
+
+std::vector<InstanceGroup> groups_of(const Result& r) {
+  std::vector<InstanceGroup> groups;
+  for (const auto& g : r.instances) {
+    InstanceGroup group{g.type, g.count, g.role, g.market, std::nullopt};
+    if (g.price_basis == "override") group.usd_per_hour = g.usd_per_hour_each;  // a negotiated price stays
+    groups.push_back(group);
+  }
+  return groups;
+}
+
+std::string groups_text(const Result& r) {
+  std::string out;
+  for (const auto& g : r.instances) out += fmt::format("{}{} x {} ({})", out.empty() ? "" : " + ", g.count, g.type, to_string(g.market));
+  return out;
+}
+
+/// Hours, minutes or seconds, as people say how far apart two runs were.
+std::string apart_text(double seconds) {
+  if (seconds >= 2 * 86400) return fmt::format("{:.1f} days", seconds / 86400);
+  if (seconds >= 2 * 3600) return fmt::format("{:.1f} h", seconds / 3600);
+  if (seconds >= 120) return fmt::format("{:.0f} min", seconds / 60);
+  return fmt::format("{:.0f} s", seconds);
+}
+
+/// A configuration of one workload: its replicates (one per host) and what was made of them.
+struct Configuration {
+  std::string name;
+  std::vector<Entry> replicates;
+  std::optional<PooledHosts> pooled;  // nullopt: a host without an interval of its mean
+  std::string no_interval;            // why there is none
+  Result result;                      // the pooled, priced result
+};
+
+StepTimeSpread spread_of(const std::vector<double>& samples) {
+  const Summary s = summarize(samples);
+  return StepTimeSpread{s.mean, s.stdev, s.cv, s.p5, s.p95};
+}
+
+/// The pooled result of `c`'s replicates (not yet priced).
+Result pooled_result(const Configuration& c) {
+  Result r = *c.replicates.front().result;
+  r.events.clear();
+  r.spot.reset();  // its expected cost to train came from the run's own pricing
+  r.decision.reset();
+  r.comparison = Comparison{};
+  HostPooling hosts;
+  hosts.replicates = static_cast<int64_t>(c.replicates.size());
+  for (const auto& e : c.replicates) hosts.host_ids.push_back(e.host_id), hosts.sources.push_back(e.source->name);
+  std::vector<double> all;
+  double elapsed = 0;
+  for (const auto& e : c.replicates) {
+    const auto& steps = e.result->measurement->step_ms;
+    all.insert(all.end(), steps.begin(), steps.end());
+    elapsed += e.result->measurement->elapsed_s;
+  }
+  Measurement& m = *r.measurement;
+  m.step_ms = all;
+  if (c.replicates.size() > 1) {
+    std::vector<double> waits;
+    for (const auto& e : c.replicates)
+      waits.insert(waits.end(), e.result->measurement->data_wait_ms.begin(), e.result->measurement->data_wait_ms.end());
+    m.data_wait_ms = waits;
+    m.elapsed_s = elapsed;
+    r.spread = spread_of(all);
+    r.step->median_ms = median(all);
+    r.step->ci95_ms.reset();  // a median over hosts has no interval here
+    r.step->lag1_autocorrelation.reset();
+  }
+  m.turns = Turns{};
+  m.turns.schedule = Schedule::separate;
+  if (c.pooled) {
+    const PooledHosts& p = *c.pooled;
+    hosts.between_host = to_string(p.source);
+    if (p.source != BetweenHostSource::not_included) {
+      hosts.between_host_cv = std::sqrt(p.tau2);
+      hosts.between_host_hosts = p.source == BetweenHostSource::replicates ? p.hosts : std::optional<int64_t>();
+      r.step->mean_ms = std::exp(p.log_mean);
+      const auto ci = separate_log_ratio_interval(PooledHosts{0, 0, 1e9}, p, 0.95);  // log mean +- t sd
+      r.step->mean_ci95_ms = std::array<double, 2>{std::exp(ci[0]), std::exp(ci[1])};
+      r.step->ci_nominal_level = 0.95;
+    }
+  }
+  r.hosts = hosts;
+  r.samples_per_s = r.samples_per_step / (r.step->mean_ms / 1000);
+  r.data_wait_fraction = m.data_wait_fraction();
+  return r;
+}
+
+Cost price_result(const Result& r, const std::vector<PricedGroup>& groups, double discount_pct) {
+  CostInput input;
+  input.groups = groups;
+  input.discount_pct = discount_pct;
+  input.step = *r.step;
+  input.samples_per_step = static_cast<double>(r.samples_per_step);
+  if (r.cost && r.cost->to_train) input.steps_to_train = r.cost->to_train->steps;
+  return price(input);
+}
+
+PriceRatio price_ratio_of(const Cost& candidate, const Cost& baseline) {
+  const auto ends = [](const Cost& c) {
+    return c.usd_per_hour_range ? *c.usd_per_hour_range : std::array<double, 2>{c.usd_per_hour, c.usd_per_hour};
+  };
+  const auto c = ends(candidate), b = ends(baseline);
+  return {c[0] / b[1], c[1] / b[0]};
+}
+
+std::string hosts_phrase(const Configuration& c) {
+  return fmt::format("{} host{}", c.replicates.size(), c.replicates.size() == 1 ? "" : "s");
+}
+
+std::string between_phrase(const PooledHosts& p) {
+  switch (p.source) {
+    case BetweenHostSource::replicates:
+      return fmt::format("between-host spread {:.1f} % from its {} hosts", std::sqrt(p.tau2) * 100, p.hosts);
+    case BetweenHostSource::history:
+      return fmt::format("between-host spread {:.1f} % from the history's hosts of its type", std::sqrt(p.tau2) * 100);
+    case BetweenHostSource::not_included: break;
+  }
+  return "between-host spread not included";
+}
+
+}  // namespace
+
+std::optional<ExternalSpread> spread_from_runs(const std::vector<RunReport>& runs, const Result& like) {
+  const std::string type = spread_instance_type(like);
+  const bool emulated = !like.execution || like.execution->emulated;
+  std::map<std::string, std::pair<double, HostMean>> newest;  // host id -> (start, its mean)
+  for (const auto& run : runs) {
+    if (run.command != "run") continue;
+    const auto start = utc_seconds(run.started_at).value_or(0);
+    for (const auto& r : run.results) {
+      if (r.status != ResultStatus::ok || !r.measurement || r.workload != like.workload || r.preset != like.preset ||
+          r.batch_size != like.batch_size || spread_instance_type(r) != type ||
+          (!r.execution || r.execution->emulated) != emulated)
+        continue;
+      const auto m = host_mean(r.measurement->step_ms);
+      if (!m) continue;
+      const std::string host = host_id_of(run);
+      const auto it = newest.find(host);
+      if (it == newest.end() || it->second.first <= start) newest[host] = {start, *m};
+    }
+  }
+  if (newest.size() < 2) return std::nullopt;
+  std::vector<HostMean> means;
+  for (const auto& [host, m] : newest) means.push_back(m.second);
+  const PooledHosts pooled = pool_hosts(means);
+  return ExternalSpread{std::sqrt(pooled.tau2), pooled.hosts};
+}
+
+DecideOutcome decide_separate(const DecideRequest& request) {
+  if (request.sources.empty()) throw InputError("pperf decide", "RESULTS", "no results given");
+  DecideOutcome out;
+  // The same run twice (the same file given twice, or a copy): it would count one host as two.
+  for (size_t i = 0; i < request.sources.size(); ++i)
+    for (size_t j = 0; j < i; ++j) {
+      const RunReport &a = request.sources[j].run, &b = request.sources[i].run;
+      if (a.started_at == b.started_at && a.config_sha256 == b.config_sha256 && host_id_of(a) == host_id_of(b))
+        throw InputError(request.sources[i].name, "/started_at",
+                         fmt::format("the same run as {} (started {} on {}): give each run once", request.sources[j].name,
+                                     a.started_at, host_id_of(a)));
+    }
+  // Every result measured and ok, grouped by workload, each workload's configurations by name.
+  std::vector<std::string> workloads;
+  std::map<std::string, std::vector<Configuration>> by_workload;
+  for (const auto& source : request.sources) {
+    if (source.run.command != "run")
+      throw InputError(source.name, "/command",
+                       "'" + source.run.command + "' results: decide needs step times measured by `pperf run`");
+    if (source.run.results.empty()) throw InputError(source.name, "/results", "no results in the file");
+    for (size_t i = 0; i < source.run.results.size(); ++i) {
+      const Result& r = source.run.results[i];
+      Entry e{&source, i, &r, host_id_of(source.run)};
+      if (r.status != ResultStatus::ok)
+        throw InputError(source.name, e.pointer("status"),
+                         fmt::format("configuration '{}' {}{}: decide needs every result measured (leave the file out or "
+                                     "measure it again)",
+                                     r.configuration, to_string(r.status), r.reason.empty() ? "" : " (" + r.reason + ")"));
+      if (!r.measured || !r.measurement || !r.step)
+        throw InputError(source.name, e.pointer("measured"),
+                         fmt::format("configuration '{}' was not measured (a given step time): decide needs measured steps",
+                                     r.configuration));
+      auto& configurations = by_workload[r.workload];
+      if (configurations.empty()) workloads.push_back(r.workload);
+      auto c = std::find_if(configurations.begin(), configurations.end(), [&](const Configuration& x) { return x.name == r.configuration; });
+      if (c == configurations.end()) c = configurations.insert(configurations.end(), Configuration{r.configuration, {}, {}, "", {}});
+      for (const auto& other : c->replicates)
+        if (other.host_id == e.host_id)
+          throw InputError(source.name, e.pointer("configuration"),
+                           fmt::format("configuration '{}' was measured on host {} by {} too: decide pools one result per "
+                                       "host (set PPERF_HOST_ID to tell hosts apart)",
+                                       r.configuration, e.host_id, other.source->name));
+      c->replicates.push_back(e);
+    }
+  }
+  // Apples and oranges: every result of a workload against its first.
+  json accepted = json::array();
+  for (const auto& w : workloads) {
+    const Entry& first = by_workload[w].front().replicates.front();
+    for (const auto& c : by_workload[w])
+      for (const auto& e : c.replicates) {
+        if (e.result == first.result) continue;
+        for (const auto& field : match_fields()) {
+          const auto [a, a_at] = field_value(first, field);
+          const auto [b, b_at] = field_value(e, field);
+          if (a == b || a.empty() || b.empty()) continue;
+          if (!request.accepted.count(field))
+            throw InputError(e.source->name, where(e, b_at),
+                             fmt::format("{} differs from {} {} ({} vs {}): the two are not comparable; pass --accept {} "
+                                         "to decide anyway",
+                                         field, first.source->name, where(first, a_at), b, a, field));
+          accepted.push_back({{"field", field}, {"sources", {first.source->name, e.source->name}}, {"values", {a, b}}});
+          out.notes.push_back(fmt::format("accepted (--accept {}): {} {} differs from {} ({} vs {})", field, e.source->name,
+                                          where(e, b_at), first.source->name, b, a));
+        }
+      }
+    for (auto& c : by_workload[w])
+      for (const auto& e : c.replicates)
+        if (groups_text(*e.result) != groups_text(*c.replicates.front().result))
+          throw InputError(e.source->name, e.pointer("instances"),
+                           fmt::format("configuration '{}' has other instances here ({}) than in {} ({}): replicates must "
+                                       "be the same configuration",
+                                       c.name, groups_text(*e.result), c.replicates.front().source->name,
+                                       groups_text(*c.replicates.front().result)));
+  }
+  // The baseline.
+  std::string baseline;
+  if (request.baseline) {
+    baseline = *request.baseline;
+    bool found = false;
+    std::vector<std::string> names;
+    for (const auto& w : workloads)
+      for (const auto& c : by_workload[w]) {
+        found = found || c.name == baseline;
+        if (std::find(names.begin(), names.end(), c.name) == names.end()) names.push_back(c.name);
+      }
+    if (!found) {
+      std::string list;
+      for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
+      throw InputError("pperf decide", "--baseline", fmt::format("configuration '{}' is in none of the results (they hold: {})", baseline, list));
+    }
+  } else {
+    std::set<std::string> marked;
+    for (const auto& w : workloads)
+      for (const auto& c : by_workload[w])
+        for (const auto& e : c.replicates)
+          if (e.result->baseline) marked.insert(c.name);
+    if (marked.empty())
+      throw InputError("pperf decide", "--baseline", "no result is marked as the baseline: name the configuration to decide against");
+    if (marked.size() > 1)
+      throw InputError("pperf decide", "--baseline", fmt::format("the results mark {} and {} as the baseline: name one", *marked.begin(),
+                                                     *std::next(marked.begin())));
+    baseline = *marked.begin();
+  }
+
+  const DecisionSettings& settings = request.decision;
+  RunReport& report = out.report;
+  report.command = "decide";
+  const RunReport& lead = request.sources.front().run;
+  report.config_name = lead.config_name;
+  report.config_path = lead.config_path;
+  report.config_sha256 = lead.config_sha256;
+  report.discount_pct = lead.discount_pct;
+  report.status = RunStatus::complete;
+  const PriceTable& t = request.table;
+  report.pricing_table = t.name;
+  report.pricing_source = t.source;
+  report.pricing_retrieved = t.retrieved;
+  report.pricing_published = t.published;
+  report.pricing_sha256 = t.sha256;
+  report.pricing_region = t.region;
+  report.pricing_currency = t.currency;
+  report.pricing_market = lead.pricing_market;
+  std::optional<double> first_start, last_end;
+  json inputs = json::array();
+  for (const auto& s : request.sources) {
+    const auto start = utc_seconds(s.run.started_at), end = utc_seconds(s.run.finished_at);
+    if (start && (!first_start || *start < *first_start)) first_start = start, report.started_at = s.run.started_at;
+    if (end && (!last_end || *end > *last_end)) last_end = end, report.finished_at = s.run.finished_at;
+    json configurations = json::array();
+    for (const auto& r : s.run.results) configurations.push_back(r.configuration);
+    inputs.push_back({{"source", s.name},
+                      {"configurations", configurations},
+                      {"started_at", s.run.started_at},
+                      {"finished_at", s.run.finished_at.empty() ? json(nullptr) : json(s.run.finished_at)},
+                      {"host_id", host_id_of(s.run)},
+                      {"placement", s.run.placement ? to_json(*s.run.placement) : json(nullptr)},
+                      {"tool_version", s.run.tool_version},
+                      {"config_sha256", s.run.config_sha256},
+                      {"pricing", {{"table", s.run.pricing_table},
+                                   {"retrieved", s.run.pricing_retrieved},
+                                   {"published", s.run.pricing_published.empty() ? json(nullptr) : json(s.run.pricing_published)},
+                                   {"sha256", s.run.pricing_sha256.empty() ? json(nullptr) : json(s.run.pricing_sha256)}}}});
+    if (s.run.pricing_sha256 != t.sha256 || s.run.pricing_table != t.name)
+      out.notes.push_back(fmt::format("{} was priced with {} (retrieved {}); decide re-prices every configuration with {} "
+                                      "(retrieved {}, {})",
+                                      s.name, s.run.pricing_table, s.run.pricing_retrieved, t.name, t.retrieved, request.table_choice));
+  }
+
+  for (const auto& w : workloads) {
+    auto& configurations = by_workload[w];
+    // Baseline first, then the others as they came.
+    std::stable_partition(configurations.begin(), configurations.end(), [&](const Configuration& c) { return c.name == baseline; });
+    if (configurations.front().name != baseline) {
+      out.notes.push_back(fmt::format("workload {}: no result of the baseline '{}': its configurations are priced, not decided", w, baseline));
+    }
+    for (auto& c : configurations) {
+      std::vector<HostMean> means;
+      for (const auto& e : c.replicates) {
+        const auto m = host_mean(e.result->measurement->step_ms);
+        if (!m) {
+          c.no_interval = fmt::format("{} (host {}) has no interval of its mean ({} steps, fewer than 60 or without spread)",
+                                      e.source->name, e.host_id, e.result->measurement->step_ms.size());
+          break;
+        }
+        means.push_back(*m);
+      }
+      if (c.no_interval.empty()) {
+        const auto spread = request.history_spread.find(spread_instance_type(*c.replicates.front().result));
+        c.pooled = pool_hosts(means, spread == request.history_spread.end() ? std::nullopt
+                                                                            : std::optional<ExternalSpread>(spread->second));
+      }
+      c.result = pooled_result(c);
+      c.result.baseline = c.name == baseline;
+      try {
+        c.result.instances = price_groups(groups_of(c.result), t);
+      } catch (const std::invalid_argument& e) {
+        throw InputError("pperf decide", request.table_choice == "--pricing" ? "--pricing" : "table " + t.name,
+                         fmt::format("{} (configuration '{}' of {})", e.what(), c.name, c.replicates.front().source->name));
+      }
+      c.result.cost = price_result(c.result, c.result.instances, report.discount_pct);
+      if (c.pooled) {
+        const PooledHosts& p = *c.pooled;
+        out.notes.push_back(fmt::format("{}: {}, {}", c.name, hosts_phrase(c), between_phrase(p)));
+      } else {
+        out.notes.push_back(fmt::format("{}: {}; no interval: {}", c.name, hosts_phrase(c), c.no_interval));
+      }
+    }
+    const Configuration& base = configurations.front();
+    if (base.name != baseline) {
+      for (auto& c : configurations) report.results.push_back(c.result);
+      continue;
+    }
+    for (auto& c : configurations) {
+      Result& r = c.result;
+      if (c.name == baseline) {
+        r.comparison = compare({*r.cost, *r.step, &r.measurement->step_ms}, {*base.result.cost, *base.result.step, nullptr}, true);
+        report.results.push_back(r);
+        continue;
+      }
+      // Time apart: the widest gap between a start of the baseline's runs and one of this one's.
+      double apart = 0;
+      for (const auto& a : base.replicates)
+        for (const auto& b : c.replicates) {
+          const auto sa = utc_seconds(a.source->run.started_at), sb = utc_seconds(b.source->run.started_at);
+          if (sa && sb) apart = std::max(apart, std::abs(*sb - *sa));
+        }
+      r.hosts->apart_s = apart;
+      std::optional<std::array<double, 2>> ratio;
+      if (c.pooled && base.pooled) {
+        const auto log_ratio = separate_log_ratio_interval(*base.pooled, *c.pooled, settings.confidence);
+        ratio = std::array<double, 2>{std::exp(log_ratio[0]), std::exp(log_ratio[1])};
+      }
+      const Result& b = base.result;
+      r.comparison = compare({*r.cost, *r.step, &r.measurement->step_ms}, {*b.cost, *b.step, &b.measurement->step_ms}, false, ratio);
+      if (!(b.cost->usd_per_hour > 0)) {
+        report.results.push_back(r);
+        continue;
+      }
+      const PriceRatio price_ratio = price_ratio_of(*r.cost, *b.cost);
+      Decision d = decide_fixed(ratio, price_ratio, settings);
+      d.method = "random-effects interval over hosts measured apart";
+      std::string why = fmt::format("measured separately (schedule: separate, no turns), {} vs {} of {}, {} apart; {}; {}",
+                                    hosts_phrase(c), hosts_phrase(base), baseline, apart_text(apart),
+                                    c.pooled ? between_phrase(*c.pooled) : c.no_interval,
+                                    base.pooled ? baseline + "'s " + between_phrase(*base.pooled) : base.no_interval);
+      if (c.pooled && base.pooled) {
+        const bool not_included = c.pooled->source == BetweenHostSource::not_included ||
+                                  base.pooled->source == BetweenHostSource::not_included;
+        if (not_included) {
+          // What the stated prior would make of the interval, where nothing measured the spread.
+          const ExternalSpread prior{request.prior_cv, 1000000};
+          const auto with_prior = [&](const Configuration& x) {
+            std::vector<HostMean> means;
+            for (const auto& e : x.replicates) means.push_back(*host_mean(e.result->measurement->step_ms));
+            return x.pooled->source == BetweenHostSource::not_included ? pool_hosts(means, prior) : *x.pooled;
+          };
+          const auto log_ratio = separate_log_ratio_interval(with_prior(base), with_prior(c), settings.confidence);
+          const auto bounds = improvement_bounds(log_ratio, price_ratio);
+          r.hosts->prior_cv = request.prior_cv;
+          r.hosts->improvement_pct_ci95_with_prior = bounds;
+          const CostVerdict v = verdict_of(bounds, settings.equivalence_pct);
+          why += fmt::format("; a {:g} % between-host prior would widen it to {:+.1f} to {:+.1f} %{}", request.prior_cv * 100,
+                             bounds[0], bounds[1],
+                             v == d.verdict ? " (the same verdict)" : " (" + verdict_phrase(v, settings.equivalence_pct) + ")");
+        }
+        if (d.verdict == CostVerdict::undecided) {
+          double tau2 = std::max(c.pooled->tau2, base.pooled->tau2);
+          if (not_included && tau2 == 0) tau2 = request.prior_cv * request.prior_cv;
+          if (const auto more = more_hosts_to_decide(*base.pooled, *c.pooled, tau2, price_ratio, settings)) {
+            r.hosts->more_hosts = more->candidate;
+            r.hosts->more_baseline_hosts = more->baseline;
+            why += fmt::format("; about {} more host{} of {} and {} of {} would likely decide it", more->candidate,
+                               more->candidate == 1 ? "" : "s", c.name, more->baseline, baseline);
+          } else {
+            why += fmt::format("; no number of hosts up to 20 a side would likely decide it at this estimate");
+          }
+        }
+      }
+      d.reason = why + (d.reason.empty() ? "" : "; " + d.reason);
+      r.decision = d;
+      report.results.push_back(r);
+    }
+  }
+  report.decide = {{"schedule", "separate"},
+                   {"inputs", inputs},
+                   {"pricing", {{"table", t.name}, {"sha256", t.sha256}, {"retrieved", t.retrieved},
+                                {"published", t.published.empty() ? json(nullptr) : json(t.published)},
+                                {"chosen", request.table_choice}}},
+                   {"accepted", accepted},
+                   {"prior_cv", request.prior_cv},
+                   {"apart_s", first_start && last_end ? json(*last_end - *first_start) : json(nullptr)}};
+  return out;
+}
+
+}  // namespace pperf

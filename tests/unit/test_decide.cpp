@@ -1,0 +1,228 @@
+// `pperf decide`'s library (src/decide/decide.h): results measured apart matched, refused where
+// they are not comparable (naming both sources and the field) unless accepted, pooled per host,
+// re-priced from one table and decided unpaired.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "src/core/input_error.h"
+#include "src/core/results_json.h"
+#include "src/decide/decide.h"
+#include "src/stats/intervals.h"
+
+using namespace pperf;
+using nlohmann::json;
+
+namespace {
+std::vector<double> steps(double mean_ms, double cv, unsigned seed, size_t n = 120) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> z(0, cv);
+  std::vector<double> out;
+  for (size_t i = 0; i < n; ++i) out.push_back(mean_ms * std::exp(z(rng)));
+  return out;
+}
+
+Result measured(const std::string& configuration, const std::string& type, bool baseline, std::vector<double> samples) {
+  Result r;
+  r.workload = "bert_classification";
+  r.preset = "tiny";
+  r.batch_size = 16;
+  r.samples_per_step = 16;
+  r.params = {{"seq_len", 32}};
+  r.seed = 0;
+  r.configuration = configuration;
+  r.baseline = baseline;
+  r.measured = true;
+  r.instances = {PricedGroup{type, 1, "dnn", Market::on_demand, 1, "on_demand", std::nullopt, "", ""}};
+  r.measurement = Measurement{};
+  r.measurement->step_ms = samples;
+  r.measurement->data_wait_ms.assign(samples.size(), 0);
+  r.measurement->elapsed_s = 10;
+  r.step = step_time_estimate(samples);
+  r.execution = ExecutionReport{};
+  r.execution->emulated = false;
+  r.model = ModelInfo{4386178, 1e9, "fp32", {}};
+  return r;
+}
+
+DecideSource source(const std::string& name, const std::string& host_id, const std::string& started, Result r) {
+  DecideSource s{name, {}};
+  s.run.command = "run";
+  s.run.tool_version = "0.1.0";
+  s.run.config_name = "trn1-vs-p4d-bert";
+  s.run.config_sha256 = std::string(64, 'a');
+  s.run.started_at = started;
+  s.run.finished_at = started;
+  s.run.pricing_table = "aws-sagemaker-us-east-1";
+  s.run.placement = Placement{"local", std::nullopt, std::nullopt, std::nullopt, std::nullopt, std::nullopt, host_id, "0123456789abcdef"};
+  s.run.results.push_back(std::move(r));
+  return s;
+}
+
+PriceTable table() { return load_price_table(std::string(PPERF_SOURCE_DIR) + "/pricing/tables/aws-sagemaker-us-east-1.json"); }
+
+DecideRequest request(std::vector<DecideSource> sources) {
+  DecideRequest q;
+  q.sources = std::move(sources);
+  q.table = table();
+  q.table_choice = "--pricing";
+  return q;
+}
+
+std::string refusal(const DecideRequest& q) {
+  try {
+    decide_separate(q);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+const Result* find(const RunReport& r, const std::string& configuration) {
+  for (const auto& x : r.results)
+    if (x.configuration == configuration) return &x;
+  return nullptr;
+}
+}  // namespace
+
+// Seed 004's question from two hosts: trn1 at the same step as p4d is cheaper (24.725 vs 37.688
+// USD/h); one host a side, no history: the between-host spread is not included, and the prior's
+// widened interval is recorded beside it.
+TEST(Decide, TwoHostsOneConfigurationEachDecidedUnpaired) {
+  auto q = request({source("p4d.json", "host-a", "2026-01-01T00:00:00Z", measured("p4d", "ml.p4d.24xlarge", true, steps(100, 0.05, 1))),
+                    source("trn1.json", "host-b", "2026-01-01T02:30:00Z", measured("trn1", "ml.trn1.32xlarge", false, steps(100, 0.05, 2)))});
+  const DecideOutcome out = decide_separate(q);
+  ASSERT_EQ(out.report.results.size(), 2u);
+  EXPECT_EQ(out.report.command, "decide");
+  EXPECT_EQ(out.report.results[0].configuration, "p4d") << "the baseline first";
+  const Result& trn1 = *find(out.report, "trn1");
+  ASSERT_TRUE(trn1.decision);
+  EXPECT_EQ(trn1.decision->verdict, CostVerdict::cheaper);
+  EXPECT_EQ(trn1.measurement->turns.schedule, Schedule::separate);
+  EXPECT_NE(trn1.decision->reason.find("measured separately (schedule: separate, no turns), 1 host vs 1 host of p4d, 2.5 h apart"),
+            std::string::npos) << trn1.decision->reason;
+  EXPECT_NE(trn1.decision->reason.find("a 2 % between-host prior would widen it"), std::string::npos) << trn1.decision->reason;
+  ASSERT_TRUE(trn1.hosts);
+  EXPECT_EQ(trn1.hosts->between_host, "not_included");
+  EXPECT_EQ(trn1.hosts->apart_s, std::optional<double>(9000));
+  ASSERT_TRUE(trn1.hosts->improvement_pct_ci95_with_prior);
+  const auto& own = *trn1.comparison.improvement_pct_ci95;
+  const auto& prior = *trn1.hosts->improvement_pct_ci95_with_prior;
+  EXPECT_LT(prior[0], own[0]);
+  EXPECT_GT(prior[1], own[1]);
+  EXPECT_DOUBLE_EQ(trn1.instances[0].usd_per_hour_each, 24.725) << "re-priced from the table";
+  EXPECT_EQ(out.report.decide["schedule"], "separate");
+  EXPECT_EQ(out.report.decide["apart_s"], 9000.0);
+  // It round-trips as a results file.
+  const std::string text = results_file_text(out.report);
+  EXPECT_EQ(results_file_text(results_from_json(json::parse(text), "d.json")), text);
+}
+
+// Three p4d hosts and three trn1 hosts: the between-host variance comes from the replicates;
+// hosts 6 % apart widen the interval past what any one host's own says.
+TEST(Decide, ReplicatesCarryTheBetweenHostVariance) {
+  std::vector<DecideSource> sources;
+  const double p4d_hosts[] = {96, 100, 106}, trn1_hosts[] = {94, 101, 107};
+  for (int i = 0; i < 3; ++i) {
+    sources.push_back(source("p4d-" + std::to_string(i) + ".json", "p" + std::to_string(i), "2026-01-01T00:00:00Z",
+                             measured("p4d", "ml.p4d.24xlarge", true, steps(p4d_hosts[i], 0.03, 10 + i))));
+    sources.push_back(source("trn1-" + std::to_string(i) + ".json", "t" + std::to_string(i), "2026-01-02T00:00:00Z",
+                             measured("trn1", "ml.trn1.32xlarge", false, steps(trn1_hosts[i] * 1.5, 0.03, 20 + i))));
+  }
+  const DecideOutcome out = decide_separate(request(sources));
+  const Result& trn1 = *find(out.report, "trn1");
+  EXPECT_EQ(trn1.hosts->replicates, 3);
+  EXPECT_EQ(trn1.hosts->between_host, "replicates");
+  ASSERT_TRUE(trn1.hosts->between_host_cv);
+  EXPECT_GT(*trn1.hosts->between_host_cv, 0.03);
+  EXPECT_EQ(trn1.measurement->step_ms.size(), 360u) << "the replicates' steps together";
+  // 1.5x the step at 0.656x the price: about 1.6 % cheaper, within a spread of ~5 % between hosts:
+  // undecided, and it says how many more hosts would likely decide it.
+  ASSERT_TRUE(trn1.decision);
+  EXPECT_EQ(trn1.decision->verdict, CostVerdict::undecided);
+  EXPECT_NE(trn1.decision->reason.find("3 hosts vs 3 hosts of p4d, 24.0 h apart"), std::string::npos) << trn1.decision->reason;
+}
+
+TEST(Decide, RefusesWhatIsNotComparableNamingBothFilesAndTheField) {
+  Result trn1 = measured("trn1", "ml.trn1.32xlarge", false, steps(100, 0.05, 2));
+  trn1.params = {{"seq_len", 64}};
+  auto q = request({source("p4d.json", "a", "2026-01-01T00:00:00Z", measured("p4d", "ml.p4d.24xlarge", true, steps(100, 0.05, 1))),
+                    source("trn1.json", "b", "2026-01-01T01:00:00Z", trn1)});
+  EXPECT_EQ(refusal(q), "trn1.json: /results/0/params: params differs from p4d.json /results/0/params "
+                        "({\"seq_len\":64} vs {\"seq_len\":32}): the two are not comparable; pass --accept params to decide anyway");
+  q.accepted.insert("params");
+  const DecideOutcome out = decide_separate(q);
+  ASSERT_EQ(out.report.decide["accepted"].size(), 1u);
+  EXPECT_EQ(out.report.decide["accepted"][0]["field"], "params");
+  EXPECT_NE(out.notes.front().find("accepted (--accept params)"), std::string::npos) << out.notes.front();
+
+  Result emulated = measured("trn1", "ml.trn1.32xlarge", false, steps(100, 0.05, 2));
+  emulated.execution->emulated = true;
+  q = request({source("p4d.json", "a", "2026-01-01T00:00:00Z", measured("p4d", "ml.p4d.24xlarge", true, steps(100, 0.05, 1))),
+               source("trn1.json", "b", "2026-01-01T01:00:00Z", emulated)});
+  EXPECT_NE(refusal(q).find("trn1.json: /results/0/execution/emulated: emulation differs from p4d.json"), std::string::npos)
+      << refusal(q);
+  auto other_version = source("trn1.json", "b", "2026-01-01T01:00:00Z", measured("trn1", "ml.trn1.32xlarge", false, steps(100, 0.05, 2)));
+  other_version.run.tool_version = "2.0.0";
+  q = request({source("p4d.json", "a", "2026-01-01T00:00:00Z", measured("p4d", "ml.p4d.24xlarge", true, steps(100, 0.05, 1))),
+               other_version});
+  EXPECT_NE(refusal(q).find("trn1.json: /tool/version: version differs from p4d.json /tool/version (pperf 2.x vs pperf 0.x)"),
+            std::string::npos) << refusal(q);
+}
+
+TEST(Decide, RefusesBadInputsOneLineEach) {
+  const auto p4d = source("p4d.json", "a", "2026-01-01T00:00:00Z", measured("p4d", "ml.p4d.24xlarge", true, steps(100, 0.05, 1)));
+  const auto trn1 = source("trn1.json", "b", "2026-01-01T01:00:00Z", measured("trn1", "ml.trn1.32xlarge", false, steps(100, 0.05, 2)));
+  auto same = p4d;
+  same.name = "copy.json";
+  EXPECT_NE(refusal(request({p4d, same})).find("copy.json: /started_at: the same run as p4d.json"), std::string::npos);
+  auto failed = trn1;
+  failed.run.results[0].status = ResultStatus::failed;
+  failed.run.results[0].reason = "out of memory";
+  EXPECT_EQ(refusal(request({p4d, failed})),
+            "trn1.json: /results/0/status: configuration 'trn1' failed (out of memory): decide needs every result measured "
+            "(leave the file out or measure it again)");
+  auto q = request({p4d, trn1});
+  q.baseline = "g5";
+  EXPECT_EQ(refusal(q), "pperf decide: --baseline: configuration 'g5' is in none of the results (they hold: p4d, trn1)");
+  auto unmarked = p4d;
+  unmarked.run.results[0].baseline = false;
+  EXPECT_EQ(refusal(request({unmarked, trn1})),
+            "pperf decide: --baseline: no result is marked as the baseline: name the configuration to decide against");
+  auto same_host = trn1;
+  same_host.run.results[0].configuration = "p4d";
+  same_host.run.results[0].instances = p4d.run.results[0].instances;
+  same_host.run.placement->host_id = "a";
+  EXPECT_NE(refusal(request({p4d, same_host})).find("was measured on host a by p4d.json too"), std::string::npos);
+  auto cost = trn1;
+  cost.run.command = "cost";
+  EXPECT_NE(refusal(request({p4d, cost})).find("trn1.json: /command: 'cost' results"), std::string::npos);
+  auto unpriced = trn1;
+  unpriced.run.results[0].instances[0].type = "ml.x9.huge";
+  EXPECT_NE(refusal(request({p4d, unpriced})).find("--pricing"), std::string::npos) << refusal(request({p4d, unpriced}));
+}
+
+// The history's hosts of an instance type give a configuration measured on one host its spread.
+TEST(Decide, BetweenHostSpreadFromTheHistory) {
+  std::vector<RunReport> history;
+  const double hosts[] = {100, 104, 97, 102};
+  for (int i = 0; i < 4; ++i)
+    history.push_back(source("h", "hist-" + std::to_string(i), "2025-12-01T00:00:00Z",
+                             measured("p4d", "ml.p4d.24xlarge", true, steps(hosts[i], 0.03, 40 + i)))
+                          .run);
+  const Result like = measured("p4d", "ml.p4d.24xlarge", true, steps(100, 0.05, 1));
+  const auto spread = spread_from_runs(history, like);
+  ASSERT_TRUE(spread);
+  EXPECT_EQ(spread->hosts, 4);
+  EXPECT_GT(spread->cv, 0.01);
+  EXPECT_LT(spread->cv, 0.05);
+  EXPECT_FALSE(spread_from_runs(history, measured("trn1", "ml.trn1.32xlarge", false, steps(100, 0.05, 2))))
+      << "no trn1 host in the history";
+  auto q = request({source("p4d.json", "a", "2026-01-01T00:00:00Z", like),
+                    source("trn1.json", "b", "2026-01-01T01:00:00Z", measured("trn1", "ml.trn1.32xlarge", false, steps(100, 0.05, 2)))});
+  q.history_spread["ml.p4d.24xlarge"] = *spread;
+  const DecideOutcome out = decide_separate(q);
+  EXPECT_EQ(find(out.report, "p4d")->hosts->between_host, "history");
+  EXPECT_EQ(find(out.report, "trn1")->hosts->between_host, "not_included");
+}

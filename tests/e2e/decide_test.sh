@@ -47,9 +47,15 @@ j["command"] == "decide" and j["decide"]["schedule"] == "separate" and len(j["de
 j["results"][0]["hosts"]["replicates"] == 2 and j["results"][0]["hosts"]["between_host"] == "replicates"
 j["results"][1]["hosts"]["between_host"] == "not_included" and j["results"][1]["hosts"]["prior_cv"] == 0.02
 j["results"][1]["measurement"]["schedule"] == "separate"
-j["results"][1]["decision"]["verdict"] == "cheaper" and j["results"][1]["decision"]["method"] == "random-effects interval over hosts measured apart"
+j["results"][1]["decision"]["method"] == "random-effects interval over hosts measured apart"
+j["results"][1]["decision"]["verdict"] in ("cheaper", "undecided")
+j["results"][1]["decision"]["verdict"] == "cheaper" or j["results"][1]["hosts"]["more_hosts"] is not None or "no number of hosts" in j["results"][1]["decision"]["reason"]
 j["results"][1]["instances"][0]["usd_per_hour"] == 24.725 and j["results"][0]["instances"][0]["usd_per_hour"] == 37.688'
-check "the lead sentence says separate and how far apart" grep -q "trn1 vs p4d (vit_synthetic/tiny batch 8): cheaper per step" "$work/bert.out"
+# trn1 costs 0.656x p4d's hour and runs the same step here, so the truth is "cheaper"; two p4d hosts
+# measured minutes apart on a shared 2-core host can differ enough that the honest answer is
+# "undecided" with how many more hosts would decide it. Never "dearer" or "equivalent".
+check "the lead sentence says cheaper or undecided, never dearer" grep -Eq \
+  "trn1 vs p4d \(vit_synthetic/tiny batch 8\): (cheaper per step|undecided)" "$work/bert.out"
 check "lead sentence: separate" grep -q "measured separately (schedule: separate, no turns), 1 host vs 2 hosts of p4d" "$work/bert.out"
 check "every writer wrote" test -s "$work/bert.md" -a -s "$work/bert.csv" -a -s "$work/bert.html"
 check "the decision validates against the schema" /usr/bin/python3 tests/e2e/validate_schema.py schemas/results.schema.json "$work/bert-decided.json"

@@ -357,7 +357,7 @@ TEST(Config, CudaGraphsNeedOneGpuNoRanksAndAStaticShapesWorkload) {
   fixed.capabilities.static_shapes = true;
   registry.add(fixed);
   EXPECT_EQ(capability_names(fixed.capabilities),
-            (std::vector<std::string>{"data_parallel", "checkpoint", "data_workers", "model_flops", "static_shapes"}));
+            (std::vector<std::string>{"data_parallel", "checkpoint", "data_workers", "model_flops", "wire_uint8", "static_shapes"}));
   const auto error = [&](const std::function<void(json&)>& mutate) {
     pperf::testing::TempDir dir;
     json config = valid_config();

@@ -25,6 +25,7 @@
 #include "src/core/process.h"
 #include "src/measure/torch_info.h"
 #include "pricing/pricing_stage.h"
+#include "pricing/table_provenance.h"
 #include "reports/formats.h"
 #include "reports/text.h"
 
@@ -152,14 +153,7 @@ RunReport report_header(const Config& config, const std::string& command, const 
   report.host["torch"] = torch_facts();
   report.started_at = utc_timestamp();
   report.status = RunStatus::interrupted;
-  const PriceTable& t = config.price_table;
-  report.pricing_table = t.name;
-  report.pricing_source = t.source;
-  report.pricing_retrieved = t.retrieved;
-  report.pricing_published = t.published;
-  report.pricing_sha256 = t.sha256;
-  report.pricing_region = t.region;
-  report.pricing_currency = t.currency;
+  record_price_table(report, config.price_table);
   report.pricing_market = to_string(config.pricing.market);
   report.discount_pct = config.pricing.discount_pct;
   return report;

@@ -13,6 +13,7 @@
 #include "src/stats/stats.h"
 #include "pricing/cost_model.h"
 #include "pricing/pricing_stage.h"
+#include "pricing/table_provenance.h"
 
 namespace pperf {
 
@@ -344,13 +345,7 @@ DecideOutcome decide_separate(const DecideRequest& request) {
   report.discount_pct = lead.discount_pct;
   report.status = RunStatus::complete;
   const PriceTable& t = request.table;
-  report.pricing_table = t.name;
-  report.pricing_source = t.source;
-  report.pricing_retrieved = t.retrieved;
-  report.pricing_published = t.published;
-  report.pricing_sha256 = t.sha256;
-  report.pricing_region = t.region;
-  report.pricing_currency = t.currency;
+  record_price_table(report, t);
   report.pricing_market = lead.pricing_market;
   std::optional<double> first_start, last_end;
   json inputs = json::array();

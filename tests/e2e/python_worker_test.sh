@@ -67,7 +67,7 @@ sed -i 's/"min_steps": 3, "max_steps": 3/"min_steps": 3, "max_steps": 1000000, "
 run_pid=$!
 victim=""
 for _ in $(seq 300); do
-  victim="$(pgrep -f -- "pperf-data-worker.py --dataset fashion_mnist_heavy:make .*$work" | head -1)"
+  victim="$(pgrep -f -- "pperf-data-worker.py .*--dataset fashion_mnist_heavy:make .*$work" | head -1)"
   [ -n "$victim" ] && grep -q "started" "$work/dying.log" 2>/dev/null && break; sleep 0.1
 done
 # Killed once it streams (a worker killed before its handshake fails the run instead).

@@ -7,11 +7,7 @@
 # usage: tests/e2e/launch_sagemaker_test.sh PATH/TO/pperf
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-if ! venv_python="$(scripts/setup-launch-venv.sh 2>"$work/venv.log")"; then
-  echo "SKIP: the launch platforms' packages (scripts/setup-launch-venv.sh) could not be installed: $(tail -1 "$work/venv.log")"
-  exit 77
-fi
-export SAGEMAKER_SUPPRESS_V2_WARNING=1
+launch_venv_or_skip
 role=arn:aws:iam::123456789012:role/pperf-test
 launch() { "$pperf" launch sagemaker --role "$role" --output s3://pperf-test/results --job-suffix t1 "$@"; }
 

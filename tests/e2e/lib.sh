@@ -54,3 +54,13 @@ finish() {
   echo "$passed passed, $failed failed"
   [ "$failed" -eq 0 ]
 }
+
+# Sets $venv_python to the launch platforms' venv (scripts/setup-launch-venv.sh: botocore, moto,
+# sagemaker, sagemaker-training, skypilot, jsonschema), or skips the test (exit 77) saying why.
+launch_venv_or_skip() {
+  if ! venv_python="$(scripts/setup-launch-venv.sh 2>"$work/venv.log")"; then
+    echo "SKIP: the launch platforms' packages (scripts/setup-launch-venv.sh) could not be installed: $(tail -1 "$work/venv.log")"
+    exit 77
+  fi
+  export SAGEMAKER_SUPPRESS_V2_WARNING=1
+}

@@ -12,11 +12,7 @@
 # usage: tests/e2e/sagemaker_job_test.sh PATH/TO/pperf
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-if ! venv_python="$(scripts/setup-launch-venv.sh 2>"$work/venv.log")"; then
-  echo "SKIP: the launch platforms' packages (scripts/setup-launch-venv.sh) could not be installed: $(tail -1 "$work/venv.log")"
-  exit 77
-fi
-export SAGEMAKER_SUPPRESS_V2_WARNING=1
+launch_venv_or_skip
 mkdir -p "$work/code"
 # The shipped config, its real size swapped for one this host measures in seconds.
 /usr/bin/python3 - configs/p4d_vs_hetero.json "$work/code/seed000.json" <<'PY'

@@ -75,9 +75,8 @@ std::map<std::string, SpeedFactor> history_factors(const std::string& db, const 
       const Range& a = here.pipeline_cpu_s_per_sample;
       const Range& b = there.pipeline_cpu_s_per_sample;
       if (b.value <= 0) continue;
-      const double b_lo = std::max(b.lo, b.value / 100);  // a noisy run's CI may reach past 0: a cost is not
       const std::string family = project::family_of(dnn->type);
-      found[family] = SpeedFactor{family, {a.value / b.value, a.lo / b.hi, a.hi / b_lo},
+      found[family] = SpeedFactor{family, {a.value / b.value, a.lo / b.hi, a.hi / b.lo},
                                   fmt::format("history: run {} of {} on {} ({} natively: {:.4g} vs {:.4g} CPU-ms/sample here)", run.id,
                                               run.config_name, run.hostname, dnn->type, b.value * 1e3, a.value * 1e3)};
     }

@@ -8,6 +8,7 @@
 // every data instance's) times their family's per-core speed factor and the pipeline's scaling
 // efficiency. Every interval is the formula at its inputs' interval ends, widened by the stated
 // model error.
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -21,8 +22,9 @@ namespace pperf::project {
 struct Range {
   double value = 0, lo = 0, hi = 0;
   static Range point(double v) { return {v, v, v}; }
-  /// v with a relative half-width `rel` (0.1: ±10 %).
-  static Range relative(double v, double rel) { return {v, v * (1 - rel), v * (1 + rel)}; }
+  /// v (a positive quantity: a time, a cost) with a relative half-width `rel` (0.1: ±10 %); the lower
+  /// bound never falls below 1 % of v, as a noisy run's half-width may pass 100 %.
+  static Range relative(double v, double rel) { return {v, v * std::max(1 - rel, 0.01), v * (1 + rel)}; }
 };
 
 /// What one measurement says of a workload (per step of `samples_per_step` samples).

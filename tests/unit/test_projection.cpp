@@ -44,6 +44,17 @@ Candidate cluster(const std::string& trainer, int64_t vcpus, double accelerators
 const SpeedFactor kSame{"p3", Range::point(1), "reference"};
 }  // namespace
 
+TEST(Projection, ARelativeRangeOfAPositiveQuantityStaysPositive) {
+  // A noisy run's mean CI may be wider than the mean (half-width 195 %): a time is never <= 0, or
+  // a speed factor built on it turns negative and a step's upper bound infinite.
+  const pperf::project::Range wide = pperf::project::Range::relative(4.0, 1.95);
+  EXPECT_DOUBLE_EQ(wide.lo, 0.04);
+  EXPECT_DOUBLE_EQ(wide.hi, 4.0 * 2.95);
+  const pperf::project::Range usual = pperf::project::Range::relative(4.0, 0.25);
+  EXPECT_DOUBLE_EQ(usual.lo, 3.0);
+  EXPECT_DOUBLE_EQ(usual.hi, 5.0);
+}
+
 TEST(Projection, FamilyOfStripsSageMakersPrefixAndSize) {
   EXPECT_EQ(family_of("ml.c5.9xlarge"), "c5");
   EXPECT_EQ(family_of("p4d.24xlarge"), "p4d");

@@ -33,8 +33,9 @@ struct DataWorkerOptions {
   std::vector<int> cpus;               // pin the worker's threads to these CPUs (empty: all)
   std::string tls_cert, tls_key;       // PEM files: serve over TLS
   bool insecure = false;               // allow plaintext off loopback (token still required)
-  double stall_timeout_s = 120;        // a stream whose reader takes nothing for this long (or 4x its
-                                       // longest wait before, if longer) is cancelled
+  double stall_timeout_s = 120;        // a stream whose reader's window stays shut this long (or 4x its
+                                       // longest wait per batch, if longer) per batch its last opening
+                                       // let through is cancelled
 };
 
 /// Requests are small: anything larger is refused before it is parsed.
@@ -61,8 +62,9 @@ constexpr int kDataWorkerForcedExit = 4;
 /// process exit code (0, or kDataWorkerForcedExit from its watchdog). Workers (plaintext and
 /// TLS) cap their connections below the descriptor limit (raised to the hard one), close those
 /// that do not start HTTP/2 (or TLS) within 5 s and those that carry no call with the token
-/// within 10 s; call threads and calls per connection are bounded; streams whose reader takes
-/// nothing for max(stall_timeout_s, 4x its longest wait before) are cancelled.
+/// within 10 s; call threads and calls per connection are bounded; streams whose reader's
+/// flow-control window stays shut for max(stall_timeout_s, 4x its longest wait per batch before)
+/// per batch the window let through when it last opened are cancelled.
 /// Throws InputError for bad options (e.g. no token off loopback).
 int run_data_worker(const WorkloadSpec& spec, const WorkloadRegistry& registry,
                     const DataWorkerOptions& options);

@@ -58,9 +58,15 @@ constexpr int kMaxCallsPerConnection = 4;
 /// gRPC's threads for calls, beyond one per stream: every call needs one while it runs; past
 /// the bound a call is answered RESOURCE_EXHAUSTED at once (the trainer retries).
 constexpr int kCallThreadsBeyondStreams = 8;
-/// A blocked write is a stall only past this many times the longest wait its reader needed
-/// before (and past --stall-timeout-s): a reader that keeps its pace is never dropped.
+/// A blocked write is a stall only past this many times the longest wait per batch its reader
+/// needed before (and past --stall-timeout-s per batch): a reader that keeps its pace is never dropped.
 constexpr int64_t kStallScale = 4;
+/// A write pending this long waited for the reader's flow-control window to open (a write
+/// into an open window completes in well under a millisecond on loopback, a few on a network).
+constexpr std::chrono::milliseconds kWindowShut{50};
+/// At most this many batches are counted as let through by one opening of a reader's window:
+/// bounds the wait for a reader that read ahead into a large window and then stopped.
+constexpr int64_t kMaxBatchesPerOpening = 64;
 /// A connection with no RPC for this long is closed (GOAWAY: a client just reconnects).
 constexpr int kMaxConnectionIdleMs = 30000;
 /// Pings on connections with streams find peers that vanished without a FIN.
@@ -144,13 +150,15 @@ class HandshakeLogSummary {
   static inline int64_t suppressed_ = 0;
 };
 
-/// Ends a stream whose Write is blocked (flow control full) when the worker cannot wait for
-/// its reader: once the reader has taken nothing for longer than the bound, max(stall_bound,
-/// kStallScale x the longest wait this reader needed before), so the bound grows with the
-/// reader's own step time (the status names the cause, and the slot is free for another
-/// trainer), and at once when the worker is stopping. The wait is measured from when the
-/// batch was ready; the trainer keeps its receive window to a few batches, so a write
-/// completes each time it takes one. Cancelling the call
+/// Ends a stream whose Write is blocked (the reader's flow-control window shut) when the worker
+/// cannot wait for its reader, and at once when the worker is stopping. The worker sees write
+/// completions, not reads: a reader that reads ahead (a window of several batches) opens its
+/// window only every few batches, after taking them from its own buffer. So a blocked write
+/// waits max(stall_bound, kStallScale x the longest wait per batch before) for each batch the
+/// window let through when it last opened (the blocked write that opened it and those that then
+/// went straight through; at the stream's start, those the first window held): a reader that
+/// takes a batch every stall_bound or sooner is never cut. The status names the cause, and the
+/// slot is free for another trainer. Cancelling the call
 /// fails the pending send unless the socket itself is full; then the send ends when the
 /// connection does (at a stop, see run_data_worker).
 class StreamGuard {
@@ -169,7 +177,14 @@ class StreamGuard {
   void writing(bool now_writing) {
     std::lock_guard<std::mutex> lock(mutex_);
     const auto now = std::chrono::steady_clock::now();
-    if (!now_writing) longest_wait_ = std::max(longest_wait_, now - since_);
+    if (now_writing) {
+      batches_per_opening_ = std::max<int64_t>(1, let_through_);
+    } else if (const auto wait = now - since_; wait >= kWindowShut) {
+      longest_wait_per_batch_ = std::max(longest_wait_per_batch_, wait / batches_per_opening_);
+      let_through_ = 1;  // the window opened: this batch is the first it lets through
+    } else {
+      let_through_ = std::min(let_through_ + 1, kMaxBatchesPerOpening);
+    }
     writing_ = now_writing;
     since_ = now;
   }
@@ -183,13 +198,17 @@ class StreamGuard {
       if (done_ || !writing_) continue;
       if (g_worker_stop) {
         cancel(GRPC_STATUS_UNAVAILABLE, "data worker shutting down");
-      } else if (const auto bound = std::max<std::chrono::steady_clock::duration>(stall_bound_, kStallScale * longest_wait_);
+      } else if (const auto bound = batches_per_opening_ * std::max<std::chrono::steady_clock::duration>(
+                                                                stall_bound_, kStallScale * longest_wait_per_batch_);
                  std::chrono::steady_clock::now() - since_ > bound) {
         std::ostringstream why;
-        why << "stream cancelled by the data worker: no batch read for "
-            << std::chrono::duration_cast<std::chrono::milliseconds>(bound).count() / 1000.0
-            << " s (--stall-timeout-s " << stall_bound_.count() / 1000.0 << " s, or " << kStallScale
-            << "x the longest wait between reads before); its slot is free for another trainer";
+        const auto seconds = [](std::chrono::steady_clock::duration d) {
+          return std::chrono::duration_cast<std::chrono::milliseconds>(d).count() / 1000.0;
+        };
+        why << "stream cancelled by the data worker: no batch read for " << seconds(bound) << " s (its flow-control window shut for "
+            << batches_per_opening_ << " x " << seconds(bound / batches_per_opening_)
+            << " s, per batch it last let through: --stall-timeout-s " << seconds(stall_bound_) << " s, or " << kStallScale
+            << "x the longest wait per batch before); its slot is free for another trainer";
         cancel(GRPC_STATUS_ABORTED, why.str());
       }
     }
@@ -208,7 +227,9 @@ class StreamGuard {
   std::condition_variable wake_;
   bool done_ = false, writing_ = false, cancelled_ = false;
   std::chrono::steady_clock::time_point since_;
-  std::chrono::steady_clock::duration longest_wait_{};  // of a completed write
+  std::chrono::steady_clock::duration longest_wait_per_batch_{};  // of a write the window held up
+  int64_t let_through_ = 0;          // writes since the window last opened, that one included
+  int64_t batches_per_opening_ = 1;  // let_through_ when the pending write began
   std::thread thread_;  // last: starts once the fields above exist
 };
 

@@ -5,7 +5,11 @@
 #    (`pperf run` against the worker) still gets in and finishes, and every silent connection
 #    is closed by the worker within its 5 s handshake deadline (bound checked: 30 s);
 # 4. a TLS worker probed with plaintext connections and broken TLS records prints a bounded
-#    number of stderr lines, and a summary of the rest when it stops.
+#    number of stderr lines, and a summary of the rest when it stops;
+# 5. --stall-timeout-s 3 at the shipped configs' batch sizes (256 and 1024 samples): readers taking
+#    one batch every 1.5 s, with the trainer's receive window and with grpcio's (which reads ahead
+#    and opens its window every few batches), are never cut; readers that stop are, with ABORTED.
+#    All readers run at once: the section takes about 11 s.
 # usage: tests/e2e/worker_limits_test.sh PATH/TO/pperf
 set -uo pipefail
 pperf="$1"
@@ -137,6 +141,48 @@ PY
   check "the rest are summarized when the worker stops" grep -q "more connections failed their handshake" "$work/t.err"
 else
   echo "skip TLS part: openssl cannot make a certificate"
+fi
+
+# --- 5. the stall timeout at the shipped configs' batch sizes -----------------------------------
+if /usr/bin/python3 -c 'import grpc' 2>/dev/null; then
+  here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+  build="$(cd "$(dirname "$pperf")" && pwd)"
+  declare -A endpoints pids
+  for batch in 256 1024; do
+    sed "s/\"batch_size\": 8/\"batch_size\": $batch/" "$work/worker.json" >"$work/worker$batch.json"
+    "$pperf" data-worker --config "$work/worker$batch.json" --stall-timeout-s 3 >"$work/s$batch.out" 2>"$work/s$batch.err" &
+    pids[$batch]=$!
+  done
+  for batch in 256 1024; do endpoints[$batch]=$(wait_listening "$work/s$batch.out"); done
+  readers=()  # all at once: the section takes as long as its slowest reader
+  for batch in 256 1024; do
+    for window in 16384 0; do  # the trainer's receive window (kTrainerWindowBytes); grpcio's own
+      timeout 60 /usr/bin/python3 "$here/worker_slow_reader.py" --batch-size "$batch" "$build" "${endpoints[$batch]}" 1.5 7 "$window" \
+        >"$work/steady-$batch-$window.log" 2>&1 &
+      readers+=("$!:steady-$batch-$window:0")
+    done
+    # A reader that stops after 2 batches for 8 s, with the trainer's window (one batch at a time:
+    # cut after 3 s). grpcio's window reads ahead n batches, so such a reader is cut after n x 3 s.
+    for window in 16384; do
+      timeout 60 /usr/bin/python3 "$here/worker_slow_reader.py" --batch-size "$batch" "$build" "${endpoints[$batch]}" 0.5 100 "$window" 2 8 \
+        >"$work/stop-$batch-$window.log" 2>&1 &
+      readers+=("$!:stop-$batch-$window:3")
+    done
+  done
+  for r in "${readers[@]}"; do
+    IFS=: read -r pid name expected <<<"$r"
+    wait "$pid"; code=$?
+    echo "     $name: $(cat "$work/$name.log")"
+    if [ "$expected" = 0 ]; then
+      check "$name: a reader taking a batch every 1.5 s is not cut under --stall-timeout-s 3" test "$code" -eq 0
+    else
+      check "$name: a reader that stops is cut, ABORTED, naming the bound" \
+        bash -c "[ $code -eq 3 ] && grep -q 'ABORTED stream cancelled by the data worker: no batch read for' '$work/$name.log'"
+    fi
+  done
+  for batch in 256 1024; do kill -TERM "${pids[$batch]}"; wait "${pids[$batch]}"; done
+else
+  echo "skip the stall timeout: no python3-grpcio for /usr/bin/python3"
 fi
 
 echo "$failed failed"

@@ -5,14 +5,19 @@ probing on). Prints how many it read and how the stream ended; exits 0 when all 
 With STOP_AFTER > 0 it stops reading after that many for PAUSE_S instead, then reads on and
 reports how the worker ended the stream (exit 3).
 
-usage: worker_slow_reader.py BUILD_DIR HOST:PORT INTERVAL_S BATCHES WINDOW_BYTES [STOP_AFTER PAUSE_S]
-(env PPERF_DATA_TOKEN: the token; the worker serves worker_limits_test.sh's mnist_heavy config)
+usage: worker_slow_reader.py [--batch-size N] BUILD_DIR HOST:PORT INTERVAL_S BATCHES WINDOW_BYTES [STOP_AFTER PAUSE_S]
+(env PPERF_DATA_TOKEN: the token; the worker serves mnist_heavy, preset tiny, synthetic data, with
+batch size N: 8 unless given)
 """
 import json
 import os
 import sys
 import time
 
+batch_size = 8
+if sys.argv[1] == "--batch-size":
+    batch_size = int(sys.argv[2])
+    del sys.argv[1:3]
 sys.path.insert(0, sys.argv[1])
 import grpc  # noqa: E402
 import data_service_pb2 as pb  # noqa: E402
@@ -27,7 +32,7 @@ channel = grpc.insecure_channel(endpoint, options=options)
 stream = channel.unary_stream("/pperf.dataservice.DataService/StreamBatches",
                               request_serializer=pb.StreamRequest.SerializeToString,
                               response_deserializer=pb.BatchMessage.FromString)
-workload = pb.WorkloadRequest(name="mnist_heavy", preset="tiny", batch_size=8,
+workload = pb.WorkloadRequest(name="mnist_heavy", preset="tiny", batch_size=batch_size,
                               params_json=json.dumps({"data": "synthetic", "data_dir": "/usr/share/datasets/fashion-mnist",
                                                          "lr": 1.0, "split": "train"}), seed=0,
                               wire="uint8")  # what a worker started without --wire sends for mnist_heavy

@@ -286,9 +286,11 @@ TEST(DataServiceProbe, SigtermEndsAWorkerWithStreamsThatNeverRead) {
 
 TEST(DataServiceProbe, AStreamThatStopsReadingIsCancelledAndFreesItsSlot) {
   RawWorker w({"--max-streams", "1", "--stall-timeout-s", "2"});
-  // One stream takes the only slot, reads one batch and no more, over a channel with gRPC's
-  // default (small) flow-control window, so the worker's writes soon block.
-  auto stub = dataservice::DataService::NewStub(grpc::CreateChannel(w.endpoint, grpc::InsecureChannelCredentials()));
+  // One stream takes the only slot and reads one batch and no more, over the trainer's channel
+  // (open_data_channel: a receive window below a few batches), so the worker's writes soon block
+  // and it is cut after S per batch that window let through. (A reader with gRPC's default window,
+  // which reads dozens of small batches ahead, is cut later: docs/cli.md, --stall-timeout-s.)
+  auto stub = dataservice::DataService::NewStub(open_data_channel(w.endpoint));
   grpc::ClientContext stalled;
   stalled.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(300));
   auto reader = stub->StreamBatches(&stalled, w.request(0, 1));

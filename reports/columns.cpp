@@ -235,42 +235,44 @@ std::vector<std::string> decision_sentences(const std::vector<Result>& results) 
 }
 
 namespace {
-bool has_races(const nlohmann::json& sweep) { return sweep.is_object() && sweep.contains("races") && !sweep["races"].empty(); }
+bool has_races(const std::optional<SweepRecord>& sweep) { return sweep && !sweep->races.empty(); }
 }  // namespace
 
-std::vector<std::string> sweep_sentences(const nlohmann::json& sweep, const std::string& currency) {
+std::string figure_or_dash(const std::optional<double>& x, const char* format) {
+  return x ? fmt::format(fmt::runtime(format), *x) : std::string("-");
+}
+
+std::string bounds_or_dash(const std::optional<std::array<double, 2>>& b, const char* format) {
+  return b ? "[" + fmt::format(fmt::runtime(format), (*b)[0]) + ", " + fmt::format(fmt::runtime(format), (*b)[1]) + "]" : std::string("-");
+}
+
+std::vector<std::string> sweep_sentences(const std::optional<SweepRecord>& sweep, const std::string& currency) {
   std::vector<std::string> out;
   if (!has_races(sweep)) return out;
-  for (const auto& race : sweep["races"]) {
-    std::vector<std::string> equivalent;
-    for (const auto& e : race["equivalent"]) equivalent.push_back(e.get<std::string>());
+  for (const auto& race : sweep->races) {
     size_t eliminated = 0, undecided_points = 0;
+    for (const auto& p : race.points) {
+      eliminated += p.verdict == "eliminated";
+      undecided_points += p.verdict == "undecided";
+    }
     std::string best = "no point (none was measured)";
-    for (const auto& p : race["points"]) {
-      const std::string verdict = p.value("verdict", "");
-      eliminated += verdict == "eliminated";
-      undecided_points += verdict == "undecided";
-      if (race["best"].is_string() && p["configuration"] == race["best"]) {
-        best = p["configuration"].get<std::string>();
-        if (p["usd_per_1m_samples"].is_number())
-          best += fmt::format(" at {:.4g} {} per 1M samples", p["usd_per_1m_samples"].get<double>(), currency);
-        if (p["usd_per_1m_samples_ci95"].is_array())
-          best += fmt::format(" (95 % CI {:.4g} to {:.4g})", p["usd_per_1m_samples_ci95"][0].get<double>(),
-                              p["usd_per_1m_samples_ci95"][1].get<double>());
-      }
+    if (const SweepPoint* p = race.best_point()) {
+      best = p->configuration;
+      if (p->usd_per_1m_samples) best += fmt::format(" at {:.4g} {} per 1M samples", *p->usd_per_1m_samples, currency);
+      if (p->usd_per_1m_samples_ci95)
+        best += fmt::format(" (95 % CI {:.4g} to {:.4g})", (*p->usd_per_1m_samples_ci95)[0], (*p->usd_per_1m_samples_ci95)[1]);
     }
     out.push_back(fmt::format("Sweep of {} ({} points): best {}; equivalent to it within ±{:g} %: {}; {} eliminated, {} undecided. "
                               "The race ended after {} rounds: {}. Each point against the best at {:.2f} % (Bonferroni over "
                               "the k − 1 comparisons: {:g} % together).",
-                              race.value("workload", ""), race["points"].size(), best, race.value("equivalence_pct", 0.0),
-                              equivalent.empty() ? "none" : fmt::to_string(fmt::join(equivalent, ", ")), eliminated,
-                              undecided_points, race.value("rounds", 0), race.value("stop", ""),
-                              race.value("comparison_confidence", 0.0) * 100, race.value("confidence", 0.0) * 100));
+                              race.workload, race.points.size(), best, race.equivalence_pct,
+                              race.equivalent.empty() ? "none" : fmt::to_string(fmt::join(race.equivalent, ", ")), eliminated,
+                              undecided_points, race.rounds, race.stop, race.comparison_confidence * 100, race.confidence * 100));
   }
   return out;
 }
 
-std::string sweep_pairwise_note(const nlohmann::json& sweep) {
+std::string sweep_pairwise_note(const std::optional<SweepRecord>& sweep) {
   if (!has_races(sweep)) return "";
   return "The lines against the baseline are pairwise: each at 95 % on its own, not simultaneous across the sweep's points, "
          "and against the baseline rather than the best. Where one reads differently from the sweep's race (a pair "

@@ -97,12 +97,17 @@ std::vector<std::string> decision_sentences(const std::vector<Result>& results);
 /// A sweep's own statement (RunReport::sweep), one sentence per race: the best point with its
 /// cost and 95 % CI, the points equivalent to it, how many points left the race and why it ended,
 /// at its simultaneous level. {} without a sweep.
-std::vector<std::string> sweep_sentences(const nlohmann::json& sweep, const std::string& currency);
+std::vector<std::string> sweep_sentences(const std::optional<SweepRecord>& sweep, const std::string& currency);
 
 /// For a sweep, said beside decision_sentences(): those are pairwise against the baseline at 95 %
 /// each, not simultaneous, so where one reads differently from the race the race's statement holds.
 /// "" without a sweep.
-std::string sweep_pairwise_note(const nlohmann::json& sweep);
+std::string sweep_pairwise_note(const std::optional<SweepRecord>& sweep);
+
+/// A sweep's figures as its tables show them: the number in `format`, "-" when absent.
+std::string figure_or_dash(const std::optional<double>& x, const char* format);
+/// "[lo, hi]" in `format`, "-" when absent.
+std::string bounds_or_dash(const std::optional<std::array<double, 2>>& b, const char* format);
 
 /// The groups with their market, as the run's tables show them: "1x ml.p4d.24xlarge + 2x ml.c5.18xlarge (spot)".
 std::string instances_by_market(const std::vector<PricedGroup>& groups);

@@ -70,34 +70,22 @@ size_t table_width(const std::vector<ConsoleColumn>& columns) {
 
 }  // namespace
 
-std::string sweep_table(const nlohmann::json& sweep, const std::string& currency, size_t width) {
-  if (!sweep.is_object() || !sweep.contains("races")) return "";
+std::string sweep_table(const std::optional<SweepRecord>& sweep, const std::string& currency, size_t width) {
+  if (!sweep) return "";
   std::vector<std::string> axes;
-  for (const auto& a : sweep["axes"]) axes.push_back(a.value("name", ""));
-  auto number = [](const nlohmann::json& x, const char* format) {
-    return x.is_number() ? fmt::format(fmt::runtime(format), x.get<double>()) : std::string("-");
-  };
-  auto bounds = [&](const nlohmann::json& b, const char* format) {
-    return b.is_array() && b.size() == 2 ? "[" + number(b[0], format) + ", " + number(b[1], format) + "]" : std::string("-");
-  };
+  for (const auto& a : sweep->axes) axes.push_back(a.name);
   std::string out;
-  for (const auto& race : sweep["races"]) {
-    const auto& points = race["points"];
-    std::string prose = fmt::format("Sweep of {} over {} ({} points), raced in turns of {} steps: {} after {} rounds.\n",
-                                    race.value("workload", ""), fmt::join(axes, " x "), points.size(), race.value("round_steps", 0),
-                                    race.value("stop", ""), race.value("rounds", 0));
-    std::vector<std::string> equivalent;
-    for (const auto& e : race["equivalent"]) equivalent.push_back(e.get<std::string>());
-    for (const auto& p : points)
-      if (race["best"].is_string() && p["configuration"] == race["best"])
-        prose += fmt::format("Best: {} at {} {} per 1M samples, 95% CI {}; equivalent to it within ±{:g} %: {}.\n",
-                             p["configuration"].get<std::string>(), number(p["usd_per_1m_samples"], "{:.4g}"), currency,
-                             bounds(p["usd_per_1m_samples_ci95"], "{:.4g}"), race.value("equivalence_pct", 0.0),
-                             equivalent.empty() ? "none" : fmt::to_string(fmt::join(equivalent, ", ")));
+  for (const auto& race : sweep->races) {
+    const auto& points = race.points;
+    std::string prose = fmt::format("Sweep of {} over {} ({} points), raced in turns of {} steps: {} after {} rounds.\n", race.workload,
+                                    fmt::join(axes, " x "), points.size(), race.round_steps, race.stop, race.rounds);
+    if (const SweepPoint* p = race.best_point())
+      prose += fmt::format("Best: {} at {} {} per 1M samples, 95% CI {}; equivalent to it within ±{:g} %: {}.\n", p->configuration,
+                           figure_or_dash(p->usd_per_1m_samples, "{:.4g}"), currency, bounds_or_dash(p->usd_per_1m_samples_ci95, "{:.4g}"),
+                           race.equivalence_pct, race.equivalent.empty() ? "none" : fmt::to_string(fmt::join(race.equivalent, ", ")));
     prose += fmt::format("Each point against the best at {:.2f} % confidence (Bonferroni: {:g} % together). Measured {:.1f} s of steps; "
                          "the eliminations saved {:.1f} s ({:.0f} %) against every point measuring every round.\n",
-                         race.value("comparison_confidence", 0.0) * 100, race.value("confidence", 0.0) * 100,
-                         race.value("measured_s", 0.0), race.value("saved_s", 0.0), race.value("saved_fraction", 0.0) * 100);
+                         race.comparison_confidence * 100, race.confidence * 100, race.measured_s, race.saved_s, race.saved_fraction * 100);
     out += "\n" + wrap(prose, width);
     // The table: one line per point; with a width, the cost's CI, then the ratio's bounds, give way.
     std::vector<ConsoleColumn> columns = {{"point", 0, true, {}},
@@ -108,16 +96,15 @@ std::string sweep_table(const nlohmann::json& sweep, const std::string& currency
     // Which point each eliminated one was decided dearer than: under the table, so rows stay short.
     std::map<std::string, std::vector<std::string>> left_against;
     for (const auto& p : points) {
-      const std::string name = p["configuration"].get<std::string>();
-      std::string verdict = p.value("verdict", "");
-      if (p["left_after_round"].is_number()) {
-        verdict += fmt::format(" after round {}", p["left_after_round"].get<int64_t>());
-        left_against[p.value("compared_with", "")].push_back(name);
+      std::string verdict = p.verdict;
+      if (p.left_after_round) {
+        verdict += fmt::format(" after round {}", *p.left_after_round);
+        left_against[p.compared_with.value_or("")].push_back(p.configuration);
       }
-      columns[0].cells.push_back(name);
-      columns[1].cells.push_back(number(p["usd_per_1m_samples"], "{:.4g}"));
-      columns[2].cells.push_back(bounds(p["usd_per_1m_samples_ci95"], "{:.4g}"));
-      columns[3].cells.push_back(verdict == "best" ? std::string("1") : bounds(p.value("cost_ratio_bounds", nlohmann::json()), "{:.3f}"));
+      columns[0].cells.push_back(p.configuration);
+      columns[1].cells.push_back(figure_or_dash(p.usd_per_1m_samples, "{:.4g}"));
+      columns[2].cells.push_back(bounds_or_dash(p.usd_per_1m_samples_ci95, "{:.4g}"));
+      columns[3].cells.push_back(verdict == "best" ? std::string("1") : bounds_or_dash(p.cost_ratio_bounds, "{:.3f}"));
       columns[4].cells.push_back(verdict);
     }
     std::vector<std::string> dropped;
@@ -217,7 +204,7 @@ std::string to_console(const RunReport& report, const ConsoleOptions& options) {
   // The answer first: each configuration's verdict against its baseline.
   std::string decisions;
   for (const auto& d : decision_sentences(results)) decisions += d + "\n";
-  if (!decisions.empty() && !report.sweep.is_null()) decisions += sweep_pairwise_note(report.sweep) + "\n";
+  if (!decisions.empty() && report.sweep) decisions += sweep_pairwise_note(report.sweep) + "\n";
   out = wrap(decisions, options.wide ? 0 : options.width) + out + render(columns, results.size());
   std::string prose = notes_under;  // everything under the table, wrapped to the width
 

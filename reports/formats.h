@@ -25,7 +25,7 @@ std::string to_console(const RunReport& report, const ConsoleOptions& options = 
 /// point on one line with its verdict ("eliminated after round N"; the point it lost to in a note
 /// under the table); "" without a sweep. With a width (0: none), the prose is wrapped to it and
 /// the cost's CI, then the ratio's bounds, are left out (and said so) until the rows fit.
-std::string sweep_table(const nlohmann::json& sweep, const std::string& currency, size_t width = 0);
+std::string sweep_table(const std::optional<SweepRecord>& sweep, const std::string& currency, size_t width = 0);
 /// A header row of keys (each names its unit: step_ms_median, usd_per_hour, data_wait_fraction),
 /// then one row per result; numbers with 10 significant digits, texts quoted, absent values empty.
 std::string to_csv(const RunReport& report);

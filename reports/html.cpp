@@ -336,24 +336,24 @@ std::string trend_panel(const TrendSeries& s, bool cost, const std::string& curr
 /// A sweep's race: cost per 1M samples of each point with its 95 % CI, one row per point (a
 /// single axis: in the axis's order, so the row is the knob; else cheapest first), the best
 /// marked, eliminated points hollow with the round they left.
-std::string sweep_dots(const nlohmann::json& race, const nlohmann::json& axes, const std::string& currency) {
-  std::vector<nlohmann::json> points(race["points"].begin(), race["points"].end());
+std::string sweep_dots(const SweepRace& race, const std::vector<SweepAxis>& axes, const std::string& currency) {
+  std::vector<const SweepPoint*> points;
+  for (const auto& p : race.points) points.push_back(&p);
   if (axes.size() == 1) {
-    const auto& values = axes[0]["values"];
-    const std::string axis = axes[0]["name"].get<std::string>();
-    auto rank = [&](const nlohmann::json& p) {
-      for (size_t i = 0; i < values.size(); ++i)
-        if (p["values"].value(axis, "") == values[i].get<std::string>()) return i;
-      return values.size();
+    const auto& values = axes[0].values;
+    auto rank = [&](const SweepPoint* p) {
+      const auto value = p->values.find(axes[0].name);
+      const auto at = value == p->values.end() ? values.end() : std::find(values.begin(), values.end(), value->second);
+      return static_cast<size_t>(at - values.begin());
     };
-    std::stable_sort(points.begin(), points.end(), [&](const auto& a, const auto& b) { return rank(a) < rank(b); });
+    std::stable_sort(points.begin(), points.end(), [&](const auto* a, const auto* b) { return rank(a) < rank(b); });
   }
   // The axis spans the intervals, not 0: points a few % apart would crowd one end otherwise.
   double lo = std::numeric_limits<double>::infinity(), hi = -lo;
-  for (const auto& p : points) {
-    for (const auto& v : {p["usd_per_1m_samples"], p["usd_per_1m_samples_ci95"].is_array() ? p["usd_per_1m_samples_ci95"][0] : nullptr,
-                          p["usd_per_1m_samples_ci95"].is_array() ? p["usd_per_1m_samples_ci95"][1] : nullptr})
-      if (v.is_number()) lo = std::min(lo, v.get<double>()), hi = std::max(hi, v.get<double>());
+  for (const auto* p : points) {
+    if (p->usd_per_1m_samples) lo = std::min(lo, *p->usd_per_1m_samples), hi = std::max(hi, *p->usd_per_1m_samples);
+    if (p->usd_per_1m_samples_ci95)
+      for (double v : *p->usd_per_1m_samples_ci95) lo = std::min(lo, v), hi = std::max(hi, v);
   }
   if (!(lo <= hi)) lo = 0, hi = 1;
   const double pad = (hi - lo) * 0.05 + std::fabs(hi) * 0.01 + 1e-12;
@@ -367,34 +367,31 @@ std::string sweep_dots(const nlohmann::json& race, const nlohmann::json& axes, c
   std::string out = fmt::format(
       "<svg class=\"chart\" data-chart=\"sweep\" data-workload=\"{}\" width=\"{}\" height=\"{}\" viewBox=\"0 0 {} {}\" role=\"img\" "
       "aria-label=\"{} per sweep point\">\n",
-      markup_escape(race.value("workload", "")), kWidth, px(height), kWidth, px(height), markup_escape(unit));
+      markup_escape(race.workload), kWidth, px(height), kWidth, px(height), markup_escape(unit));
   out += labelled_x_axis(x, axis_y, marks,
                          unit + (from_zero ? "" : fmt::format(", from {} (the axis does not start at 0)", sig(x.lo))) +
                              " (dot: mean step, as billed; whisker: 95 % CI)",
                          4);
   for (size_t i = 0; i < points.size(); ++i) {
-    const auto& p = points[i];
+    const SweepPoint& p = *points[i];
     const double y = 12 + kRow * static_cast<double>(i) + kRow / 2;
-    const std::string verdict = p.value("verdict", "");
-    const bool best = verdict == "best";
-    std::string said = verdict;
-    if (p["left_after_round"].is_number()) said += fmt::format(" after round {}", p["left_after_round"].get<int64_t>());
-    out += fmt::format("<g class=\"point\" data-configuration=\"{}\" data-verdict=\"{}\">", markup_escape(p.value("configuration", "")),
-                       markup_escape(verdict));
+    const bool best = p.verdict == "best";
+    std::string said = p.verdict;
+    if (p.left_after_round) said += fmt::format(" after round {}", *p.left_after_round);
+    out += fmt::format("<g class=\"point\" data-configuration=\"{}\" data-verdict=\"{}\">", markup_escape(p.configuration),
+                       markup_escape(p.verdict));
     out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\"{}>{}</text>", px(label - 8), px(y + 4),
-                       best ? " font-weight=\"700\"" : "", markup_escape(p.value("configuration", "")));
-    if (!p["usd_per_1m_samples"].is_number()) {
+                       best ? " font-weight=\"700\"" : "", markup_escape(p.configuration));
+    if (!p.usd_per_1m_samples) {
       out += fmt::format("<text class=\"muted\" x=\"{}\" y=\"{}\">{}</text></g>\n", px(label), px(y + 4), markup_escape(said));
       continue;
     }
-    const double v = p["usd_per_1m_samples"].get<double>();
-    const std::array<double, 2> ci = p["usd_per_1m_samples_ci95"].is_array()
-                                         ? std::array<double, 2>{p["usd_per_1m_samples_ci95"][0].get<double>(), p["usd_per_1m_samples_ci95"][1].get<double>()}
-                                         : std::array<double, 2>{v, v};
-    out += fmt::format("<title>{}: {} {} (95 % CI {}..{}), {}</title>", markup_escape(p.value("configuration", "")), sig(v),
+    const double v = *p.usd_per_1m_samples;
+    const std::array<double, 2> ci = p.usd_per_1m_samples_ci95.value_or(std::array<double, 2>{v, v});
+    out += fmt::format("<title>{}: {} {} (95 % CI {}..{}), {}</title>", markup_escape(p.configuration), sig(v),
                        markup_escape(unit), sig(ci[0]), sig(ci[1]), markup_escape(said));
     out += fmt::format("<line class=\"whisker\" x1=\"{0}\" y1=\"{2}\" x2=\"{1}\" y2=\"{2}\"/>", px(x(ci[0])), px(x(ci[1])), px(y));
-    const std::string fill = best ? "var(--good)" : verdict == "eliminated" ? "#ffffff" : verdict == "equivalent" ? "#8fd1a8" : "var(--bar)";
+    const std::string fill = best ? "var(--good)" : p.verdict == "eliminated" ? "#ffffff" : p.verdict == "equivalent" ? "#8fd1a8" : "var(--bar)";
     out += fmt::format("<circle cx=\"{}\" cy=\"{}\" r=\"{}\" fill=\"{}\" stroke=\"{}\" stroke-width=\"1.5\"/>", px(x(v)), px(y),
                        best ? 7 : 5, fill, best ? "var(--good)" : "var(--bar)");
     out += fmt::format("<text x=\"{}\" y=\"{}\"{}>{} — {}</text></g>\n", px(kWidth - right + 8), px(y + 4),
@@ -405,49 +402,54 @@ std::string sweep_dots(const nlohmann::json& race, const nlohmann::json& axes, c
 
 /// Two axes: a heat map of cost per sample over the best's (rows: the first axis, columns: the
 /// second), each cell with its figure; the best outlined, eliminated cells hatched pale.
-std::string sweep_heatmap(const nlohmann::json& race, const nlohmann::json& axes) {
+std::string sweep_heatmap(const SweepRace& race, const std::vector<SweepAxis>& axes) {
   if (axes.size() != 2) return "";
-  const auto& rows = axes[0]["values"];
-  const auto& cols = axes[1]["values"];
-  const std::string ra = axes[0]["name"].get<std::string>(), ca = axes[1]["name"].get<std::string>();
+  const auto& rows = axes[0].values;
+  const auto& cols = axes[1].values;
+  const std::string& ra = axes[0].name;
+  const std::string& ca = axes[1].name;
   double best_cost = 0, worst = 1;
-  for (const auto& p : race["points"])
-    if (p.value("verdict", "") == "best" && p["usd_per_1m_samples"].is_number()) best_cost = p["usd_per_1m_samples"].get<double>();
+  for (const auto& p : race.points)
+    if (p.verdict == "best" && p.usd_per_1m_samples) best_cost = *p.usd_per_1m_samples;
   if (!(best_cost > 0)) return "";
-  for (const auto& p : race["points"])
-    if (p["usd_per_1m_samples"].is_number()) worst = std::max(worst, p["usd_per_1m_samples"].get<double>() / best_cost);
+  for (const auto& p : race.points)
+    if (p.usd_per_1m_samples) worst = std::max(worst, *p.usd_per_1m_samples / best_cost);
   const double cell_w = std::min(160.0, (kWidth - 200) / std::max<size_t>(1, cols.size())), cell_h = 44, left = 190, top = 36;
   const double width = left + cell_w * cols.size() + 20, height = top + cell_h * rows.size() + 10;
   std::string out = fmt::format(
       "<svg class=\"chart\" data-chart=\"sweep-heatmap\" data-workload=\"{}\" width=\"{}\" height=\"{}\" viewBox=\"0 0 {} {}\" role=\"img\" "
       "aria-label=\"cost per sample over the best's, {} by {}\">\n",
-      markup_escape(race.value("workload", "")), px(width), px(height), px(width), px(height), markup_escape(ra), markup_escape(ca));
+      markup_escape(race.workload), px(width), px(height), px(width), px(height), markup_escape(ra), markup_escape(ca));
   out += fmt::format("<text class=\"muted\" x=\"{}\" y=\"14\" text-anchor=\"middle\">{}</text>\n", px(left + cell_w * cols.size() / 2),
                      markup_escape(ca));
   out += fmt::format("<text class=\"muted\" x=\"{}\" y=\"{}\" text-anchor=\"end\">{} ↓</text>\n", px(left - 8), px(top - 6), markup_escape(ra));
   for (size_t c = 0; c < cols.size(); ++c)
     out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>", px(left + cell_w * (c + 0.5)), px(top - 6),
-                       markup_escape(cols[c].get<std::string>()));
+                       markup_escape(cols[c]));
+  auto value_of = [](const SweepPoint& p, const std::string& axis) {
+    const auto v = p.values.find(axis);
+    return v == p.values.end() ? std::string() : v->second;
+  };
   for (size_t r = 0; r < rows.size(); ++r) {
     out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>", px(left - 8), px(top + cell_h * (r + 0.5) + 4),
-                       markup_escape(rows[r].get<std::string>()));
+                       markup_escape(rows[r]));
     for (size_t c = 0; c < cols.size(); ++c) {
-      const nlohmann::json* found = nullptr;
-      for (const auto& p : race["points"])
-        if (p["values"].value(ra, "") == rows[r].get<std::string>() && p["values"].value(ca, "") == cols[c].get<std::string>()) found = &p;
+      const SweepPoint* found = nullptr;
+      for (const auto& p : race.points)
+        if (value_of(p, ra) == rows[r] && value_of(p, ca) == cols[c]) found = &p;
       const double x0 = left + cell_w * c, y0 = top + cell_h * r;
-      if (!found || !(*found)["usd_per_1m_samples"].is_number()) {
+      if (!found || !found->usd_per_1m_samples) {
         out += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"#eceff4\" stroke=\"#fff\"/>", px(x0), px(y0), px(cell_w), px(cell_h));
         continue;
       }
-      const double ratio = (*found)["usd_per_1m_samples"].get<double>() / best_cost;
+      const double ratio = *found->usd_per_1m_samples / best_cost;
       // Green (the best) to red (the dearest), on the log of the ratio.
       const double t = worst > 1 ? std::log(ratio) / std::log(worst) : 0;
       const int red = static_cast<int>(60 + 180 * t), green = static_cast<int>(170 - 110 * t), blue = static_cast<int>(90 - 30 * t);
-      const std::string verdict = (*found).value("verdict", "");
+      const std::string& verdict = found->verdict;
       out += fmt::format("<g data-configuration=\"{}\" data-verdict=\"{}\"><title>{}: {:.3f} × the best's cost per sample, {}</title>",
-                         markup_escape((*found).value("configuration", "")), markup_escape(verdict),
-                         markup_escape((*found).value("configuration", "")), ratio, markup_escape(verdict));
+                         markup_escape(found->configuration), markup_escape(verdict), markup_escape(found->configuration), ratio,
+                         markup_escape(verdict));
       out += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"rgb({},{},{})\" fill-opacity=\"{}\" stroke=\"{}\" stroke-width=\"{}\"/>",
                          px(x0 + 1), px(y0 + 1), px(cell_w - 2), px(cell_h - 2), red, green, blue,
                          verdict == "eliminated" ? "0.45" : "0.9", verdict == "best" ? "#1d2330" : "#ffffff", verdict == "best" ? 3 : 1);
@@ -461,22 +463,19 @@ std::string sweep_heatmap(const nlohmann::json& race, const nlohmann::json& axes
 
 /// The sweep's section: per race, what ended it, the dots and (two axes) the heat map.
 std::string sweep_section(const RunReport& r) {
-  if (!r.sweep.is_object() || !r.sweep.contains("races")) return "";
-  const auto& axes = r.sweep["axes"];
+  if (!r.sweep) return "";
+  const auto& axes = r.sweep->axes;
   std::string names;
-  for (const auto& a : axes) names += (names.empty() ? "" : " × ") + a.value("name", "");
+  for (const auto& a : axes) names += (names.empty() ? "" : " × ") + a.name;
   std::string out = "<section id=\"sweep\"><h2>Sweep: " + markup_escape(names) + "</h2>\n";
-  for (const auto& race : r.sweep["races"]) {
-    std::vector<std::string> equivalent;
-    for (const auto& e : race["equivalent"]) equivalent.push_back(e.get<std::string>());
+  for (const auto& race : r.sweep->races) {
     out += fmt::format("<p class=\"decision\">{}: best {}; equivalent to it within ±{:g} %: {}. The race ended after {} rounds: {}; "
                        "the eliminations saved {:.1f} s of {:.1f} s measured ({:.0f} %). Each point against the best at {:.2f} % "
                        "(Bonferroni over the k − 1 comparisons: {:g} % together).</p>\n",
-                       markup_escape(race.value("workload", "")), markup_escape(race["best"].is_string() ? race["best"].get<std::string>() : "none"),
-                       race.value("equivalence_pct", 0.0), markup_escape(equivalent.empty() ? "none" : fmt::to_string(fmt::join(equivalent, ", "))),
-                       race.value("rounds", 0), markup_escape(race.value("stop", "")), race.value("saved_s", 0.0),
-                       race.value("measured_s", 0.0) + race.value("saved_s", 0.0), race.value("saved_fraction", 0.0) * 100,
-                       race.value("comparison_confidence", 0.0) * 100, race.value("confidence", 0.0) * 100);
+                       markup_escape(race.workload), markup_escape(race.best.value_or("none")), race.equivalence_pct,
+                       markup_escape(race.equivalent.empty() ? "none" : fmt::to_string(fmt::join(race.equivalent, ", "))), race.rounds,
+                       markup_escape(race.stop), race.saved_s, race.measured_s + race.saved_s, race.saved_fraction * 100,
+                       race.comparison_confidence * 100, race.confidence * 100);
     out += "<h3>" + markup_escape(r.pricing_currency) + " per 1M samples per point</h3>\n" + sweep_dots(race, axes, r.pricing_currency);
     if (axes.size() == 2) out += "<h3>Cost per sample over the best's</h3>\n" + sweep_heatmap(race, axes);
   }

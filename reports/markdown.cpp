@@ -30,43 +30,34 @@ std::string interval(const Column& c, const std::array<double, 2>& ci, double mo
 /// A sweep's races (RunReport::sweep): per race, the best with its interval, the points
 /// equivalent to it, what ended it and the time saved, then a table sorted by cost per sample
 /// with each point's verdict. "" without a sweep.
-std::string sweep_markdown(const nlohmann::json& sweep, const std::string& currency) {
-  if (!sweep.is_object() || !sweep.contains("races") || sweep["races"].empty()) return "";
-  auto number = [](const nlohmann::json& x, const char* format) {
-    return x.is_number() ? fmt::format(fmt::runtime(format), x.get<double>()) : std::string("-");
-  };
-  auto bounds = [&](const nlohmann::json& b, const char* format) {
-    return b.is_array() && b.size() == 2 ? "[" + number(b[0], format) + ", " + number(b[1], format) + "]" : std::string("-");
-  };
+std::string sweep_markdown(const std::optional<SweepRecord>& sweep, const std::string& currency) {
+  if (!sweep || sweep->races.empty()) return "";
   std::string axes;
-  for (const auto& a : sweep["axes"]) axes += (axes.empty() ? "" : " × ") + a.value("name", "");
+  for (const auto& a : sweep->axes) axes += (axes.empty() ? "" : " × ") + a.name;
   std::string out = "\n### Sweep: " + markdown_escape(axes) + "\n\n";
-  for (const auto& race : sweep["races"]) {
+  for (const auto& race : sweep->races) {
     std::vector<std::string> equivalent;
-    for (const auto& e : race["equivalent"]) equivalent.push_back("`" + e.get<std::string>() + "`");
+    for (const auto& e : race.equivalent) equivalent.push_back("`" + e + "`");
     std::string best = "none";
-    for (const auto& p : race["points"])
-      if (race["best"].is_string() && p["configuration"] == race["best"])
-        best = fmt::format("`{}` at {} {} per 1M samples (95 % CI {})", p["configuration"].get<std::string>(),
-                           number(p["usd_per_1m_samples"], "{:.4g}"), currency, bounds(p["usd_per_1m_samples_ci95"], "{:.4g}"));
-    out += fmt::format("**{}: best {}**; equivalent to it within ±{:g} %: {}.\n\n", markdown_escape(race.value("workload", "")), best,
-                       race.value("equivalence_pct", 0.0), equivalent.empty() ? "none" : fmt::to_string(fmt::join(equivalent, ", ")));
+    if (const SweepPoint* p = race.best_point())
+      best = fmt::format("`{}` at {} {} per 1M samples (95 % CI {})", p->configuration, figure_or_dash(p->usd_per_1m_samples, "{:.4g}"),
+                         currency, bounds_or_dash(p->usd_per_1m_samples_ci95, "{:.4g}"));
+    out += fmt::format("**{}: best {}**; equivalent to it within ±{:g} %: {}.\n\n", markdown_escape(race.workload), best,
+                       race.equivalence_pct, equivalent.empty() ? "none" : fmt::to_string(fmt::join(equivalent, ", ")));
     out += fmt::format("{} points raced in turns of {} steps; ended after {} rounds: {}. Each point against the best at {:.2f} % "
                        "(Bonferroni over the k − 1 comparisons: {:g} % together). Measured {:.1f} s of steps; the eliminations "
                        "saved {:.1f} s ({:.0f} %) against every point measuring every round.\n\n",
-                       race["points"].size(), race.value("round_steps", 0), race.value("rounds", 0), markdown_escape(race.value("stop", "")),
-                       race.value("comparison_confidence", 0.0) * 100, race.value("confidence", 0.0) * 100,
-                       race.value("measured_s", 0.0), race.value("saved_s", 0.0), race.value("saved_fraction", 0.0) * 100);
+                       race.points.size(), race.round_steps, race.rounds, markdown_escape(race.stop), race.comparison_confidence * 100,
+                       race.confidence * 100, race.measured_s, race.saved_s, race.saved_fraction * 100);
     out += fmt::format("| point | {}/1M samples [95 % CI] | cost / best's | verdict | decided against |\n|---|---:|---:|---|---|\n",
                        markdown_escape(currency));
-    for (const auto& p : race["points"]) {
-      const std::string verdict = p.value("verdict", "");
-      std::string said = verdict == "best" ? "**best**" : verdict;
-      if (p["left_after_round"].is_number()) said += fmt::format(" after round {}", p["left_after_round"].get<int64_t>());
-      out += fmt::format("| {} | {} {} | {} | {} | {} |\n", table_cell(p.value("configuration", "")),
-                         number(p["usd_per_1m_samples"], "{:.4g}"), bounds(p["usd_per_1m_samples_ci95"], "{:.4g}"),
-                         verdict == "best" ? std::string("1") : bounds(p.value("cost_ratio_bounds", nlohmann::json()), "{:.3f}"), said,
-                         table_cell(p.value("compared_with", "")));
+    for (const auto& p : race.points) {
+      std::string said = p.verdict == "best" ? "**best**" : p.verdict;
+      if (p.left_after_round) said += fmt::format(" after round {}", *p.left_after_round);
+      out += fmt::format("| {} | {} {} | {} | {} | {} |\n", table_cell(p.configuration), figure_or_dash(p.usd_per_1m_samples, "{:.4g}"),
+                         bounds_or_dash(p.usd_per_1m_samples_ci95, "{:.4g}"),
+                         p.verdict == "best" ? std::string("1") : bounds_or_dash(p.cost_ratio_bounds, "{:.3f}"), said,
+                         table_cell(p.compared_with.value_or("")));
     }
   }
   return out;

@@ -15,6 +15,7 @@
 #include "src/core/distributed.h"
 #include "src/core/json_fields.h"
 #include "src/core/kinds.h"
+#include "src/core/sweep_record.h"
 #include "src/core/measurement.h"
 #include "src/core/spot.h"
 #include "src/core/workload_registry.h"
@@ -354,8 +355,8 @@ struct RunReport {
   std::string pricing_sha256;     // of the table file: with its name and date, the table's identity
   double discount_pct = 0;
   std::vector<Result> results;
-  /// A sweep's race (src/config/sweep_report.h; docs/results.md "sweep"); null without a sweep.
-  nlohmann::json sweep;
+  /// A sweep's race (src/core/sweep_record.h; docs/results.md "sweep"); none without a sweep.
+  std::optional<SweepRecord> sweep;
   /// `pperf decide`: its inputs, the table it priced with, what was accepted (src/decide/decide.h);
   /// null elsewhere.
   nlohmann::json decide;

@@ -27,7 +27,7 @@ json to_json(const RunReport& report) {
   }
   j["results"] = json::array();
   for (const auto& r : report.results) j["results"].push_back(to_json(r));
-  if (!report.sweep.is_null()) j["sweep"] = report.sweep;
+  if (report.sweep) j["sweep"] = to_json(*report.sweep);
   if (!report.decide.is_null()) j["decide"] = report.decide;
   return j;
 }
@@ -68,10 +68,7 @@ RunReport results_from_json(const json& doc, const std::string& file) {
   if (auto published = pricing.find_value("published")) report.pricing_published = published->as_string();
   report.pricing_sha256 = pricing.string_or("sha256", "");
   for (const auto& item : root.at("results").items()) report.results.push_back(read_result(item));
-  if (auto sweep = root.find("sweep")) {
-    if (!sweep->raw().is_object()) sweep->fail("expected the sweep's object");
-    report.sweep = sweep->raw();
-  }
+  if (auto sweep = root.find("sweep")) report.sweep = read_sweep(*sweep);
   if (auto decide = root.find("decide")) {
     if (!decide->raw().is_object()) decide->fail("expected the decide object");
     report.decide = decide->raw();

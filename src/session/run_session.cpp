@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <set>
 
-#include "src/config/sweep_report.h"
+#include "src/session/sweep_race.h"
 #include "src/core/input_error.h"
 #include "src/core/process.h"
 #include "src/measure/data_sources.h"
@@ -150,8 +150,12 @@ ExecutorOptions RunSession::executor_options() const {
   options.process.launcher = launcher_from_env();
   for (const auto& c : config_.configurations)
     if (c.baseline) options.decision.price_ratio = price_ratios(pricing_, c.name);
-  options.decision.settings = settings_for_turns(config_.measure.decision, config_.measure.max_steps, kRoundSteps);
+  options.decision.settings = decision_settings();
   return options;
+}
+
+DecisionSettings RunSession::decision_settings() const {
+  return settings_for_turns(config_.measure.decision, config_.measure.max_steps, kRoundSteps);
 }
 
 std::vector<Result> RunSession::measure(const ExecutorOptions& options, const std::atomic<bool>& stop_requested,
@@ -165,7 +169,7 @@ void RunSession::price(std::vector<Result>& results, const nlohmann::json& host)
 
 void RunSession::price(RunReport& report) const {
   price(report.results, report.host);
-  report.sweep = sweep_report(config_, report.results);
+  report.sweep = sweep_race_record(config_, report.results, decision_settings());
 }
 
 }  // namespace pperf

@@ -82,6 +82,9 @@ class RunSession {
   /// The executor's settings for this session (the price ratios against the baseline, the
   /// decision settings, the memory bound).
   ExecutorOptions executor_options() const;
+  /// The decision settings the measuring loop decides and races with (the config's, for turns of
+  /// kRoundSteps within max_steps); the sweep's record is replayed with the same.
+  DecisionSettings decision_settings() const;
 
   /// Measures every item (src/measure/executor.h: run_plan).
   std::vector<Result> measure(const ExecutorOptions& options, const std::atomic<bool>& stop_requested,
@@ -91,7 +94,7 @@ class RunSession {
   /// pricing inputs; call once per set of results.
   void price(std::vector<Result>& results, const nlohmann::json& host) const;
   /// The price stage of a finished run: prices and rates `report`'s results against its host
-  /// (as above), then records a sweep's race from them (src/config/sweep_report.h); call once
+  /// (as above), then records a sweep's race from them (src/session/sweep_race.h); call once
   /// per report.
   void price(RunReport& report) const;
 

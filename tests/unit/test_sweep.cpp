@@ -6,7 +6,7 @@
 
 #include "src/config/config.h"
 #include "src/config/plan.h"
-#include "src/config/sweep_report.h"
+#include "src/session/sweep_race.h"
 #include "src/core/input_error.h"
 #include "test_helpers.h"
 #include "unit_registry.h"
@@ -45,6 +45,13 @@ std::string error_of(json config, const std::function<void(json&)>& mutate) {
     return std::string(e.what()).substr(path.size() + 2);
   }
   return "";
+}
+
+/// The sweep's record as the results file has it, raced in turns of 10 steps (point_result's).
+json race_record(const Config& c, const std::vector<Result>& results) {
+  const std::optional<SweepRecord> record =
+      sweep_race_record(c, results, settings_for_turns(c.measure.decision, c.measure.max_steps, 10));
+  return record ? to_json(*record) : json();
 }
 
 std::vector<std::string> names(const Config& c) {
@@ -193,7 +200,7 @@ TEST(Sweep, ReportReplaysTheRaceAndCountsTheTimeSaved) {
   const size_t first_look = DecisionSettings{}.min_rounds;
   const std::vector<Result> results = {point_result("threads=1", 100, 20, 4), point_result("threads=2", 200, first_look, 4),
                                        point_result("threads=3", 100.5, 20, 4)};
-  const json report = sweep_report(c, results);
+  const json report = race_record(c, results);
   ASSERT_TRUE(report.is_object());
   EXPECT_EQ(report["axes"], json::parse(R"([{"name": "threads", "values": ["1", "2", "3"]}])"));
   const json& race = report["races"][0];
@@ -222,7 +229,7 @@ TEST(Sweep, ReportReplaysTheRaceAndCountsTheTimeSaved) {
   // max_seconds (60 s, measured 2 s a round: 30 rounds' worth).
   j["measure"]["max_steps"] = 400;
   pperf::testing::TempDir longer;
-  const json race40 = sweep_report(load(j, longer), results)["races"][0];
+  const json race40 = race_record(load(j, longer), results)["races"][0];
   double saved40 = 0;
   for (const auto& r : results) {
     double s = 0;
@@ -238,7 +245,7 @@ TEST(Sweep, ReportReplaysTheRaceAndCountsTheTimeSaved) {
   plain["configurations"][0]["baseline"] = true;
   plain["configurations"][0]["baseline"] = true;
   pperf::testing::TempDir other;
-  EXPECT_TRUE(sweep_report(load(plain, other), results).is_null());
+  EXPECT_TRUE(race_record(load(plain, other), results).is_null());
 }
 
 TEST(Sweep, ReportWithoutTurnsNamesTheCheapestUndecided) {
@@ -248,7 +255,7 @@ TEST(Sweep, ReportWithoutTurnsNamesTheCheapestUndecided) {
   const Config c = load(j, dir);
   std::vector<Result> results = {point_result("threads=1", 100, 5, 4), point_result("threads=2", 90, 5, 4)};
   for (auto& r : results) r.measurement->turns = Turns{};  // --sequential: no rounds
-  const json race = sweep_report(c, results)["races"][0];
+  const json race = race_record(c, results)["races"][0];
   EXPECT_EQ(race["rounds"], 0);
   EXPECT_EQ(race["best"], "threads=2");
   EXPECT_EQ(race["finished"], false);

@@ -9,6 +9,7 @@
 #include <regex>
 #include <sstream>
 
+#include "src/core/input_error.h"
 #include "src/core/results_json.h"
 #include "reports/formats.h"
 #include "reports/page.h"
@@ -23,7 +24,7 @@ namespace {
 RunReport sweep_run() {
   RunReport report = read_results_file(std::string(PPERF_SOURCE_DIR) + "/tests/data/results/run_tiny.json");
   std::ifstream in(std::string(PPERF_SOURCE_DIR) + "/tests/data/races/sweep_race.json");
-  report.sweep = nlohmann::json::parse(in);
+  report.sweep = read_sweep(JsonView(nlohmann::json::parse(in), "sweep_race.json"));
   Result& r = report.results[1];
   r.comparison.improvement_pct = 1.2;
   Decision d;
@@ -77,7 +78,7 @@ TEST(SweepReport, ConsoleRowsFitTheWidthOnOneLineEach) {
   for (const auto& line : lines_of(console.substr(console.find("\nSweep of"))))
     EXPECT_LE(line.size(), 100u) << line;
   EXPECT_NE(console.find("The lines against the baseline are pairwise: each at 95 % on its own"), std::string::npos) << console;
-  EXPECT_EQ(sweep_table(nlohmann::json(), "USD", 100), "");
+  EXPECT_EQ(sweep_table(std::nullopt, "USD", 100), "");
 }
 
 TEST(SweepReport, ConsoleMainTableFitsWithThePointsLongNames) {
@@ -145,7 +146,7 @@ TEST(SweepReport, HtmlLeadsWithTheRaceAndSaysThePairwiseLinesAreNotSimultaneous)
 
   // Without a sweep the decisions are the page's statement, as before.
   RunReport plain = report;
-  plain.sweep = nullptr;
+  plain.sweep.reset();
   page.run = &plain;
   const std::string before = run_report_html(page);
   EXPECT_NE(before.find("<p class=\"decision\" data-decision=\"pairwise\">"), std::string::npos);
@@ -205,7 +206,26 @@ TEST(SweepReport, MarkdownHasTheSweepTableSortedByCostWithVerdicts) {
   ASSERT_NE(md.find("\n- spot vs ondemand"), std::string::npos) << md;
   EXPECT_LT(md.find("_The lines against the baseline are pairwise"), md.find("\n- spot vs ondemand"));
   RunReport plain = report;
-  plain.sweep = nullptr;
+  plain.sweep.reset();
   page.run = &plain;
   EXPECT_EQ(run_report_markdown(page).find("### Sweep"), std::string::npos);
+}
+
+TEST(SweepReport, TheRecordReadsAndWritesBackEveryFieldAndNamesABadOne) {
+  std::ifstream in(std::string(PPERF_SOURCE_DIR) + "/tests/data/races/sweep_race.json");
+  nlohmann::json doc = nlohmann::json::parse(in);
+  doc["races"][0]["points"][1]["from_a_later_pperf"] = 7;  // kept, not lost
+  const SweepRecord sweep = read_sweep(JsonView(doc, "r.json", "/sweep"));
+  EXPECT_EQ(to_json(sweep), doc);
+  ASSERT_EQ(sweep.races.size(), 1u);
+  EXPECT_EQ(sweep.races[0].best_point()->configuration, "data_instances=1,prefetch_batches=4");
+  EXPECT_FALSE(sweep.races[0].points[0].compared_with);
+  EXPECT_EQ(sweep.races[0].points[2].left_after_round, 8);
+  doc["races"][0]["points"][2].erase("verdict");
+  try {
+    read_sweep(JsonView(doc, "r.json", "/sweep"));
+    ADD_FAILURE() << "a point without its verdict was read";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("r.json: /sweep/races/0/points/2/verdict"), std::string::npos) << e.what();
+  }
 }

@@ -132,17 +132,16 @@ std::string sweep_table(const std::optional<SweepRecord>& sweep, const std::stri
   return out;
 }
 
-std::string to_console(const RunReport& report, const ConsoleOptions& options) {
+namespace {
+/// The results table for people: result_columns() that the console shows (wide-only ones when
+/// nothing limits the width), one workload said once above it; at a width, the least important
+/// columns give way, then the notes column leaves for `notes_under`.
+std::string console_results_table(const RunReport& report, const ConsoleOptions& options, std::string& notes_under) {
   const std::vector<Result>& results = report.results;
   std::set<std::string> workloads;
   for (const auto& r : results) workloads.insert(fmt::format("{}/{}, batch {}", r.workload, r.preset, r.batch_size));
-  // Named members, not a structured binding: a lambda below uses them (C++17 clang refuses that).
-  const auto scale = money_scale(results);
-  const double money_per = scale.first;
-  const std::string& money_unit = scale.second;
+  const auto [money_per, money_unit] = money_scale(results);
   const std::string currency = report.pricing_currency.empty() ? "USD" : report.pricing_currency;
-
-  // The table: result_columns() that the console shows, wide-only ones when nothing limits the width.
   const bool every_column = options.wide || options.width == 0;
   std::vector<ConsoleColumn> columns;
   std::vector<const Column*> source;  // per console column, the table's column it shows
@@ -159,9 +158,7 @@ std::string to_console(const RunReport& report, const ConsoleOptions& options) {
       source.push_back(&c), is_ci.push_back(true);
     }
   }
-  bool any_baseline = false;
   for (const auto& r : results) {
-    any_baseline = any_baseline || r.baseline;
     const bool figures = shows_figures(r);
     for (size_t i = 0; i < columns.size(); ++i) {
       const Column& c = *source[i];
@@ -184,7 +181,6 @@ std::string to_console(const RunReport& report, const ConsoleOptions& options) {
         break;
       }
   }
-  std::string notes_under;  // the notes column's rows, when it gave way
   if (options.width > 0 && !options.wide) {
     for (int priority = 5; priority > 0 && table_width(columns) > options.width; --priority)
       for (size_t c = columns.size(); c-- > 0;)
@@ -201,72 +197,56 @@ std::string to_console(const RunReport& report, const ConsoleOptions& options) {
         break;
       }
   }
-  // The answer first: each configuration's verdict against its baseline.
-  std::string decisions;
-  for (const auto& d : decision_sentences(results)) decisions += d + "\n";
-  if (!decisions.empty() && report.sweep) decisions += sweep_pairwise_note(report.sweep) + "\n";
-  out = wrap(decisions, options.wide ? 0 : options.width) + out + render(columns, results.size());
-  std::string prose = notes_under;  // everything under the table, wrapped to the width
+  return out + render(columns, results.size());
+}
 
-  // Why rows failed, in full (the notes column only says that they did).
-  for (const auto& r : results)
-    if (r.status != ResultStatus::ok) prose += fmt::format("{} {}: {}\n", r.configuration, to_string(r.status), r.reason);
-
-  // What ran where.
-  const auto& host = report.host;
+/// What ran where: this host or the priced instances, and per result its trainer's CPUs and
+/// threads, its data path, its distributed group and its bottleneck. "" when nothing was measured.
+std::string where_it_ran(const RunReport& report) {
+  const std::vector<Result>& results = report.results;
+  const bool measured = std::any_of(results.begin(), results.end(), [](const Result& r) { return r.measured; });
+  if (!measured) return "";
   const bool emulated = std::any_of(results.begin(), results.end(),
                                     [](const Result& r) { return r.execution && r.execution->emulated; });
-  bool measured = false;
-  for (const auto& r : results) measured = measured || r.measured;
-  if (measured) {
-    const std::string cpu = host_fact(host, {"cpu_model"}), cpus = host_fact(host, {"logical_cpus"});
-    prose += emulated ? fmt::format("Measured on this host ({}, {} logical CPUs), not on the priced instances: "
-                                  "step times are this host's (emulated).\n", cpu, cpus)
-                    : fmt::format("Measured natively on the priced instances ({}, {} logical CPUs).\n", cpu, cpus);
-    for (const auto& r : results) {
-      if (!r.execution) continue;
-      const ExecutionReport& e = *r.execution;
-      std::string data;
-      const bool python = r.data && r.data->source.rfind("python:", 0) == 0;
-      if (e.data_mode == DataMode::local && python)
-        data = fmt::format("Python worker on the trainer's CPUs ({}), {} process{}", r.data->source.substr(7),
-                           e.data_workers, e.data_workers == 1 ? "" : "es");
-      else if (e.data_mode == DataMode::local)
-        data = fmt::format("local loader, {} thread{}", e.data_workers, e.data_workers == 1 ? "" : "s");
-      else if (!e.data_cpus.empty() || e.data_endpoints.size() > 0)
-        data = fmt::format("{} data worker{} ({}), {} thread{} each", e.data_endpoints.size(),
-                           e.data_endpoints.size() == 1 ? "" : "s",
-                           e.data_cpus.empty() ? fmt::to_string(fmt::join(e.data_endpoints, ", ")) : "spawned here on " + cpu_list(e.data_cpus),
-                           e.data_workers, e.data_workers == 1 ? "" : "s") +
-               (python ? fmt::format(", Python ({})", r.data->source.substr(7)) : "");
-      prose += fmt::format("  {}: trainer on {}, {} thread{}, 1 process; data: {}\n", r.configuration, cpu_list(e.cpus),
-                         e.threads_effective, e.threads_effective == 1 ? "" : "s", data);
-      if (r.distributed) prose += "    " + describe(*r.distributed) + " (trainer line: rank 0)\n";
-      if (r.bottleneck) prose += fmt::format("    {}: {}\n", r.bottleneck->verdict, r.bottleneck->evidence);
-    }
+  const std::string cpu = host_fact(report.host, {"cpu_model"}), cpus = host_fact(report.host, {"logical_cpus"});
+  std::string out = emulated ? fmt::format("Measured on this host ({}, {} logical CPUs), not on the priced instances: "
+                                           "step times are this host's (emulated).\n", cpu, cpus)
+                             : fmt::format("Measured natively on the priced instances ({}, {} logical CPUs).\n", cpu, cpus);
+  for (const auto& r : results) {
+    if (!r.execution) continue;
+    const ExecutionReport& e = *r.execution;
+    std::string data;
+    const bool python = r.data && r.data->source.rfind("python:", 0) == 0;
+    if (e.data_mode == DataMode::local && python)
+      data = fmt::format("Python worker on the trainer's CPUs ({}), {} process{}", r.data->source.substr(7),
+                         e.data_workers, e.data_workers == 1 ? "" : "es");
+    else if (e.data_mode == DataMode::local)
+      data = fmt::format("local loader, {} thread{}", e.data_workers, e.data_workers == 1 ? "" : "s");
+    else if (!e.data_cpus.empty() || e.data_endpoints.size() > 0)
+      data = fmt::format("{} data worker{} ({}), {} thread{} each", e.data_endpoints.size(),
+                         e.data_endpoints.size() == 1 ? "" : "s",
+                         e.data_cpus.empty() ? fmt::to_string(fmt::join(e.data_endpoints, ", ")) : "spawned here on " + cpu_list(e.data_cpus),
+                         e.data_workers, e.data_workers == 1 ? "" : "s") +
+             (python ? fmt::format(", Python ({})", r.data->source.substr(7)) : "");
+    out += fmt::format("  {}: trainer on {}, {} thread{}, 1 process; data: {}\n", r.configuration, cpu_list(e.cpus),
+                       e.threads_effective, e.threads_effective == 1 ? "" : "s", data);
+    if (r.distributed) out += "    " + describe(*r.distributed) + " (trainer line: rank 0)\n";
+    if (r.bottleneck) out += fmt::format("    {}: {}\n", r.bottleneck->verdict, r.bottleneck->evidence);
   }
+  return out;
+}
 
-  prose += "Cost, samples/s and improvement are priced on the mean step time (total time / steps, what is billed); "
-           "median ms is the typical step. Intervals: 95 %, none below 60 steps (the mean's from batch means with a skew "
-           "correction, the median's from order statistics, improvement's, when the configurations took turns, the "
-           "decision's own anytime interval over the paired rounds (it holds however the run stopped), else combined "
-           "from the two means'); verdicts: docs/statistics.md.\n";
-  // Legend of the notes that appear.
-  std::set<std::string> seen;
-  for (const auto& r : results)
-    for (const auto& n : notes_of(r)) seen.insert(n);
-  const auto& legend = note_meanings();
-  for (const auto& [note, meaning] : legend)
-    if (seen.count(note)) prose += fmt::format("{}: {}.\n", note, meaning);
-
-
+/// Time and cost to train, then Spot (checkpoint, expected cost beside On-Demand, the drill),
+/// each block only when a result has it.
+std::string to_train_and_spot(const std::vector<Result>& results, const std::string& currency) {
+  std::string out;
   std::vector<std::string> to_train;
   for (const auto& r : results)
     if (r.cost && r.cost->to_train)
       to_train.push_back(fmt::format("  {}: {} h, {} {} to train{}", r.configuration, significant(r.cost->to_train->hours, 4),
                                      significant(r.cost->to_train->usd, 4), currency,
                                      r.cost->to_train->steps ? fmt::format(" ({} steps)", *r.cost->to_train->steps) : ""));
-  if (!to_train.empty()) prose += "time and cost to train:\n" + fmt::to_string(fmt::join(to_train, "\n")) + "\n";
+  if (!to_train.empty()) out += "time and cost to train:\n" + fmt::to_string(fmt::join(to_train, "\n")) + "\n";
   // Spot: the expected cost to train beside the same group On-Demand (src/core/spot.h).
   std::vector<std::string> spot;
   for (const auto& r : results) {
@@ -289,15 +269,48 @@ std::string to_console(const RunReport& report, const ConsoleOptions& options) {
                                  r.configuration, r.spot_drill->killed_at_step, r.spot_drill->resumed_from_step,
                                  significant(r.spot_drill->measured_lost_s), significant(r.spot_drill->predicted_lost_s)));
   }
-  if (!spot.empty()) prose += "Spot:\n" + fmt::to_string(fmt::join(spot, "\n")) + "\n";
+  if (!spot.empty()) out += "Spot:\n" + fmt::to_string(fmt::join(spot, "\n")) + "\n";
+  return out;
+}
+}  // namespace
+
+std::string to_console(const RunReport& report, const ConsoleOptions& options) {
+  const std::vector<Result>& results = report.results;
+  const std::string currency = report.pricing_currency.empty() ? "USD" : report.pricing_currency;
+  const size_t width = options.wide ? 0 : options.width;
+  std::string notes_under;  // the notes column's rows, when it gave way
+  const std::string table = console_results_table(report, options, notes_under);
+  // The answer first: each configuration's verdict against its baseline.
+  std::string decisions;
+  for (const auto& d : decision_sentences(results)) decisions += d + "\n";
+  if (!decisions.empty() && report.sweep) decisions += sweep_pairwise_note(report.sweep) + "\n";
+
+  std::string prose = notes_under;  // everything under the table, wrapped to the width
+  // Why rows failed, in full (the notes column only says that they did).
+  for (const auto& r : results)
+    if (r.status != ResultStatus::ok) prose += fmt::format("{} {}: {}\n", r.configuration, to_string(r.status), r.reason);
+  prose += where_it_ran(report);
+  prose += "Cost, samples/s and improvement are priced on the mean step time (total time / steps, what is billed); "
+           "median ms is the typical step. Intervals: 95 %, none below 60 steps (the mean's from batch means with a skew "
+           "correction, the median's from order statistics, improvement's, when the configurations took turns, the "
+           "decision's own anytime interval over the paired rounds (it holds however the run stopped), else combined "
+           "from the two means'); verdicts: docs/statistics.md.\n";
+  // Legend of the notes that appear.
+  std::set<std::string> seen;
+  for (const auto& r : results)
+    for (const auto& n : notes_of(r)) seen.insert(n);
+  for (const auto& [note, meaning] : note_meanings())
+    if (seen.count(note)) prose += fmt::format("{}: {}.\n", note, meaning);
+  prose += to_train_and_spot(results, currency);
+  const bool any_baseline = std::any_of(results.begin(), results.end(), [](const Result& r) { return r.baseline; });
   const std::string prices = fmt::format("Prices: {} ({}, published {}, retrieved {}), market {}{}.", report.pricing_table,
                                          report.pricing_region, report.pricing_published.empty() ? "unknown" : report.pricing_published,
                                          report.pricing_retrieved, report.pricing_market,
                                          report.discount_pct > 0 ? fmt::format(", discount {:g} %", report.discount_pct) : "");
   prose += any_baseline ? "* baseline. " + prices + "\n"
-                      : "No baseline in this run (not selected with --only, or none priced): improvements not computed. " +
-                            prices + "\n";
-  return out + wrap(prose, options.wide ? 0 : options.width) + sweep_table(report.sweep, currency, options.wide ? 0 : options.width);
+                        : "No baseline in this run (not selected with --only, or none priced): improvements not computed. " +
+                              prices + "\n";
+  return wrap(decisions, width) + table + wrap(prose, width) + sweep_table(report.sweep, currency, width);
 }
 
 std::string compare_console(const CompareReport& r) {

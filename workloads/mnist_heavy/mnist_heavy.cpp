@@ -13,7 +13,7 @@
 #include "workloads/common/byte_table.h"
 #include "workloads/common/gaussian_blur.h"
 #include "workloads/common/idx.h"
-#include "workloads/common/image_set.h"
+#include "workloads/common/image_pipeline.h"
 #include "workloads/workload.h"
 
 namespace pperf {
@@ -78,46 +78,26 @@ std::shared_ptr<const ImageSet> make_synthetic(uint64_t seed) {
   return set;
 }
 
-class MnistPipeline : public InputPipeline {
+/// Per batch: the blur's buffers.
+struct BlurScratch {
+  std::vector<float> pixels = std::vector<float>(kPixels), blurred = std::vector<float>(kPixels), scratch;
+};
+
+/// The blur runs on the pixels (blur and normalization commute: the kernel sums to 1) and its
+/// result is rounded to bytes; the normalization is the last conversion (normalize_table).
+class MnistPipeline : public ImagePipeline<BlurScratch> {
  public:
   MnistPipeline(std::shared_ptr<const ImageSet> data, int64_t batch_size, uint64_t seed, std::string wire)
-      : data_(std::move(data)), batch_size_(batch_size), seed_(seed), wire_(std::move(wire)),
-        order_(shuffled_order(data_->size(), seed)) {}
+      : ImagePipeline(std::move(data), batch_size, seed, std::move(wire), normalize_table()) {}
 
-  /// The blur runs on the pixels (blur and normalization commute: the kernel sums to 1) and its
-  /// result is rounded to bytes, as a uint8 pipeline hands images over; the normalization is
-  /// the last conversion (normalize_table), made here on the float32 wire and by the step on uint8.
-  Batch make_batch(int64_t index) const override {
-    Batch batch;
-    batch.index = index;
-    torch::Tensor bytes = torch::empty({batch_size_, 1, kSide, kSide}, torch::kByte);
-    batch.targets = torch::empty({batch_size_}, torch::kLong);
-    uint8_t* out = bytes.data_ptr<uint8_t>();
-    int64_t* targets = batch.targets.data_ptr<int64_t>();
-    std::mt19937_64 rng(batch_seed(seed_, index));  // the same sigmas for a batch on any thread or host
-    std::uniform_real_distribution<double> sigma(kSigmaMin, kSigmaMax);
-    std::vector<float> pixels(kPixels), blurred(kPixels), scratch;
-    for (int64_t i = 0; i < batch_size_; ++i) {
-      const int64_t sample = order_[sample_position(index, batch_size_, i, data_->size())];
-      const uint8_t* image = data_->image(sample);
-      for (int p = 0; p < kPixels; ++p) pixels[p] = image[p];
-      gaussian_blur(pixels.data(), blurred.data(), kSide, kSide, gaussian_kernel1d(kBlurKernel, sigma(rng)), scratch);
-      for (int p = 0; p < kPixels; ++p) out[i * kPixels + p] = round_to_byte(blurred[p]);
-      targets[i] = data_->labels[sample];
-    }
-    batch.inputs = wire_ == "uint8" ? bytes : table_.apply_on_cpu(bytes);
-    return batch;
+ protected:
+  void make_sample(const ImageSet&, const uint8_t* image, uint8_t* out, std::mt19937_64& rng, BlurScratch& s) const override {
+    // The same sigmas for a batch on any thread or host: one draw per sample, in order.
+    const double sigma = std::uniform_real_distribution<double>(kSigmaMin, kSigmaMax)(rng);
+    for (int p = 0; p < kPixels; ++p) s.pixels[p] = image[p];
+    gaussian_blur(s.pixels.data(), s.blurred.data(), kSide, kSide, gaussian_kernel1d(kBlurKernel, sigma), s.scratch);
+    for (int p = 0; p < kPixels; ++p) out[p] = round_to_byte(s.blurred[p]);
   }
-
-  DataInfo data_info() const override { return data_->info; }
-
- private:
-  std::shared_ptr<const ImageSet> data_;
-  int64_t batch_size_;
-  uint64_t seed_;
-  std::string wire_;
-  ByteTable table_ = normalize_table();
-  std::vector<int64_t> order_;
 };
 
 struct MnistNetImpl : torch::nn::Module {

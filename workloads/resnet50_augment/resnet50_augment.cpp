@@ -10,7 +10,7 @@
 #include "src/core/input_error.h"
 #include "workloads/common/augment.h"
 #include "workloads/common/byte_table.h"
-#include "workloads/common/image_set.h"
+#include "workloads/common/image_pipeline.h"
 #include "workloads/workload.h"
 #include "workloads/common/foreach_optim.h"
 
@@ -163,45 +163,19 @@ ByteTable rescale_table() {
   return ByteTable([](uint8_t b) { return b * (1.0f / 255.0f); });
 }
 
-class AugmentPipeline : public InputPipeline {
+/// The chain runs in pixel values and its result is rounded to bytes (augment_sample_bytes); the
+/// rescale is the last conversion (rescale_table).
+class AugmentPipeline : public ImagePipeline<AugmentScratch> {
  public:
   AugmentPipeline(std::shared_ptr<const ImageSet> data, int64_t batch_size, uint64_t seed, std::string wire)
-      : data_(std::move(data)), batch_size_(batch_size), seed_(seed), wire_(std::move(wire)),
-        order_(shuffled_order(data_->size(), seed)) {}
+      : ImagePipeline(std::move(data), batch_size, seed, std::move(wire), rescale_table()) {}
 
-  /// The chain runs in pixel values and its result is rounded to bytes (augment_sample_bytes),
-  /// as a uint8 pipeline hands images over; the rescale is the last conversion (rescale_table),
-  /// made here on the float32 wire and by the step on uint8.
-  Batch make_batch(int64_t index) const override {
-    const int side = static_cast<int>(data_->side);
-    const int64_t image_bytes = static_cast<int64_t>(side) * side * kChannels;
-    Batch batch;
-    batch.index = index;
-    torch::Tensor bytes = torch::empty({batch_size_, kChannels, side, side}, torch::kByte);
-    batch.targets = torch::empty({batch_size_}, torch::kLong);
-    uint8_t* out = bytes.data_ptr<uint8_t>();
-    int64_t* targets = batch.targets.data_ptr<int64_t>();
-    std::mt19937_64 rng(batch_seed(seed_, index));  // the same flips, angles and zooms on any thread or host
-    AugmentScratch scratch;
-    for (int64_t i = 0; i < batch_size_; ++i) {
-      const int64_t sample = order_[sample_position(index, batch_size_, i, data_->size())];
-      const AugmentDraw draw = draw_augment(rng);
-      augment_sample_bytes(data_->image(sample), side, side, kChannels, draw, out + i * image_bytes, scratch);
-      targets[i] = data_->labels[sample];
-    }
-    batch.inputs = wire_ == "uint8" ? bytes : table_.apply_on_cpu(bytes);
-    return batch;
+ protected:
+  void make_sample(const ImageSet& set, const uint8_t* image, uint8_t* out, std::mt19937_64& rng,
+                   AugmentScratch& scratch) const override {
+    const int side = static_cast<int>(set.side);
+    augment_sample_bytes(image, side, side, kChannels, draw_augment(rng), out, scratch);  // flips, angles, zooms: from rng
   }
-
-  DataInfo data_info() const override { return data_->info; }
-
- private:
-  std::shared_ptr<const ImageSet> data_;
-  int64_t batch_size_;
-  uint64_t seed_;
-  std::string wire_;
-  ByteTable table_ = rescale_table();
-  std::vector<int64_t> order_;
 };
 
 class ResNet50Augment : public Workload {

@@ -68,9 +68,9 @@ for r in json.load(open(sys.argv[1]))["results"]:
     d = r["execution"]["data"]
     link = d.get("link")
     per_batch = d["wire"]["bytes_per_sample"] * r["batch_size"] * 8 / (link["emulated_gbps"] * 1e9) * 1e3 if link else None
-    step = r.get("step_time_ms", {}).get("mean")
+    step = (r.get("step_time_ms") or {}).get("mean")
     print(f"| {r['configuration']} | {d['wire']['format']} | {'%g Gbit/s (%.3g Mbit/s)' % (link['gbps'], link['emulated_gbps'] * 1e3) if link else 'loopback'} | "
-          f"{'%.1f' % step if step else '-'} | {'%.1f' % per_batch if per_batch else '-'} | {r['status']} {r.get('reason', '')[:80]} |")
+          f"{'%.1f' % step if step else '-'} | {'%.1f' % per_batch if per_batch else '-'} | {r['status']} {(r.get('reason') or '')[:80]} |")
 PY
 # (3) the projection of seed 000's job, with the tables' links and without.
 python3 - "$root/configs/seed000_ex1_resnet50_cost.json" "$work/full.json" <<'PY'

@@ -153,9 +153,8 @@ void price_results(std::vector<Result>& results, const PricingInputs& inputs) {
     }
     const auto samples = [](const Result& x) { return x.measurement ? &x.measurement->step_ms : nullptr; };
     const bool paired = took_turns(r, *base);
-    // What the run stopped on: the same settings its turns were decided with (run_session.cpp).
-    const DecisionSettings settings =
-        paired ? settings_for_turns(inputs.decision, inputs.max_steps, r.measurement->turns.round_steps) : inputs.decision;
+    // What the run stopped on: the same settings its turns were decided with.
+    const DecisionSettings& settings = paired ? inputs.turns_decision.value_or(inputs.decision) : inputs.decision;
     // In turns the run may have stopped on its decision: the one interval printed is the
     // anytime one (the confidence sequence's), valid under that stop; none without spread.
     const auto paired_ratio =

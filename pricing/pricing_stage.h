@@ -44,10 +44,11 @@ struct PricingInputs {
   std::optional<int64_t> steps_to_train;
   std::map<std::string, ConfigurationPricing> configurations;  // by configuration name
   uint64_t seed = 0;  // of the Spot model's Monte Carlo
-  DecisionSettings decision;
-  /// measure.max_steps: with the rounds' length a result records, the horizon its turns were
-  /// decided with (settings_for_turns); 0: unknown.
-  int64_t max_steps = 0;
+  DecisionSettings decision;  // the config's: results measured one after the other
+  /// The settings the run's turns were decided with (RunSession::decision_settings: the budget's
+  /// horizon, the early looks): paired results are judged with them, as the run stopped on them.
+  /// Empty: `decision`.
+  std::optional<DecisionSettings> turns_decision;
 };
 
 /// Each configuration's hourly price over the baseline configuration's, at both ends of any

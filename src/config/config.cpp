@@ -1009,7 +1009,6 @@ PricingInputs pricing_inputs(const Config& config) {
   inputs.steps_to_train = config.steps_to_train;
   inputs.seed = config.seed;
   inputs.decision = config.measure.decision;
-  inputs.max_steps = config.measure.max_steps;
   for (const auto& c : config.configurations) inputs.configurations[c.name] = {c.instances, c.billable_seconds, c.spot};
   return inputs;
 }

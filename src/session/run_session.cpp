@@ -37,7 +37,9 @@ RunSession::RunSession(const SessionRequest& request)
     : request_(request),
       config_(load_config(request.config, builtin_workloads(), request.process.native)),
       plan_(make_plan(config_, filter_of(request, config_), host_capacity(request.process.native))),
-      pricing_(pricing_inputs(config_)) {}
+      pricing_(pricing_inputs(config_)) {
+  pricing_.turns_decision = decision_settings();
+}
 
 int64_t RunSession::memory_limit_bytes() const {
   const std::optional<double> gib = request_.max_memory_gib ? request_.max_memory_gib : config_.measure.max_memory_gib;

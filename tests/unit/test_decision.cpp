@@ -288,6 +288,7 @@ TEST(Decision, ThePriceStageDecidesInTurnsFromTheRoundsAndOtherwiseOnce) {
   inputs.table.name = "t";
   inputs.configurations["base"].instances = {InstanceGroup{"x", 1, "dnn", Market::on_demand, 1.0}};
   inputs.configurations["cand"].instances = {InstanceGroup{"x", 1, "dnn", Market::on_demand, 1.05}};
+  inputs.turns_decision = settings_for_turns(DecisionSettings{}, 0, 10);  // turns of 10 steps, no budget told
   price_results(results, inputs);
   EXPECT_FALSE(results[0].decision) << "the baseline is not decided against itself";
   ASSERT_TRUE(results[1].decision);
@@ -300,9 +301,9 @@ TEST(Decision, ThePriceStageDecidesInTurnsFromTheRoundsAndOtherwiseOnce) {
   EXPECT_NEAR(1 - 1.05 / (*results[1].comparison.speedup_ci95)[0], 3.1010722833392235 / 100, 1e-9);
   EXPECT_EQ(price_ratios(inputs, "base").at("cand"), (PriceRatio{1.05, 1.05}));
   // Told the budget (max_steps 120: 12 rounds of 10 steps), the verdict and interval are the ones
-  // the run's turns stopped on (settings_for_turns, as src/session/run_session.cpp), narrower than
-  // the endless sequence's.
-  inputs.max_steps = 120;
+  // the run's turns stopped on (the session's settings_for_turns), narrower than the endless
+  // sequence's.
+  inputs.turns_decision = settings_for_turns(DecisionSettings{}, 120, 10);
   price_results(results, inputs);
   const Decision as_run = decide_interleaved(RoundSteps{results[0].measurement->step_ms, 10},
                                              RoundSteps{results[1].measurement->step_ms, 10}, 1.05,
@@ -311,7 +312,7 @@ TEST(Decision, ThePriceStageDecidesInTurnsFromTheRoundsAndOtherwiseOnce) {
   EXPECT_EQ(results[1].decision->reason, as_run.reason);
   EXPECT_GT((*results[1].decision->improvement_pct_bounds)[0], 3.1010722833392235 + 0.1);
   EXPECT_EQ(results[1].comparison.improvement_pct_ci95, results[1].decision->improvement_pct_bounds);
-  inputs.max_steps = 0;
+  inputs.turns_decision.reset();
   // Measured one after the other: one look at the fixed-sample interval.
   for (auto& r : results) r.measurement->turns = Turns{};
   price_results(results, inputs);

@@ -304,7 +304,8 @@ std::string to_console(const RunReport& report, const ConsoleOptions& options) {
   prose += where_it_ran(report);
   prose += "Cost, samples/s and improvement are priced on the mean step time (total time / steps, what is billed); "
            "median ms is the typical step. Intervals: 95 %, none below 60 steps (the mean's from batch means with a skew "
-           "correction, the median's from order statistics, improvement's, when the configurations took turns, the "
+           "correction, kept within the fastest and slowest step; the median's from order statistics, improvement's, "
+           "when the configurations took turns, the "
            "decision's own anytime interval over the paired rounds (it holds however the run stopped), else combined "
            "from the two means'); verdicts: docs/statistics.md.\n";
   // Legend of the notes that appear.

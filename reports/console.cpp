@@ -200,7 +200,8 @@ std::string console_results_table(const RunReport& report, const ConsoleOptions&
   return out + render(columns, results.size());
 }
 
-/// What ran where: this host or the priced instances, and per result its trainer's CPUs and
+/// What ran where: this host or the priced instances (pperf decide: each input run's host and
+/// time, decide_input_lines), and per result its trainer's CPUs and
 /// threads, its data path, its distributed group and its bottleneck. "" when nothing was measured.
 std::string where_it_ran(const RunReport& report) {
   const std::vector<Result>& results = report.results;
@@ -209,9 +210,20 @@ std::string where_it_ran(const RunReport& report) {
   const bool emulated = std::any_of(results.begin(), results.end(),
                                     [](const Result& r) { return r.execution && r.execution->emulated; });
   const std::string cpu = host_fact(report.host, {"cpu_model"}), cpus = host_fact(report.host, {"logical_cpus"});
-  std::string out = emulated ? fmt::format("Measured on this host ({}, {} logical CPUs), not on the priced instances: "
-                                           "step times are this host's (emulated).\n", cpu, cpus)
-                             : fmt::format("Measured natively on the priced instances ({}, {} logical CPUs).\n", cpu, cpus);
+  std::string out;
+  const auto inputs = decide_input_lines(report.decide);
+  if (!inputs.empty()) {  // pperf decide: each input's own host; this one only decided
+    out = fmt::format("Measured apart by {} run{}, each on its own host{}; decided on {}:\n", inputs.size(),
+                      inputs.size() == 1 ? "" : "s",
+                      emulated ? ", not on the priced instances: step times are those hosts' (emulated)"
+                               : ", natively on the priced instances",
+                      host_fact(report.host, {"hostname"}));
+    for (const auto& line : inputs) out += "  " + line + "\n";
+  } else {
+    out = emulated ? fmt::format("Measured on this host ({}, {} logical CPUs), not on the priced instances: "
+                                 "step times are this host's (emulated).\n", cpu, cpus)
+                   : fmt::format("Measured natively on the priced instances ({}, {} logical CPUs).\n", cpu, cpus);
+  }
   for (const auto& r : results) {
     if (!r.execution) continue;
     const ExecutionReport& e = *r.execution;
@@ -292,7 +304,8 @@ std::string to_console(const RunReport& report, const ConsoleOptions& options) {
   prose += where_it_ran(report);
   prose += "Cost, samples/s and improvement are priced on the mean step time (total time / steps, what is billed); "
            "median ms is the typical step. Intervals: 95 %, none below 60 steps (the mean's from batch means with a skew "
-           "correction, the median's from order statistics, improvement's, when the configurations took turns, the "
+           "correction, kept within the fastest and slowest step; the median's from order statistics, improvement's, "
+           "when the configurations took turns, the "
            "decision's own anytime interval over the paired rounds (it holds however the run stopped), else combined "
            "from the two means'); verdicts: docs/statistics.md.\n";
   // Legend of the notes that appear.

@@ -95,7 +95,7 @@ std::string provenance(const RunReport& r, const std::string& source) {
       {"started", r.started_at},
       {"finished", r.finished_at.empty() ? "-" : r.finished_at},
       {"pperf", r.tool_version + ", git " + r.git_sha},
-      {"host", host_fact(h, {"hostname"}) + ", " + host_fact(h, {"os"})},
+      {r.decide.is_null() ? "host" : "decided on", host_fact(h, {"hostname"}) + ", " + host_fact(h, {"os"})},
       {"CPU", host_fact(h, {"cpu_model"}) + " (" + host_fact(h, {"logical_cpus"}) + " logical, " +
                   host_fact(h, {"memory_gib"}) + " GiB)"},
       {"kernel", host_fact(h, {"kernel"})},
@@ -107,6 +107,9 @@ std::string provenance(const RunReport& r, const std::string& source) {
       {"price source", r.pricing_source},
       {"market", r.pricing_market + (r.discount_pct > 0 ? fmt::format(", discount {:g} %", r.discount_pct) : "")},
       {"currency", r.pricing_currency}};
+  // pperf decide: where and when each input was measured (the host above only decided).
+  const auto inputs = decide_input_lines(r.decide);
+  for (size_t i = 0; i < inputs.size(); ++i) rows.emplace_back(fmt::format("measured apart ({}/{})", i + 1, inputs.size()), inputs[i]);
   std::string out = "<dl class=\"prov\" id=\"provenance\">\n";
   for (const auto& [k, v] : rows) out += "<dt>" + markup_escape(k) + "</dt><dd>" + markup_escape(v) + "</dd>\n";
   return out + "</dl>\n";

@@ -67,13 +67,19 @@ std::string sweep_markdown(const std::optional<SweepRecord>& sweep, const std::s
 std::string run_report_markdown(const RunReportPage& page) {
   const RunReport& r = *page.run;
   std::string out = fmt::format("## pperf report: {}\n\n", r.config_name);
-  out += fmt::format("`{}` — {} run, {}, started {}; pperf {} (git `{}`); host {} ({}, {} logical CPUs, BLAS {}, libtorch {}); "
+  const auto inputs = decide_input_lines(r.decide);
+  out += fmt::format("`{}` — {} run, {}, started {}; pperf {} (git `{}`); {} {} ({}, {} logical CPUs, BLAS {}, libtorch {}); "
                      "prices {} ({}, published {}, retrieved {}).\n\n",
                      page.source, to_string(r.status), r.config_name, r.started_at, r.tool_version, short_sha(r.git_sha),
-                     host_fact(r.host, {"hostname"}), host_fact(r.host, {"cpu_model"}), host_fact(r.host, {"logical_cpus"}),
+                     inputs.empty() ? "host" : "decided on host", host_fact(r.host, {"hostname"}), host_fact(r.host, {"cpu_model"}), host_fact(r.host, {"logical_cpus"}),
                      host_fact(r.host, {"blas", "library"}), host_fact(r.host, {"torch", "libtorch_version"}),
                      r.pricing_table, r.pricing_region, r.pricing_published.empty() ? "unknown" : r.pricing_published,
                      r.pricing_retrieved);
+  if (!inputs.empty()) {  // pperf decide: where and when each input was measured
+    out += "Measured apart (schedule: separate), each run on its own host:\n\n";
+    for (const auto& line : inputs) out += "- " + markdown_escape(line) + "\n";
+    out += "\n";
+  }
   // A sweep leads with its race's statement; the pairwise lines follow, said to be pairwise.
   const auto race_statements = sweep_sentences(r.sweep, r.pricing_currency);
   for (const auto& d : race_statements) out += "**" + d + "**\n\n";

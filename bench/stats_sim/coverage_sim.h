@@ -20,13 +20,16 @@
 
 namespace pperf::coverage {
 
-enum class Shape { lognormal_005, lognormal_03, outliers_5pct_3x, bimodal };
+/// regime_switching: a host that switches between two speeds (issue 60's MNIST run on a quiet
+/// 2-core host: ~14 and ~30 ms), each regime lasting 5-20 steps (uniform), lognormal s=0.05 within.
+enum class Shape { lognormal_005, lognormal_03, outliers_5pct_3x, bimodal, regime_switching };
 inline const char* name(Shape s) {
   switch (s) {
     case Shape::lognormal_005: return "lognormal s=0.05";
     case Shape::lognormal_03: return "lognormal s=0.3";
     case Shape::outliers_5pct_3x: return "5% outliers at 3x";
     case Shape::bimodal: return "bimodal 25% at 1.7x";
+    case Shape::regime_switching: return "regimes at 1x / 2.14x, runs of 5-20";
   }
   return "?";
 }
@@ -38,8 +41,10 @@ struct Generator {
   Shape shape;
   double scale = 100, rho = 0;
   double sigma() const { return shape == Shape::lognormal_03 ? 0.3 : 0.05; }
-  double slow_p() const { return shape == Shape::outliers_5pct_3x ? 0.05 : shape == Shape::bimodal ? 0.25 : 0; }
-  double slow_x() const { return shape == Shape::outliers_5pct_3x ? 3 : 1.7; }
+  double slow_p() const {
+    return shape == Shape::outliers_5pct_3x ? 0.05 : shape == Shape::bimodal ? 0.25 : shape == Shape::regime_switching ? 0.5 : 0;
+  }
+  double slow_x() const { return shape == Shape::outliers_5pct_3x ? 3 : shape == Shape::regime_switching ? 30.0 / 14 : 1.7; }
   double true_mean() const {
     return scale * std::exp(sigma() * sigma() / 2) * (1 - slow_p() + slow_p() * slow_x());
   }
@@ -57,9 +62,21 @@ struct Generator {
     std::uniform_real_distribution<double> u(0, 1);
     std::vector<double> out(n);
     double state = z(rng);
+    // Regimes: each run 5-20 steps, the two levels alternating from a random one. Both levels'
+    // runs are alike, so any window starting at a switch spends half its steps in each on average.
+    // (Other shapes draw nothing for this, so their streams stay as they were.)
+    std::uniform_int_distribution<int> run_length(5, 20);
+    const bool regimes = shape == Shape::regime_switching;
+    bool slow = regimes && u(rng) < 0.5;
+    int left = regimes ? run_length(rng) : 0;
     for (auto& x : out) {
       x = scale * std::exp(sigma() * state);
-      if (u(rng) < slow_p()) x *= slow_x();
+      if (regimes) {
+        if (slow) x *= slow_x();
+        if (--left == 0) slow = !slow, left = run_length(rng);
+      } else if (u(rng) < slow_p()) {
+        x *= slow_x();
+      }
       state = rho * state + std::sqrt(1 - rho * rho) * z(rng);
     }
     return out;

@@ -1,7 +1,8 @@
 // The decision tables of docs/statistics.md and docs/compare.md added by issue 40, simulated
 // through the real code (src/stats/decision.h, turn_order.h, compare_stats.h):
 //   build/pperf_stats_sim TABLE [TRIALS [nohorizon]]   TABLE: interval | aa | aa200 | order | stop | stopedge |
-//   predict | cost | cost20 | cost200 (and _3: first look at 3) | horizon | aaar (AR(1) r=0.8 A/A at 20/60/200
+//   predict | cost | cost20 | cost200 (and _3: first look at 3) | meanci (the mean's interval at fixed n:
+//   coverage, and how often the steps' range bounds it) | horizon | aaar (AR(1) r=0.8 A/A at 20/60/200
 //   rounds) | aawander (A/A, each side's speed an AR(1) over rounds: round means only / steps) | aaarwhen (the
 //   rounds at which those false decisions fall) | compare | untimed | all; nohorizon: the decision is not told
 //   the budget in rounds (as before item 9); hosts (issue 60: configurations measured apart, `pperf decide`:
@@ -34,7 +35,8 @@ const std::vector<std::pair<const char*, Generator>> kShapeRows = {
     {"lognormal s=0.05", {Shape::lognormal_005}},      {"lognormal s=0.3", {Shape::lognormal_03}},
     {"5% outliers at 3x", {Shape::outliers_5pct_3x}},  {"bimodal 25% at 1.7x", {Shape::bimodal}},
     {"AR(1) r=0.5", {Shape::lognormal_005, 100, 0.5}}, {"AR(1) r=0.5 + 5% outliers", {Shape::outliers_5pct_3x, 100, 0.5}},
-    {"AR(1) r=0.8", {Shape::lognormal_005, 100, 0.8}}};
+    {"AR(1) r=0.8", {Shape::lognormal_005, 100, 0.8}},
+    {"regimes 1x / 2.14x, runs of 5-20", {Shape::regime_switching}}};
 
 double pct(int count, int of) { return of ? 100.0 * count / of : 0; }
 
@@ -148,6 +150,40 @@ void stop_edge_table(int trials, uint64_t& seed) {
                pct(stopped, trials), stopped ? fmt::format("{:.2f}", median(halfwidths)) : std::string("—"), share(hits),
                share(wide_hits));
   });
+}
+
+/// The mean's printed interval at fixed n (issue 60, item 7): its coverage of the true mean, and how
+/// often the rule that keeps it within the steps measured bounds it: its lower end at the fastest
+/// step, its upper end at the slowest (without the rule those ends reached beyond every step, the
+/// lower one towards and below zero).
+void mean_interval_table(int trials, uint64_t& seed) {
+  fmt::print("\nThe mean's 95 % interval (mean_ci95) at fixed n, {} trials a cell: coverage of the true mean, % / "
+             "intervals whose lower end is the fastest step measured, % / whose upper end is the slowest, %:\n\n"
+             "| shape |",
+             trials);
+  const std::vector<size_t> ns = {kMinCiSteps, 100, 200, 400};
+  for (size_t n : ns) fmt::print(" n={} |", n);
+  fmt::print("\n|---|---|---|---|---|\n");
+  for (const auto& [label, g] : kShapeRows) {
+    fmt::print("| {} |", label);
+    for (size_t n : ns) {
+      std::mt19937_64 rng(seed++);
+      int intervals = 0, hits = 0, at_fastest = 0, at_slowest = 0;
+      for (int i = 0; i < trials; ++i) {
+        const std::vector<double> steps = g.draw(n, rng);
+        const StepTimeEstimate e = step_time_estimate(steps);
+        if (!e.mean_ci95_ms) continue;
+        const auto [lo, hi] = *e.mean_ci95_ms;
+        const auto [fastest, slowest] = std::minmax_element(steps.begin(), steps.end());
+        ++intervals;
+        hits += lo <= g.true_mean() && g.true_mean() <= hi;
+        at_fastest += lo == *fastest;
+        at_slowest += hi == *slowest;
+      }
+      fmt::print(" {:.1f} / {:.1f} / {:.1f} |", pct(hits, intervals), pct(at_fastest, intervals), pct(at_slowest, intervals));
+    }
+    fmt::print("\n");
+  }
 }
 
 /// The rounds-to-decide prediction of an undecided run at the default budget (20 rounds): the
@@ -564,5 +600,6 @@ int main(int argc, char** argv) {
   if (all || table == "compare") compare_table(trials, seed);
   if (all || table == "untimed") untimed_table(trials, seed);
   if (all || table == "hosts") hosts_table(trials, seed);
+  if (all || table == "meanci") mean_interval_table(trials, seed);
   return 0;
 }

@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "src/core/input_error.h"
+#include "src/core/utc_time.h"
 #include "src/stats/stats.h"
 #include "pricing/cost_model.h"
 #include "pricing/pricing_stage.h"
@@ -95,14 +96,6 @@ std::string groups_text(const Result& r) {
   std::string out;
   for (const auto& g : r.instances) out += fmt::format("{}{} x {} ({})", out.empty() ? "" : " + ", g.count, g.type, to_string(g.market));
   return out;
-}
-
-/// Hours, minutes or seconds, as people say how far apart two runs were.
-std::string apart_text(double seconds) {
-  if (seconds >= 2 * 86400) return fmt::format("{:.1f} days", seconds / 86400);
-  if (seconds >= 2 * 3600) return fmt::format("{:.1f} h", seconds / 3600);
-  if (seconds >= 120) return fmt::format("{:.0f} min", seconds / 60);
-  return fmt::format("{:.0f} s", seconds);
 }
 
 /// A configuration of one workload: its replicates (one per host) and what was made of them.
@@ -191,12 +184,18 @@ std::string hosts_phrase(const Configuration& c) {
   return fmt::format("{} host{}", c.replicates.size(), c.replicates.size() == 1 ? "" : "s");
 }
 
+/// The between-host spread in words. DerSimonian-Laird's estimate is truncated at 0 when the hosts'
+/// means scatter no more than their own errors explain: then it says so rather than "0.0 %".
 std::string between_phrase(const PooledHosts& p) {
+  const std::string of = p.source == BetweenHostSource::replicates ? fmt::format("its {} hosts", p.hosts)
+                                                                   : std::string("the history's hosts of its type");
   switch (p.source) {
     case BetweenHostSource::replicates:
-      return fmt::format("between-host spread {:.1f} % from its {} hosts", std::sqrt(p.tau2) * 100, p.hosts);
     case BetweenHostSource::history:
-      return fmt::format("between-host spread {:.1f} % from the history's hosts of its type", std::sqrt(p.tau2) * 100);
+      if (!(p.tau2 > 0))
+        return fmt::format("between-host spread estimated at 0 from {} (they differ less than their own intervals explain)", of);
+      if (std::sqrt(p.tau2) < 0.0005) return "between-host spread below 0.1 % from " + of;
+      return fmt::format("between-host spread {:.1f} % from {}", std::sqrt(p.tau2) * 100, of);
     case BetweenHostSource::not_included: break;
   }
   return "between-host spread not included";
@@ -348,19 +347,27 @@ DecideOutcome decide_separate(const DecideRequest& request) {
   record_price_table(report, t);
   report.pricing_market = lead.pricing_market;
   std::optional<double> first_start, last_end;
-  json inputs = json::array();
   for (const auto& s : request.sources) {
     const auto start = utc_seconds(s.run.started_at), end = utc_seconds(s.run.finished_at);
     if (start && (!first_start || *start < *first_start)) first_start = start, report.started_at = s.run.started_at;
     if (end && (!last_end || *end > *last_end)) last_end = end, report.finished_at = s.run.finished_at;
+  }
+  json inputs = json::array();
+  for (const auto& s : request.sources) {
+    const auto start = utc_seconds(s.run.started_at);
+    json machine = json::object();  // the input's own host facts (report.host is where it was decided)
+    for (const char* fact : {"hostname", "cpu_model", "logical_cpus"})
+      if (s.run.host.contains(fact)) machine[fact] = s.run.host[fact];
     json configurations = json::array();
     for (const auto& r : s.run.results) configurations.push_back(r.configuration);
     inputs.push_back({{"source", s.name},
                       {"configurations", configurations},
                       {"started_at", s.run.started_at},
                       {"finished_at", s.run.finished_at.empty() ? json(nullptr) : json(s.run.finished_at)},
+                      {"after_first_s", start && first_start ? json(*start - *first_start) : json(nullptr)},
                       {"host_id", host_id_of(s.run)},
                       {"placement", s.run.placement ? to_json(*s.run.placement) : json(nullptr)},
+                      {"machine", machine},
                       {"tool_version", s.run.tool_version},
                       {"config_sha256", s.run.config_sha256},
                       {"pricing", {{"table", s.run.pricing_table},
@@ -447,7 +454,7 @@ DecideOutcome decide_separate(const DecideRequest& request) {
       Decision d = decide_fixed(ratio, price_ratio, settings);
       d.method = "random-effects interval over hosts measured apart";
       std::string why = fmt::format("measured separately (schedule: separate, no turns), {} vs {} of {}, {} apart; {}; {}",
-                                    hosts_phrase(c), hosts_phrase(base), baseline, apart_text(apart),
+                                    hosts_phrase(c), hosts_phrase(base), baseline, duration_text(apart),
                                     c.pooled ? between_phrase(*c.pooled) : c.no_interval,
                                     base.pooled ? baseline + "'s " + between_phrase(*base.pooled) : base.no_interval);
       if (c.pooled && base.pooled) {

@@ -124,6 +124,11 @@ BatchMeansInterval batch_means_interval(const std::vector<double>& samples, doub
   auto inverse = [&](double x) { return std::abs(a) < 1e-12 ? x : (std::cbrt(1 + 3 * a * (x - a / 2)) - 1) / a; };
   BatchMeansInterval out;
   out.ci = {m - se * inverse(t), m - se * inverse(-t)};
+  // Never beyond the fastest or the slowest step measured: with few effectively independent
+  // batches (steps that switch between two speeds for 5-20 steps at a time) the widened t
+  // interval can reach below every step, even below zero; the mean of such steps cannot.
+  const auto [fastest, slowest] = std::minmax_element(samples.begin(), samples.end());
+  out.ci = {std::max(out.ci[0], *fastest), std::min(out.ci[1], *slowest)};
   const double iid_se = stdev(samples) / std::sqrt(static_cast<double>(samples.size()));
   out.widening = iid_se > 0 ? std::max(1.0, se / iid_se) : 1;
   return out;

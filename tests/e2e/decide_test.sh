@@ -58,6 +58,21 @@ check "the lead sentence says cheaper or undecided, never dearer" grep -Eq \
   "trn1 vs p4d \(vit_synthetic/tiny batch 8\): (cheaper per step|undecided)" "$work/bert.out"
 check "lead sentence: separate" grep -q "measured separately (schedule: separate, no turns), 1 host vs 2 hosts of p4d" "$work/bert.out"
 check "every writer wrote" test -s "$work/bert.md" -a -s "$work/bert.csv" -a -s "$work/bert.html"
+# Each input's placement and time, in every writer: not only the first input's, nor the deciding host's.
+check "each input's placement and time in the JSON" json_check "$work/bert-decided.json" '
+[i["placement"]["host_id"] for i in j["decide"]["inputs"]] == ["p4d-1", "p4d-2", "trn1-1"]
+[i["placement"]["instance_type"] for i in j["decide"]["inputs"]] == ["p4d", "p4d", "trn1"]
+j["decide"]["inputs"][0]["after_first_s"] == 0 and all(i["after_first_s"] >= 0 for i in j["decide"]["inputs"])
+all(i["machine"]["logical_cpus"] == j["host"]["logical_cpus"] for i in j["decide"]["inputs"])'
+for host in p4d-1 p4d-2 trn1-1; do
+  type=${host%-1}; type=${type%-2}
+  check "console lists $host's placement" grep -Eq "^  .*/$host\.json \($type\): host $host, platform e2e, instance $type, no instance id; on .*; started [0-9T:Z-]+( \(the first run\)|, [0-9]+ s after the first run)$" "$work/bert.out"
+  check "Markdown lists $host's placement" grep -Eq "^- .*/$host\.json \($type\): host $host, platform e2e, instance $type" "$work/bert.md"
+  check "HTML lists $host's placement" grep -Eq "<dt>measured apart \([1-3]/3\)</dt><dd>.*/$host\.json \($type\): host $host, platform e2e" "$work/bert.html"
+done
+check "the console says the runs were measured apart" grep -q "^Measured apart by 3 runs, each on its own host, not on the priced instances" "$work/bert.out"
+# A between-host spread that DerSimonian-Laird truncates at zero is said in words, never "0.0 %".
+check "no bare 0.0 % between-host spread" bash -c "! grep -q 'between-host spread 0.0 %' '$work/bert.out' '$work/bert.md'"
 check "the decision validates against the schema" /usr/bin/python3 tests/e2e/validate_schema.py schemas/results.schema.json "$work/bert-decided.json"
 
 check "advise says its inputs were measured apart" bash -c \

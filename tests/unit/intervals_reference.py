@@ -45,3 +45,15 @@ for i in range(120):
     s = 0.8 * s + ((i * 7919) % 13 - 6) / 6.0
     ar.append(100 * np.exp(0.05 * s))
 print("AR(1), periodic drive: r' %.4f, [%r, %r]" % mean_interval(np.array(ar)))
+
+# Issue 60: 60 steps switching between ~14 and ~30 ms (runs of 9, 13, 17, 11 and 10 steps, slow
+# first): the widened t interval before it is kept within the fastest and slowest step.
+regimes, i = [], 0
+for run, slow in zip([9, 13, 17, 11, 10], [True, False, True, False, True]):
+    for _ in range(run):
+        regimes.append((30.0 if slow else 14.0) + ((i * 37) % 11 - 5) * 0.1)
+        i += 1
+regimes = np.array(regimes)
+r, lo, hi = mean_interval(regimes)
+print("regimes: lag-1 %.4f, r' %.4f, mean %r, unbounded [%r, %r], fastest %r, slowest %r"
+      % (lag1_log(regimes), r, regimes.mean(), lo, hi, regimes.min(), regimes.max()))

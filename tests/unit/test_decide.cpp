@@ -3,12 +3,14 @@
 // re-priced from one table and decided unpaired.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 
 #include "src/core/input_error.h"
 #include "src/core/results_json.h"
 #include "src/decide/decide.h"
+#include "reports/columns.h"
 #include "src/stats/intervals.h"
 
 using namespace pperf;
@@ -225,4 +227,52 @@ TEST(Decide, BetweenHostSpreadFromTheHistory) {
   const DecideOutcome out = decide_separate(q);
   EXPECT_EQ(find(out.report, "p4d")->hosts->between_host, "history");
   EXPECT_EQ(find(out.report, "trn1")->hosts->between_host, "not_included");
+}
+
+// Every writer lists each input's placement and time, not the first's (nor the deciding host's):
+// the lines come from decide.inputs, which carry each run's own machine and its time after the first.
+TEST(Decide, EachInputsPlacementAndTimeAreListed) {
+  auto p4d = source("p4d.json", "host-a", "2026-01-01T00:00:00Z", measured("p4d", "ml.p4d.24xlarge", true, steps(100, 0.05, 1)));
+  p4d.run.placement->platform = "aws";
+  p4d.run.placement->instance_type = "p4d.24xlarge";
+  p4d.run.placement->instance_id = "i-0abc";
+  p4d.run.host = {{"hostname", "ip-10-0-0-1"}, {"cpu_model", "AMD EPYC 7R13"}, {"logical_cpus", 96}, {"os", "Linux"}};
+  auto trn1 = source("trn1.json", "host-b", "2026-01-01T02:30:00Z", measured("trn1", "ml.trn1.32xlarge", false, steps(100, 0.05, 2)));
+  trn1.run.placement->job_name = "bench";
+  trn1.run.placement->job_id = "17";
+  const DecideOutcome out = decide_separate(request({p4d, trn1}));
+  const json& inputs = out.report.decide["inputs"];
+  ASSERT_EQ(inputs.size(), 2u);
+  EXPECT_EQ(inputs[0]["after_first_s"], 0.0);
+  EXPECT_EQ(inputs[1]["after_first_s"], 9000.0);
+  EXPECT_EQ(inputs[0]["machine"], (json{{"hostname", "ip-10-0-0-1"}, {"cpu_model", "AMD EPYC 7R13"}, {"logical_cpus", 96}}));
+  EXPECT_EQ(inputs[1]["machine"], json::object());
+  const auto lines = decide_input_lines(out.report.decide);
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(lines[0], "p4d.json (p4d): host host-a, platform aws, instance p4d.24xlarge i-0abc; on ip-10-0-0-1 (AMD EPYC 7R13, "
+                      "96 logical CPUs); started 2026-01-01T00:00:00Z (the first run)");
+  EXPECT_EQ(lines[1], "trn1.json (trn1): host host-b, platform local, instance type not given, no instance id, job bench 17; "
+                      "started 2026-01-01T02:30:00Z, 2.5 h after the first run");
+  EXPECT_TRUE(decide_input_lines(json()).empty()) << "nothing for a run";
+}
+
+// Two hosts whose means differ less than their own errors explain: DerSimonian-Laird's estimate
+// truncates at 0, and the reason says so in words rather than "0.0 %".
+TEST(Decide, BetweenHostSpreadTruncatedAtZeroIsSaidInWords) {
+  const auto same = steps(100, 0.05, 1);
+  const DecideOutcome out = decide_separate(
+      request({source("p4d-1.json", "p1", "2026-01-01T00:00:00Z", measured("p4d", "ml.p4d.24xlarge", true, same)),
+               source("p4d-2.json", "p2", "2026-01-01T00:10:00Z", measured("p4d", "ml.p4d.24xlarge", true, same)),
+               source("trn1.json", "t1", "2026-01-01T01:00:00Z", measured("trn1", "ml.trn1.32xlarge", false, steps(100, 0.05, 2)))}));
+  const Result& p4d = *find(out.report, "p4d");
+  EXPECT_EQ(p4d.hosts->between_host, "replicates");
+  EXPECT_EQ(p4d.hosts->between_host_cv, std::optional<double>(0));
+  const std::string& reason = find(out.report, "trn1")->decision->reason;
+  EXPECT_NE(reason.find("p4d's between-host spread estimated at 0 from its 2 hosts (they differ less than their own intervals "
+                        "explain)"),
+            std::string::npos) << reason;
+  EXPECT_EQ(reason.find("0.0 %"), std::string::npos) << reason;
+  const std::string note = "p4d: 2 hosts, between-host spread estimated at 0 from its 2 hosts (they differ less than their own "
+                           "intervals explain)";
+  EXPECT_NE(std::find(out.notes.begin(), out.notes.end(), note), out.notes.end());
 }

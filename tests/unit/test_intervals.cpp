@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -29,6 +30,28 @@ TEST(Intervals, MeanIntervalIsBatchMeansWithHallsCorrectionAndWidening) {
   const StepIntervals s = step_intervals(wave());
   EXPECT_EQ(s.mean_ci, ci);
   EXPECT_GT(s.widening, 1) << "correlated batches widen the median's interval too";
+}
+
+// Issue 60: a run whose steps switch between ~14 and ~30 ms for 9-17 steps at a time (lag-1 0.85)
+// has fewer than one effectively independent batch of six; the widened t interval was [2.744,
+// 35.526] ms (tests/unit/intervals_reference.py) for a mean of 23.588 ms whose fastest step was
+// 13.5 ms. The rule: never beyond the fastest or the slowest step measured.
+TEST(Intervals, MeanIntervalStaysWithinTheFastestAndSlowestStep) {
+  std::vector<double> regimes;
+  int i = 0;
+  for (const auto& [run, slow] : std::vector<std::pair<int, bool>>{{9, true}, {13, false}, {17, true}, {11, false}, {10, true}})
+    for (int s = 0; s < run; ++s, ++i) regimes.push_back((slow ? 30.0 : 14.0) + ((i * 37) % 11 - 5) * 0.1);
+  ASSERT_EQ(regimes.size(), 60u);
+  EXPECT_NEAR(lag1_autocorrelation_log(regimes), 0.8483, 5e-5);
+  const StepTimeEstimate e = step_time_estimate(regimes);
+  EXPECT_NEAR(e.mean_ms, 23.588333333333333, 1e-12);
+  ASSERT_TRUE(e.mean_ci95_ms);
+  EXPECT_EQ((*e.mean_ci95_ms)[0], 13.5) << "the fastest step, not 2.744 ms";
+  EXPECT_EQ((*e.mean_ci95_ms)[1], 30.5) << "the slowest step, not 35.526 ms";
+  // Inside the steps' range the interval is the batch means' own: the wave's exact figures above
+  // hold, and its lower end is above its fastest step.
+  const std::vector<double> w = wave();
+  EXPECT_GT((*mean_interval(w, 0.95))[0], *std::min_element(w.begin(), w.end()));
 }
 
 TEST(Intervals, BatchMeansAreMeansOfNearEqualConsecutiveBlocks) {

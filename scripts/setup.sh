@@ -10,7 +10,7 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 packages=(
   g++ cmake ninja-build git ca-certificates python3
   libtorch-dev libgloo-dev libopenblas0-pthread
-  nlohmann-json3-dev libfmt-dev libboost-program-options-dev zlib1g-dev
+  nlohmann-json3-dev libyaml-cpp-dev libfmt-dev libboost-program-options-dev zlib1g-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc libssl-dev iproute2
   libsqlite3-dev libpq-dev

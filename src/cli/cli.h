@@ -183,6 +183,7 @@ int command_list(const std::vector<std::string>& args);
 int command_data_worker(const std::vector<std::string>& args);
 int command_launch(const std::vector<std::string>& args);
 int command_sagemaker_entry(const std::vector<std::string>& args);
+int command_node_entry(const std::vector<std::string>& args);
 int command_compare(const std::vector<std::string>& args);
 int command_history(const std::vector<std::string>& args);
 int command_export(const std::vector<std::string>& args);

@@ -9,7 +9,6 @@
 #include <regex>
 #include <set>
 
-#include "src/config/plan.h"
 #include "src/core/input_error.h"
 #include "src/core/json_view.h"
 
@@ -25,112 +24,11 @@ const std::regex kS3Uri("s3://([^/]+)/?(.*)");
 
 bool starts_with(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
 
-/// A job's data group: one instance type, as many instances as its most demanding configuration.
-struct DataGroup {
-  std::string name, type;
-  int64_t count = 0;
-};
-
-struct JobPlan {
-  std::string key;  // trainer type, "-spot" when managed Spot
-  std::string trainer_type;
-  bool spot = false;
-  std::vector<const Configuration*> configurations;
-  std::vector<DataGroup> data_groups;
-  std::map<std::string, std::pair<std::string, int64_t>> data_of;  // configuration -> (group, count)
-};
-
-/// The trainer group of `c`, refusing what one SageMaker job cannot measure.
-const InstanceGroup& trainer_of(const Config& config, const Configuration& c) {
-  const InstanceGroup* trainer = nullptr;
-  for (size_t i = 0; i < c.instances.size(); ++i) {
-    const InstanceGroup& g = c.instances[i];
-    if (!starts_with(g.type, "ml."))
-      throw InputError(config.path, c.pointer + "/instances/" + std::to_string(i) + "/type",
-                       "configuration '" + c.name + "': SageMaker launches only ml. instance types, not '" + g.type +
-                           "' (price the config from an aws-sagemaker table)");
-    if (g.role != "dnn") continue;
-    if (trainer)
-      throw InputError(config.path, c.pointer + "/instances/" + std::to_string(i),
-                       "configuration '" + c.name + "': a second trainer group; one SageMaker job measures one trainer group");
-    trainer = &g;
-  }
-  if (!trainer) throw InputError(config.path, c.pointer + "/instances", "configuration '" + c.name + "': no trainer (role dnn) group");
-  if (trainer->count != 1)
-    throw InputError(config.path, c.pointer + "/instances",
-                     fmt::format("configuration '{}': a trainer group of {} instances; pperf launches a job whose one "
-                                 "trainer measures (multi-instance data-parallel trainers: not yet, docs/launch.md)",
-                                 c.name, trainer->count));
-  if (const auto& d = c.execution.distributed; d && !d->spawn_local)
-    throw InputError(config.path, c.pointer + "/execution/distributed",
-                     "configuration '" + c.name + "': ranks started by a launcher; on SageMaker pperf starts them on the "
-                     "trainer instance (\"spawn_local\")");
-  return *trainer;
-}
-
-/// What `pperf run --native` would refuse on the trainer instance (its vCPUs and GPUs from the
-/// price table), refused now rather than in a job that bills. Spawned data workers and their
-/// TLS CA are replaced in the job (the data instances serve there).
-void refuse_what_fails_there(const Config& config, const Configuration& c, const InstanceGroup& trainer) {
-  const InstanceSpec* spec = config.price_table.find(trainer.type);
-  HostCapacity host;
-  host.logical_cpus = spec && spec->vcpus > 0 ? spec->vcpus : 1;
-  host.cuda_devices = spec ? static_cast<int64_t>(std::ceil(spec->accelerators)) : 0;
-  host.no_cuda_reason = trainer.type + " has no GPU";
-  host.native = true;
-  const size_t index = static_cast<size_t>(&c - config.configurations.data());
-  for (size_t w = 0; w < config.workloads.size(); ++w) {
-    for (const Obstacle& o : plan_item(config, w, index, host).not_runnable_here) {
-      if (o.pointer == c.pointer + "/execution/data/spawn_local" || o.pointer == c.pointer + "/execution/data/tls_ca") continue;
-      throw InputError(config.path, o.pointer,
-                       fmt::format("configuration '{}': `pperf run --native` would refuse it on {} ({} vCPUs, {} GPU(s)): {}",
-                                   c.name, trainer.type, host.logical_cpus, host.cuda_devices, o.reason));
-    }
-  }
-}
-
-std::string config_reference(const Config& config) {
-  // A shipped config by its name (the bundle ships them); any other by its file name, which the
-  // source directory must hold (docs/launch.md).
-  namespace fs = std::filesystem;
-  const fs::path path = fs::absolute(config.path).lexically_normal();
-  try {
-    if (path.parent_path() == fs::absolute(shipped_configs_dir()).lexically_normal()) return path.stem().string();
-  } catch (const std::exception&) {
-  }
-  return path.filename().string();
-}
-
-std::string join(const std::vector<std::string>& names, const std::string& sep) {
-  std::string out;
-  for (size_t i = 0; i < names.size(); ++i) out += (i ? sep : "") + names[i];
-  return out;
-}
 }  // namespace
-
-std::string sagemaker_name(const std::string& text, size_t max_length) {
-  std::string out;
-  for (char ch : text) {
-    if (std::isalnum(static_cast<unsigned char>(ch)))
-      out += ch;
-    else if (!out.empty() && out.back() != '-')
-      out += '-';
-  }
-  if (out.size() > max_length) out.resize(max_length);
-  while (!out.empty() && out.back() == '-') out.pop_back();
-  return out;
-}
 
 std::string sagemaker_region(const Config& config) { return config.price_table.region; }
 
-int64_t sagemaker_max_runtime_s(const MeasureSettings& measure, int64_t items) {
-  return kJobStartAllowanceS + items * (static_cast<int64_t>(std::ceil(measure.max_seconds)) + kItemAllowanceS);
-}
-
 std::vector<SageMakerJob> sagemaker_jobs(const Config& config, const SageMakerLaunchOptions& o) {
-  if (config.priced_only)
-    throw InputError(config.path, "/configurations",
-                     "priced only (every configuration gives step_time_ms): nothing to measure on the instances; `pperf cost` prices it");
   if (o.image.empty() == o.framework_version.empty())
     throw InputError("--image", "", "give the job's image: --image URI (pperf inside) or --framework pytorch:VERSION (AWS's image, the GPU bundle as source)");
   if (!o.framework_version.empty() && !std::regex_match(o.source_s3, kS3Uri))
@@ -143,68 +41,29 @@ std::vector<SageMakerJob> sagemaker_jobs(const Config& config, const SageMakerLa
   const std::string image = o.image.empty() ? "" : o.image;
   if (image.size() > 255) throw InputError("--image", "", "longer than SageMaker's 255 characters");
 
-  std::vector<std::string> only = only_names(config, o.only);
-  std::vector<JobPlan> jobs;
-  for (const Configuration& c : config.configurations) {
-    if (!only.empty() && std::find(only.begin(), only.end(), c.name) == only.end()) continue;
-    const InstanceGroup& trainer = trainer_of(config, c);
-    refuse_what_fails_there(config, c, trainer);
-    bool spot = o.spot;
-    for (const auto& g : c.instances) spot = spot || g.market == Market::spot;
-    const std::string key = trainer.type + (spot ? "-spot" : "");
-    auto job = std::find_if(jobs.begin(), jobs.end(), [&](const JobPlan& j) { return j.key == key; });
-    if (job == jobs.end()) job = jobs.insert(jobs.end(), JobPlan{key, trainer.type, spot, {}, {}, {}});
-    job->configurations.push_back(&c);
-    int64_t data_count = 0;
-    std::string data_type;
-    for (const auto& g : c.instances) {
-      if (g.role != "data") continue;
-      if (!data_type.empty() && data_type != g.type)
-        throw InputError(config.path, c.pointer + "/instances",
-                         "configuration '" + c.name + "': data groups of two instance types; one data group per configuration");
-      data_type = g.type;
-      data_count += g.count;
-    }
-    if (data_count == 0) continue;
-    if (c.execution.data.mode != DataMode::service)
-      throw InputError(config.path, c.pointer + "/execution/data/mode",
-                       "configuration '" + c.name + "': data instances but \"mode\": \"local\"; they would idle (\"service\")");
-    if (c.execution.data.worker == DataWorker::python)
-      throw InputError(config.path, c.pointer + "/execution/data/worker",
-                       "configuration '" + c.name + "': Python data workers on the data instances are not launched yet (the C++ pipeline's are)");
-    if (config.sweep)
-      throw InputError(config.path, "/sweep",
-                       "a sweep's points share the emulated data group; launch measures configurations written out");
-    if (config.workloads.size() > 1 && o.workload.empty())
-      throw InputError("--workload", "", "the data instances serve one workload; " + config.path + " has " +
-                                             std::to_string(config.workloads.size()) + " (name one)");
-    const std::string group = "data-" + data_type;
-    auto g = std::find_if(job->data_groups.begin(), job->data_groups.end(), [&](const DataGroup& d) { return d.type == data_type; });
-    if (g == job->data_groups.end()) g = job->data_groups.insert(job->data_groups.end(), DataGroup{group, data_type, 0});
-    g->count = std::max(g->count, data_count);
-    job->data_of[c.name] = {group, data_count};
-  }
-  if (jobs.empty()) throw InputError("--only", "", "no configuration selected");
-
+  LaunchSelection selection{o.only, o.workload, o.spot};
+  const std::vector<LaunchJobPlan> jobs = launch_plan(config, selection, "SageMaker", [](const std::string& type) {
+    return starts_with(type, "ml.") ? std::string()
+                                    : "SageMaker launches only ml. instance types, not '" + type + "' (price the config from an aws-sagemaker table)";
+  });
+  const auto group_name = [](const LaunchDataGroup& g) { return "data-" + g.type; };
   std::vector<SageMakerJob> out;
-  for (const JobPlan& j : jobs) {
-    std::vector<std::string> names;
-    for (const Configuration* c : j.configurations) names.push_back(c->name);
+  for (const LaunchJobPlan& j : jobs) {
+    const std::vector<std::string>& names = j.configurations;
     if (1 + j.data_groups.size() > 5)
-      throw InputError(config.path, j.configurations.front()->pointer,
+      throw InputError(config.path, std::find_if(config.configurations.begin(), config.configurations.end(),
+                                                [&](const Configuration& c) { return c.name == names.front(); })->pointer,
                        fmt::format("configurations {} on {}: {} instance groups (the trainer's and {} data groups); a "
                                    "SageMaker job has at most 5",
-                                   join(names, ", "), j.trainer_type, 1 + j.data_groups.size(), j.data_groups.size()));
+                                   join_names(names, ", "), j.trainer_type, 1 + j.data_groups.size(), j.data_groups.size()));
     SageMakerJob job;
     job.configurations = names;
-    const std::string suffix = o.job_suffix.empty() ? "" : "-" + sagemaker_name(o.job_suffix, 20);
-    job.name = sagemaker_name(config.name + "-" + j.key, 63 - suffix.size()) + suffix;
+    const std::string suffix = o.job_suffix.empty() ? "" : "-" + launch_name(o.job_suffix, 20);
+    job.name = launch_name(config.name + "-" + j.key, 63 - suffix.size()) + suffix;
     if (!std::regex_match(job.name, kJobName))
       throw InputError(config.path, "/name", "'" + job.name + "' is not a SageMaker job name (letters, digits, '-'; at most 63)");
 
-    const int64_t workloads = o.workload.empty() ? static_cast<int64_t>(config.workloads.size()) : 1;
-    const int64_t runtime = o.max_runtime_s ? *o.max_runtime_s
-                                            : sagemaker_max_runtime_s(config.measure, workloads * static_cast<int64_t>(names.size()));
+    const int64_t runtime = o.max_runtime_s ? *o.max_runtime_s : launch_max_runtime_s(config.measure, j.items);
     if (runtime < 1) throw InputError("--max-runtime-s", "", "must be at least 1 s");
 
     nlohmann::json r;
@@ -212,24 +71,22 @@ std::vector<SageMakerJob> sagemaker_jobs(const Config& config, const SageMakerLa
     r["RoleArn"] = o.role_arn;
     nlohmann::json algorithm{{"TrainingInputMode", "File"}};
     nlohmann::json hyper = nlohmann::json::object();
-    hyper[keys::kConfig] = config_reference(config);
+    hyper[keys::kConfig] = launch_config_reference(config);
     hyper[keys::kConfigSha256] = config.sha256;
-    hyper[keys::kConfigurations] = join(names, ",");
+    hyper[keys::kConfigurations] = join_names(names, ",");
     hyper[keys::kWorkload] = o.workload;
     hyper[keys::kTrainerGroup] = j.data_groups.empty() ? "" : "trainer";
     nlohmann::json data_of = nlohmann::json::object(), data_workers = nlohmann::json::object();
-    for (const auto& [name, group] : j.data_of) data_of[name] = {group.first, group.second};
-    for (const auto& g : j.data_groups) {
-      const InstanceSpec* spec = config.price_table.find(g.type);
-      data_workers[g.name] = spec && spec->vcpus > 0 ? spec->vcpus : 1;
-    }
+    for (const auto& [name, use] : j.data_of) data_of[name] = {group_name(j.data_groups[use.first]), use.second};
+    for (const auto& g : j.data_groups) data_workers[group_name(g)] = g.workers;
     hyper[keys::kDataGroups] = data_of.dump();
     hyper[keys::kDataWorkers] = data_workers.dump();
     hyper[keys::kDataPort] = std::to_string(o.data_port);
     hyper[keys::kDataWaitS] = std::to_string(o.data_wait_s);
     for (const auto& [k, v] : hyper.items())
       if (v.get<std::string>().size() > 2500)
-        throw InputError(config.path, "/configurations", "hyperparameter " + k + " is over SageMaker's 2500 characters");
+        throw InputError(config.path, std::find_if(config.configurations.begin(), config.configurations.end(),
+                                                [&](const Configuration& c) { return c.name == names.front(); })->pointer, "hyperparameter " + k + " is over SageMaker's 2500 characters");
     if (!o.image.empty()) {
       algorithm["TrainingImage"] = o.image;
       algorithm["ContainerEntrypoint"] = {"pperf", "sagemaker-entry"};
@@ -252,7 +109,7 @@ std::vector<SageMakerJob> sagemaker_jobs(const Config& config, const SageMakerLa
       resources["InstanceGroups"] = nlohmann::json::array();
       resources["InstanceGroups"].push_back({{"InstanceGroupName", "trainer"}, {"InstanceType", j.trainer_type}, {"InstanceCount", 1}});
       for (const auto& g : j.data_groups)
-        resources["InstanceGroups"].push_back({{"InstanceGroupName", g.name}, {"InstanceType", g.type}, {"InstanceCount", g.count}});
+        resources["InstanceGroups"].push_back({{"InstanceGroupName", group_name(g)}, {"InstanceType", g.type}, {"InstanceCount", g.count}});
     }
     r["ResourceConfig"] = resources;
     nlohmann::json stopping{{"MaxRuntimeInSeconds", runtime}};
@@ -310,7 +167,7 @@ std::string pytorch_training_image(const std::string& version, const std::string
     if (version == v.version) found = &v;
   if (!found)
     throw InputError("--framework", "", "no AWS PyTorch training image of torch " + version + " known to pperf; known: " +
-                                            join(pytorch_training_versions(), ", ") + " (or give --image)");
+                                            join_names(pytorch_training_versions(), ", ") + " (or give --image)");
   if (std::find(std::begin(kImageRegions), std::end(kImageRegions), region) == std::end(kImageRegions))
     throw InputError("--framework", "", "region '" + region + "': pperf does not know where AWS keeps its PyTorch images there (give --image)");
   return fmt::format("763104351884.dkr.ecr.{}.amazonaws.com/pytorch-training:{}-{}-{}", region, found->version,

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "src/config/config.h"
+#include "src/launch/plan.h"
 
 namespace pperf {
 
@@ -28,9 +29,6 @@ inline constexpr const char* kDataPort = "pperf_data_port";
 inline constexpr const char* kDataWorkers = "pperf_data_workers";       // JSON: group -> preprocessing threads
 inline constexpr const char* kDataWaitS = "pperf_data_wait_s";          // how long the trainer waits for a data host
 }  // namespace sagemaker_keys
-
-/// The environment variable of the request that carries the data workers' token.
-inline constexpr const char* kDataTokenVariable = "PPERF_DATA_TOKEN";
 
 struct SageMakerLaunchOptions {
   std::vector<std::string> only;      // configuration names (empty: all)
@@ -67,23 +65,12 @@ std::vector<SageMakerJob> sagemaker_jobs(const Config& config, const SageMakerLa
 /// The region the config's price table prices (the region SageMaker jobs run in).
 std::string sagemaker_region(const Config& config);
 
-/// MaxRuntimeInSeconds pperf asks for a job measuring `items` (workload x configuration) pairs
-/// under `measure`: kJobStartAllowanceS for the data hosts and the first process, then each
-/// pair's measured phase (max_seconds) and kItemAllowanceS (warm-up, memory probe, start).
-int64_t sagemaker_max_runtime_s(const MeasureSettings& measure, int64_t items);
-inline constexpr int64_t kJobStartAllowanceS = 900;
-inline constexpr int64_t kItemAllowanceS = 300;
-
 /// AWS's PyTorch training image for torch `version` in `region` ("gpu" or "cpu" build), as the
 /// SageMaker SDK's image_uris.retrieve names it; InputError on --framework for a version or
 /// region pperf does not know (give --image).
 std::string pytorch_training_image(const std::string& version, const std::string& region, bool gpu);
 /// The torch versions pytorch_training_image knows, ascending.
 std::vector<std::string> pytorch_training_versions();
-
-/// A TrainingJobName from free text: letters and digits kept, every other run of characters one
-/// '-', at most `max_length` characters, starting and ending with a letter or digit.
-std::string sagemaker_name(const std::string& text, size_t max_length = 63);
 
 // ---- The container contract, as the entry point reads it ----
 

@@ -56,11 +56,31 @@ finish() {
 }
 
 # Sets $venv_python to the launch platforms' venv (scripts/setup-launch-venv.sh: botocore, moto,
-# sagemaker, sagemaker-training, skypilot, jsonschema), or skips the test (exit 77) saying why.
+# sagemaker, sagemaker-training, skypilot, kubernetes, jsonschema), or skips the test (exit 77) saying why.
 launch_venv_or_skip() {
   if ! venv_python="$(scripts/setup-launch-venv.sh 2>"$work/venv.log")"; then
     echo "SKIP: the launch platforms' packages (scripts/setup-launch-venv.sh) could not be installed: $(tail -1 "$work/venv.log")"
     exit 77
   fi
   export SAGEMAKER_SUPPRESS_V2_WARNING=1
+}
+
+# Writes OUT: seed 000's shipped config (configs/p4d_vs_hetero.json) at a size this host measures
+# in seconds: the tiny preset as its native size, a budget of seconds, and a CPU trainer instance
+# (this host has no GPU; the seed's p4d trains on its A100s there, and --native checks that priced
+# GPUs are trained on). The launched jobs' one-host tests run it.
+ci_seed000_config() {
+  /usr/bin/python3 - configs/p4d_vs_hetero.json "$1" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))
+c["name"] = "seed000-ci"
+c["workloads"][0]["native"] = {"preset": "tiny", "batch_size": 8}
+c["measure"] = {"warmup_steps": 1, "min_steps": 6, "max_steps": 30, "max_seconds": 3, "target_rel_ci": 0.5}
+for conf in c["configurations"]:
+    conf.pop("native", None)
+    for g in conf["instances"]:
+        if g["role"] == "dnn":
+            g["type"] = "ml.c5.9xlarge"
+json.dump(c, open(sys.argv[2], "w"), indent=1)
+PY
 }

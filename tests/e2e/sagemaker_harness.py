@@ -3,7 +3,7 @@ process on loopback with the container contract SageMaker gives it (its own /opt
 PPERF_SAGEMAKER_ROOT: input/config/resourceconfig.json in the shape real jobs print, with this
 run's hosts; hyperparameters.json holding the request's HyperParameters as strings; the
 request's Environment; TRAINING_JOB_NAME and TRAINING_JOB_ARN), running `pperf sagemaker-entry`.
-Host algo-N is 127.0.0.(N+1) (PPERF_SAGEMAKER_HOSTS). As in the real 2 x p4d job, group host
+Host algo-N is 127.0.0.(N+1) (PPERF_HOSTS). As in the real 2 x p4d job, group host
 lists are not in host order and the trainer is not algo-1.
 
 usage: sagemaker_harness.py PPERF REQUEST.json WORK CWD [--hosts-only trainer|all] [--data-wait-s N]
@@ -90,7 +90,7 @@ def main():
                 "TRAINING_JOB_NAME": job,
                 "TRAINING_JOB_ARN": f"arn:aws:sagemaker:us-east-1:123456789012:training-job/{job.lower()}",
                 "PPERF_SAGEMAKER_ROOT": root,
-                "PPERF_SAGEMAKER_HOSTS": ",".join(f"{h}={addresses[h]}" for h in hosts),
+                "PPERF_HOSTS": ",".join(f"{h}={addresses[h]}" for h in hosts),
             })
             log = open(entry["log"], "w")
             procs.append((host, subprocess.Popen([a.pperf, "sagemaker-entry"], cwd=a.cwd, env=env, stdout=log,

@@ -14,22 +14,7 @@ set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 launch_venv_or_skip
 mkdir -p "$work/code"
-# The shipped config, its real size swapped for one this host measures in seconds.
-/usr/bin/python3 - configs/p4d_vs_hetero.json "$work/code/seed000.json" <<'PY'
-import json, sys
-c = json.load(open(sys.argv[1]))
-c["name"] = "seed000-ci"
-c["workloads"][0]["native"] = {"preset": "tiny", "batch_size": 8}
-c["measure"] = {"warmup_steps": 1, "min_steps": 6, "max_steps": 30, "max_seconds": 3, "target_rel_ci": 0.5}
-# This host has no GPU: the trainer a CPU instance (the seed's p4d trains on its A100 there), so
-# --native's check that priced GPUs are trained on holds.
-for conf in c["configurations"]:
-    conf.pop("native", None)
-    for g in conf["instances"]:
-        if g["role"] == "dnn":
-            g["type"] = "ml.c5.9xlarge"
-json.dump(c, open(sys.argv[2], "w"), indent=1)
-PY
+ci_seed000_config "$work/code/seed000.json"
 cd "$work/code"
 check "launch writes the job" expect_exit 0 "$work/launch.log" "$pperf" launch sagemaker --config seed000.json \
   --role arn:aws:iam::123456789012:role/pperf-ci --output s3://pperf-ci/out --image pperf:ci --job-suffix ci --out "$work/req"

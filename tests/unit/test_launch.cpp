@@ -97,18 +97,18 @@ TEST(SageMakerContract, MalformedFilesNameTheFileAndKey) {
 }
 
 TEST(SageMakerLaunch, NamesAsTheApiAllows) {
-  EXPECT_EQ(sagemaker_name("p4d-vs-hetero-ml.p4d.24xlarge"), "p4d-vs-hetero-ml-p4d-24xlarge");
-  EXPECT_EQ(sagemaker_name("__a b__"), "a-b");
-  EXPECT_EQ(sagemaker_name(std::string(80, 'x') + "-y").size(), 63u);
-  EXPECT_EQ(sagemaker_name("abc-def", 4), "abc");  // never ends in '-'
+  EXPECT_EQ(launch_name("p4d-vs-hetero-ml.p4d.24xlarge", 63), "p4d-vs-hetero-ml-p4d-24xlarge");
+  EXPECT_EQ(launch_name("__a b__", 63), "a-b");
+  EXPECT_EQ(launch_name(std::string(80, 'x') + "-y", 63).size(), 63u);
+  EXPECT_EQ(launch_name("abc-def", 4), "abc");  // never ends in '-'
 }
 
 TEST(SageMakerLaunch, RuntimeFromTheMeasureBudget) {
   MeasureSettings m;
   m.max_seconds = 90;
-  EXPECT_EQ(sagemaker_max_runtime_s(m, 2), 900 + 2 * (90 + 300));
+  EXPECT_EQ(launch_max_runtime_s(m, 2), 900 + 2 * (90 + 300));
   m.max_seconds = 0.5;
-  EXPECT_EQ(sagemaker_max_runtime_s(m, 1), 900 + 1 + 300);
+  EXPECT_EQ(launch_max_runtime_s(m, 1), 900 + 1 + 300);
 }
 
 TEST(NativeSize, ShippedSeedConfigCarriesItsRealSize) {

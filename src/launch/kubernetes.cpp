@@ -1,0 +1,119 @@
+#include "src/launch/kubernetes.h"
+
+#include <regex>
+
+#include "src/core/input_error.h"
+#include "src/launch/skypilot.h"
+
+namespace pperf {
+
+namespace {
+/// RFC 1123 labels and subdomains (Kubernetes' names of namespaces, Services, Jobs, claims).
+const std::regex kDnsLabel("[a-z0-9]([-a-z0-9]*[a-z0-9])?");
+const std::regex kDnsSubdomain("[a-z0-9]([-a-z0-9.]*[a-z0-9])?");
+
+nlohmann::ordered_json metadata(const std::string& name, const KubernetesLaunchOptions& o, const std::string& job,
+                                const std::string& role) {
+  return {{"name", name}, {"namespace", o.name_space}, {"labels", {{"app.kubernetes.io/name", "pperf"}, {"pperf/job", job}, {"pperf/role", role}}}};
+}
+
+/// The variables every pperf pod reads from the downward API (its own IP, name and uid).
+nlohmann::ordered_json pod_env(const std::string& token_secret) {
+  nlohmann::ordered_json env = nlohmann::ordered_json::array();
+  for (const auto& [name, field] : {std::pair{"POD_IP", "status.podIP"}, {"POD_NAME", "metadata.name"}, {"POD_UID", "metadata.uid"}})
+    env.push_back({{"name", name}, {"valueFrom", {{"fieldRef", {{"fieldPath", field}}}}}});
+  if (!token_secret.empty())
+    env.push_back({{"name", kDataTokenVariable}, {"valueFrom", {{"secretKeyRef", {{"name", token_secret}, {"key", "token"}}}}}});
+  return env;
+}
+
+nlohmann::ordered_json node_selector(const std::string& type, bool spot) {
+  nlohmann::ordered_json s{{kInstanceTypeLabel, cloud_instance_type(type)}};
+  if (spot) s[kCapacityTypeLabel] = "SPOT";
+  return s;
+}
+}  // namespace
+
+std::vector<KubernetesJob> kubernetes_jobs(const Config& config, const KubernetesLaunchOptions& o) {
+  if (o.image.empty()) throw InputError("--image", "", "give the pods' image: a container image with pperf on PATH (docs/launch.md)");
+  if (!std::regex_match(o.name_space, kDnsLabel) || o.name_space.size() > 63)
+    throw InputError("--namespace", "", "'" + o.name_space + "' is not a Kubernetes namespace name (lower-case letters, digits, '-')");
+  if (!std::regex_match(o.results_claim, kDnsSubdomain) || o.results_claim.size() > 253)
+    throw InputError("--results-claim", "", "'" + o.results_claim + "' is not a PersistentVolumeClaim name");
+  const auto jobs = launch_plan(config, o.selection, "Kubernetes", [](const std::string&) { return std::string(); });
+  std::vector<KubernetesJob> out;
+  for (const LaunchJobPlan& j : jobs) {
+    KubernetesJob job;
+    const std::string suffix = o.job_suffix.empty() ? "" : "-" + launch_name(o.job_suffix, 14, true);
+    // The operator names pods NAME-master-0 and Services after them: at most 63 - 9 characters.
+    job.name = launch_name(config.name + "-" + cloud_instance_type(j.key), 40 - suffix.size(), true) + suffix;
+    job.configurations = j.configurations;
+    const int64_t runtime = o.max_runtime_s ? *o.max_runtime_s : launch_max_runtime_s(config.measure, j.items);
+    if (runtime < 1) throw InputError("--max-runtime-s", "", "must be at least 1 s");
+    const bool with_data = !j.data_groups.empty();
+    if (with_data && o.token.empty()) throw InputError("--token-file", "", "a job with data instances needs the data workers' token");
+    const std::string secret = with_data ? job.name + "-token" : "";
+    std::vector<std::string> group_names;
+    for (size_t g = 0; g < j.data_groups.size(); ++g)
+      group_names.push_back(job.name + "-data" + (j.data_groups.size() > 1 ? std::to_string(g) : ""));
+    if (with_data) {
+      nlohmann::ordered_json s{{"apiVersion", "v1"}, {"kind", "Secret"}, {"metadata", metadata(secret, o, job.name, "token")},
+                               {"type", "Opaque"}, {"stringData", {{"token", o.token}}}};
+      job.documents.push_back(s);
+    }
+    for (size_t g = 0; g < j.data_groups.size(); ++g) {
+      const LaunchDataGroup& d = j.data_groups[g];
+      const std::string& name = group_names[g];
+      // Headless: each pod of the Indexed Job is NAME-I.NAME in DNS (hostname + subdomain).
+      nlohmann::ordered_json service{{"apiVersion", "v1"}, {"kind", "Service"}, {"metadata", metadata(name, o, job.name, "data")}};
+      service["spec"] = {{"clusterIP", "None"},
+                         {"selector", {{"pperf/job", job.name}, {"pperf/group", name}}},
+                         {"ports", {{{"name", "data"}, {"port", o.data_port}, {"protocol", "TCP"}}}}};
+      job.documents.push_back(service);
+      NodeEntryRole role{"kubernetes", job.name, name, cloud_instance_type(d.type), d.workers, ""};
+      std::vector<std::string> argv{"pperf"};
+      const auto entry = node_entry_arguments(config, j, role, group_names, o.selection.workload, o.data_port, o.data_wait_s, runtime);
+      argv.insert(argv.end(), entry.begin(), entry.end());
+      nlohmann::ordered_json pod;
+      pod["metadata"] = {{"labels", {{"app.kubernetes.io/name", "pperf"}, {"pperf/job", job.name}, {"pperf/group", name}}}};
+      pod["spec"] = {{"subdomain", name},
+                     {"restartPolicy", "Never"},
+                     {"nodeSelector", node_selector(d.type, j.spot)},
+                     {"containers",
+                      {{{"name", "data"},
+                        {"image", o.image},
+                        {"command", argv},
+                        {"env", pod_env(secret)},
+                        {"ports", {{{"name", "data"}, {"containerPort", o.data_port}, {"protocol", "TCP"}}}}}}}};
+      nlohmann::ordered_json batch{{"apiVersion", "batch/v1"}, {"kind", "Job"}, {"metadata", metadata(name, o, job.name, "data")}};
+      batch["spec"] = {{"completionMode", "Indexed"}, {"completions", d.count}, {"parallelism", d.count},
+                       {"backoffLimit", 0},           {"activeDeadlineSeconds", runtime}, {"template", pod}};
+      job.documents.push_back(batch);
+    }
+    NodeEntryRole trainer{"kubernetes", job.name, "trainer", cloud_instance_type(j.trainer_type), 1,
+                          std::string(kKubernetesOutputDir) + "/" + job.name};
+    std::vector<std::string> argv{"pperf"};
+    const auto entry = node_entry_arguments(config, j, trainer, group_names, o.selection.workload, o.data_port, o.data_wait_s, runtime);
+    argv.insert(argv.end(), entry.begin(), entry.end());
+    nlohmann::ordered_json container{{"name", "pytorch"}, {"image", o.image}, {"command", argv}, {"env", pod_env(secret)},
+                                     {"volumeMounts", {{{"name", "results"}, {"mountPath", kKubernetesOutputDir}}}}};
+    nlohmann::ordered_json master;
+    master["replicas"] = 1;
+    // On Spot a reclaimed node's pod (killed by a signal) starts again and resumes from the
+    // claim; an error of pperf's own does not (ExitCode: only 128+ exits are retried).
+    master["restartPolicy"] = j.spot ? "ExitCode" : "Never";
+    master["template"] = {{"metadata", {{"labels", {{"app.kubernetes.io/name", "pperf"}, {"pperf/job", job.name}, {"pperf/group", "trainer"}}}}},
+                          {"spec",
+                           {{"nodeSelector", node_selector(j.trainer_type, j.spot)},
+                            {"containers", {container}},
+                            {"volumes", {{{"name", "results"}, {"persistentVolumeClaim", {{"claimName", o.results_claim}}}}}}}}};
+    nlohmann::ordered_json pytorch{{"apiVersion", "kubeflow.org/v1"}, {"kind", "PyTorchJob"}, {"metadata", metadata(job.name, o, job.name, "trainer")}};
+    pytorch["spec"] = {{"runPolicy", {{"cleanPodPolicy", "None"}, {"activeDeadlineSeconds", runtime}, {"backoffLimit", j.spot ? 3 : 0}}},
+                       {"pytorchReplicaSpecs", {{"Master", master}}}};
+    job.documents.push_back(pytorch);
+    out.push_back(std::move(job));
+  }
+  return out;
+}
+
+}  // namespace pperf

@@ -1,0 +1,47 @@
+#pragma once
+// A config as Kubernetes manifests (`pperf launch kubernetes`): per trainer instance a Kubeflow
+// PyTorchJob (one Master replica, container `pytorch`, on a node of the trainer's instance type)
+// and, when its configurations stream from data instances, those as an Indexed batch/v1 Job
+// behind a headless Service (pods `JOB-I.SERVICE`, each ending when the trainer stops it), with
+// the data workers' token in a Secret. Every pod runs `pperf node-entry --platform kubernetes`;
+// both workloads are bounded by activeDeadlineSeconds. Pure.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "src/config/config.h"
+#include "src/launch/plan.h"
+
+namespace pperf {
+
+struct KubernetesLaunchOptions {
+  LaunchSelection selection;
+  std::string image;             // a container image with pperf on PATH
+  std::string name_space = "default";
+  std::string results_claim;     // a PersistentVolumeClaim mounted at kKubernetesOutputDir
+  std::string job_suffix;
+  std::string token;
+  int64_t data_port = 50051;
+  int64_t data_wait_s = 600;
+  std::optional<int64_t> max_runtime_s;
+};
+
+inline constexpr const char* kKubernetesOutputDir = "/pperf-output";
+/// The node label every pod is placed by (the well-known label the kubelet sets from the cloud).
+inline constexpr const char* kInstanceTypeLabel = "node.kubernetes.io/instance-type";
+/// EKS managed node groups' capacity label (Spot configurations' pods go to Spot nodes).
+inline constexpr const char* kCapacityTypeLabel = "eks.amazonaws.com/capacityType";
+
+struct KubernetesJob {
+  std::string name;                         // the PyTorchJob's name
+  std::vector<std::string> configurations;  // measured in turns by its trainer
+  std::vector<nlohmann::ordered_json> documents;  // Secret, Service, Job (with data), then the PyTorchJob
+};
+
+/// The manifests for `config`; InputError naming the configuration (launch_plan's refusals) or
+/// the flag (names Kubernetes does not allow).
+std::vector<KubernetesJob> kubernetes_jobs(const Config& config, const KubernetesLaunchOptions& options);
+
+}  // namespace pperf

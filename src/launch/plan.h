@@ -1,0 +1,100 @@
+#pragma once
+// What `pperf launch` measures on the real instances, before any platform's format: a config's
+// configurations grouped into jobs, one per trainer instance (type, and Spot or not), each job's
+// configurations measured in turns by its one trainer, with the data instances they stream from.
+// Every platform writer (sagemaker.h, skypilot.h, kubernetes.h) starts from these plans; the
+// entry points (`pperf sagemaker-entry`, `pperf node-entry`) carry them out. Pure: no files.
+#include <functional>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "src/config/config.h"
+
+namespace pperf {
+
+/// The data workers' shared secret, in every platform's job environment (never on a command line).
+inline constexpr const char* kDataTokenVariable = "PPERF_DATA_TOKEN";
+
+/// A job's data group: one instance type, as many instances as its most demanding configuration.
+struct LaunchDataGroup {
+  std::string type;      // as the config names it
+  int64_t count = 0;
+  int64_t workers = 1;   // preprocessing threads per instance: its vCPUs from the price table
+};
+
+struct LaunchJobPlan {
+  std::string key;           // the trainer's type, "-spot" appended when Spot
+  std::string trainer_type;  // as the config names it
+  bool spot = false;
+  std::vector<std::string> configurations;  // measured in this job, in turns, in config order
+  std::vector<LaunchDataGroup> data_groups;
+  /// configuration -> (index into data_groups, instances it streams from: the group's first N)
+  std::map<std::string, std::pair<size_t, int64_t>> data_of;
+  int64_t items = 0;  // (workload x configuration) pairs measured
+};
+
+struct LaunchSelection {
+  std::vector<std::string> only;  // configuration names (empty: all)
+  std::string workload;           // "" = every workload (one needed when data instances serve)
+  bool spot = false;              // every job on Spot (else: where the config says spot)
+};
+
+/// Why a platform cannot launch an instance type ("" when it can), e.g. SageMaker's "ml." rule.
+using InstanceTypeRule = std::function<std::string(const std::string& type)>;
+
+/// The jobs of `config` on `platform` (named in messages). InputError naming the config file and
+/// the configuration's JSON pointer (or the flag) for what no job can measure: priced-only
+/// configs, a type `rule` refuses or the price table lacks, no trainer or a second trainer group,
+/// a trainer of more than one instance, launcher-started ranks, data instances of two types or
+/// in local mode, Python data workers, sweeps, several workloads without --workload, and what
+/// `pperf run --native` would refuse on the trainer instance.
+std::vector<LaunchJobPlan> launch_plan(const Config& config, const LaunchSelection& selection, const std::string& platform,
+                                       const InstanceTypeRule& rule);
+
+/// How a job names the config it runs: a shipped config by its name (the image and the bundle
+/// ship them), any other by its file name (the job's code directory must hold it).
+std::string launch_config_reference(const Config& config);
+
+/// The job's time bound from the measure budget: kJobStartAllowanceS for the data hosts and the
+/// first process, then per (workload x configuration) pair its measured phase (max_seconds) and
+/// kItemAllowanceS (warm-up, memory probe, start).
+int64_t launch_max_runtime_s(const MeasureSettings& measure, int64_t items);
+inline constexpr int64_t kJobStartAllowanceS = 900;
+inline constexpr int64_t kItemAllowanceS = 300;
+
+/// Free text as a platform name: letters and digits kept (lower-cased when `lower`), every other
+/// run of characters one '-', at most `max_length` characters, starting and ending with a
+/// letter or digit.
+std::string launch_name(const std::string& text, size_t max_length, bool lower = false);
+
+/// `names` joined with `sep`.
+std::string join_names(const std::vector<std::string>& names, const std::string& sep);
+
+}  // namespace pperf
+
+namespace pperf {
+
+/// One host's part in a launched job, as `pperf node-entry` takes it on its command line (the
+/// platform's own variables say the rest: rank, peers' addresses, ids).
+struct NodeEntryRole {
+  std::string platform;       // "skypilot" or "kubernetes"
+  std::string job;            // the job's name on the platform
+  std::string group;          // "trainer", or the data group's name on the platform
+  std::string instance_type;  // as the platform launches it (e.g. without SageMaker's "ml.")
+  int64_t data_workers = 1;   // data group: preprocessing threads per instance
+  std::string out_dir;        // trainer: results.json, report, checkpoints/
+};
+
+/// `pperf node-entry ...` (argv after the binary) for `role` in `job`: the config reference and
+/// its SHA-256, the configurations, the workload, and for the trainer each configuration's data
+/// group (`--data CONF=GROUP:COUNT`, group names from `group_names`, one per job.data_groups).
+std::vector<std::string> node_entry_arguments(const Config& config, const LaunchJobPlan& job, const NodeEntryRole& role,
+                                              const std::vector<std::string>& group_names, const std::string& workload,
+                                              int64_t data_port, int64_t data_wait_s, int64_t max_runtime_s);
+
+/// `argv` as one line of POSIX shell (each word single-quoted where it needs it).
+std::string shell_line(const std::vector<std::string>& argv);
+
+}  // namespace pperf

@@ -1,0 +1,89 @@
+#include "src/launch/skypilot.h"
+
+#include <fmt/format.h>
+
+#include <regex>
+
+#include "src/core/input_error.h"
+
+namespace pperf {
+
+std::string cloud_instance_type(const std::string& type) { return type.rfind("ml.", 0) == 0 ? type.substr(3) : type; }
+
+namespace {
+/// A bucket SkyPilot mounts (sky/data/storage.py's stores).
+const std::regex kBucketUri("(s3|gs|r2|cos|oci|nebius|azure)://[^/]+(/.*)?|https://[^/]+\\.blob\\.core\\.windows\\.net/.+");
+
+nlohmann::ordered_json task(const Config& config, const SkyPilotLaunchOptions& o, const std::string& name, const std::string& type,
+                            bool spot, int64_t nodes, const std::vector<std::string>& entry) {
+  nlohmann::ordered_json t;
+  t["name"] = name;
+  nlohmann::ordered_json resources;
+  resources["infra"] = config.price_table.provider + "/" + config.price_table.region;
+  resources["instance_type"] = cloud_instance_type(type);
+  resources["use_spot"] = spot;
+  if (!o.image.empty()) resources["image_id"] = "docker:" + o.image;
+  t["resources"] = resources;
+  t["num_nodes"] = nodes;
+  if (o.image.empty()) t["workdir"] = o.bundle_dir;
+  if (!o.token.empty()) t["secrets"] = {{kDataTokenVariable, o.token}};
+  t["file_mounts"] = {{kSkyPilotOutputDir, {{"source", o.output}, {"mode", "MOUNT_CACHED"}}}};
+  std::vector<std::string> argv{o.image.empty() ? "./run.sh" : "pperf"};
+  if (o.image.empty()) argv.push_back("pperf");
+  argv.insert(argv.end(), entry.begin(), entry.end());
+  if (o.image.empty())
+    // The bundle brings pperf and its libraries; the instance's python3 brings the torch it was
+    // built against (run.sh checks the version).
+    t["setup"] = "set -e\npython3 -c 'import torch' 2>/dev/null || python3 -m pip install --quiet \"torch==$(cat TORCH_VERSION)\"\n";
+  t["run"] = "set -e\n" + shell_line(argv) + "\n";
+  return t;
+}
+}  // namespace
+
+std::vector<SkyPilotJob> skypilot_jobs(const Config& config, const SkyPilotLaunchOptions& o) {
+  if (!std::regex_match(o.output, kBucketUri))
+    throw InputError("--output", "", "'" + o.output + "' is not a bucket SkyPilot mounts (s3://BUCKET/PREFIX, gs://..., r2://...)");
+  const std::string provider = config.price_table.provider;
+  const auto jobs = launch_plan(config, o.selection, "SkyPilot", [&](const std::string&) {
+    return provider == "aws" || provider == "gcp" || provider == "azure"
+               ? std::string()
+               : "the price table " + config.price_table.name + " prices provider '" + provider + "', which pperf does not launch on SkyPilot";
+  });
+  std::vector<SkyPilotJob> out;
+  for (const LaunchJobPlan& j : jobs) {
+    SkyPilotJob job;
+    const std::string suffix = o.job_suffix.empty() ? "" : "-" + launch_name(o.job_suffix, 20, true);
+    job.name = launch_name(config.name + "-" + cloud_instance_type(j.key), 60 - suffix.size(), true) + suffix;
+    job.configurations = j.configurations;
+    job.job_group = !j.data_groups.empty();
+    const int64_t runtime = o.max_runtime_s ? *o.max_runtime_s : launch_max_runtime_s(config.measure, j.items);
+    if (runtime < 1) throw InputError("--max-runtime-s", "", "must be at least 1 s");
+    std::vector<std::string> group_names;
+    for (const auto& g : j.data_groups) group_names.push_back(launch_name("data-" + cloud_instance_type(g.type), 40, true));
+    if (job.job_group) {
+      if (o.token.empty()) throw InputError("--token-file", "", "a job with data instances needs the data workers' token");
+      nlohmann::ordered_json header;
+      header["name"] = job.name;
+      header["execution"] = "parallel";
+      header["primary_tasks"] = {"trainer"};  // the data tasks end when the trainer does
+      job.documents.push_back(header);
+    }
+    NodeEntryRole trainer{"skypilot", job.name, "trainer", cloud_instance_type(j.trainer_type), 1,
+                          std::string(kSkyPilotOutputDir) + "/" + job.name};
+    job.documents.push_back(task(config, o, job.job_group ? "trainer" : job.name, j.trainer_type, j.spot, 1,
+                                 node_entry_arguments(config, j, trainer, group_names, o.selection.workload, o.data_port,
+                                                      o.data_wait_s, runtime)));
+    if (job.job_group) job.documents.back()["name"] = "trainer";
+    for (size_t g = 0; g < j.data_groups.size(); ++g) {
+      const LaunchDataGroup& d = j.data_groups[g];
+      NodeEntryRole data{"skypilot", job.name, group_names[g], cloud_instance_type(d.type), d.workers, ""};
+      job.documents.push_back(task(config, o, group_names[g], d.type, j.spot, d.count,
+                                   node_entry_arguments(config, j, data, group_names, o.selection.workload, o.data_port,
+                                                        o.data_wait_s, runtime)));
+    }
+    out.push_back(std::move(job));
+  }
+  return out;
+}
+
+}  // namespace pperf

@@ -1,0 +1,48 @@
+#pragma once
+// A config as SkyPilot managed jobs (`pperf launch skypilot`): per trainer instance one task
+// YAML, or, when its configurations stream from data instances of another type, one job group
+// (a multi-document YAML, `execution: parallel`): the `trainer` task and a task per data
+// instance type, launched together, on one network, the data tasks ended with the trainer
+// (`primary_tasks`). Each task's `run` is `pperf node-entry --platform skypilot`. Pure.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "src/config/config.h"
+#include "src/launch/plan.h"
+
+namespace pperf {
+
+struct SkyPilotLaunchOptions {
+  LaunchSelection selection;
+  std::string output;                 // bucket URI (s3://, gs://, r2://, ...) mounted at kSkyPilotOutputDir
+  std::string image;                  // a Docker image with pperf on PATH ("" = the GPU bundle as workdir)
+  std::string bundle_dir = "gpu-bundle";  // the workdir: scripts/gpu-bundle.sh's folder
+  std::string job_suffix;             // appended to every name
+  std::string token;                  // the data workers' secret (a task `secret`)
+  int64_t data_port = 50051;
+  int64_t data_wait_s = 600;
+  std::optional<int64_t> max_runtime_s;  // default: launch_max_runtime_s
+};
+
+/// Where each task mounts --output (MOUNT_CACHED: pperf writes results by rename, which a plain
+/// bucket mount cannot do).
+inline constexpr const char* kSkyPilotOutputDir = "/pperf-output";
+
+struct SkyPilotJob {
+  std::string name;                         // the managed job's (or job group's) name
+  std::vector<std::string> configurations;  // measured in turns by its trainer
+  bool job_group = false;
+  std::vector<nlohmann::ordered_json> documents;  // the YAML's documents (a job group's header first)
+};
+
+/// The jobs for `config`; InputError naming the configuration (launch_plan's refusals, a type
+/// not on the config's provider) or the flag.
+std::vector<SkyPilotJob> skypilot_jobs(const Config& config, const SkyPilotLaunchOptions& options);
+
+/// The instance type the cloud launches for a config's type: SageMaker's "ml." prefix removed.
+std::string cloud_instance_type(const std::string& type);
+
+}  // namespace pperf

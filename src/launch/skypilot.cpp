@@ -15,7 +15,7 @@ namespace {
 const std::regex kBucketUri("(s3|gs|r2|cos|oci|nebius|azure)://[^/]+(/.*)?|https://[^/]+\\.blob\\.core\\.windows\\.net/.+");
 
 nlohmann::ordered_json task(const Config& config, const SkyPilotLaunchOptions& o, const std::string& name, const std::string& type,
-                            bool spot, int64_t nodes, const std::vector<std::string>& entry) {
+                            bool spot, int64_t nodes, bool with_data, const std::vector<std::string>& entry) {
   nlohmann::ordered_json t;
   t["name"] = name;
   nlohmann::ordered_json resources;
@@ -26,7 +26,7 @@ nlohmann::ordered_json task(const Config& config, const SkyPilotLaunchOptions& o
   t["resources"] = resources;
   t["num_nodes"] = nodes;
   if (o.image.empty()) t["workdir"] = o.bundle_dir;
-  if (!o.token.empty()) t["secrets"] = {{kDataTokenVariable, o.token}};
+  if (with_data) t["secrets"] = {{kDataTokenVariable, o.token}};  // kept out of SkyPilot's logs and dashboard
   t["file_mounts"] = {{kSkyPilotOutputDir, {{"source", o.output}, {"mode", "MOUNT_CACHED"}}}};
   std::vector<std::string> argv{o.image.empty() ? "./run.sh" : "pperf"};
   if (o.image.empty()) argv.push_back("pperf");
@@ -70,14 +70,14 @@ std::vector<SkyPilotJob> skypilot_jobs(const Config& config, const SkyPilotLaunc
     }
     NodeEntryRole trainer{"skypilot", job.name, "trainer", cloud_instance_type(j.trainer_type), 1,
                           std::string(kSkyPilotOutputDir) + "/" + job.name};
-    job.documents.push_back(task(config, o, job.job_group ? "trainer" : job.name, j.trainer_type, j.spot, 1,
+    job.documents.push_back(task(config, o, job.job_group ? "trainer" : job.name, j.trainer_type, j.spot, 1, job.job_group,
                                  node_entry_arguments(config, j, trainer, group_names, o.selection.workload, o.data_port,
                                                       o.data_wait_s, runtime)));
     if (job.job_group) job.documents.back()["name"] = "trainer";
     for (size_t g = 0; g < j.data_groups.size(); ++g) {
       const LaunchDataGroup& d = j.data_groups[g];
       NodeEntryRole data{"skypilot", job.name, group_names[g], cloud_instance_type(d.type), d.workers, ""};
-      job.documents.push_back(task(config, o, group_names[g], d.type, j.spot, d.count,
+      job.documents.push_back(task(config, o, group_names[g], d.type, j.spot, d.count, true,
                                    node_entry_arguments(config, j, data, group_names, o.selection.workload, o.data_port,
                                                         o.data_wait_s, runtime)));
     }

@@ -43,7 +43,9 @@ std::string yaml_documents(const std::vector<nlohmann::ordered_json>& documents)
     out << YAML::BeginDoc;
     emit(out, d);
   }
-  return std::string(out.c_str()) + "\n";
+  std::string text = out.c_str();
+  if (text.empty() || text.back() != '\n') text += '\n';
+  return text;
 }
 
 }  // namespace pperf

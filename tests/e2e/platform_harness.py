@@ -135,6 +135,12 @@ def main():
     mount = os.path.join(a.work, "mount")
     os.makedirs(mount, exist_ok=True)
     hosts, names = skypilot_hosts(docs, mount) if a.platform == "skypilot" else kubernetes_hosts(docs, mount, a.trainer_v2)
+    # The image's `pperf` on PATH: the binary under test.
+    bin_dir = os.path.join(a.work, "bin")
+    os.makedirs(bin_dir, exist_ok=True)
+    if os.path.lexists(os.path.join(bin_dir, "pperf")):
+        os.remove(os.path.join(bin_dir, "pperf"))
+    os.symlink(os.path.abspath(a.pperf), os.path.join(bin_dir, "pperf"))
     summary, procs = {"hosts": {}, "mount": mount}, []
     for host, group, ip, argv, extra in hosts:
         summary["hosts"][host] = {"group": group, "address": ip, "argv": argv}
@@ -142,7 +148,7 @@ def main():
             summary["hosts"][host]["exit"] = None
             continue
         env = dict(os.environ)
-        env["PATH"] = os.path.dirname(os.path.abspath(a.pperf)) + os.pathsep + env["PATH"]
+        env["PATH"] = bin_dir + os.pathsep + env["PATH"]
         env.update(extra)
         env["PPERF_HOSTS"] = ",".join(f"{k}={v}" for k, v in names.items())
         procs.append(start(host, argv, env, a.cwd, a.work, summary))

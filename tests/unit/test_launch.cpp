@@ -153,3 +153,113 @@ TEST(NativeSize, RefusalsNameTheNativeKey) {
   EXPECT_EQ(error_of(R"({"params": {"nope": 1}})").rfind("/workloads/0/native/params/nope: ", 0), 0u);
   EXPECT_EQ(error_of(R"({"batch_size": 4096})"), "no error");
 }
+
+// ---- The launch plan every platform writes from, and the files' shared pieces ----
+
+#include "src/launch/kubernetes.h"
+#include "src/launch/skypilot.h"
+#include "src/launch/yaml.h"
+
+namespace {
+/// Seed 000's two configurations (configs/p4d_vs_hetero.json's instances) on the unit tests' workload.
+Config seed000_native() {
+  const std::string dir = ::testing::TempDir() + "launch-plan";
+  std::filesystem::create_directories(dir);
+  write_file_atomically(dir + "/p4d_vs_hetero.json", R"({"name": "p4d-vs-hetero", "pricing": {"table": "aws-sagemaker-us-east-1"},
+    "workloads": [{"name": "mnist_heavy", "preset": "tiny", "batch_size": 8}],
+    "configurations": [
+      {"name": "homogeneous", "baseline": true, "instances": [{"type": "ml.p4d.24xlarge", "count": 1, "role": "dnn"}],
+       "execution": {"device": "cuda:0", "data": {"mode": "local"}}},
+      {"name": "heterogeneous", "instances": [{"type": "ml.p4d.24xlarge", "count": 1, "role": "dnn"},
+                                              {"type": "ml.c5.18xlarge", "count": 2, "role": "data"}],
+       "execution": {"device": "cuda:0", "data": {"mode": "service", "spawn_local": {"processes": 2}}}}]})");
+  return load_config(dir + "/p4d_vs_hetero.json", pperf::testing::fixture_workloads(), true);
+}
+const InstanceTypeRule kAnyType = [](const std::string&) { return std::string(); };
+}  // namespace
+
+TEST(LaunchPlan, Seed000IsOneJobMeasuringBothInTurns) {
+  const auto jobs = launch_plan(seed000_native(), {}, "test", kAnyType);
+  ASSERT_EQ(jobs.size(), 1u);
+  EXPECT_EQ(jobs[0].key, "ml.p4d.24xlarge");
+  EXPECT_EQ(jobs[0].configurations, (std::vector<std::string>{"homogeneous", "heterogeneous"}));
+  ASSERT_EQ(jobs[0].data_groups.size(), 1u);
+  EXPECT_EQ(jobs[0].data_groups[0].type, "ml.c5.18xlarge");
+  EXPECT_EQ(jobs[0].data_groups[0].count, 2);
+  EXPECT_EQ(jobs[0].data_groups[0].workers, 72);  // the c5.18xlarge's vCPUs, from the price table
+  EXPECT_EQ(jobs[0].data_of.at("heterogeneous"), (std::pair<size_t, int64_t>{0, 2}));
+  EXPECT_EQ(jobs[0].items, 2);
+  // --spot makes it a job of its own key; a platform's type rule refuses naming the configuration.
+  EXPECT_EQ(launch_plan(seed000_native(), {{}, "", true}, "test", kAnyType)[0].key, "ml.p4d.24xlarge-spot");
+  try {
+    launch_plan(seed000_native(), {}, "test", [](const std::string& t) { return "no " + t; });
+    FAIL() << "the rule did not refuse";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("/configurations/0/instances/0/type: configuration 'homogeneous': no ml.p4d.24xlarge"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(LaunchPlan, NodeEntryArgumentsPerRole) {
+  const Config config = seed000_native();
+  const auto job = launch_plan(config, {}, "test", kAnyType)[0];
+  const NodeEntryRole trainer{"skypilot", "j", "trainer", "p4d.24xlarge", 1, "/out/j"};
+  const auto t = node_entry_arguments(config, job, trainer, {"data-c5"}, "", 50051, 600, 1680);
+  const std::vector<std::string> expected{
+      "node-entry", "--platform", "skypilot", "--job", "j", "--group", "trainer", "--instance-type", "p4d.24xlarge",
+      "--config", "p4d_vs_hetero.json" /* not shipped: by its file name */, "--config-sha256", config.sha256, "--data-port", "50051", "--max-runtime-s", "1680",
+      "--configurations", "homogeneous,heterogeneous", "--data-wait-s", "600", "--out", "/out/j",
+      "--data", "heterogeneous=data-c5:2"};
+  EXPECT_EQ(t, expected);
+  const NodeEntryRole data{"kubernetes", "j", "data-c5", "c5.18xlarge", 72, ""};
+  const auto d = node_entry_arguments(config, job, data, {"data-c5"}, "resnet50", 50051, 600, 1680);
+  EXPECT_EQ(std::vector<std::string>(d.end() - 4, d.end()), (std::vector<std::string>{"--workload", "resnet50", "--workers", "72"}));
+}
+
+TEST(LaunchPlan, ShellLineQuotesOnlyWhatNeedsIt) {
+  EXPECT_EQ(shell_line({"pperf", "--only", "cpus=0-1,threads=2", "a b", "it's", ""}),
+            R"(pperf --only cpus=0-1,threads=2 'a b' 'it'\''s' '')");
+}
+
+TEST(LaunchPlan, CloudInstanceTypeDropsSageMakersPrefix) {
+  EXPECT_EQ(cloud_instance_type("ml.p4d.24xlarge"), "p4d.24xlarge");
+  EXPECT_EQ(cloud_instance_type("g5.12xlarge"), "g5.12xlarge");
+}
+
+TEST(LaunchYaml, BlockStyleStringsQuotedScriptsLiteral) {
+  nlohmann::ordered_json task;
+  task["name"] = "trainer";
+  task["num_nodes"] = 2;
+  task["resources"] = {{"use_spot", false}, {"infra", "aws/us-east-1"}};
+  task["list"] = {"1", 2};
+  task["run"] = "set -e\npperf run\n";
+  EXPECT_EQ(yaml_documents({{{"name", "g"}}, task}),
+            "---\nname: \"g\"\n---\nname: \"trainer\"\nnum_nodes: 2\nresources:\n  use_spot: false\n  infra: \"aws/us-east-1\"\n"
+            "list:\n  - \"1\"\n  - 2\nrun: |\n  set -e\n  pperf run\n");
+}
+
+TEST(LaunchFiles, SkyPilotAndKubernetesRefuseWhatTheyCannotName) {
+  const Config config = seed000_native();
+  SkyPilotLaunchOptions sky;
+  sky.output = "/local/dir";
+  EXPECT_THROW(skypilot_jobs(config, sky), InputError);
+  sky.output = "s3://b/p";
+  sky.token = "t";
+  const auto group = skypilot_jobs(config, sky);
+  ASSERT_EQ(group.size(), 1u);
+  EXPECT_TRUE(group[0].job_group);
+  EXPECT_EQ(group[0].documents.size(), 3u);  // header, trainer, data
+  KubernetesLaunchOptions k8s;
+  k8s.image = "pperf:1";
+  k8s.results_claim = "Not_A_Name";
+  EXPECT_THROW(kubernetes_jobs(config, k8s), InputError);
+  k8s.results_claim = "results";
+  k8s.token = "t";
+  k8s.job_suffix = std::string(30, 'x');
+  const auto jobs = kubernetes_jobs(config, k8s);
+  ASSERT_EQ(jobs.size(), 1u);
+  // The operator's pod name NAME-master-0 and the data pods' NAME-data-I stay within a DNS label.
+  EXPECT_LE(jobs[0].name.size() + std::string("-data-0").size(), 63u);
+  EXPECT_LE(jobs[0].name.size() + std::string("-master-0").size(), 63u);
+}

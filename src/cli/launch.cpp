@@ -32,7 +32,7 @@ constexpr const char* kLaunchUsage =
     "       pperf launch skypilot  --config C --output BUCKET_URI [--image IMAGE | --bundle DIR] [COMMON]\n"
     "       pperf launch kubernetes --config C --image IMAGE --results-claim PVC [--namespace NS] [COMMON]\n"
     "COMMON: [--only A,B] [--workload W] [--spot] [--max-runtime-s N] [--job-suffix S] [--token-file F]\n"
-    "        [--data-port P] [--data-wait-s N] --out DIR\n"
+    "        [--tls S3_PREFIX_OR_DIR] [--data-port P] [--data-wait-s N] --out DIR\n"
     "Writes the jobs into DIR and prints how to start each (docs/launch.md).\n";
 
 std::string read_token_file(const std::string& path) {
@@ -99,6 +99,21 @@ void write_private(const fs::path& out, const std::vector<std::pair<std::string,
   ::umask(old_mask);
 }
 
+/// `--tls DIR`'s files (name -> PEM text): kTlsCertFile and kTlsKeyFile, kTlsCaFile when present.
+std::map<std::string, std::string> read_tls_dir(const std::string& dir) {
+  std::map<std::string, std::string> files;
+  for (const char* name : {kTlsCertFile, kTlsKeyFile, kTlsCaFile}) {
+    const fs::path path = fs::path(dir) / name;
+    if (!fs::is_regular_file(path)) {
+      if (name == kTlsCaFile) continue;
+      throw InputError("--tls", "", path.string() + " is missing (the directory holds cert.pem and key.pem, and ca.pem when a CA signed them)");
+    }
+    files[name] = read_text_file(path.string());
+    if (files[name].find("-----BEGIN ") == std::string::npos) throw InputError("--tls", "", path.string() + " is not PEM");
+  }
+  return files;
+}
+
 std::string measures(const std::vector<std::string>& configurations) {
   return configurations.size() == 1 ? configurations[0] : "in turns: " + fmt::format("{}", fmt::join(configurations, ", "));
 }
@@ -110,7 +125,8 @@ int launch_sagemaker(const std::vector<std::string>& args) {
       "image", po::value<std::string>(), "a container image holding pperf (its entry point: pperf sagemaker-entry)")(
       "framework", po::value<std::string>(), "pytorch:VERSION: AWS's PyTorch training image of that torch, with --source")(
       "source", po::value<std::string>(), "s3://.../sourcedir.tar.gz: the GPU bundle (scripts/gpu-bundle.sh --torch VERSION), packed")(
-      "max-wait-s", po::value<int64_t>(), "Spot: MaxWaitTimeInSeconds, at least the runtime (default: 2 x the runtime)");
+      "max-wait-s", po::value<int64_t>(), "Spot: MaxWaitTimeInSeconds, at least the runtime (default: 2 x the runtime)")(
+      "tls", po::value<std::string>(), "s3://BUCKET/PREFIX/ holding cert.pem, key.pem (ca.pem): the data workers serve TLS (input channel pperf-tls)");
   Parsed p = parse("launch sagemaker", options, args);
   if (p.help) return std::cout << kLaunchUsage << options, kExitOk;
   const CommonLaunch c = common_launch(p);
@@ -133,6 +149,7 @@ int launch_sagemaker(const std::vector<std::string>& args) {
   o.token = c.token;
   o.data_port = c.data_port;
   o.data_wait_s = c.data_wait_s;
+  if (p.has("tls")) o.tls_s3 = p.string("tls");
 
   const std::vector<SageMakerJob> jobs = sagemaker_jobs(c.config, o);
   std::vector<std::pair<std::string, std::string>> files;
@@ -163,7 +180,8 @@ int launch_skypilot(const std::vector<std::string>& args) {
   options.add_options()("output", po::value<std::string>()->required(),
                         "a bucket (s3://BUCKET/PREFIX, gs://..., r2://...) mounted at /pperf-output: results, report, checkpoints")(
       "image", po::value<std::string>(), "a Docker image with pperf on PATH (default: the GPU bundle as the task's workdir)")(
-      "bundle", po::value<std::string>()->default_value("gpu-bundle"), "the workdir: scripts/gpu-bundle.sh's folder, relative to where sky runs");
+      "bundle", po::value<std::string>()->default_value("gpu-bundle"), "the workdir: scripts/gpu-bundle.sh's folder, relative to where sky runs")(
+      "tls", po::value<std::string>(), "a directory of cert.pem, key.pem (ca.pem): the data workers serve TLS (uploaded to /pperf-tls)");
   Parsed p = parse("launch skypilot", options, args);
   if (p.help) return std::cout << kLaunchUsage << options, kExitOk;
   const CommonLaunch c = common_launch(p);
@@ -177,6 +195,10 @@ int launch_skypilot(const std::vector<std::string>& args) {
   o.data_port = c.data_port;
   o.data_wait_s = c.data_wait_s;
   o.max_runtime_s = c.max_runtime_s;
+  if (p.has("tls")) {
+    read_tls_dir(p.string("tls"));  // refused here, not on the instances
+    o.tls_dir = fs::absolute(p.string("tls")).string();
+  }
   const auto jobs = skypilot_jobs(c.config, o);
   std::vector<std::pair<std::string, std::string>> files;
   for (const auto& job : jobs) files.emplace_back(job.name + ".yaml", yaml_documents(job.documents));
@@ -195,7 +217,8 @@ int launch_kubernetes(const std::vector<std::string>& args) {
   auto options = launch_options("kubernetes");
   options.add_options()("image", po::value<std::string>()->required(), "the pods' container image, pperf on its PATH")(
       "results-claim", po::value<std::string>()->required(), "a PersistentVolumeClaim mounted at /pperf-output: results, report, checkpoints")(
-      "namespace", po::value<std::string>()->default_value("default"), "the namespace of every object");
+      "namespace", po::value<std::string>()->default_value("default"), "the namespace of every object")(
+      "tls", po::value<std::string>(), "a directory of cert.pem, key.pem (ca.pem): the data workers serve TLS (a Secret mounted at /pperf-tls)");
   Parsed p = parse("launch kubernetes", options, args);
   if (p.help) return std::cout << kLaunchUsage << options, kExitOk;
   const CommonLaunch c = common_launch(p);
@@ -209,6 +232,7 @@ int launch_kubernetes(const std::vector<std::string>& args) {
   o.data_port = c.data_port;
   o.data_wait_s = c.data_wait_s;
   o.max_runtime_s = c.max_runtime_s;
+  if (p.has("tls")) o.tls_files = read_tls_dir(p.string("tls"));
   const auto jobs = kubernetes_jobs(c.config, o);
   std::vector<std::pair<std::string, std::string>> files;
   for (const auto& job : jobs) files.emplace_back(job.name + ".yaml", yaml_documents(job.documents));

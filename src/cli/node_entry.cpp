@@ -50,6 +50,7 @@ struct NodeRun {
   int64_t data_workers = 1, port = 0, wait_s = 600;
   std::optional<int64_t> max_runtime_s;  // the child is stopped past it (a job must not outbill its bound)
   std::string token;
+  fs::path tls_dir;                     // "" = plaintext; else kTlsCertFile, kTlsKeyFile (kTlsCaFile) there
   std::string listen_host = "0.0.0.0";  // data: the address it serves on
   std::vector<std::pair<std::string, std::string>> placement;  // PPERF_* read by `pperf run`
   fs::path results_file, report_dir, checkpoints_dir;
@@ -132,10 +133,24 @@ int run_child(const std::vector<std::string>& argv, const std::vector<std::pair<
   }
 }
 
+/// What the trainer trusts: the TLS directory's CA, else its (self-signed) certificate; "" = plaintext.
+fs::path trusted_ca(const fs::path& tls_dir) {
+  if (tls_dir.empty()) return {};
+  return fs::is_regular_file(tls_dir / kTlsCaFile) ? tls_dir / kTlsCaFile : tls_dir / kTlsCertFile;
+}
+
+/// The TLS directory's files, refused when one is missing (the job's TLS files did not arrive).
+void check_tls_dir(const fs::path& tls_dir, const std::string& origin) {
+  if (tls_dir.empty()) return;
+  for (const char* f : {kTlsCertFile, kTlsKeyFile})
+    if (!fs::is_regular_file(tls_dir / f)) throw InputError((tls_dir / f).string(), "", "missing (" + origin + " brings the TLS files)");
+}
+
 /// Asks each data worker to stop (the Shutdown RPC with the job's token), so the job ends.
-void stop_data_hosts(const std::string& tag, const std::vector<std::string>& endpoints, const std::string& token) {
+void stop_data_hosts(const std::string& tag, const std::vector<std::string>& endpoints, const std::string& token, const fs::path& ca) {
+  const std::string ca_pem = ca.empty() ? "" : read_text_file(ca.string());
   for (const auto& endpoint : endpoints) {
-    auto stub = dataservice::DataService::NewStub(open_data_channel(endpoint));
+    auto stub = dataservice::DataService::NewStub(open_data_channel(endpoint, ca_pem));
     dataservice::ShutdownRequest request;
     request.set_token(token);
     dataservice::ShutdownReply reply;
@@ -160,7 +175,8 @@ std::string trainer_config(const NodeRun& node, const std::map<std::string, std:
     if (hosts == node.data_hosts.end()) continue;
     auto& data = c["execution"]["data"];
     data.erase("spawn_local");
-    data.erase("tls_ca");  // inside the job: the job's network, the token on every call
+    data.erase("tls_ca");  // the emulation's; the job's own when it has TLS files
+    if (!node.tls_dir.empty()) data["tls_ca"] = fs::absolute(trusted_ca(node.tls_dir)).string();
     data["endpoints"] = nlohmann::json::array();
     for (const auto& h : hosts->second) data["endpoints"].push_back(address_of(addresses, h) + ":" + std::to_string(node.port));
   }
@@ -184,7 +200,11 @@ int run_node(NodeRun node) {
     if (node.token.empty()) throw InputError(kDataTokenVariable, "", "not set: the job carries the data workers' token");
     const std::string listen = node.listen_host + ":" + std::to_string(node.port);
     std::vector<std::string> argv{self, "data-worker", "--native", "--config", node.config_ref, "--listen", listen,
-                                  "--workers", std::to_string(node.data_workers), "--insecure"};
+                                  "--workers", std::to_string(node.data_workers)};
+    if (node.tls_dir.empty())
+      argv.push_back("--insecure");  // the job's own network; the token on every call
+    else
+      argv.insert(argv.end(), {"--tls-cert", (node.tls_dir / kTlsCertFile).string(), "--tls-key", (node.tls_dir / kTlsKeyFile).string()});
     if (!node.workload.empty()) argv.insert(argv.end(), {"--workload", node.workload});
     const int code = run_child(argv, node.placement, deadline, node.max_runtime_s.value_or(0));
     if (code != 0) throw std::runtime_error(fmt::format("the data worker exited with code {}", code));
@@ -225,11 +245,11 @@ int run_node(NodeRun node) {
       write_file_atomically(done.string(), marker);
     }
     write_file_atomically(node.results_file.string(), read_text_file(in_progress.string()));
-    stop_data_hosts(node.tag, endpoints, node.token);
+    stop_data_hosts(node.tag, endpoints, node.token, trusted_ca(node.tls_dir));
     if (run_code == kExitResultFailed) throw std::runtime_error("a result failed (results.json says which)");
     return kExitOk;
   } catch (...) {
-    stop_data_hosts(node.tag, endpoints, node.token);
+    stop_data_hosts(node.tag, endpoints, node.token, trusted_ca(node.tls_dir));
     throw;
   }
 }
@@ -313,6 +333,10 @@ NodeRun sagemaker_node(const SageMakerPaths& paths) {
   node.all_data_hosts = role.all_data_hosts;
   node.data_workers = role.data_workers;
   node.token = env_or(kDataTokenVariable);
+  if (const std::string channel = hyper_of(sagemaker_keys::kTlsChannel); !channel.empty()) {
+    node.tls_dir = paths.root / "input/data" / channel;
+    check_tls_dir(node.tls_dir, "the job's input channel " + channel);
+  }
   // Every interface of the host, or the harness's loopback address for it.
   if (const auto addresses = host_addresses(); addresses.count(rc.current_host)) node.listen_host = addresses.at(rc.current_host);
   node.placement = {{"PPERF_PLATFORM", "sagemaker"},
@@ -372,7 +396,8 @@ int node_entry(const std::vector<std::string>& args) {
       "data-wait-s", po::value<int64_t>()->default_value(600), "trainer: how long a data host may take to come up")(
       "workers", po::value<int64_t>()->default_value(1), "data: preprocessing threads")(
       "max-runtime-s", po::value<int64_t>()->required(), "the job's bound: this host's work is stopped past it")(
-      "out", po::value<std::string>(), "trainer: the directory of results.json, the report and checkpoints/");
+      "out", po::value<std::string>(), "trainer: the directory of results.json, the report and checkpoints/")(
+      "tls-dir", po::value<std::string>(), "the data workers' TLS files (cert.pem, key.pem, ca.pem): serve and dial over TLS");
   Parsed p = parse("node-entry", options, args);
   if (p.help) return std::cout << options, kExitOk;
   const std::string platform = p.string("platform");
@@ -393,6 +418,10 @@ int node_entry(const std::vector<std::string>& args) {
   node.data_workers = std::max<int64_t>(1, p.vars["workers"].as<int64_t>());
   node.max_runtime_s = p.vars["max-runtime-s"].as<int64_t>();
   node.token = env_or(kDataTokenVariable);
+  if (p.has("tls-dir")) {
+    node.tls_dir = p.string("tls-dir");
+    check_tls_dir(node.tls_dir, "the job");
+  }
   if (node.trainer) {
     if (!p.has("configurations") || !p.has("out")) throw InputError("--configurations", "", "the trainer needs --configurations and --out");
     node.configurations = p.string("configurations");
@@ -410,7 +439,7 @@ int node_entry(const std::vector<std::string>& args) {
     node.report_dir = out;
     node.checkpoints_dir = out / "checkpoints";
   }
-  std::string job_id, host_id;
+  std::string job_id, host_id, instance_id;
   if (platform == "skypilot") {
     // The task is the group (as SageMaker's current_group_name); the rank only numbers its nodes.
     const int64_t rank = rank_variable("SKYPILOT_NODE_RANK", "SkyPilot");
@@ -445,6 +474,7 @@ int node_entry(const std::vector<std::string>& args) {
       node.view = {{"index", index}};
     }
     job_id = env_or("POD_UID", node.job_name);
+    instance_id = env_or("NODE_NAME");
     host_id = env_or("POD_NAME", env_or("HOSTNAME"));
   }
   node.view["group"] = group;
@@ -452,6 +482,7 @@ int node_entry(const std::vector<std::string>& args) {
   node.placement = {{"PPERF_PLATFORM", platform},          {"PPERF_JOB_NAME", node.job_name},
                     {"PPERF_JOB_ID", job_id},              {"PPERF_INSTANCE_TYPE", p.string("instance-type")},
                     {"PPERF_HOST_GROUP", group},           {"PPERF_HOST_ID", host_id}};
+  if (!instance_id.empty()) node.placement.emplace_back("PPERF_INSTANCE_ID", instance_id);
   std::cerr << fmt::format("{}: {} job {}, host {} of group {} ({}): {}\n", node.tag, platform, node.job_name, host_id, group,
                            p.string("instance-type"), node.trainer ? "the trainer" : "a data worker");
   return run_node(std::move(node));

@@ -17,10 +17,11 @@ nlohmann::ordered_json metadata(const std::string& name, const KubernetesLaunchO
   return {{"name", name}, {"namespace", o.name_space}, {"labels", {{"app.kubernetes.io/name", "pperf"}, {"pperf/job", job}, {"pperf/role", role}}}};
 }
 
-/// The variables every pperf pod reads from the downward API (its own IP, name and uid).
+/// The variables every pperf pod reads from the downward API (its own IP, name and uid, and the
+/// node it was placed on: the instance, as the cluster names it).
 nlohmann::ordered_json pod_env(const std::string& token_secret) {
   nlohmann::ordered_json env = nlohmann::ordered_json::array();
-  for (const auto& [name, field] : {std::pair{"POD_IP", "status.podIP"}, {"POD_NAME", "metadata.name"}, {"POD_UID", "metadata.uid"}})
+  for (const auto& [name, field] : {std::pair{"POD_IP", "status.podIP"}, {"POD_NAME", "metadata.name"}, {"POD_UID", "metadata.uid"}, {"NODE_NAME", "spec.nodeName"}})
     env.push_back({{"name", name}, {"valueFrom", {{"fieldRef", {{"fieldPath", field}}}}}});
   if (!token_secret.empty())
     env.push_back({{"name", kDataTokenVariable}, {"valueFrom", {{"secretKeyRef", {{"name", token_secret}, {"key", "token"}}}}}});
@@ -53,12 +54,25 @@ std::vector<KubernetesJob> kubernetes_jobs(const Config& config, const Kubernete
     const bool with_data = !j.data_groups.empty();
     if (with_data && o.token.empty()) throw InputError("--token-file", "", "a job with data instances needs the data workers' token");
     const std::string secret = with_data ? job.name + "-token" : "";
+    const bool tls = with_data && !o.tls_files.empty();
+    const std::string tls_secret = job.name + "-tls";
+    // A pod's TLS files: the Secret's keys as files under kKubernetesTlsDir.
+    const auto add_tls = [&](nlohmann::ordered_json& pod_spec, nlohmann::ordered_json& container) {
+      if (!tls) return;
+      container["volumeMounts"].push_back({{"name", "tls"}, {"mountPath", kKubernetesTlsDir}, {"readOnly", true}});
+      pod_spec["volumes"].push_back({{"name", "tls"}, {"secret", {{"secretName", tls_secret}}}});
+    };
     std::vector<std::string> group_names;
     for (size_t g = 0; g < j.data_groups.size(); ++g)
       group_names.push_back(job.name + "-data" + (j.data_groups.size() > 1 ? std::to_string(g) : ""));
     if (with_data) {
       nlohmann::ordered_json s{{"apiVersion", "v1"}, {"kind", "Secret"}, {"metadata", metadata(secret, o, job.name, "token")},
                                {"type", "Opaque"}, {"stringData", {{"token", o.token}}}};
+      job.documents.push_back(s);
+    }
+    if (tls) {
+      nlohmann::ordered_json s{{"apiVersion", "v1"}, {"kind", "Secret"}, {"metadata", metadata(tls_secret, o, job.name, "tls")},
+                               {"type", "Opaque"}, {"stringData", o.tls_files}};
       job.documents.push_back(s);
     }
     for (size_t g = 0; g < j.data_groups.size(); ++g) {
@@ -70,7 +84,7 @@ std::vector<KubernetesJob> kubernetes_jobs(const Config& config, const Kubernete
                          {"selector", {{"pperf/job", job.name}, {"pperf/group", name}}},
                          {"ports", {{{"name", "data"}, {"port", o.data_port}, {"protocol", "TCP"}}}}};
       job.documents.push_back(service);
-      NodeEntryRole role{"kubernetes", job.name, name, cloud_instance_type(d.type), d.workers, ""};
+      NodeEntryRole role{"kubernetes", job.name, name, cloud_instance_type(d.type), d.workers, "", tls ? kKubernetesTlsDir : ""};
       std::vector<std::string> argv{"pperf"};
       const auto entry = node_entry_arguments(config, j, role, group_names, o.selection.workload, o.data_port, o.data_wait_s, runtime);
       argv.insert(argv.end(), entry.begin(), entry.end());
@@ -85,13 +99,14 @@ std::vector<KubernetesJob> kubernetes_jobs(const Config& config, const Kubernete
                         {"command", argv},
                         {"env", pod_env(secret)},
                         {"ports", {{{"name", "data"}, {"containerPort", o.data_port}, {"protocol", "TCP"}}}}}}}};
+      add_tls(pod["spec"], pod["spec"]["containers"][0]);
       nlohmann::ordered_json batch{{"apiVersion", "batch/v1"}, {"kind", "Job"}, {"metadata", metadata(name, o, job.name, "data")}};
       batch["spec"] = {{"completionMode", "Indexed"}, {"completions", d.count}, {"parallelism", d.count},
                        {"backoffLimit", 0},           {"activeDeadlineSeconds", runtime}, {"template", pod}};
       job.documents.push_back(batch);
     }
     NodeEntryRole trainer{"kubernetes", job.name, "trainer", cloud_instance_type(j.trainer_type), 1,
-                          std::string(kKubernetesOutputDir) + "/" + job.name};
+                          std::string(kKubernetesOutputDir) + "/" + job.name, tls ? kKubernetesTlsDir : ""};
     std::vector<std::string> argv{"pperf"};
     const auto entry = node_entry_arguments(config, j, trainer, group_names, o.selection.workload, o.data_port, o.data_wait_s, runtime);
     argv.insert(argv.end(), entry.begin(), entry.end());
@@ -107,6 +122,7 @@ std::vector<KubernetesJob> kubernetes_jobs(const Config& config, const Kubernete
                            {{"nodeSelector", node_selector(j.trainer_type, j.spot)},
                             {"containers", {container}},
                             {"volumes", {{{"name", "results"}, {"persistentVolumeClaim", {{"claimName", o.results_claim}}}}}}}}};
+    add_tls(master["template"]["spec"], master["template"]["spec"]["containers"][0]);
     nlohmann::ordered_json pytorch{{"apiVersion", "kubeflow.org/v1"}, {"kind", "PyTorchJob"}, {"metadata", metadata(job.name, o, job.name, "trainer")}};
     pytorch["spec"] = {{"runPolicy", {{"cleanPodPolicy", "None"}, {"activeDeadlineSeconds", runtime}, {"backoffLimit", j.spot ? 3 : 0}}},
                        {"pytorchReplicaSpecs", {{"Master", master}}}};

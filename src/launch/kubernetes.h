@@ -5,6 +5,7 @@
 // behind a headless Service (pods `JOB-I.SERVICE`, each ending when the trainer stops it), with
 // the data workers' token in a Secret. Every pod runs `pperf node-entry --platform kubernetes`;
 // both workloads are bounded by activeDeadlineSeconds. Pure.
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -23,12 +24,16 @@ struct KubernetesLaunchOptions {
   std::string results_claim;     // a PersistentVolumeClaim mounted at kKubernetesOutputDir
   std::string job_suffix;
   std::string token;
+  /// "" = plaintext; else the data workers' TLS files (file name -> PEM text: kTlsCertFile,
+  /// kTlsKeyFile, optionally kTlsCaFile), put in a Secret mounted at kKubernetesTlsDir.
+  std::map<std::string, std::string> tls_files;
   int64_t data_port = 50051;
   int64_t data_wait_s = 600;
   std::optional<int64_t> max_runtime_s;
 };
 
 inline constexpr const char* kKubernetesOutputDir = "/pperf-output";
+inline constexpr const char* kKubernetesTlsDir = "/pperf-tls";
 /// The node label every pod is placed by (the well-known label the kubelet sets from the cloud).
 inline constexpr const char* kInstanceTypeLabel = "node.kubernetes.io/instance-type";
 /// EKS managed node groups' capacity label (Spot configurations' pods go to Spot nodes).

@@ -183,6 +183,7 @@ std::vector<std::string> node_entry_arguments(const Config& config, const Launch
                              "--config-sha256", config.sha256, "--data-port", std::to_string(data_port),
                              "--max-runtime-s", std::to_string(max_runtime_s)};
   if (!workload.empty()) a.insert(a.end(), {"--workload", workload});
+  if (!role.tls_dir.empty()) a.insert(a.end(), {"--tls-dir", role.tls_dir});
   if (role.group == "trainer") {
     a.insert(a.end(), {"--configurations", join_names(job.configurations, ","), "--data-wait-s", std::to_string(data_wait_s),
                        "--out", role.out_dir});

@@ -85,7 +85,15 @@ struct NodeEntryRole {
   std::string instance_type;  // as the platform launches it (e.g. without SageMaker's "ml.")
   int64_t data_workers = 1;   // data group: preprocessing threads per instance
   std::string out_dir;        // trainer: results.json, report, checkpoints/
+  std::string tls_dir;        // "" = plaintext; else where the job puts kTlsCertFile, kTlsKeyFile (and kTlsCaFile)
 };
+
+/// The data workers' TLS files in a job's TLS directory (`--tls`): the data hosts serve with the
+/// certificate and key; the trainer trusts kTlsCaFile when the directory has one, else the
+/// certificate itself (self-signed).
+inline constexpr const char* kTlsCertFile = "cert.pem";
+inline constexpr const char* kTlsKeyFile = "key.pem";
+inline constexpr const char* kTlsCaFile = "ca.pem";
 
 /// `pperf node-entry ...` (argv after the binary) for `role` in `job`: the config reference and
 /// its SHA-256, the configurations, the workload, and for the trainer each configuration's data

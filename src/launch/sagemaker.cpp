@@ -83,6 +83,14 @@ std::vector<SageMakerJob> sagemaker_jobs(const Config& config, const SageMakerLa
     hyper[keys::kDataWorkers] = data_workers.dump();
     hyper[keys::kDataPort] = std::to_string(o.data_port);
     hyper[keys::kDataWaitS] = std::to_string(o.data_wait_s);
+    const bool tls = !j.data_groups.empty() && !o.tls_s3.empty();
+    hyper[keys::kTlsChannel] = tls ? kSageMakerTlsChannel : "";
+    if (tls) {
+      if (!std::regex_match(o.tls_s3, kS3Uri)) throw InputError("--tls", "", "'" + o.tls_s3 + "' is not an S3 URI (s3://BUCKET/PREFIX/)");
+      r["InputDataConfig"] = {{{"ChannelName", kSageMakerTlsChannel},
+                               {"DataSource", {{"S3DataSource", {{"S3DataType", "S3Prefix"}, {"S3Uri", o.tls_s3}, {"S3DataDistributionType", "FullyReplicated"}}}}},
+                               {"InputMode", "File"}}};
+    }
     for (const auto& [k, v] : hyper.items())
       if (v.get<std::string>().size() > 2500)
         throw InputError(config.path, std::find_if(config.configurations.begin(), config.configurations.end(),

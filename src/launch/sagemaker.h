@@ -28,6 +28,7 @@ inline constexpr const char* kDataGroups = "pperf_data_groups";         // JSON:
 inline constexpr const char* kDataPort = "pperf_data_port";
 inline constexpr const char* kDataWorkers = "pperf_data_workers";       // JSON: group -> preprocessing threads
 inline constexpr const char* kDataWaitS = "pperf_data_wait_s";          // how long the trainer waits for a data host
+inline constexpr const char* kTlsChannel = "pperf_tls_channel";         // "" or the input channel of the TLS files
 }  // namespace sagemaker_keys
 
 struct SageMakerLaunchOptions {
@@ -44,10 +45,14 @@ struct SageMakerLaunchOptions {
   std::optional<int64_t> max_wait_s;     // Spot: default 2 x max runtime
   std::string job_suffix;             // appended to each job's name (e.g. a UTC time), unique per account
   std::string token;                  // the data workers' shared secret, put in the job's Environment
+  std::string tls_s3;                 // "" = plaintext; else s3://... holding kTlsCertFile, kTlsKeyFile (kTlsCaFile): channel kSageMakerTlsChannel
   int64_t data_port = 50051;
   int64_t volume_gb = 50;
   int64_t data_wait_s = 600;
 };
+
+/// The input channel the TLS files arrive in: /opt/ml/input/data/pperf-tls/ on every host.
+inline constexpr const char* kSageMakerTlsChannel = "pperf-tls";
 
 /// One CreateTrainingJob request.
 struct SageMakerJob {

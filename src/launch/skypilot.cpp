@@ -28,6 +28,7 @@ nlohmann::ordered_json task(const Config& config, const SkyPilotLaunchOptions& o
   if (o.image.empty()) t["workdir"] = o.bundle_dir;
   if (with_data) t["secrets"] = {{kDataTokenVariable, o.token}};  // kept out of SkyPilot's logs and dashboard
   t["file_mounts"] = {{kSkyPilotOutputDir, {{"source", o.output}, {"mode", "MOUNT_CACHED"}}}};
+  if (with_data && !o.tls_dir.empty()) t["file_mounts"][kSkyPilotTlsDir] = o.tls_dir;  // SkyPilot uploads the local directory
   std::vector<std::string> argv{o.image.empty() ? "./run.sh" : "pperf"};
   if (o.image.empty()) argv.push_back("pperf");
   argv.insert(argv.end(), entry.begin(), entry.end());
@@ -68,15 +69,16 @@ std::vector<SkyPilotJob> skypilot_jobs(const Config& config, const SkyPilotLaunc
       header["primary_tasks"] = {"trainer"};  // the data tasks end when the trainer does
       job.documents.push_back(header);
     }
+    const std::string tls = job.job_group && !o.tls_dir.empty() ? kSkyPilotTlsDir : "";
     NodeEntryRole trainer{"skypilot", job.name, "trainer", cloud_instance_type(j.trainer_type), 1,
-                          std::string(kSkyPilotOutputDir) + "/" + job.name};
+                          std::string(kSkyPilotOutputDir) + "/" + job.name, tls};
     job.documents.push_back(task(config, o, job.job_group ? "trainer" : job.name, j.trainer_type, j.spot, 1, job.job_group,
                                  node_entry_arguments(config, j, trainer, group_names, o.selection.workload, o.data_port,
                                                       o.data_wait_s, runtime)));
     if (job.job_group) job.documents.back()["name"] = "trainer";
     for (size_t g = 0; g < j.data_groups.size(); ++g) {
       const LaunchDataGroup& d = j.data_groups[g];
-      NodeEntryRole data{"skypilot", job.name, group_names[g], cloud_instance_type(d.type), d.workers, ""};
+      NodeEntryRole data{"skypilot", job.name, group_names[g], cloud_instance_type(d.type), d.workers, "", tls};
       job.documents.push_back(task(config, o, group_names[g], d.type, j.spot, d.count, true,
                                    node_entry_arguments(config, j, data, group_names, o.selection.workload, o.data_port,
                                                         o.data_wait_s, runtime)));

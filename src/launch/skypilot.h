@@ -22,6 +22,7 @@ struct SkyPilotLaunchOptions {
   std::string bundle_dir = "gpu-bundle";  // the workdir: scripts/gpu-bundle.sh's folder
   std::string job_suffix;             // appended to every name
   std::string token;                  // the data workers' secret (a task `secret`)
+  std::string tls_dir;                // "" = plaintext; else a local directory of kTlsCertFile, kTlsKeyFile (kTlsCaFile), uploaded to kSkyPilotTlsDir
   int64_t data_port = 50051;
   int64_t data_wait_s = 600;
   std::optional<int64_t> max_runtime_s;  // default: launch_max_runtime_s
@@ -30,6 +31,7 @@ struct SkyPilotLaunchOptions {
 /// Where each task mounts --output (MOUNT_CACHED: pperf writes results by rename, which a plain
 /// bucket mount cannot do).
 inline constexpr const char* kSkyPilotOutputDir = "/pperf-output";
+inline constexpr const char* kSkyPilotTlsDir = "/pperf-tls";
 
 struct SkyPilotJob {
   std::string name;                         // the managed job's (or job group's) name

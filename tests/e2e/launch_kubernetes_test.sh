@@ -72,13 +72,31 @@ j["results"][1]["decision"]["verdict"] in ("cheaper", "dearer", "equivalent", "u
 len(j["results"][1]["decision"]["improvement_pct_bounds"]) == 2
 j["placement"]["platform"] == "kubernetes" and j["placement"]["job_name"] == "seed000-ci-c5-9xlarge-ci"
 len(j["placement"]["job_id"]) == 36 and j["placement"]["instance_type"] == "c5.9xlarge"
-j["placement"]["group"] == "trainer" and j["placement"]["host_id"] == "seed000-ci-c5-9xlarge-ci-master-0"'
+j["placement"]["group"] == "trainer" and j["placement"]["host_id"] == "seed000-ci-c5-9xlarge-ci-master-0"
+j["placement"]["instance_id"] == "ip-127-0-0-4.ec2.internal"'
 done
 check "v1: the rank read from RANK, v2: from PET_NODE_RANK" bash -c "grep -q '\"rank_variable\":\"RANK\"' '$work/job-v1/seed000-ci-c5-9xlarge-ci-master-0.log' && grep -q '\"rank_variable\":\"PET_NODE_RANK\"' '$work/job-v2/seed000-ci-c5-9xlarge-ci-master-0.log'"
 check "the trainer streamed from the Indexed Job's DNS names" grep -q '"data_hosts":{"heterogeneous":\["seed000-ci-c5-9xlarge-ci-data-0.seed000-ci-c5-9xlarge-ci-data","seed000-ci-c5-9xlarge-ci-data-1.seed000-ci-c5-9xlarge-ci-data"\]}' "$work/job-v1/seed000-ci-c5-9xlarge-ci-master-0.log"
 token="$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[0]["stringData"]["token"])' <("$venv_python" -c 'import json, sys, yaml; print(json.dumps([d for d in yaml.safe_load_all(open(sys.argv[1])) if d]))' "$file"))"
 check "the token is in no pod's log" bash -c "! grep -l '$token' $work/job-v1/*.log $work/job-v2/*.log"
 check "no pod process left" no_process "node-entry --platform kubernetes"
+
+# --- TLS on request: a Secret of the job's certificate mounted in every pod ------------------------
+tls_dir_for_harness "$work/tls"
+(cd "$work/code" && "$pperf" launch kubernetes --config seed000.json --image pperf:ci --results-claim r --job-suffix tls --tls "$work/tls" --out "$work/citls") >"$work/citls.log" 2>&1
+tls_file="$work/citls/seed000-ci-c5-9xlarge-tls.yaml"
+docs "$tls_file" "$work/tls.json"
+check "--tls: a Secret of cert.pem and key.pem, mounted read-only at /pperf-tls in the data pods and the Master" json_check "$work/tls.json" '
+[d["kind"] for d in j] == ["Secret", "Secret", "Service", "Job", "PyTorchJob"]
+sorted(j[1]["stringData"]) == ["cert.pem", "key.pem"] and j[1]["metadata"]["name"] == "seed000-ci-c5-9xlarge-tls-tls"
+{"name": "tls", "mountPath": "/pperf-tls", "readOnly": True} in j[3]["spec"]["template"]["spec"]["containers"][0]["volumeMounts"]
+{"name": "tls", "secret": {"secretName": "seed000-ci-c5-9xlarge-tls-tls"}} in j[4]["spec"]["pytorchReplicaSpecs"]["Master"]["template"]["spec"]["volumes"]
+"/pperf-tls" in j[4]["spec"]["pytorchReplicaSpecs"]["Master"]["template"]["spec"]["containers"][0]["command"]'
+check "  passes the CRD and the client's models" "$venv_python" tests/e2e/launch_platforms.py kubernetes "$crd" "$tls_file"
+check "  the job runs to a decision over TLS" "$venv_python" tests/e2e/platform_harness.py kubernetes "$pperf" "$tls_file" "$work/jobtls" "$work/code" --timeout-s 150
+check "  every pod exits 0" json_check "$work/jobtls/summary.json" 'all(h["exit"] == 0 for h in j["hosts"].values())'
+check "  both configurations ok, the trainer trusting the mounted certificate" json_check "$work/jobtls/mount/seed000-ci-c5-9xlarge-tls/results.json" 'all(r["status"] == "ok" for r in j["results"])'
+check "  (its config's tls_ca)" grep -q '"tls_ca": "'"$work/jobtls/secret-seed000-ci-c5-9xlarge-tls-tls/cert.pem"'"' "$work/code/.seed000.seed000-ci-c5-9xlarge-tls.json"
 
 # --- bad input: exit 2, one line, nothing written ----------------------------------------------------
 check "a namespace Kubernetes does not allow refused" one_line_error "^--namespace: 'Bench_1' is not a Kubernetes namespace name" \

@@ -95,6 +95,25 @@ sed 's/--data-wait-s 600/--data-wait-s 3/' "$file" >"$work/nodata.yaml"
 check "no data node: the trainer gives up" bash -c "! '$venv_python' tests/e2e/platform_harness.py skypilot '$pperf' '$work/nodata.yaml' '$work/nodata' '$work/code' --only-trainer --timeout-s 30; grep -q '\"exit\": 3' '$work/nodata/summary.json'"
 check "  naming the host" grep -qE "data host data-c5-18xlarge-[01]\.seed000-ci-c5-9xlarge-ci did not accept connections on port 50051 within 3 s" "$work/nodata/trainer-0.log"
 
+# --- TLS on request: the data nodes serve with the job's certificate, the trainer trusts it --------------
+tls_dir_for_harness "$work/tls"
+(cd "$work/code" && "$pperf" launch skypilot --config seed000.json --output s3://pperf-ci/out --image pperf:ci --job-suffix tls --tls "$work/tls" --out "$work/citls") >"$work/citls.log" 2>&1
+tls_file="$work/citls/seed000-ci-c5-9xlarge-tls.yaml"
+docs "$tls_file" "$work/tls.json"
+check "--tls: the directory uploaded to /pperf-tls on every task, --tls-dir in every run" json_check "$work/tls.json" '
+all(d["file_mounts"]["/pperf-tls"] == "'"$work/tls"'" and "--tls-dir /pperf-tls" in d["run"] for d in j[1:])'
+check "  passes SkyPilot's schema and loader" "$venv_python" tests/e2e/launch_platforms.py skypilot "$schema" "$tls_file"
+check "  the job group runs to a decision over TLS" "$venv_python" tests/e2e/platform_harness.py skypilot "$pperf" "$tls_file" "$work/jobtls" "$work/code" --timeout-s 150
+check "  every node exits 0" json_check "$work/jobtls/summary.json" 'all(h["exit"] == 0 for h in j["hosts"].values())'
+check "  both configurations ok" json_check "$work/jobtls/mount/seed000-ci-c5-9xlarge-tls/results.json" 'all(r["status"] == "ok" for r in j["results"])'
+# A trainer with tls_ca reaches only TLS workers ("it speaks plaintext HTTP/2" otherwise): ok results
+# through a config trusting the job's certificate are results over TLS.
+check "  the trainer's config trusted the job's certificate" json_check "$work/code/.seed000.seed000-ci-c5-9xlarge-tls.json" '
+j["configurations"][1]["execution"]["data"]["tls_ca"] == "'"$work/tls/cert.pem"'"
+j["configurations"][1]["execution"]["data"]["endpoints"] == ["127.0.0.3:50051", "127.0.0.4:50051"]'
+check "--tls without its files refused" one_line_error "^--tls: .*/code/cert.pem is missing" \
+  "$pperf" launch skypilot --config p4d_vs_hetero --output s3://b/p --tls "$work/code" --out "$work/w"
+
 # --- bad input: exit 2, one line, nothing written ----------------------------------------------------
 check "an --output SkyPilot cannot mount refused" one_line_error "^--output: 'ftp://x' is not a bucket SkyPilot mounts" \
   "$pperf" launch skypilot --config p4d_vs_hetero --output ftp://x --out "$work/w"

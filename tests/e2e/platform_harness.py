@@ -70,7 +70,11 @@ def skypilot_hosts(docs, mount):
                         "SKYPILOT_TASK_ID": f"sky-managed-2026-12-07-01-00-00-000000_{group or t['name']}_1-{len(out)}"})
             if group:
                 env["SKYPILOT_JOBGROUP_NAME"] = group
-            out.append((f"{t['name']}-{i}", t["name"], ip, ["bash", "-c", t["run"].replace(MOUNT, mount)], env))
+            run = t["run"].replace(MOUNT, mount)
+            for path, source in (t.get("file_mounts") or {}).items():
+                if isinstance(source, str):  # a local directory SkyPilot uploads: here, the directory itself
+                    run = run.replace(path, source)
+            out.append((f"{t['name']}-{i}", t["name"], ip, ["bash", "-c", run], env))
     return out, names
 
 
@@ -83,15 +87,27 @@ def kubernetes_hosts(docs, mount, trainer_v2):
         for e in container.get("env", []):
             ref = e.get("valueFrom", {})
             if "fieldRef" in ref:
-                env[e["name"]] = {"status.podIP": ip, "metadata.name": name, "metadata.uid": uid}[ref["fieldRef"]["fieldPath"]]
+                env[e["name"]] = {"status.podIP": ip, "metadata.name": name, "metadata.uid": uid,
+                                  "spec.nodeName": f"ip-{ip.replace('.', '-')}.ec2.internal"}[ref["fieldRef"]["fieldPath"]]
             elif "secretKeyRef" in ref:
                 env[e["name"]] = secrets[ref["secretKeyRef"]["name"]][ref["secretKeyRef"]["key"]]
             else:
                 env[e["name"]] = e["value"]
         return env
 
-    def argv(container):
-        return [a.replace(MOUNT, mount) for a in container.get("command", []) + container.get("args", [])]
+    def argv(container, pod):
+        """The command, each Secret volume's mount path a directory holding its keys as files."""
+        words = [a.replace(MOUNT, mount) for a in container.get("command", []) + container.get("args", [])]
+        volumes = {v["name"]: v for v in pod.get("volumes", [])}
+        for m in container.get("volumeMounts", []):
+            secret = volumes[m["name"]].get("secret")
+            if secret:
+                where = os.path.join(os.path.dirname(mount), "secret-" + secret["secretName"])
+                os.makedirs(where, exist_ok=True)
+                for key, text in secrets[secret["secretName"]].items():
+                    open(os.path.join(where, key), "w").write(text)
+                words = [w.replace(m["mountPath"], where) for w in words]
+        return words
 
     for d in docs:
         if d["kind"] == "Job":
@@ -104,7 +120,7 @@ def kubernetes_hosts(docs, mount, trainer_v2):
                 c = pod["containers"][0]
                 env = pod_env(c, f"{name}-{i}-x7k2p", ip)
                 env.update({"JOB_COMPLETION_INDEX": str(i), "HOSTNAME": f"{name}-{i}"})
-                out.append((f"{name}-{i}", name, ip, argv(c), env))
+                out.append((f"{name}-{i}", name, ip, argv(c, pod), env))
         elif d["kind"] == "PyTorchJob":
             name = d["metadata"]["name"]
             master = d["spec"]["pytorchReplicaSpecs"]["Master"]["template"]["spec"]
@@ -116,7 +132,7 @@ def kubernetes_hosts(docs, mount, trainer_v2):
                    "PET_MASTER_ADDR": f"{name}-master-0", "PET_MASTER_PORT": "29500" if trainer_v2 else "23456"}
             env.update(pet if trainer_v2 else {**pet, "MASTER_ADDR": f"{name}-master-0", "MASTER_PORT": "23456",
                                                "WORLD_SIZE": "1", "RANK": "0", "PYTHONUNBUFFERED": "1"})
-            out.append((f"{name}-master-0", "trainer", ip, argv(c), env))
+            out.append((f"{name}-master-0", "trainer", ip, argv(c, master), env))
     return out, names
 
 

@@ -14,6 +14,7 @@ host's process ran to its end within the timeout.
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -35,6 +36,8 @@ def main():
     ap.add_argument("--hosts-only", choices=["trainer", "all"], default="all")
     ap.add_argument("--data-wait-s")
     ap.add_argument("--data-workers", type=int, help="each data host's preprocessing threads (this host's cores, not the instance's)")
+    ap.add_argument("--channel", action="append", default=[], metavar="NAME=DIR",
+                    help="an input channel's files (what SageMaker downloads from its S3 prefix) from DIR")
     ap.add_argument("--timeout-s", type=float, default=120)
     ap.add_argument("--reuse", action="store_true", help="keep each host's /opt/ml (a Spot restart: checkpoints restored)")
     a = ap.parse_args()
@@ -76,7 +79,11 @@ def main():
             }
             json.dump(resource, open(os.path.join(config_dir, "resourceconfig.json"), "w"), indent=4)
             json.dump(hyper, open(os.path.join(config_dir, "hyperparameters.json"), "w"))
-            json.dump({}, open(os.path.join(config_dir, "inputdataconfig.json"), "w"))
+            channels = dict(c.split("=", 1) for c in a.channel)
+            json.dump({n: {"TrainingInputMode": "File", "S3DistributionType": "FullyReplicated", "RecordWrapperType": "None"}
+                       for n in channels}, open(os.path.join(config_dir, "inputdataconfig.json"), "w"))
+            for n, d in channels.items():
+                shutil.copytree(d, os.path.join(root, "input", "data", n), dirs_exist_ok=True)
             trainer = name == hyper.get("pperf_trainer_group") or not hyper.get("pperf_trainer_group")
             entry = {"group": name, "root": root, "trainer": trainer, "address": addresses[host],
                      "log": os.path.join(a.work, f"{host}.log")}

@@ -94,6 +94,23 @@ took=$(( $(date +%s) - start ))
 check "  within the timeout (3 s, took $took s), exit 3" json_check "$work/nodata/summary.json" 'j["hosts"]["algo-3"]["exit"] == 3'
 check "  /opt/ml/output/failure names the host" grep -qE "^data host algo-[12] did not accept connections on port 50051 within 3 s$" "$work/nodata/algo-3/output/failure"
 
+# --- TLS on request: the files as an input channel, the data hosts serving with them ----------------
+tls_dir_for_harness "$work/tls"
+(cd "$work/code" && "$pperf" launch sagemaker --config seed000.json --role arn:aws:iam::123456789012:role/pperf-ci \
+  --output s3://pperf-ci/out --image pperf:ci --job-suffix tls --tls s3://pperf-ci/tls/ --out "$work/reqtls") >"$work/tls.log" 2>&1
+reqtls="$work/reqtls/seed000-ci-ml-c5-9xlarge-tls.json"
+check "--tls: the channel pperf-tls from the S3 prefix" json_check "$reqtls" '
+j["InputDataConfig"] == [{"ChannelName": "pperf-tls", "DataSource": {"S3DataSource": {"S3DataType": "S3Prefix", "S3Uri": "s3://pperf-ci/tls/", "S3DataDistributionType": "FullyReplicated"}}, "InputMode": "File"}]
+j["HyperParameters"]["pperf_tls_channel"] == "pperf-tls"'
+check "  botocore's model and moto accept it" "$venv_python" tests/e2e/sagemaker_requests.py "$reqtls"
+check "  the job runs on every host over TLS" "$venv_python" tests/e2e/sagemaker_harness.py "$pperf" "$reqtls" "$work/jobtls" "$work/code" \
+  --data-workers 1 --timeout-s 150 --channel "pperf-tls=$work/tls"
+check "  every host exits 0, both configurations ok" json_check "$work/jobtls/summary.json" 'all(h["exit"] == 0 for h in j["hosts"].values())'
+check "  the results" json_check "$work/jobtls/algo-3/model/results.json" 'all(r["status"] == "ok" for r in j["results"])'
+check "  the trainer trusted the channel's certificate" grep -q '"tls_ca": "'"$work/jobtls/algo-3/input/data/pperf-tls/cert.pem"'"' "$work/code/.seed000.seed000-ci-ml-c5-9xlarge-tls.json"
+rm -r "$work/jobtls/algo-1/input/data/pperf-tls"
+check "  a data host whose channel files are missing: exit 2 naming the file" bash -c "PPERF_SAGEMAKER_ROOT='$work/jobtls/algo-1' TRAINING_JOB_NAME=x PPERF_DATA_TOKEN=t '$pperf' sagemaker-entry >'$work/o' 2>&1; [ \$? -eq 2 ] && grep -q 'input/data/pperf-tls/cert.pem: missing (the job.s input channel pperf-tls brings the TLS files)' '$work/jobtls/algo-1/output/failure'"
+
 # --- a contract file missing or malformed: exit 2 naming the file and key -------------------------
 mkdir -p "$work/bad/input/config"
 check "no resourceconfig.json: exit 2 naming it" bash -c "PPERF_SAGEMAKER_ROOT='$work/bad' TRAINING_JOB_NAME=x '$pperf' sagemaker-entry >'$work/o' 2>&1; [ \$? -eq 2 ] && grep -q 'resourceconfig.json: missing' '$work/bad/output/failure'"

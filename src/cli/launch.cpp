@@ -57,17 +57,9 @@ po::options_description launch_options(const std::string& platform) {
   return options;
 }
 
-struct CommonLaunch {
-  Config config;
-  LaunchSelection selection;
-  std::optional<int64_t> max_runtime_s;
-  std::string job_suffix, token;
-  int64_t data_port = 50051, data_wait_s = 600;
-  fs::path out;
-};
-
-CommonLaunch common_launch(const Parsed& p) {
-  CommonLaunch c{load_config(p.string("config"), builtin_workloads(), true), {}, {}, {}, {}, 50051, 600, p.string("out")};
+/// The common flags (launch_options) as every platform's options take them.
+LaunchCommon common_launch(const Parsed& p) {
+  LaunchCommon c;
   if (p.has("only")) c.selection.only = split_commas(p.string("only"));
   if (p.has("workload")) c.selection.workload = p.string("workload");
   c.selection.spot = p.has("spot");
@@ -129,11 +121,9 @@ int launch_sagemaker(const std::vector<std::string>& args) {
       "tls", po::value<std::string>(), "s3://BUCKET/PREFIX/ holding cert.pem, key.pem (ca.pem): the data workers serve TLS (input channel pperf-tls)");
   Parsed p = parse("launch sagemaker", options, args);
   if (p.help) return std::cout << kLaunchUsage << options, kExitOk;
-  const CommonLaunch c = common_launch(p);
+  const Config config = load_config(p.string("config"), builtin_workloads(), true);
   SageMakerLaunchOptions o;
-  o.only = c.selection.only;
-  o.workload = c.selection.workload;
-  o.spot = c.selection.spot;
+  static_cast<LaunchCommon&>(o) = common_launch(p);
   o.role_arn = p.string("role");
   o.output_s3 = p.string("output");
   if (p.has("image")) o.image = p.string("image");
@@ -143,18 +133,14 @@ int launch_sagemaker(const std::vector<std::string>& args) {
     o.framework_version = f.substr(8);
   }
   if (p.has("source")) o.source_s3 = p.string("source");
-  o.max_runtime_s = c.max_runtime_s;
   if (p.has("max-wait-s")) o.max_wait_s = p.vars["max-wait-s"].as<int64_t>();
-  o.job_suffix = c.job_suffix;
-  o.token = c.token;
-  o.data_port = c.data_port;
-  o.data_wait_s = c.data_wait_s;
   if (p.has("tls")) o.tls_s3 = p.string("tls");
 
-  const std::vector<SageMakerJob> jobs = sagemaker_jobs(c.config, o);
+  const std::vector<SageMakerJob> jobs = sagemaker_jobs(config, o);
+  const fs::path out = p.string("out");
   std::vector<std::pair<std::string, std::string>> files;
   for (const auto& job : jobs) files.emplace_back(job.name + ".json", job.request.dump(2) + "\n");
-  write_private(c.out, files);
+  write_private(out, files);
   for (const auto& job : jobs) {
     std::string groups;
     for (const auto& g : job.request["ResourceConfig"].value("InstanceGroups", nlohmann::json::array()))
@@ -164,7 +150,7 @@ int launch_sagemaker(const std::vector<std::string>& args) {
     std::cout << fmt::format("{}: measures {} on {}{}; at most {} s\n", job.name, measures(job.configurations), groups,
                              job.request.value("EnableManagedSpotTraining", false) ? " (managed Spot)" : "",
                              job.request["StoppingCondition"]["MaxRuntimeInSeconds"].get<int64_t>());
-    std::cout << fmt::format("  aws sagemaker create-training-job --cli-input-json file://{}\n", (c.out / (job.name + ".json")).string());
+    std::cout << fmt::format("  aws sagemaker create-training-job --cli-input-json file://{}\n", (out / (job.name + ".json")).string());
   }
   return kExitOk;
 }
@@ -184,31 +170,27 @@ int launch_skypilot(const std::vector<std::string>& args) {
       "tls", po::value<std::string>(), "a directory of cert.pem, key.pem (ca.pem): the data workers serve TLS (uploaded to /pperf-tls)");
   Parsed p = parse("launch skypilot", options, args);
   if (p.help) return std::cout << kLaunchUsage << options, kExitOk;
-  const CommonLaunch c = common_launch(p);
+  const Config config = load_config(p.string("config"), builtin_workloads(), true);
   SkyPilotLaunchOptions o;
-  o.selection = c.selection;
+  static_cast<LaunchCommon&>(o) = common_launch(p);
   o.output = p.string("output");
   if (p.has("image")) o.image = p.string("image");
   o.bundle_dir = p.string("bundle");
-  o.job_suffix = c.job_suffix;
-  o.token = c.token;
-  o.data_port = c.data_port;
-  o.data_wait_s = c.data_wait_s;
-  o.max_runtime_s = c.max_runtime_s;
   if (p.has("tls")) {
     read_tls_dir(p.string("tls"));  // refused here, not on the instances
     o.tls_dir = fs::absolute(p.string("tls")).string();
   }
-  const auto jobs = skypilot_jobs(c.config, o);
+  const auto jobs = skypilot_jobs(config, o);
+  const fs::path out = p.string("out");
   std::vector<std::pair<std::string, std::string>> files;
   for (const auto& job : jobs) files.emplace_back(job.name + ".yaml", yaml_documents(job.documents));
-  write_private(c.out, files);
+  write_private(out, files);
   for (const auto& job : jobs) {
     std::string nodes;
     for (size_t d = job.job_group ? 1 : 0; d < job.documents.size(); ++d) nodes += (nodes.empty() ? "" : ", ") + nodes_of(job.documents[d]);
     std::cout << fmt::format("{}: measures {} on {}{}\n", job.name, measures(job.configurations), nodes,
                              job.job_group ? " (a job group: the tasks start together, the data tasks end with the trainer)" : "");
-    std::cout << fmt::format("  sky jobs launch -y -n {} {}\n", job.name, (c.out / (job.name + ".yaml")).string());
+    std::cout << fmt::format("  sky jobs launch -y -n {} {}\n", job.name, (out / (job.name + ".yaml")).string());
   }
   return kExitOk;
 }
@@ -221,28 +203,24 @@ int launch_kubernetes(const std::vector<std::string>& args) {
       "tls", po::value<std::string>(), "a directory of cert.pem, key.pem (ca.pem): the data workers serve TLS (a Secret mounted at /pperf-tls)");
   Parsed p = parse("launch kubernetes", options, args);
   if (p.help) return std::cout << kLaunchUsage << options, kExitOk;
-  const CommonLaunch c = common_launch(p);
+  const Config config = load_config(p.string("config"), builtin_workloads(), true);
   KubernetesLaunchOptions o;
-  o.selection = c.selection;
+  static_cast<LaunchCommon&>(o) = common_launch(p);
   o.image = p.string("image");
   o.results_claim = p.string("results-claim");
   o.name_space = p.string("namespace");
-  o.job_suffix = c.job_suffix;
-  o.token = c.token;
-  o.data_port = c.data_port;
-  o.data_wait_s = c.data_wait_s;
-  o.max_runtime_s = c.max_runtime_s;
   if (p.has("tls")) o.tls_files = read_tls_dir(p.string("tls"));
-  const auto jobs = kubernetes_jobs(c.config, o);
+  const auto jobs = kubernetes_jobs(config, o);
+  const fs::path out = p.string("out");
   std::vector<std::pair<std::string, std::string>> files;
   for (const auto& job : jobs) files.emplace_back(job.name + ".yaml", yaml_documents(job.documents));
-  write_private(c.out, files);
+  write_private(out, files);
   for (const auto& job : jobs) {
     std::string objects;
     for (const auto& d : job.documents)
       objects += (objects.empty() ? "" : ", ") + d["kind"].get<std::string>() + " " + d["metadata"]["name"].get<std::string>();
     std::cout << fmt::format("{}: measures {} ({})\n", job.name, measures(job.configurations), objects);
-    std::cout << fmt::format("  kubectl apply -f {}\n", (c.out / (job.name + ".yaml")).string());
+    std::cout << fmt::format("  kubectl apply -f {}\n", (out / (job.name + ".yaml")).string());
   }
   return kExitOk;
 }

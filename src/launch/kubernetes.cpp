@@ -45,12 +45,10 @@ std::vector<KubernetesJob> kubernetes_jobs(const Config& config, const Kubernete
   std::vector<KubernetesJob> out;
   for (const LaunchJobPlan& j : jobs) {
     KubernetesJob job;
-    const std::string suffix = o.job_suffix.empty() ? "" : "-" + launch_name(o.job_suffix, 14, true);
-    // The operator names pods NAME-master-0 and Services after them: at most 63 - 9 characters.
-    job.name = launch_name(config.name + "-" + cloud_instance_type(j.key), 40 - suffix.size(), true) + suffix;
+    // Pods NAME-master-0 and NAME-data-I, the Secret NAME-token: within a 63-character DNS label.
+    job.name = launch_job_name(config.name + "-" + cloud_instance_type(j.key), o.job_suffix, 40, 14, true);
     job.configurations = j.configurations;
-    const int64_t runtime = o.max_runtime_s ? *o.max_runtime_s : launch_max_runtime_s(config.measure, j.items);
-    if (runtime < 1) throw InputError("--max-runtime-s", "", "must be at least 1 s");
+    const int64_t runtime = job_runtime_s(o, config, j);
     const bool with_data = !j.data_groups.empty();
     if (with_data && o.token.empty()) throw InputError("--token-file", "", "a job with data instances needs the data workers' token");
     const std::string secret = with_data ? job.name + "-token" : "";

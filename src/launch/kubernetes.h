@@ -17,19 +17,13 @@
 
 namespace pperf {
 
-struct KubernetesLaunchOptions {
-  LaunchSelection selection;
+struct KubernetesLaunchOptions : LaunchCommon {
   std::string image;             // a container image with pperf on PATH
   std::string name_space = "default";
   std::string results_claim;     // a PersistentVolumeClaim mounted at kKubernetesOutputDir
-  std::string job_suffix;
-  std::string token;
   /// "" = plaintext; else the data workers' TLS files (file name -> PEM text: kTlsCertFile,
   /// kTlsKeyFile, optionally kTlsCaFile), put in a Secret mounted at kKubernetesTlsDir.
   std::map<std::string, std::string> tls_files;
-  int64_t data_port = 50051;
-  int64_t data_wait_s = 600;
-  std::optional<int64_t> max_runtime_s;
 };
 
 inline constexpr const char* kKubernetesOutputDir = "/pperf-output";

@@ -148,6 +148,12 @@ std::string launch_config_reference(const Config& config) {
   return path.filename().string();
 }
 
+int64_t job_runtime_s(const LaunchCommon& common, const Config& config, const LaunchJobPlan& job) {
+  const int64_t runtime = common.max_runtime_s ? *common.max_runtime_s : launch_max_runtime_s(config.measure, job.items);
+  if (runtime < 1) throw InputError("--max-runtime-s", "", "must be at least 1 s");
+  return runtime;
+}
+
 int64_t launch_max_runtime_s(const MeasureSettings& measure, int64_t items) {
   return kJobStartAllowanceS + items * (static_cast<int64_t>(std::ceil(measure.max_seconds)) + kItemAllowanceS);
 }
@@ -163,6 +169,12 @@ std::string launch_name(const std::string& text, size_t max_length, bool lower) 
   if (out.size() > max_length) out.resize(max_length);
   while (!out.empty() && out.back() == '-') out.pop_back();
   return out;
+}
+
+std::string launch_job_name(const std::string& base, const std::string& suffix, size_t max_length, size_t suffix_length,
+                            bool lower) {
+  const std::string tail = suffix.empty() ? "" : "-" + launch_name(suffix, suffix_length, lower);
+  return launch_name(base, max_length - tail.size(), lower) + tail;
 }
 
 std::string join_names(const std::vector<std::string>& names, const std::string& sep) {

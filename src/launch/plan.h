@@ -6,6 +6,7 @@
 // entry points (`pperf sagemaker-entry`, `pperf node-entry`) carry them out. Pure: no files.
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -41,6 +42,19 @@ struct LaunchSelection {
   bool spot = false;              // every job on Spot (else: where the config says spot)
 };
 
+/// What every platform's jobs take from `pperf launch`'s common flags.
+struct LaunchCommon {
+  LaunchSelection selection;
+  std::string job_suffix;                // appended to each job's name (e.g. a UTC time)
+  std::string token;                     // the data workers' shared secret
+  int64_t data_port = 50051;
+  int64_t data_wait_s = 600;             // how long the trainer waits for a data host
+  std::optional<int64_t> max_runtime_s;  // each job's bound; default launch_max_runtime_s
+};
+
+/// `job`'s bound in seconds under `common` (InputError on --max-runtime-s below 1 s).
+int64_t job_runtime_s(const LaunchCommon& common, const Config& config, const LaunchJobPlan& job);
+
 /// Why a platform cannot launch an instance type ("" when it can), e.g. SageMaker's "ml." rule.
 using InstanceTypeRule = std::function<std::string(const std::string& type)>;
 
@@ -68,6 +82,11 @@ inline constexpr int64_t kItemAllowanceS = 300;
 /// run of characters one '-', at most `max_length` characters, starting and ending with a
 /// letter or digit.
 std::string launch_name(const std::string& text, size_t max_length, bool lower = false);
+
+/// A job's name: launch_name of `base` then of `suffix` (at most `suffix_length`) after a '-',
+/// `max_length` in all.
+std::string launch_job_name(const std::string& base, const std::string& suffix, size_t max_length, size_t suffix_length,
+                            bool lower);
 
 /// `names` joined with `sep`.
 std::string join_names(const std::vector<std::string>& names, const std::string& sep);

@@ -41,8 +41,7 @@ std::vector<SageMakerJob> sagemaker_jobs(const Config& config, const SageMakerLa
   const std::string image = o.image.empty() ? "" : o.image;
   if (image.size() > 255) throw InputError("--image", "", "longer than SageMaker's 255 characters");
 
-  LaunchSelection selection{o.only, o.workload, o.spot};
-  const std::vector<LaunchJobPlan> jobs = launch_plan(config, selection, "SageMaker", [](const std::string& type) {
+  const std::vector<LaunchJobPlan> jobs = launch_plan(config, o.selection, "SageMaker", [](const std::string& type) {
     return starts_with(type, "ml.") ? std::string()
                                     : "SageMaker launches only ml. instance types, not '" + type + "' (price the config from an aws-sagemaker table)";
   });
@@ -58,13 +57,11 @@ std::vector<SageMakerJob> sagemaker_jobs(const Config& config, const SageMakerLa
                                    join_names(names, ", "), j.trainer_type, 1 + j.data_groups.size(), j.data_groups.size()));
     SageMakerJob job;
     job.configurations = names;
-    const std::string suffix = o.job_suffix.empty() ? "" : "-" + launch_name(o.job_suffix, 20);
-    job.name = launch_name(config.name + "-" + j.key, 63 - suffix.size()) + suffix;
+    job.name = launch_job_name(config.name + "-" + j.key, o.job_suffix, 63, 20, false);
     if (!std::regex_match(job.name, kJobName))
       throw InputError(config.path, "/name", "'" + job.name + "' is not a SageMaker job name (letters, digits, '-'; at most 63)");
 
-    const int64_t runtime = o.max_runtime_s ? *o.max_runtime_s : launch_max_runtime_s(config.measure, j.items);
-    if (runtime < 1) throw InputError("--max-runtime-s", "", "must be at least 1 s");
+    const int64_t runtime = job_runtime_s(o, config, j);
 
     nlohmann::json r;
     r["TrainingJobName"] = job.name;
@@ -74,7 +71,7 @@ std::vector<SageMakerJob> sagemaker_jobs(const Config& config, const SageMakerLa
     hyper[keys::kConfig] = launch_config_reference(config);
     hyper[keys::kConfigSha256] = config.sha256;
     hyper[keys::kConfigurations] = join_names(names, ",");
-    hyper[keys::kWorkload] = o.workload;
+    hyper[keys::kWorkload] = o.selection.workload;
     hyper[keys::kTrainerGroup] = j.data_groups.empty() ? "" : "trainer";
     nlohmann::json data_of = nlohmann::json::object(), data_workers = nlohmann::json::object();
     for (const auto& [name, use] : j.data_of) data_of[name] = {group_name(j.data_groups[use.first]), use.second};

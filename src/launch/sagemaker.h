@@ -31,24 +31,16 @@ inline constexpr const char* kDataWaitS = "pperf_data_wait_s";          // how l
 inline constexpr const char* kTlsChannel = "pperf_tls_channel";         // "" or the input channel of the TLS files
 }  // namespace sagemaker_keys
 
-struct SageMakerLaunchOptions {
-  std::vector<std::string> only;      // configuration names (empty: all)
-  std::string workload;               // "" = the config's only workload (or all, without data groups)
+struct SageMakerLaunchOptions : LaunchCommon {
   std::string role_arn;               // the job's execution role
   std::string output_s3;              // s3://bucket/prefix: model.tar.gz, output.tar.gz, checkpoints
   std::string image;                  // a custom image with pperf (ContainerEntrypoint runs it)
   std::string framework_version;      // or AWS's PyTorch training image of this torch
   std::string source_s3;              // framework: s3://.../sourcedir.tar.gz (the GPU bundle)
   std::string entry_point = "sagemaker-entry.sh";  // framework: the bundle's entry script
-  bool spot = false;                  // managed Spot for every job (else: where the config says spot)
-  std::optional<int64_t> max_runtime_s;  // default: from the measure budget
   std::optional<int64_t> max_wait_s;     // Spot: default 2 x max runtime
-  std::string job_suffix;             // appended to each job's name (e.g. a UTC time), unique per account
-  std::string token;                  // the data workers' shared secret, put in the job's Environment
   std::string tls_s3;                 // "" = plaintext; else s3://... holding kTlsCertFile, kTlsKeyFile (kTlsCaFile): channel kSageMakerTlsChannel
-  int64_t data_port = 50051;
   int64_t volume_gb = 50;
-  int64_t data_wait_s = 600;
 };
 
 /// The input channel the TLS files arrive in: /opt/ml/input/data/pperf-tls/ on every host.

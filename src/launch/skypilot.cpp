@@ -53,12 +53,10 @@ std::vector<SkyPilotJob> skypilot_jobs(const Config& config, const SkyPilotLaunc
   std::vector<SkyPilotJob> out;
   for (const LaunchJobPlan& j : jobs) {
     SkyPilotJob job;
-    const std::string suffix = o.job_suffix.empty() ? "" : "-" + launch_name(o.job_suffix, 20, true);
-    job.name = launch_name(config.name + "-" + cloud_instance_type(j.key), 60 - suffix.size(), true) + suffix;
+    job.name = launch_job_name(config.name + "-" + cloud_instance_type(j.key), o.job_suffix, 60, 20, true);
     job.configurations = j.configurations;
     job.job_group = !j.data_groups.empty();
-    const int64_t runtime = o.max_runtime_s ? *o.max_runtime_s : launch_max_runtime_s(config.measure, j.items);
-    if (runtime < 1) throw InputError("--max-runtime-s", "", "must be at least 1 s");
+    const int64_t runtime = job_runtime_s(o, config, j);
     std::vector<std::string> group_names;
     for (const auto& g : j.data_groups) group_names.push_back(launch_name("data-" + cloud_instance_type(g.type), 40, true));
     if (job.job_group) {

@@ -15,17 +15,11 @@
 
 namespace pperf {
 
-struct SkyPilotLaunchOptions {
-  LaunchSelection selection;
+struct SkyPilotLaunchOptions : LaunchCommon {
   std::string output;                 // bucket URI (s3://, gs://, r2://, ...) mounted at kSkyPilotOutputDir
   std::string image;                  // a Docker image with pperf on PATH ("" = the GPU bundle as workdir)
   std::string bundle_dir = "gpu-bundle";  // the workdir: scripts/gpu-bundle.sh's folder
-  std::string job_suffix;             // appended to every name
-  std::string token;                  // the data workers' secret (a task `secret`)
   std::string tls_dir;                // "" = plaintext; else a local directory of kTlsCertFile, kTlsKeyFile (kTlsCaFile), uploaded to kSkyPilotTlsDir
-  int64_t data_port = 50051;
-  int64_t data_wait_s = 600;
-  std::optional<int64_t> max_runtime_s;  // default: launch_max_runtime_s
 };
 
 /// Where each task mounts --output (MOUNT_CACHED: pperf writes results by rename, which a plain

@@ -17,7 +17,8 @@ import os
 import shutil
 import subprocess
 import sys
-import time
+
+from platform_harness import wait_all
 
 
 def groups_of(request):
@@ -102,16 +103,7 @@ def main():
             log = open(entry["log"], "w")
             procs.append((host, subprocess.Popen([a.pperf, "sagemaker-entry"], cwd=a.cwd, env=env, stdout=log,
                                                  stderr=subprocess.STDOUT, start_new_session=True)))
-    deadline = time.monotonic() + a.timeout_s
-    ok = True
-    for host, p in procs:
-        try:
-            summary["hosts"][host]["exit"] = p.wait(timeout=max(0.1, deadline - time.monotonic()))
-        except subprocess.TimeoutExpired:
-            ok = False
-            summary["hosts"][host]["exit"] = "timeout"
-            os.killpg(p.pid, 9)
-            p.wait()
+    ok = wait_all(procs, a.timeout_s, summary)
     json.dump(summary, open(os.path.join(a.work, "summary.json"), "w"), indent=1)
     return 0 if ok else 1
 

@@ -124,7 +124,9 @@ std::vector<LaunchJobPlan> launch_plan(const Config& config, const LaunchSelecti
     }
     job->configurations.push_back(c.name);
     job->items += workloads;
-    const auto [data_type, data_count] = data_instances_of(config, c, s);
+    const auto data = data_instances_of(config, c, s);
+    const std::string& data_type = data.first;  // a structured binding cannot be captured in C++17
+    const int64_t data_count = data.second;
     if (data_count == 0) continue;
     auto g = std::find_if(job->data_groups.begin(), job->data_groups.end(), [&](const auto& d) { return d.type == data_type; });
     if (g == job->data_groups.end()) {

@@ -14,11 +14,16 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc libssl-dev iproute2
   libsqlite3-dev libpq-dev
-  dataset-fashion-mnist
-  python3-grpcio python3-protobuf python3-torch python3-torchvision
 )
+# Fashion-MNIST and the Python side come when a configuration first asks (scripts/pperf).
 
+# Each phase that did work is timed on stderr (bench/first_run.sh reads these lines).
+phase() {  # NAME SECONDS
+  echo "pperf setup: $1 took $2 s" >&2
+}
+t0=$SECONDS
 "$root/scripts/ensure-packages.sh" "pperf setup" "${packages[@]}"
+((SECONDS - t0 < 1)) || phase packages $((SECONDS - t0))
 
 # Debian's own python3-torch (which the packages above install) is the same libtorch 1.13 as
 # libtorch-dev: built in `build` like any Debian host, not as a torch of the host's own.
@@ -30,12 +35,16 @@ fi
 build="${PPERF_BUILD_DIR:-$root/build}"
 if [ ! -f "$build/build.ninja" ]; then
   echo "pperf setup: configuring $build" >&2
+  t0=$SECONDS
   cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >&2
+  phase configure $((SECONDS - t0))
 fi
 # Only the binary: the test and benchmark binaries are scripts/test.sh's. Quiet when there is
 # nothing to do; otherwise ninja's progress on stderr.
 if ! ninja -C "$build" -n pperf 2>/dev/null | grep -q "no work to do"; then
   echo "pperf setup: building pperf (first build takes a few minutes on 2 cores)" >&2
+  t0=$SECONDS
   ninja -C "$build" -j"$(nproc)" pperf >&2
+  phase build $((SECONDS - t0))
 fi
 echo "$build"

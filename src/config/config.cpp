@@ -645,6 +645,8 @@ void parse_workloads(const JsonView& workloads, const WorkloadRegistry& registry
     const bool use_native = native && real_spec;
     config.workloads.push_back(use_native ? *real_spec : written);
     config.path_params.push_back(use_native ? native_paths : written_paths);
+    const WorkloadDescriptor* descriptor = registry.find(written.name);  // none: a priced-only config's label
+    config.default_wires.push_back(default_wire(descriptor ? descriptor->capabilities : WorkloadCapabilities{}));
   }
   if (config.workloads.empty()) workloads.fail("needs at least one workload");
   if (config.priced_only && config.workloads.size() != 1)

@@ -52,13 +52,14 @@ bool pins_batches(const WorkloadSpec& spec) { return spec.device != "cpu" && !sp
 /// The data source a configuration asks for: loader threads here, or data workers (started
 /// here for spawn_local, or already running at `endpoints`). `group` keeps spawned workers alive.
 /// A Python pipeline in "local" mode runs as one Python worker on the trainer's own CPUs, so
-/// both sides of a comparison pay the same per-sample cost.
+/// both sides of a comparison pay the same per-sample cost. `path` is the plan's: spawned workers
+/// behind its emulated link sit in the namespace `link` holds.
 std::unique_ptr<DataSource> open_data_source(const Config& config, const WorkloadSpec& spec,
                                              const WorkloadDescriptor& descriptor,
                                              const std::shared_ptr<InputPipeline>& pipeline, const ExecutionSettings& exec,
-                                             const ExecutorOptions& options, std::unique_ptr<ShapedLink>& link,
-                                             std::unique_ptr<LocalDataGroup>& group, ExecutionReport& report,
-                                             const std::string& pointer) {
+                                             const ExecutorOptions& options, const DataPath& path,
+                                             std::unique_ptr<ShapedLink>& link, std::unique_ptr<LocalDataGroup>& group,
+                                             ExecutionReport& report) {
   const DataSettings& data = exec.data;
   const bool python = data.worker == DataWorker::python;
   if (data.mode == DataMode::local && !python)
@@ -89,19 +90,16 @@ std::unique_ptr<DataSource> open_data_source(const Config& config, const Workloa
                                           "--batch-size", std::to_string(spec.batch_size), "--params", spec.params.dump(),
                                           "--wire", spec.wire};
     std::string listen_host = "127.0.0.1";
-    if (data.link_gbps && !options.process.native && !local_python) {
+    if (const std::optional<EmulatedLink>& emulated = path.link) {
       // The data group's link, emulated: the workers behind a veth shaped to the real link's
-      // rate times the trainer's slowdown here. Refused, never run unthrottled, when it cannot be made.
-      if (const std::string why = shaped_link_obstacle(); !why.empty())
-        throw std::runtime_error("not runnable on this host: " + pointer + "/execution/data/link_gbps: cannot emulate the " +
-                                 fmt::format("{:g}", *data.link_gbps) + " Gbit/s link: " + why);
-      link = std::make_unique<ShapedLink>(*data.link_gbps * data.link_scale * 1e9);
+      // rate times the trainer's slowdown here. A host that cannot make it is the plan's
+      // obstacle, refused before anything runs, never run unthrottled.
+      link = std::make_unique<ShapedLink>(emulated->rate_bit_per_s());
       const std::vector<std::string> prefix = link->exec_prefix();
       command.insert(command.begin(), prefix.begin(), prefix.end());
       command.push_back("--insecure");  // the namespace's own address; the run's token still guards it
       listen_host = link->inside_address();
-      report.data_link = DataLinkReport{*data.link_gbps, data.link_from_table ? "price table" : "config", data.link_scale,
-                                        link->rate_bit_per_s() / 1e9, link->how()};
+      report.data_link = DataLinkReport{emulated->gbps, emulated->source, emulated->scale, link->rate_bit_per_s() / 1e9, link->how()};
     }
     group = std::make_unique<LocalDataGroup>(command, processes, workers, cpus, service.token, python ? 120 : 60, listen_host);
     service.endpoints = group->endpoints();
@@ -216,8 +214,7 @@ void prepare_item(PreparedItem& p, Result& r, const Config& config, const PlanIt
   spec.device = exec.device.torch_device(ordinal.value_or(0));
   const WorkloadDescriptor* descriptor = registry.find(spec.name);
   if (!descriptor) throw std::runtime_error("workload '" + spec.name + "' is not compiled into this pperf");
-  // Ranks read through loader threads of their own: batches in memory, float32.
-  spec.wire = rank ? "float32" : exec.data.wire_for(descriptor->capabilities);
+  spec.wire = item.data_path.wire;  // ranks read through loader threads of their own: batches in memory
   // A step that drives its own device gets no CUDA context of pperf's: its batches stay on the
   // host and its own synchronize() ends each step; the configured GPU is only sampled.
   p.device = open_device(spec.owns_device ? "cpu" : spec.device);  // also the thread's current device
@@ -237,8 +234,8 @@ void prepare_item(PreparedItem& p, Result& r, const Config& config, const PlanIt
   // Rank r of N reads batches r, r + N, r + 2N, ...: disjoint slices of the one sequence.
   p.data = rank ? std::make_unique<LocalLoader>(pipeline, exec.data.workers, exec.data.prefetch_batches, rank->rank,
                                                 rank->world_size, pins_batches(spec))
-                : open_data_source(config, spec, *descriptor, pipeline, exec, options, p.link, p.group, *r.execution,
-                                   item.configuration->pointer);
+                : open_data_source(config, spec, *descriptor, pipeline, exec, options, item.data_path, p.link, p.group,
+                                   *r.execution);
   const bool own_group = descriptor->capabilities.steps_as_own_ranks;
   if (rank) join_rank_group(p, config, item, *rank, own_group);
   p.workload = descriptor->make_workload(spec);

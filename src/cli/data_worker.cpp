@@ -88,6 +88,8 @@ DataWorkerOptions worker_options(const Parsed& p) {
 }  // namespace
 
 int command_data_worker(const std::vector<std::string>& args) {
+  const std::string wire_help =
+      fmt::format("how batches travel: {} (default: the smallest the workload makes exactly)", fmt::join(wire_formats(), ", "));
   po::options_description options("pperf data-worker options");
   options.add_options()("help,h", "show this help")(
       "config", po::value<std::string>()->required(), "config whose workload to serve (a file, or a shipped config's name)")(
@@ -107,7 +109,7 @@ int command_data_worker(const std::vector<std::string>& args) {
       "cpus", po::value<std::string>(), "comma-separated CPUs to pin to")(
       "batch-size", po::value<int64_t>(), "serve this batch size instead of the config's (a sweep point's)")(
       "params", po::value<std::string>(), "the workload's params as a JSON object, instead of the config's (a sweep point's)")(
-      "wire", po::value<std::string>(), "how batches travel: " + fmt::format("{}", fmt::join(wire_formats(), ", ")) + " (default: the smallest the workload makes exactly)");
+      "wire", po::value<std::string>(), wire_help.c_str());
   Parsed p = parse("data-worker", options, args);
   if (p.help) return std::cout << options, kExitOk;
   const Config config = load_config(p.string("config"), builtin_workloads(), p.has("native"));

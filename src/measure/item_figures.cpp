@@ -10,12 +10,25 @@
 #include "src/env/cpu_usage.h"
 #include "src/env/host_info.h"
 #include "src/config/plan.h"
+#include "src/core/mfu.h"
+#include "src/core/process.h"
+#include "src/measure/runner.h"
 #include "src/measure/peak_flops.h"
 #include "src/measure/torch_info.h"
 #include "workloads/common/local_loader.h"
 #include "workloads/common/torch_compat.h"
 
 namespace pperf {
+
+CpuSample CpuSample::now(const std::vector<int>& data_pids) {
+  CpuSample s;
+  std::tie(s.trainer_s, s.loader_s) = own_threads_cpu_s(kLoaderThreadName);
+  s.data_processes_s = processes_cpu_s(data_pids);
+  s.host_busy_s = host_busy_cpu_s();
+  s.load_average = load_average_1m();
+  s.wall_ms = steady_clock().now_ms();
+  return s;
+}
 
 TurnTaking sampled_turns(TurnTaking& turns, const std::vector<int>& data_pids, CpuSample& own_before, CpuSample& own,
                          std::vector<TimeWindow>& own_rounds) {

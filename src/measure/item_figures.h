@@ -17,15 +17,9 @@ namespace pperf {
 /// CPU time and load while an item's steps run (warmup included), for the bottleneck verdict.
 struct CpuSample {
   double trainer_s = 0, loader_s = 0, data_processes_s = 0, host_busy_s = 0, load_average = 0, wall_ms = 0;
-  static CpuSample now(const std::vector<int>& data_pids) {
-    CpuSample s;
-    std::tie(s.trainer_s, s.loader_s) = own_threads_cpu_s(kLoaderThreadName);
-    s.data_processes_s = processes_cpu_s(data_pids);
-    s.host_busy_s = host_busy_cpu_s();
-    s.load_average = load_average_1m();
-    s.wall_ms = steady_clock().now_ms();
-    return s;
-  }
+  /// Now: the trainer's and its loader threads' CPU time, `data_pids`' and the host's, the load
+  /// average, the steady clock.
+  static CpuSample now(const std::vector<int>& data_pids);
   /// Adds what changed from `start` to `end` (the load average is taken from `end`).
   void add_span(const CpuSample& start, const CpuSample& end) {
     trainer_s += end.trainer_s - start.trainer_s;

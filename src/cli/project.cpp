@@ -294,6 +294,14 @@ const Result* ok_result(const std::vector<Result>& results, const std::string& w
   return nullptr;
 }
 
+/// How the result of `workload` x `configuration` ended ("failed: REASON"), "no result" without one.
+std::string outcome_of(const std::vector<Result>& results, const std::string& workload, const std::string& configuration) {
+  std::string why = "no result";
+  for (const auto& r : results)
+    if (r.workload == workload && r.configuration == configuration) why = to_string(r.status) + (r.reason.empty() ? "" : ": " + r.reason);
+  return why;
+}
+
 /// What the model takes of the reference's result `ref_result` for workload entry
 /// `workload_index`: its pipeline's CPU-seconds per sample and scaling, the trainer's step, the
 /// batch's bytes.
@@ -498,10 +506,7 @@ int command_project(const std::vector<std::string>& args) {
     const WorkloadSpec& spec = config.workloads[w];
     const Result* ref_result = ok_result(measurement.results, spec.name, ref.configuration->name);
     if (!ref_result) {  // the measurement failed: this workload is not projected, and the output says why
-      std::string why = "no result";
-      for (const auto& r : measurement.results)
-        if (r.workload == spec.name && r.configuration == ref.configuration->name)
-          why = to_string(r.status) + (r.reason.empty() ? "" : ": " + r.reason);
+      const std::string why = outcome_of(measurement.results, spec.name, ref.configuration->name);
       if (config.priced_only || p.has("results"))
         throw InputError(measurement.results_file, "",
                          fmt::format("no ok result of {} x {} to project from ({})", spec.name, ref.configuration->name, why));

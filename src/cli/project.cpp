@@ -294,10 +294,20 @@ const Result* ok_result(const std::vector<Result>& results, const std::string& w
   return nullptr;
 }
 
-/// What the model takes of the reference's result `ref_result` for `spec`: its pipeline's
-/// CPU-seconds per sample and scaling, the trainer's step, the batch's bytes.
-Measured measured_for(const WorkloadSpec& spec, const Result& ref_result, const Parsed& p, const Config& config,
+/// How the result of `workload` x `configuration` ended ("failed: REASON"), "no result" without one.
+std::string outcome_of(const std::vector<Result>& results, const std::string& workload, const std::string& configuration) {
+  std::string why = "no result";
+  for (const auto& r : results)
+    if (r.workload == workload && r.configuration == configuration) why = to_string(r.status) + (r.reason.empty() ? "" : ": " + r.reason);
+  return why;
+}
+
+/// What the model takes of the reference's result `ref_result` for workload entry
+/// `workload_index`: its pipeline's CPU-seconds per sample and scaling, the trainer's step, the
+/// batch's bytes.
+Measured measured_for(size_t workload_index, const Result& ref_result, const Parsed& p, const Config& config,
                       const Reference& ref, const PriceTable& table, const Measurement& measurement, const ProjectFlags& flags) {
+  const WorkloadSpec& spec = config.workloads.at(workload_index);
   Measured m;
   const Configuration& reference = *ref.configuration;
   if (ref.trainer_given) {
@@ -336,12 +346,12 @@ Measured measured_for(const WorkloadSpec& spec, const Result& ref_result, const 
       }
     }
   }
-  // The wire of the config's first configuration with data workers (its default when none has).
-  const WorkloadDescriptor* descriptor = builtin_workloads().find(spec.name);
-  std::string wire = descriptor ? default_wire(descriptor->capabilities) : "float32";
+  // The wire of the config's first configuration with data workers (pperf's data workers' default
+  // when none has): the plan's data path.
+  std::string wire = config.default_wires.at(workload_index);
   for (const auto& c : config.configurations)
-    if (descriptor && c.execution.data.mode == DataMode::service) {
-      wire = c.execution.data.wire_for(descriptor->capabilities);
+    if (c.execution.data.mode == DataMode::service) {
+      wire = data_path_of(config, workload_index, c, false).wire;
       break;
     }
   if (const auto bytes = batch_bytes(spec, wire)) m.bytes_per_batch = *bytes * static_cast<double>(m.samples_per_step / std::max<int64_t>(1, spec.batch_size));
@@ -492,13 +502,11 @@ int command_project(const std::vector<std::string>& args) {
                                              : "this host";
   out.next_config_path = flags.next_path;
   std::vector<std::string> not_projected;  // one line per workload whose measurement failed
-  for (const WorkloadSpec& spec : config.workloads) {
+  for (size_t w = 0; w < config.workloads.size(); ++w) {
+    const WorkloadSpec& spec = config.workloads[w];
     const Result* ref_result = ok_result(measurement.results, spec.name, ref.configuration->name);
     if (!ref_result) {  // the measurement failed: this workload is not projected, and the output says why
-      std::string why = "no result";
-      for (const auto& r : measurement.results)
-        if (r.workload == spec.name && r.configuration == ref.configuration->name)
-          why = to_string(r.status) + (r.reason.empty() ? "" : ": " + r.reason);
+      const std::string why = outcome_of(measurement.results, spec.name, ref.configuration->name);
       if (config.priced_only || p.has("results"))
         throw InputError(measurement.results_file, "",
                          fmt::format("no ok result of {} x {} to project from ({})", spec.name, ref.configuration->name, why));
@@ -507,7 +515,7 @@ int command_project(const std::vector<std::string>& args) {
       continue;
     }
     project::FactorInputs factors;
-    const Measured m = measured_for(spec, *ref_result, p, config, ref, table, measurement, flags);
+    const Measured m = measured_for(w, *ref_result, p, config, ref, table, measurement, flags);
     const project::WorkloadInputs in = inputs_for(spec, m, config, ref, table, measurement, flags, factors);
     out.workloads.push_back(project::project_workload(in, table, factors));
   }

@@ -11,7 +11,7 @@
 #include "src/core/json_view.h"
 #include "src/core/atomic_file.h"
 #include "src/core/crypto.h"
-#include "src/core/data_dir.h"
+#include "src/config/config_parse.h"
 
 namespace pperf {
 
@@ -103,11 +103,43 @@ MeasureSettings parse_measure(const JsonView& v) {
   return m;
 }
 
+}  // namespace
+
+namespace config_detail {
+
 std::string join_names(const std::vector<std::string>& names) {
   std::string out;
   for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
   return out;
 }
+
+/// A CPU list. Whether those CPUs exist here is the plan's question, not validity's: a config
+/// written for a 96-CPU instance is valid on a laptop.
+std::vector<int> parse_cpus(const JsonView& v) {
+  std::vector<int> cpus;
+  for (const auto& c : v.items()) {
+    const int64_t cpu = c.as_non_negative_int();
+    if (cpu > 65535) c.fail("CPU " + std::to_string(cpu) + " is beyond any host's CPU numbers");
+    cpus.push_back(static_cast<int>(cpu));
+  }
+  if (cpus.empty()) v.fail("needs at least one CPU");
+  return cpus;
+}
+
+int64_t priced_gpus(const std::vector<InstanceGroup>& groups, const PriceTable& table) {
+  int64_t gpus = 0;
+  for (const auto& g : groups)
+    // A fraction of a GPU (g6f) is still one device to run a rank on.
+    if (const InstanceSpec* spec = table.find(g.type); spec && g.role == "dnn")
+      gpus += static_cast<int64_t>(std::ceil(g.count * spec->accelerators));
+  return gpus;
+}
+
+}  // namespace config_detail
+
+using namespace config_detail;
+
+namespace {
 
 void check_param_type(const JsonView& v, const ParamSpec& spec) {
   // The registry guarantees spec.type is one of param_types().
@@ -189,19 +221,6 @@ WorkloadSpec parse_workload(const JsonView& v, const WorkloadRegistry& registry,
   WorkloadSpec complete = make_workload_spec(*descriptor, preset, batch_size, overrides, seed);
   complete.config_dir = config_directory(v.file()).lexically_normal().string();
   return complete;
-}
-
-/// A CPU list. Whether those CPUs exist here is the plan's question, not validity's: a config
-/// written for a 96-CPU instance is valid on a laptop.
-std::vector<int> parse_cpus(const JsonView& v) {
-  std::vector<int> cpus;
-  for (const auto& c : v.items()) {
-    const int64_t cpu = c.as_non_negative_int();
-    if (cpu > 65535) c.fail("CPU " + std::to_string(cpu) + " is beyond any host's CPU numbers");
-    cpus.push_back(static_cast<int>(cpu));
-  }
-  if (cpus.empty()) v.fail("needs at least one CPU");
-  return cpus;
 }
 
 /// "pkg.module:function": dotted Python identifiers, a colon, an identifier.
@@ -392,6 +411,10 @@ std::optional<DistributedSettings> rank_per_gpu(const JsonView& v, const Configu
   return d;
 }
 
+}  // namespace
+
+namespace config_detail {
+
 Configuration parse_configuration(const JsonView& v, const PricingSettings& pricing,
                                   const PriceTable& table) {
   v.expect_object({"name", "baseline", "instances", "execution", "step_time_ms", "billable_seconds", "spot", "native"});
@@ -411,10 +434,7 @@ Configuration parse_configuration(const JsonView& v, const PricingSettings& pric
   for (const auto& g : c.instances) has_dnn = has_dnn || g.role == "dnn";
   if (!has_dnn) instances.fail("needs an instance group with role 'dnn' (the trainer)");
   if (auto e = v.find("execution")) c.execution = parse_execution(*e);
-  for (const auto& g : c.instances)
-    // A fraction of a GPU (g6f) is still one device to run a rank on.
-    if (const InstanceSpec* spec = table.find(g.type); spec && g.role == "dnn")
-      c.priced_gpus += static_cast<int64_t>(std::ceil(g.count * spec->accelerators));
+  c.priced_gpus = priced_gpus(c.instances, table);
   if (c.execution.device.kind == DeviceChoice::Kind::every_gpu && !c.execution.distributed) c.execution.distributed = rank_per_gpu(v, c, table);
   if (c.execution.cuda_graphs && c.execution.distributed)
     v.at("execution").at("cuda_graphs").fail("CUDA graphs are not captured around data-parallel ranks' all-reduces, and \"cuda\" runs one rank per priced GPU (" +
@@ -433,6 +453,10 @@ Configuration parse_configuration(const JsonView& v, const PricingSettings& pric
   return c;
 }
 
+}  // namespace config_detail
+
+namespace {
+
 /// A finite number >= 0 (the JSON reader already refuses NaN and infinities as numbers).
 double non_negative_number(const JsonView& v) {
   const double x = v.as_number();
@@ -440,8 +464,6 @@ double non_negative_number(const JsonView& v) {
   return x;
 }
 
-/// The configuration's `spot{...}` and each Spot group's rate (override, else the table's for
-/// the price table's region). Loads the interruption table on first need.
 /// `"link_gbps": "table"`: the data group's links together, capped by the trainers' (a side the
 /// table has no figure for does not cap; the data side must have one).
 void resolve_table_link(const JsonView& v, Configuration& c, const PriceTable& table) {
@@ -463,6 +485,8 @@ void resolve_table_link(const JsonView& v, Configuration& c, const PriceTable& t
   d.link_gbps = trainer_side ? std::min(*data_side, *trainer_side) : *data_side;
 }
 
+/// The configuration's `spot{...}` and each Spot group's rate (override, else the table's for
+/// the price table's region). Loads the interruption table on first need.
 void resolve_spot(const JsonView& v, Configuration& c, const Config& config, std::optional<InterruptionTable>& table) {
   bool any_spot = false;
   for (const auto& g : c.instances) any_spot = any_spot || g.market == Market::spot;
@@ -510,7 +534,6 @@ void resolve_spot(const JsonView& v, Configuration& c, const Config& config, std
   c.spot = s;
 }
 
-
 }  // namespace
 
 const Configuration& Config::baseline() const {
@@ -520,30 +543,6 @@ const Configuration& Config::baseline() const {
 }
 
 namespace {
-/// Read as given, never looked up: a path (it has a '/'), or something of that name right here
-/// (anything, even a dangling link: what the user pointed at, whose read error is the real one).
-bool names_a_path(const std::string& arg) {
-  std::error_code ec;
-  return arg.empty() || arg.find('/') != std::string::npos ||
-         std::filesystem::exists(std::filesystem::symlink_status(arg, ec));
-}
-
-/// The first sentence of a description, one line for a listing: up to a line break or a ". "
-/// (a '.' inside a word, "ml.p3.2xlarge", ends nothing; nor does "e.g. ", "i.e. " or "vs. ").
-std::string first_sentence(const std::string& text) {
-  const auto after_abbreviation = [&](size_t dot) {
-    for (const std::string a : {"e.g", "i.e", "vs"})
-      if (dot >= a.size() && text.compare(dot - a.size(), a.size(), a) == 0 &&
-          (dot == a.size() || !std::isalnum(static_cast<unsigned char>(text[dot - a.size() - 1]))))
-        return true;
-    return false;
-  };
-  for (size_t i = 0; i < text.size(); ++i) {
-    if (text[i] == '\n') return text.substr(0, i);
-    if (text.compare(i, 2, ". ") == 0 && !after_abbreviation(i)) return text.substr(0, i + 1);
-  }
-  return text;
-}
 /// The deepest member of `v` along `path` that exists: where a refusal points.
 JsonView deepest(const JsonView& v, std::initializer_list<const char*> path) {
   JsonView at = v;
@@ -586,364 +585,22 @@ void check_capabilities(const Config& config, const WorkloadRegistry& registry, 
   }
 }
 
-}  // namespace
-
-std::string shipped_configs_dir() { return (std::filesystem::path(data_dir()) / "configs").string(); }
-
-std::vector<ShippedConfig> shipped_configs(const std::string& dir) {
-  namespace fs = std::filesystem;
-  std::vector<ShippedConfig> out;
-  std::error_code ec;
-  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-    const fs::path& file = it->path();
-    if (file.extension() != ".json" || !it->is_regular_file(ec)) continue;
-    ShippedConfig c{file.stem().string(), file.string(), ""};
-    // A listing must not die of one bad file: a config that does not parse has no summary here
-    // and gets its real error from `pperf validate`.
-    try {
-      const nlohmann::json doc = nlohmann::json::parse(read_text_file(c.path));
-      if (doc.is_object() && doc.contains("description") && doc["description"].is_string())
-        c.summary = first_sentence(doc["description"].get<std::string>());
-    } catch (const std::exception&) {
-    }
-    out.push_back(std::move(c));
-  }
-  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
-  return out;
-}
-
-std::string find_config(const std::string& arg, const std::string& configs_dir, const std::string& no_configs_dir_reason) {
-  namespace fs = std::filesystem;
-  if (names_a_path(arg)) return arg;
-  std::error_code ec;
-  if (!configs_dir.empty()) {
-    for (const fs::path candidate : {fs::path(configs_dir) / arg, fs::path(configs_dir) / (arg + ".json")}) {
-      if (!fs::is_regular_file(candidate, ec)) continue;
-      const fs::path absolute = fs::absolute(candidate, ec);
-      return (ec ? candidate : absolute).lexically_normal().string();
-    }
-  }
-  std::string message = "no such file in the current directory (" + fs::current_path(ec).string() + ")";
-  if (configs_dir.empty()) {
-    message += " and no shipped configs to look among (" + no_configs_dir_reason + ")";
-  } else {
-    std::vector<std::string> names;
-    for (const auto& c : shipped_configs(configs_dir)) names.push_back(c.name);
-    if (names.empty()) {
-      message += " and no shipped configs in " + configs_dir;
-    } else {
-      const bool has_suffix = arg.size() > 5 && arg.compare(arg.size() - 5, 5, ".json") == 0;
-      const std::string suggestion = did_you_mean(has_suffix ? arg.substr(0, arg.size() - 5) : arg, names, 3);
-      message += " nor among the shipped configs in " + configs_dir +
-                 (suggestion.empty() ? " (`pperf list configs` lists them)" : suggestion);
-    }
-  }
-  throw InputError(arg, "", message);
-}
-
-std::string find_config(const std::string& arg) {
-  if (names_a_path(arg)) return arg;  // no data dir needed
-  std::string dir, reason;
+/// The price table `pricing` names; a table that does not load is refused at the config's
+/// `table` (or `region`) key, with the table's own line as the reason.
+PriceTable load_table(const JsonView& pricing, const PricingSettings& settings) {
   try {
-    dir = shipped_configs_dir();
-  } catch (const std::exception& e) {
-    reason = e.what();
-  }
-  return find_config(arg, dir, reason);
-}
-
-namespace {
-/// One value of an axis, read and applied: how a name spells it and what it sets.
-struct KnobValue {
-  std::string name;  // "8", "0-3", "any"
-  nlohmann::json value;
-  std::string pointer;
-};
-
-/// "0-3" for a run of CPUs, "0_2_5" otherwise (',' separates a point's axes).
-std::string cpus_name(const std::vector<int>& cpus) {
-  bool run = cpus.size() > 1;
-  for (size_t i = 1; i < cpus.size(); ++i) run = run && cpus[i] == cpus[i - 1] + 1;
-  if (run) return std::to_string(cpus.front()) + "-" + std::to_string(cpus.back());
-  std::string out;
-  for (int c : cpus) out += (out.empty() ? "" : "_") + std::to_string(c);
-  return out;
-}
-
-/// One value of knob `knob` at `v`: checked (a CPU list or "any" for cpus; a positive integer
-/// otherwise) and named.
-KnobValue read_knob_value(const std::string& knob, const JsonView& v) {
-  if (knob == "cpus") {
-    if (v.raw().is_string()) {
-      v.as_choice({"any"});
-      return {"any", nlohmann::json::array(), v.pointer()};
-    }
-    const std::vector<int> cpus = parse_cpus(v);
-    return {cpus_name(cpus), nlohmann::json(cpus), v.pointer()};
-  }
-  if (knob == "precision") {
-    const std::string x = v.as_string();
-    if (x.empty() || x.find_first_of(",=") != std::string::npos) v.fail("a precision is a name such as \"bf16\", got \"" + x + "\"");
-    return {x, x, v.pointer()};
-  }
-  const int64_t x = v.as_positive_int();
-  return {std::to_string(x), x, v.pointer()};
-}
-
-/// An axis's values: a list, or {"from", "to", "step"} over integers.
-std::vector<KnobValue> read_axis(const std::string& knob, const JsonView& v) {
-  std::vector<KnobValue> values;
-  if (v.raw().is_object()) {
-    v.expect_object({"from", "to", "step"});
-    if (knob == "cpus") v.fail("cpus takes a list of CPU sets (e.g. [[0], [0, 1], \"any\"]), not a range");
-    if (knob == "precision") v.fail("precision takes a list of names (e.g. [\"fp32\", \"bf16\"]), not a range");
-    const int64_t from = v.at("from").as_positive_int(), to = v.at("to").as_positive_int();
-    const int64_t step = v.positive_int_or("step", 1);
-    if (to < from) v.at("to").fail("must be >= from (" + std::to_string(from) + ")");
-    const int64_t count = (to - from) / step + 1;
-    if (count > static_cast<int64_t>(kMaxSweepPoints)) v.fail("more than " + std::to_string(kMaxSweepPoints) + " values");
-    for (int64_t i = 0; i < count; ++i) values.push_back({std::to_string(from + i * step), from + i * step, v.pointer()});
-  } else {
-    for (const auto& item : v.items()) {
-      KnobValue value = read_knob_value(knob, item);
-      for (const auto& seen : values)
-        if (seen.name == value.name) item.fail("duplicate value " + value.name + " of axis '" + knob + "'");
-      values.push_back(std::move(value));
-    }
-    if (values.empty()) v.fail("needs at least one value");
-  }
-  return values;
-}
-
-/// The configuration path a knob sets (for sweep_pointers).
-std::string knob_path(const std::string& knob, const Configuration& c) {
-  if (knob == "threads" || knob == "interop_threads" || knob == "cpus") return "/execution/" + knob;
-  if (knob == "data_instances") return "/instances";
-  if (knob == "batch_size" || knob == "precision") return "/workload/" + knob;  // no such path: the value's pointer stays
-  if (knob == "workers" && c.execution.data.spawn_local_processes > 0) return "/execution/data/spawn_local/workers";
-  return "/execution/data/" + knob;
-}
-
-/// `c` with knob set to `value`; a knob this configuration cannot take is refused at `at`.
-void apply_knob(Configuration& c, const std::string& knob, const KnobValue& value, const JsonView& at) {
-  ExecutionSettings& e = c.execution;
-  if (knob == "batch_size") c.workload_batch_size = value.value.get<int64_t>();
-  else if (knob == "precision") c.workload_params["precision"] = value.value;
-  else if (knob == "threads") e.threads = value.value.get<int64_t>();
-  else if (knob == "interop_threads") e.interop_threads = value.value.get<int64_t>();
-  else if (knob == "cpus") e.cpus = value.value.get<std::vector<int>>();
-  else if (knob == "prefetch_batches") e.data.prefetch_batches = value.value.get<int64_t>();
-  else if (knob == "workers") {
-    if (e.data.mode == DataMode::service && e.data.spawn_local_processes == 0)
-      at.fail("configuration '" + c.name + "' reads data workers at 'endpoints', which run elsewhere: their workers are not pperf's to sweep");
-    if (e.data.spawn_local_processes > 0) e.data.spawn_local_workers = value.value.get<int64_t>();
-    else e.data.workers = value.value.get<int64_t>();
-  } else if (knob == "data_instances") {
-    auto group = std::find_if(c.instances.begin(), c.instances.end(), [](const InstanceGroup& g) { return g.role == "data"; });
-    if (group == c.instances.end())
-      at.fail("configuration '" + c.name + "' has no instance group with role 'data' to count");
-    group->count = value.value.get<int64_t>();
-    // Emulated here: one spawned data worker process per data instance.
-    if (e.data.spawn_local_processes > 0) e.data.spawn_local_processes = group->count;
-  }
-}
-
-/// A value of the workload's knobs (batch_size, precision) that some workload of `config` cannot
-/// run: refused at the value's own pointer (/sweep/axes/precision/1).
-void check_workload_value(const std::string& knob, const KnobValue& value, const Config& config, const WorkloadRegistry& registry) {
-  if (knob != "precision") return;
-  for (const auto& w : config.workloads) {
-    const WorkloadDescriptor* d = registry.find(w.name);
-    const ParamSpec* p = d ? d->find_param("precision") : nullptr;
-    if (!p) continue;  // refused for the whole axis by check_axis_against_workloads
-    if (!p->choices.empty() && std::find(p->choices.begin(), p->choices.end(), value.name) == p->choices.end())
-      throw InputError(config.path, value.pointer,
-                       "workload '" + w.name + "' cannot run precision '" + value.name + "'" + did_you_mean(value.name, p->choices) +
-                           "; it runs " + join_names(p->choices));
-  }
-}
-
-/// The knobs a workload must have for an axis: the data knobs need pperf's input pipeline, a
-/// precision axis a workload with a precision param.
-void check_axis_against_workloads(const std::string& knob, const JsonView& at, const Config& config,
-                                  const WorkloadRegistry& registry) {
-  if (knob == "precision")
-    for (const auto& w : config.workloads) {
-      const WorkloadDescriptor* d = registry.find(w.name);
-      if (d && !d->find_param("precision"))
-        at.fail("workload '" + w.name + "' has no precision to choose (no 'precision' param): the axis 'precision' would change nothing");
-    }
-  if (knob != "workers" && knob != "prefetch_batches" && knob != "data_instances") return;
-  for (const auto& w : config.workloads) {
-    const WorkloadDescriptor* d = registry.find(w.name);
-    if (d && !d->capabilities.data_workers)
-      at.fail("workload '" + w.name + "' lacks an input pipeline of pperf's (the capability data_workers): the axis '" + knob +
-              "' would change nothing");
-  }
-}
-
-/// The points of `sweep` as configurations (replacing config.configurations), the first the baseline.
-void expand_sweep(const JsonView& sweep, Config& config, const WorkloadRegistry& registry) {
-  sweep.expect_object({"axes", "points"});
-  if (config.configurations.size() != 1)
-    sweep.fail("a sweep varies one configuration, and this config has " + std::to_string(config.configurations.size()) +
-               ": give exactly one under /configurations");
-  if (config.priced_only) sweep.fail("a sweep measures its points: its configuration must not give step_time_ms");
-  const auto axes = sweep.find("axes"), listed = sweep.find("points");
-  if (axes && listed) listed->fail("give 'axes' (every combination) or 'points' (these), not both");
-  if (!axes && !listed) sweep.fail("needs 'axes' (every combination) or 'points' (these)");
-  const Configuration base = config.configurations.front();
-  SweepSettings s;
-  s.base = base.name;
-  s.grid = axes.has_value();
-  auto check_knob = [&](const std::string& knob, const JsonView& at) {
-    const auto& known = sweep_knobs();
-    if (std::find(known.begin(), known.end(), knob) == known.end()) {
-      at.fail("unknown axis '" + knob + "'" + did_you_mean(knob, known) + "; known: " + join_names(known));
-    }
-    check_axis_against_workloads(knob, at, config, registry);
-  };
-  // Each point: its (knob, value) pairs in order.
-  std::vector<std::vector<std::pair<std::string, KnobValue>>> points;
-  std::vector<JsonView> point_views;  // where a point's refusal points
-  if (axes) {
-    if (!axes->raw().is_object()) axes->fail("must be an object: {\"knob\": [values] or {\"from\", \"to\", \"step\"}}");
-    std::vector<std::vector<KnobValue>> values;
-    size_t grid = 1;
-    std::string dims;
-    for (const auto& knob : axes->keys()) {
-      const JsonView axis = axes->at(knob);
-      check_knob(knob, axis);
-      values.push_back(read_axis(knob, axis));
-      s.axes.push_back(knob);
-      s.values.emplace_back();
-      for (const auto& v : values.back()) s.values.back().push_back(v.name);
-      grid *= values.back().size();
-      dims += (dims.empty() ? "" : " x ") + std::to_string(values.back().size());
-      if (grid > kMaxSweepPoints)
-        axes->fail("the grid has more than " + std::to_string(kMaxSweepPoints) + " points (" + dims +
-                   (values.size() < axes->keys().size() ? " x ..." : "") + "): list the points wanted under 'points', or narrow an axis");
-    }
-    if (values.empty()) axes->fail("needs at least one axis");
-    for (size_t n = 0; n < grid; ++n) {
-      std::vector<std::pair<std::string, KnobValue>> point;
-      // The last axis varies fastest.
-      for (size_t a = values.size(), rest = n; a-- > 0;) {
-        point.insert(point.begin(), {s.axes[a], values[a][rest % values[a].size()]});
-        rest /= values[a].size();
-      }
-      points.push_back(std::move(point));
-      point_views.push_back(*axes);
-    }
-  } else {
-    const std::vector<JsonView> items = listed->items();
-    if (items.empty()) listed->fail("needs at least one point");
-    if (items.size() > kMaxSweepPoints)
-      listed->fail(std::to_string(items.size()) + " points, over the maximum of " + std::to_string(kMaxSweepPoints));
-    for (const auto& item : items) {
-      if (!item.raw().is_object()) item.fail("a point is an object {\"knob\": value, ...}");
-      std::vector<std::pair<std::string, KnobValue>> point;
-      for (const auto& knob : item.keys()) {
-        check_knob(knob, item.at(knob));
-        point.push_back({knob, read_knob_value(knob, item.at(knob))});
-        if (std::find(s.axes.begin(), s.axes.end(), knob) == s.axes.end()) s.axes.push_back(knob), s.values.emplace_back();
-        auto& axis_values = s.values[std::find(s.axes.begin(), s.axes.end(), knob) - s.axes.begin()];
-        if (std::find(axis_values.begin(), axis_values.end(), point.back().second.name) == axis_values.end())
-          axis_values.push_back(point.back().second.name);
-      }
-      if (point.empty()) item.fail("a point sets at least one knob");
-      points.push_back(std::move(point));
-      point_views.push_back(item);
-    }
-  }
-  std::vector<Configuration> expanded;
-  std::set<std::string> names;
-  for (size_t n = 0; n < points.size(); ++n) {
-    Configuration c = base;
-    c.baseline = n == 0;
-    std::string name;
-    for (const auto& kv : points[n]) {
-      const JsonView at = axes ? axes->at(kv.first) : point_views[n].at(kv.first);
-      check_workload_value(kv.first, kv.second, config, registry);
-      apply_knob(c, kv.first, kv.second, at);
-      name += (name.empty() ? "" : ",") + kv.first + "=" + kv.second.name;
-      c.sweep_values.push_back({kv.first, kv.second.name});
-      c.sweep_pointers.push_back({knob_path(kv.first, base), kv.second.pointer});
-    }
-    c.name = name;
-    if (!names.insert(name).second) point_views[n].fail("duplicate point " + name);
-    // The priced accelerators follow the groups' counts (data groups carry none, but be exact).
-    c.priced_gpus = 0;
-    for (const auto& g : c.instances)
-      if (const InstanceSpec* spec = config.price_table.find(g.type); spec && g.role == "dnn")
-        c.priced_gpus += static_cast<int64_t>(std::ceil(g.count * spec->accelerators));
-    expanded.push_back(std::move(c));
-  }
-  config.configurations = std::move(expanded);
-  config.sweep = std::move(s);
-}
-}  // namespace
-
-const std::vector<std::string>& sweep_knobs() {
-  static const std::vector<std::string> knobs{"threads",          "interop_threads", "cpus",      "workers",
-                                              "prefetch_batches", "data_instances",  "batch_size", "precision"};
-  return knobs;
-}
-
-Config load_config(const std::string& arg, const WorkloadRegistry& registry, bool native) {
-  const std::string path = find_config(arg);
-  const nlohmann::json doc = read_json_file(path);
-  JsonView root(doc, path);
-  root.expect_object({"$schema", "name", "description", "seed", "pricing", "workloads", "measure",
-                      "configurations", "steps_to_train", "sweep"});
-  root.string_or("$schema", "");  // for editors (schemas/config.schema.json); must be a string
-  Config config;
-  config.path = path;
-  config.sha256 = sha256_hex(read_text_file(path));
-  config.name = root.at("name").as_string();
-  root.string_or("description", "");
-  uint64_t seed = 0;
-  if (auto s = root.find("seed")) seed = static_cast<uint64_t>(s->as_non_negative_int());
-  config.seed = seed;
-
-  JsonView pricing = root.at("pricing");
-  config.pricing = parse_pricing(pricing);
-  try {
-    config.price_table = load_price_table(config.pricing.table, config.pricing.region);
+    return load_price_table(settings.table, settings.region);
   } catch (const InputError& e) {
-    // Say which config asked for the table, keep the table's own line as the reason.
     const bool region_fault = e.pointer() == "/regions" || e.pointer() == "/region";
     (region_fault && pricing.has("region") ? pricing.at("region") : pricing.at("table"))
-        .fail("price table '" + config.pricing.table + "': " + e.what());
+        .fail("price table '" + settings.table + "': " + e.what());
   }
-  if (auto m = root.find("measure")) config.measure = parse_measure(*m);
-  if (auto s = root.find("steps_to_train")) config.steps_to_train = s->as_positive_int();
+}
 
-  // On the real instances each configuration's `native.execution` is laid over its `execution`
-  // (a JSON merge patch): parsed from that document under --native, and checked either way.
-  nlohmann::json real_doc = doc;
-  bool any_native = false;
-  if (auto cs = real_doc.find("configurations"); cs != real_doc.end() && cs->is_array())
-    for (auto& c : *cs)
-      if (c.is_object() && c.contains("native") && c["native"].is_object() && c["native"].contains("execution")) {
-        any_native = true;
-        c["execution"].merge_patch(c["native"]["execution"]);
-        c.erase("native");
-      }
-  const JsonView real_root(real_doc, path);
-  if (any_native && !native) {
-    for (const auto& item : root.at("configurations").items()) parse_configuration(item, config.pricing, config.price_table);
-    for (const auto& item : real_root.at("configurations").items()) {
-      try {
-        parse_configuration(item, config.pricing, config.price_table);
-      } catch (const InputError& e) {
-        const size_t prefix = e.where().size() + 2 + (e.pointer().empty() ? 0 : e.pointer().size() + 2);
-        throw InputError(e.where(), e.pointer(),
-                         std::string(e.what()).substr(prefix) + " (with " + item.pointer() + "/native applied, as --native runs it)");
-      }
-    }
-  }
-  JsonView configurations = (native ? real_root : root).at("configurations");
+/// `configurations` into config.configurations (Spot rates and "table" links resolved), with
+/// exactly one baseline (a sweep's one configuration is its baseline) and step_time_ms given on
+/// every configuration (priced-only) or on none.
+void parse_configurations(const JsonView& configurations, bool sweep, Config& config) {
   std::set<std::string> names;
   std::optional<InterruptionTable> interruptions;
   for (const auto& item : configurations.items()) {
@@ -959,7 +616,7 @@ Config load_config(const std::string& arg, const WorkloadRegistry& registry, boo
     baselines += c.baseline;
     priced += c.step_time_ms.has_value();
   }
-  if (baselines == 0 && root.has("sweep") && config.configurations.size() == 1) config.configurations[0].baseline = baselines = 1;
+  if (baselines == 0 && sweep && config.configurations.size() == 1) config.configurations[0].baseline = baselines = 1;
   if (baselines == 0) configurations.fail("no configuration has \"baseline\": true (exactly one must)");
   if (baselines > 1) {
     for (size_t i = 0, seen = 0; i < config.configurations.size(); ++i)
@@ -972,23 +629,60 @@ Config load_config(const std::string& arg, const WorkloadRegistry& registry, boo
       if (!config.configurations[i].step_time_ms)
         configurations.items()[i].fail("missing step_time_ms: give it on every configuration or on none");
   }
+}
 
-  JsonView workloads = root.at("workloads");
+/// `workloads` into config.workloads (each entry's `native` size under `native`), with the sizes
+/// as written and as native beside them.
+void parse_workloads(const JsonView& workloads, const WorkloadRegistry& registry, bool native, Config& config) {
   for (const auto& item : workloads.items()) {
     const std::optional<JsonView> real = item.find("native");
     std::vector<PathParam> written_paths, native_paths;
-    WorkloadSpec written = parse_workload(item, registry, config.priced_only, seed, written_paths);
+    WorkloadSpec written = parse_workload(item, registry, config.priced_only, config.seed, written_paths);
     std::optional<WorkloadSpec> real_spec;
-    if (real) real_spec = parse_workload(item, registry, config.priced_only, seed, native_paths, real);
+    if (real) real_spec = parse_workload(item, registry, config.priced_only, config.seed, native_paths, real);
     config.workloads_as_written.push_back(written);
     config.native_workloads.push_back(real_spec);
     const bool use_native = native && real_spec;
     config.workloads.push_back(use_native ? *real_spec : written);
     config.path_params.push_back(use_native ? native_paths : written_paths);
+    const WorkloadDescriptor* descriptor = registry.find(written.name);  // none: a priced-only config's label
+    config.default_wires.push_back(default_wire(descriptor ? descriptor->capabilities : WorkloadCapabilities{}));
   }
   if (config.workloads.empty()) workloads.fail("needs at least one workload");
   if (config.priced_only && config.workloads.size() != 1)
     workloads.fail("a priced-only config (step_time_ms given) describes exactly one workload");
+}
+}  // namespace
+
+Config load_config(const std::string& arg, const WorkloadRegistry& registry, bool native) {
+  const std::string path = find_config(arg);
+  const nlohmann::json doc = read_json_file(path);
+  JsonView root(doc, path);
+  root.expect_object({"$schema", "name", "description", "seed", "pricing", "workloads", "measure",
+                      "configurations", "steps_to_train", "sweep"});
+  root.string_or("$schema", "");  // for editors (schemas/config.schema.json); must be a string
+  Config config;
+  config.path = path;
+  config.sha256 = sha256_hex(read_text_file(path));
+  config.name = root.at("name").as_string();
+  root.string_or("description", "");
+  if (auto s = root.find("seed")) config.seed = static_cast<uint64_t>(s->as_non_negative_int());
+
+  JsonView pricing = root.at("pricing");
+  config.pricing = parse_pricing(pricing);
+  config.price_table = load_table(pricing, config.pricing);
+  if (auto m = root.find("measure")) config.measure = parse_measure(*m);
+  if (auto s = root.find("steps_to_train")) config.steps_to_train = s->as_positive_int();
+
+  // On the real instances each configuration's `native.execution` is laid over its `execution`
+  // (a JSON merge patch): parsed from that document under --native, and checked either way.
+  bool any_native = false;
+  const nlohmann::json real_doc = with_native_applied(doc, any_native);
+  const JsonView real_root(real_doc, path);
+  if (any_native && !native) check_native_overlay(root, real_root, config);
+  JsonView configurations = (native ? real_root : root).at("configurations");
+  parse_configurations(configurations, root.has("sweep"), config);
+  parse_workloads(root.at("workloads"), registry, native, config);
   if (!config.priced_only) check_capabilities(config, registry, configurations);
   if (auto sweep = root.find("sweep")) expand_sweep(*sweep, config, registry);
   config.native = native;
@@ -1001,7 +695,6 @@ Config load_config(const std::string& arg, const WorkloadRegistry& registry, boo
   }
   return config;
 }
-
 PricingInputs pricing_inputs(const Config& config) {
   PricingInputs inputs;
   inputs.table = config.price_table;

@@ -45,14 +45,7 @@ struct DataSettings {
   /// link_gbps x link_scale, as slow as the emulated trainer is against the real one.
   double link_scale = 1;
   std::string wire;                      // service and python: a wire_formats() name; "": the
-                                         // default (wire_for)
-  /// The wire a workload with `capabilities` travels on under these settings: `wire` when
-  /// given; else float32 for pperf's local loader (batches in memory) and for Python workers
-  /// (the dataset yields what it yields), and the workload's default_wire() for pperf's workers.
-  std::string wire_for(const WorkloadCapabilities& capabilities) const {
-    if (!wire.empty()) return wire;
-    return mode == DataMode::service && worker == DataWorker::pperf ? default_wire(capabilities) : "float32";
-  }
+                                         // default (the plan resolves it: data_path_of, plan.h)
 };
 
 /// `execution.distributed`: the configuration trains as `world_size` data-parallel ranks.
@@ -180,6 +173,10 @@ struct Config {
   /// workload (what runs on the real instances), nullopt where the entry has none.
   std::vector<WorkloadSpec> workloads_as_written;
   std::vector<std::optional<WorkloadSpec>> native_workloads;
+  /// Per workload entry: the wire pperf's data workers send its batches on unless a
+  /// configuration names one (default_wire() of its capabilities: the smallest its pipeline
+  /// makes exactly); the plan resolves each item's wire from it (data_path_of, plan.h).
+  std::vector<std::string> default_wires;
 
   const Configuration& baseline() const;
 };

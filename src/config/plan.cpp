@@ -97,6 +97,21 @@ void check_ranks(const Configuration& c, const WorkloadSpec& workload, const Hos
 }
 }  // namespace
 
+/// Batches handed over in memory (pperf's local loader) and a Python dataset's tensors: float32.
+constexpr const char* kInMemoryWire = "float32";
+
+DataPath data_path_of(const Config& config, size_t workload_index, const Configuration& configuration, bool native) {
+  const DataSettings& data = configuration.execution.data;
+  DataPath path;
+  if (!data.wire.empty()) path.wire = data.wire;
+  else if (data.mode == DataMode::service && data.worker == DataWorker::pperf && workload_index < config.default_wires.size())
+    path.wire = config.default_wires[workload_index];
+  else path.wire = kInMemoryWire;
+  if (data.link_gbps && !native)
+    path.link = EmulatedLink{*data.link_gbps, data.link_from_table ? "price table" : "config", data.link_scale};
+  return path;
+}
+
 Result PlanItem::result_skeleton() const {
   Result r;
   r.workload = workload->name;
@@ -127,6 +142,10 @@ PlanItem plan_item(const Config& config, size_t workload_index, size_t configura
     item.workload = spec.get();
   }
   if (c.execution.distributed) item.ranks = c.execution.distributed->world_size;
+  item.data_path = data_path_of(config, workload_index, c, host.native);
+  if (const auto& link = item.data_path.link; link && !host.link_obstacle.empty())
+    item.not_runnable_here.push_back({c.pointer + "/execution/data/link_gbps",
+                                      fmt::format("cannot emulate the {:g} Gbit/s link: {}", link->gbps, host.link_obstacle), true});
   check_cpus(c.execution.cpus, c.pointer + "/execution/cpus", host, item.not_runnable_here);
   check_device(c.execution.device, c.pointer + "/execution/device", host, item.not_runnable_here);
   check_ranks(c, *item.workload, host, item.not_runnable_here);

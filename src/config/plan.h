@@ -28,6 +28,10 @@ struct HostCapacity {
   std::optional<int64_t> launcher_world_size;
   /// `--native`: this host is one of the priced instances, so what it measures is theirs.
   bool native = false;
+  /// Why this host cannot emulate a data group's link (root, and `ip` and `tc` on PATH:
+  /// src/env/shaped_link.h), "" when it can. The config library does not look at the host's
+  /// tools: whoever builds a HostCapacity for a run fills it (src/session: host_capacity).
+  std::string link_obstacle;
   /// This host's.
   static HostCapacity here();
 };
@@ -36,7 +40,35 @@ struct HostCapacity {
 struct Obstacle {
   std::string pointer;  // JSON pointer into the config
   std::string reason;
+  /// What the emulation needs of this pperf and does not have (a link without root, `ip` or
+  /// `tc`): the emulation runs on no other host, so no host the config was written for would
+  /// run it; `validate` refuses it as `run` does, instead of listing it as fine elsewhere.
+  bool emulation_setup = false;
 };
+
+/// A data group's link emulated here: the spawned data workers sit behind a veth whose sending
+/// side tc shapes (src/env/shaped_link.h) to the real instances' link times `scale`.
+struct EmulatedLink {
+  double gbps = 0;      // the real instances' link, Gbit/s
+  std::string source;   // where gbps comes from: "config" (link_gbps) | "price table" ("table")
+  double scale = 1;     // link_scale: real trainer step / this host's
+  double rate_bit_per_s() const { return gbps * scale * 1e9; }
+};
+
+/// How an item's batches reach its trainer, resolved once by the plan (data_path_of): the
+/// executor, `pperf project` and the data workers the executor starts read this, never the
+/// settings it came from.
+struct DataPath {
+  std::string wire;                  // a wire_formats() name the batches travel as
+  std::optional<EmulatedLink> link;  // none: loopback, workers elsewhere, or --native (the real link)
+};
+
+/// The data path of `configuration` for workload entry `workload_index` of `config`: the wire
+/// execution.data.wire names; else, for pperf's data workers, the workload's default
+/// (Config::default_wires), and float32 for pperf's local loader (batches in memory, ranks
+/// included) and for Python workers (the dataset yields what it yields). The link is emulated
+/// when the configuration gives link_gbps (it needs spawn_local), unless `native`.
+DataPath data_path_of(const Config& config, size_t workload_index, const Configuration& configuration, bool native);
 
 struct PlanItem {
   size_t workload_index = 0;       // into Config::workloads
@@ -47,6 +79,7 @@ struct PlanItem {
   std::shared_ptr<const WorkloadSpec> own_workload;
   const Configuration* configuration = nullptr;
   int64_t ranks = 1;  // data-parallel processes; each consumes one batch per step
+  DataPath data_path;  // how its batches reach the trainer
   /// Why this item cannot run on this host (empty: it can).
   std::vector<Obstacle> not_runnable_here;
   /// What the item measures that a reader of its cost must know (it runs, and its result and

@@ -8,6 +8,7 @@
 #include "src/session/sweep_race.h"
 #include "src/core/input_error.h"
 #include "src/core/process.h"
+#include "src/env/shaped_link.h"
 #include "src/measure/data_sources.h"
 #include "src/measure/distributed.h"
 #include "src/measure/interleave.h"
@@ -21,6 +22,7 @@ HostCapacity host_capacity(bool native) {
   HostCapacity host = HostCapacity::here();
   if (const auto launcher = launcher_from_env()) host.launcher_world_size = launcher->world_size;
   host.native = native;
+  host.link_obstacle = shaped_link_obstacle();
   return host;
 }
 
@@ -56,7 +58,7 @@ void check_python_datasets(const Config& config, const Plan& plan) {
     if (data.worker != DataWorker::python || (data.mode == DataMode::service && data.spawn_local_processes == 0)) continue;
     const WorkloadDescriptor* descriptor = builtin_workloads().find(item.workload->name);
     WorkloadSpec spec = *item.workload;
-    if (descriptor) spec.wire = data.wire_for(descriptor->capabilities);
+    spec.wire = item.data_path.wire;
     const std::vector<TensorDecl> expected = descriptor && descriptor->batch_layout
                                                  ? layout_on_wire(descriptor->batch_layout(spec), spec.wire)
                                                  : std::vector<TensorDecl>{};
@@ -104,7 +106,7 @@ Preflight RunSession::preflight(bool list_not_runnable, bool probe_memory, Prefl
       if (std::find(out.notes.begin(), out.notes.end(), line) == out.notes.end()) out.notes.push_back(line);
     }
     for (const auto& obstacle : item.not_runnable_here) {
-      if (!list_not_runnable) throw InputError(config_.path, obstacle.pointer, "not runnable on this host: " + obstacle.reason);
+      if (!list_not_runnable || obstacle.emulation_setup) throw InputError(config_.path, obstacle.pointer, "not runnable on this host: " + obstacle.reason);
       const bool seen = std::any_of(out.not_runnable.begin(), out.not_runnable.end(), [&](const Obstacle& o) {
         return o.pointer == obstacle.pointer && o.reason == obstacle.reason;
       });

@@ -22,7 +22,8 @@
 namespace pperf {
 
 /// This host as the plan sees it: HostCapacity::here() plus the launcher that started this
-/// process (its world size; a malformed launcher environment is an InputError) and `--native`.
+/// process (its world size; a malformed launcher environment is an InputError), `--native` and
+/// whether it can emulate a data group's link (shaped_link_obstacle()).
 HostCapacity host_capacity(bool native);
 
 /// How the items' processes run (flags of `run`).
@@ -74,7 +75,8 @@ class RunSession {
   /// workload's own preflight, a batch that cannot fit in memory (probed in fresh processes).
   /// Throws the first refusal as an InputError naming the config file and JSON pointer. With
   /// `list_not_runnable`, the not-runnable obstacles are returned instead of thrown and the checks
-  /// after them are skipped (`validate` lists them: a config may be meant for another host).
+  /// after them are skipped (`validate` lists them: a config may be meant for another host) —
+  /// but for what the emulation itself lacks here (Obstacle::emulation_setup), thrown either way.
   /// `probe_memory` false: no probe (measuring in this process, or a launcher's rank > 0).
   Preflight preflight(bool list_not_runnable, bool probe_memory, PreflightObserver& observer) const;
   Preflight preflight(bool list_not_runnable, bool probe_memory) const;

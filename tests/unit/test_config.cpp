@@ -336,15 +336,7 @@ TEST(Config, AWireTheWorkloadCannotMakeIsRefusedNamingTheKey) {
   EXPECT_EQ(error_of([](json& c) { c["configurations"][1]["execution"]["data"] = {{"wire", "uint8"}}; }),
             "/configurations/1/execution/data/wire: 'wire' needs data mode 'service' or a Python worker (pperf's local "
             "loader hands the step its batches in memory)");
-  // The default: the smallest exact wire for pperf's workers, float32 for the local loader.
-  const WorkloadCapabilities& can = pperf::testing::fixture_workloads().find("mnist_heavy")->capabilities;
-  DataSettings data;
-  EXPECT_EQ(data.wire_for(can), "float32");
-  data.mode = DataMode::service;
-  EXPECT_EQ(data.wire_for(can), "uint8");
-  EXPECT_EQ(data.wire_for(WorkloadCapabilities{false, false, true, false}), "float32");
-  data.wire = "float32";
-  EXPECT_EQ(data.wire_for(can), "float32");
+  // The default wire is the plan's to resolve (test_plan.cpp: Plan.TheDataPathIsResolvedOncePerItem).
   EXPECT_EQ(bytes_per_sample(layout_on_wire({{"inputs", "float32", {1, 28, 28}}, {"targets", "int64", {}}}, "uint8")), 784 + 8);
   EXPECT_EQ(bytes_per_sample({{"inputs", "float32", {3, 224, 224}}, {"targets", "int64", {}}}), 602112 + 8);
 }

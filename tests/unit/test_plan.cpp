@@ -202,3 +202,65 @@ TEST(Plan, CudaRunsOneRankPerGpuOfTheTrainerInstances) {
               std::string::npos) << e.what();
   }
 }
+
+namespace {
+/// One configuration per way batches can reach the trainer (mnist_heavy makes uint8 exactly).
+json data_paths() {
+  json c = two_by_two();
+  c["workloads"] = json::parse(R"([{"name": "mnist_heavy", "preset": "tiny", "batch_size": 8}])");
+  const json data = json::parse(R"({"mode": "service", "spawn_local": {"processes": 1}})");
+  c["configurations"] = json::array();
+  c["configurations"].push_back({{"name", "local"}, {"baseline", true}, {"instances", {{{"type", "p3.2xlarge"}}}}});
+  c["configurations"].push_back(
+      {{"name", "workers"}, {"instances", {{{"type", "p3.2xlarge"}}}}, {"execution", {{"data", data}}}});
+  json named = data;
+  named["wire"] = "float32";
+  c["configurations"].push_back({{"name", "float32"}, {"instances", {{{"type", "p3.2xlarge"}}}}, {"execution", {{"data", named}}}});
+  json linked = data;
+  linked["link_gbps"] = 0.02;
+  linked["link_scale"] = 2;
+  c["configurations"].push_back(
+      {{"name", "link"}, {"instances", {{{"type", "p3.2xlarge"}}, {{"type", "c5.9xlarge"}, {"role", "data"}}}},
+       {"execution", {{"data", linked}}}});
+  return c;
+}
+}  // namespace
+
+TEST(Plan, TheDataPathIsResolvedOncePerItem) {
+  pperf::testing::TempDir dir;
+  const Config c = load(data_paths(), dir);
+  EXPECT_EQ(c.default_wires, std::vector<std::string>{"uint8"});
+  const Plan plan = make_plan(c, {}, HostCapacity{128});
+  ASSERT_EQ(plan.items.size(), 4u);
+  // The local loader hands batches over in memory; pperf's workers send the workload's smallest
+  // exact wire unless the configuration names one.
+  EXPECT_EQ(plan.items[0].data_path.wire, "float32");
+  EXPECT_EQ(plan.items[1].data_path.wire, "uint8");
+  EXPECT_EQ(plan.items[2].data_path.wire, "float32");
+  EXPECT_EQ(plan.items[3].data_path.wire, "uint8");
+  for (size_t i = 0; i < 3; ++i) EXPECT_FALSE(plan.items[i].data_path.link) << i;
+  const std::optional<EmulatedLink>& link = plan.items[3].data_path.link;
+  ASSERT_TRUE(link);
+  EXPECT_EQ(link->gbps, 0.02);
+  EXPECT_EQ(link->scale, 2);
+  EXPECT_EQ(link->source, "config");
+  EXPECT_EQ(link->rate_bit_per_s(), 0.04e9);
+  // On the real instances the link is theirs: nothing is emulated.
+  EXPECT_FALSE(data_path_of(c, 0, c.configurations[3], true).link);
+}
+
+TEST(Plan, AnEmulatedLinkThisHostCannotMakeIsRefusedAtItsKey) {
+  pperf::testing::TempDir dir;
+  const Config c = load(data_paths(), dir);
+  HostCapacity host{128};
+  EXPECT_TRUE(make_plan(c, {}, host).runnable_here()) << "a host that can make links";
+  host.link_obstacle = "making a network namespace and shaping it with tc needs root (this process is not)";
+  const Plan plan = make_plan(c, {}, host);
+  for (size_t i = 0; i < 3; ++i) EXPECT_TRUE(plan.items[i].not_runnable_here.empty()) << i;
+  ASSERT_EQ(plan.items[3].not_runnable_here.size(), 1u);
+  const Obstacle& o = plan.items[3].not_runnable_here[0];
+  EXPECT_EQ(o.pointer, "/configurations/3/execution/data/link_gbps");
+  EXPECT_EQ(o.reason, "cannot emulate the 0.02 Gbit/s link: making a network namespace and shaping it with tc needs root "
+                      "(this process is not)");
+  EXPECT_TRUE(o.emulation_setup) << "validate refuses it as run does: the emulation runs on no other host";
+}

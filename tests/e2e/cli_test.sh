@@ -38,6 +38,7 @@ check "run --only the runnable part" expect_exit 0 "$work/o" "$pperf" run --conf
 
 # --- help, validate, list --------------------------------------------------------------
 for c in run cost validate list; do check "$c --help" expect_exit 0 "$work/o" "$pperf" "$c" --help; done
+check "docs/cli.md and docs/guide.md agree with every command's --help" /usr/bin/python3 tests/e2e/cli_doc_check.py "$pperf" docs/cli.md docs/guide.md
 check "pperf help decide: decide's own help" bash -c "'$pperf' help decide >'$work/h1' && '$pperf' decide --help >'$work/h2' && cmp -s '$work/h1' '$work/h2' && grep -q '^pperf decide RESULTS' '$work/h1'"
 check "decide --help names the file decide writes" grep -qF "results JSON (default results/decide-<config name>.json)" "$work/h2"
 check "run --help names the file run writes" bash -c "'$pperf' run --help | grep -qF 'results JSON (default results/<config name>.json)'"

@@ -96,12 +96,15 @@ std::vector<std::string> budget_notes(const Config& config, bool sequential) {
     notes.push_back(fmt::format("measure: max_steps {} gives no result an interval (each needs {} steps): no verdict, "
                                 "and `pperf decide` cannot use its results",
                                 m.max_steps, kMinCiSteps));
-  // Configurations of a workload take turns against the baseline, and the decision first looks
-  // at round min_rounds: a budget that ends the turns before it cannot decide.
-  const bool turns = !sequential && config.configurations.size() > 1 &&
-                     std::any_of(config.configurations.begin(), config.configurations.end(), [](const auto& c) { return c.baseline; });
+  // A workload's configurations (none data-parallel) take turns, decided against the baseline or
+  // raced (a sweep), and the decision first looks at round min_rounds: a budget that ends the
+  // turns before it cannot decide.
+  const auto& cs = config.configurations;
+  const bool turns = !sequential && cs.size() > 1 &&
+                     std::none_of(cs.begin(), cs.end(), [](const auto& c) { return c.execution.distributed.has_value(); });
+  const bool decided = config.sweep || std::any_of(cs.begin(), cs.end(), [](const auto& c) { return c.baseline; });
   const DecisionSettings d = settings_for_turns(config.measure.decision, m.max_steps, kRoundSteps);
-  if ((turns || config.sweep) && budget_rounds(m.max_steps, kRoundSteps) < d.min_rounds)
+  if (turns && decided && budget_rounds(m.max_steps, kRoundSteps) < d.min_rounds)
     notes.push_back(fmt::format("measure: max_steps {} gives {} round(s) of {} steps in turns; the decision's first look is "
                                 "at round {} ({} steps): the run ends undecided",
                                 m.max_steps, budget_rounds(m.max_steps, kRoundSteps), kRoundSteps, d.min_rounds,

@@ -44,8 +44,9 @@ struct SessionRequest {
 };
 
 /// What `config`'s measure budget (max_steps) cannot give, as preflight notes: an interval for
-/// each result (kMinCiSteps steps), and, for configurations in turns against a baseline or a
-/// sweep's race (unless `sequential`), the decision's first look. Empty when it gives both.
+/// each result (kMinCiSteps steps), and, for configurations that take turns (none data-parallel,
+/// not `sequential`) against a baseline or in a sweep's race, the decision's first look. Empty
+/// when it gives both.
 std::vector<std::string> budget_notes(const Config& config, bool sequential);
 
 /// What preflight found, for the command to show.

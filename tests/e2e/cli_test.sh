@@ -31,8 +31,12 @@ c['configurations'][1]['execution']['cpus'] = [64, 65]
 json.dump(c, open('$work/big_host.json', 'w'))"
 check "validate other host"  bash -c "'$pperf' validate --config '$work/big_host.json' >'$work/v.out' && grep -q 'runnable here: no' '$work/v.out' && grep -q '/configurations/1/execution/cpus: CPU 64 does not exist here' '$work/v.out'"
 check "validate runnable"    bash -c "'$pperf' validate --config configs/smoke.json | grep -q 'runnable here: yes'"
-# smoke.json: max_steps 40 against a +-3 % target, which may stop only after 3 / 0.03 = 100 steps.
-check "validate: a budget below the precision rule's minimum is a note" bash -c "'$pperf' validate --config configs/smoke.json | grep -q '^  measure: max_steps 40 is below the 100 steps a ±3 % target needs before it may stop'"
+# max_steps 40 against a +-3 % target, which may stop only after 3 / 0.03 = 100 steps; 40 steps
+# give no interval (60) and 4 rounds of 10 in turns, before the decision's first look (round 8).
+edit configs/smoke.json "$work/smoke40.json" 'j["measure"]["max_steps"] = 40'
+check "validate: a budget below the precision rule's minimum is a note" bash -c "'$pperf' validate --config '$work/smoke40.json' | grep -q '^  measure: max_steps 40 is below the 100 steps a ±3 % target needs before it may stop'"
+check "validate: a budget that gives no interval is a note" bash -c "'$pperf' validate --config '$work/smoke40.json' | grep -q '^  measure: max_steps 40 gives no result an interval (each needs 60 steps)'"
+check "validate: a budget that ends the turns before the first look is a note" bash -c "'$pperf' validate --config '$work/smoke40.json' | grep -q '^  measure: max_steps 40 gives 4 round(s) of 10 steps in turns; the decision.s first look is at round 8 (80 steps): the run ends undecided'"
 check "run refuses it here"  one_line_error "^$work/big_host.json: /configurations/1/execution/cpus: not runnable on this host: CPU 64 does not exist here" "$pperf" run --config "$work/big_host.json" --out "$work/never.json"
 check "run --only the runnable part" expect_exit 0 "$work/o" "$pperf" run --config "$work/big_host.json" --only homogeneous --out "$work/part.json"
 

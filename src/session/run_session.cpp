@@ -108,7 +108,7 @@ std::vector<std::string> budget_notes(const Config& config, bool sequential) {
     notes.push_back(fmt::format("measure: max_steps {} gives {} round(s) of {} steps in turns; the decision's first look is "
                                 "at round {} ({} steps): the run ends undecided",
                                 m.max_steps, budget_rounds(m.max_steps, kRoundSteps), kRoundSteps, d.min_rounds,
-                                d.min_rounds * kRoundSteps));
+                                static_cast<int64_t>(d.min_rounds) * kRoundSteps));
   return notes;
 }
 

@@ -78,9 +78,9 @@ int command_decide(const std::vector<std::string>& args, const std::vector<std::
       "pperf decide RESULTS... [--baseline NAME] [--pricing TABLE] [--accept FIELD,...]\n"
       "             [--run ID]... [--history DB] [--out FILE] [format flags]\n"
       "Decides configurations measured apart (each on its own hosts, at its own time)\n"
-      "together: one priced decision, unpaired (schedule: separate). RESULTS are results\n"
-      "files of `pperf run` or folders of them; results of one configuration from\n"
-      "different hosts (placement.host_id) are pooled as replicates");
+      "together: one priced decision, unpaired (schedule: separate). RESULTS are\n"
+      "results files of `pperf run` or folders of them; results of one configuration\n"
+      "from different hosts (placement.host_id) are pooled as replicates");
   options.add_options()("help,h", "show this help")("results", po::value<std::vector<std::string>>(),
                                                     "results files or folders of them")(
       "baseline", po::value<std::string>(), "the configuration to decide against (default: the one the results mark)")(

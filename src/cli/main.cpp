@@ -75,7 +75,8 @@ std::string usage() {
   std::string out = "usage: pperf <command> [options]\ncommands:\n";
   for (const Command& c : kCommands)
     if (c.summary) out += fmt::format("  {:<15} {}\n", c.name, c.summary);
-  return out + "`pperf help <command>` (or `pperf <command> --help`): its options; `pperf --version`\n";
+  return out + "`pperf help <command>` (or `pperf <command> --help`): its options.\n"
+                "`pperf --version`: the version.\n";
 }
 
 int dispatch(const std::string& command, const Args& args, const Args& argv) {

@@ -34,7 +34,10 @@ def help_text(*words):
 def help_flags(text):
     """The options boost prints ("  --out arg", "  -h [ --help ]") and those a usage text names."""
     options = set(re.findall(rf"^\s+(?:-\w \[ )?({FLAG})", text, re.M))
-    usage = set(re.findall(rf"[\[( ]({FLAG})", "\n".join(l for l in text.splitlines() if not l.startswith("  -"))))
+    # A usage text before boost's options (launch, prices): the flags it names.
+    head = text.split("options:\n")[0] if re.search(r"^\S.* options:$", text, re.M) else ""
+    head = "\n".join(l for l in head.splitlines()[:-1])
+    usage = set(re.findall(rf"[\[( ]({FLAG})", head))
     return options | usage
 
 

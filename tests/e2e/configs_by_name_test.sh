@@ -75,8 +75,14 @@ check "installed: run smoke by name" expect_exit 0 "$work/o" "$prefix/bin/pperf"
 check "installed: run recorded the path read" json_check "$work/smoke.json" "
   j['config']['path'] == '$prefix/share/pperf/configs/smoke.json'
   j['status'] == 'complete' and all(r['status'] == 'ok' for r in j['results'])"
-check "smoke reaches what it is for: its decision looked (round 8 or decided early)" json_check "$work/smoke.json" "
+# On a host others keep busy (the run records a busy-host event) the steps are the contention's
+# and the time budget may end the turns first: said, not checked.
+if grep -q '"busy host: ' "$work/smoke.json"; then
+  echo "not checked on this busy host: smoke's first look ($(grep -o '"busy host: [^"]*' "$work/smoke.json" | head -1 | cut -c2-))"
+else
+  check "smoke reaches what it is for: its decision looked (round 8 or decided early)" json_check "$work/smoke.json" "
   j['results'][1]['decision']['looks'] >= 8 or j['results'][1]['decision']['verdict'] != 'undecided'"
+fi
 
 # Each shipped measured config's budget (measure.max_steps) against what it is for, by the same
 # preflight run and validate use: an interval for every result (pperf decide needs one), and in

@@ -399,7 +399,7 @@ std::string link_source_text(const project::ModelSettings& settings, const proje
 std::string top_table(const project::WorkloadProjection& w, size_t top, size_t width, std::vector<std::string>& dropped) {
   const size_t rows = std::min(top, w.predictions.size());
   // The link's column where a row has a link term: its time per batch and the Gbit/s it used.
-  const bool links = std::any_of(w.predictions.begin(), w.predictions.end(),
+  bool links = std::any_of(w.predictions.begin(), w.predictions.end(),
                                  [](const project::Prediction& pr) { return pr.link_ms.has_value(); });
   // Per column (#, cluster, step ms, USD/1M samples, [link], bound): the header, then a cell per row.
   const auto table = [&](bool step_ci, bool cost_ci) {
@@ -435,6 +435,7 @@ std::string top_table(const project::WorkloadProjection& w, size_t top, size_t w
   bool step_ci = true, cost_ci = true;
   if (width > 0 && line_width(table(step_ci, cost_ci)) > width) step_ci = false, dropped.push_back("the step's interval");
   if (width > 0 && line_width(table(step_ci, cost_ci)) > width) cost_ci = false, dropped.push_back("the cost's interval");
+  if (links && width > 0 && line_width(table(step_ci, cost_ci)) > width) links = false, dropped.push_back("the link column");
   const auto t = table(step_ci, cost_ci);
   const std::vector<size_t> cw = widths(t);
   std::string out;

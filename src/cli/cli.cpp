@@ -272,10 +272,11 @@ Finished finish(RunReport& report, const RunSession& session, const Outputs& out
       for (const auto& f : outputs.files)
         if (f.writer->shows_trends) reports += "report: " + f.path + "\n";
         else results += ", " + f.path;
-      std::cout << "results: " << results
-                << (outputs.replaced_run.empty() ? "" : " (replaced the results of the run started " + outputs.replaced_run + ")")
-                << "\n" << reports;
-      std::cout << traces_line(report);
+      std::cout << wrap("results: " + results +
+                            (outputs.replaced_run.empty() ? "" : " (replaced the results of the run started " + outputs.replaced_run + ")") +
+                            "\n" + reports,
+                        terminal_columns());
+      std::cout << wrap(traces_line(report), terminal_columns());
     }
   }
   if (!failure.empty()) {

@@ -219,9 +219,14 @@ std::vector<std::string> decision_sentences(const std::vector<Result>& results) 
       return b.baseline && b.workload == r.workload && b.preset == r.preset && b.batch_size == r.batch_size;
     });
     const Decision& d = *r.decision;
+    // The interval once: where the decision's reason already states it, the lead does not.
     std::string bounds;
-    if (d.improvement_pct_bounds)
-      bounds = fmt::format(" ({:+.1f} to {:+.1f} %)", (*d.improvement_pct_bounds)[0], (*d.improvement_pct_bounds)[1]);
+    if (d.improvement_pct_bounds) {
+      const std::string lo = fmt::format("{:+.1f} %", (*d.improvement_pct_bounds)[0]),
+                        hi = fmt::format("{:+.1f} %", (*d.improvement_pct_bounds)[1]);
+      if (d.reason.find(lo) == std::string::npos || d.reason.find(hi) == std::string::npos)
+        bounds = fmt::format(" ({:+.1f} to {:+.1f} %)", (*d.improvement_pct_bounds)[0], (*d.improvement_pct_bounds)[1]);
+    }
     std::string speed;
     if (const auto& s = r.comparison.speedup)
       speed = std::abs(*s - 1) < 0.005 ? "; the same speed"

@@ -382,21 +382,39 @@ std::string advice_console(const Advice& advice) {
 }
 
 namespace {
+/// Where the batch line's link figure comes from: --link-gbps's time, each candidate's own from
+/// the price table (the table's link column), the term left out (--no-link), or no figure at all.
+std::string link_source_text(const project::ModelSettings& settings, const project::WorkloadProjection& w, double bytes_per_batch) {
+  if (settings.link_gbit_per_s)
+    return fmt::format(" ({:g} Gbit/s: {:.4g} ms)", *settings.link_gbit_per_s, bytes_per_batch * 8 / (*settings.link_gbit_per_s * 1e9) * 1e3);
+  if (!settings.table_links) return " (link term left out: --no-link)";
+  const bool any = std::any_of(w.predictions.begin(), w.predictions.end(),
+                               [](const project::Prediction& pr) { return pr.link_ms.has_value(); });
+  return any ? " (each cluster's link from the price table: the link column)"
+             : " (the price table gives no link for these clusters: --link-gbps)";
+}
+
 /// The top rows as a table sized to its cells. With a width (0: none), the step's interval, then
 /// the cost's, are left out until the rows fit; `dropped` names what was.
 std::string top_table(const project::WorkloadProjection& w, size_t top, size_t width, std::vector<std::string>& dropped) {
   const size_t rows = std::min(top, w.predictions.size());
-  // Per column (#, cluster, step ms, USD/1M samples, bound): the header, then a cell per row.
+  // The link's column where a row has a link term: its time per batch and the Gbit/s it used.
+  bool links = std::any_of(w.predictions.begin(), w.predictions.end(),
+                                 [](const project::Prediction& pr) { return pr.link_ms.has_value(); });
+  // Per column (#, cluster, step ms, USD/1M samples, [link], bound): the header, then a cell per row.
   const auto table = [&](bool step_ci, bool cost_ci) {
     std::vector<std::vector<std::string>> t = {
-        {"#"}, {"cluster"}, {step_ci ? "step ms [interval]" : "step ms"}, {cost_ci ? "USD/1M samples [interval]" : "USD/1M samples"}, {"bound"}};
+        {"#"}, {"cluster"}, {step_ci ? "step ms [interval]" : "step ms"}, {cost_ci ? "USD/1M samples [interval]" : "USD/1M samples"}};
+    if (links) t.push_back({"link ms (Gbit/s)"});
+    t.push_back({"bound"});
     for (size_t i = 0; i < rows; ++i) {
       const project::Prediction& pr = w.predictions[i];
       t[0].push_back(std::to_string(i + 1));
       t[1].push_back(cluster_text(pr.candidate));
       t[2].push_back(step_ci ? range_text(pr.step_ms, "{:.4g}") : fmt::format("{:.4g}", pr.step_ms.value));
       t[3].push_back(cost_ci ? range_text(pr.usd_per_1m_samples, "{:.4g}") : fmt::format("{:.4g}", pr.usd_per_1m_samples.value));
-      t[4].push_back(pr.bound);
+      if (links) t[4].push_back(pr.link_ms && pr.link_gbps ? fmt::format("{:.4g} ({:g})", *pr.link_ms, *pr.link_gbps) : "-");
+      t.back().push_back(pr.bound);
     }
     return t;
   };
@@ -417,6 +435,7 @@ std::string top_table(const project::WorkloadProjection& w, size_t top, size_t w
   bool step_ci = true, cost_ci = true;
   if (width > 0 && line_width(table(step_ci, cost_ci)) > width) step_ci = false, dropped.push_back("the step's interval");
   if (width > 0 && line_width(table(step_ci, cost_ci)) > width) cost_ci = false, dropped.push_back("the cost's interval");
+  if (links && width > 0 && line_width(table(step_ci, cost_ci)) > width) links = false, dropped.push_back("the link column");
   const auto t = table(step_ci, cost_ci);
   const std::vector<size_t> cw = widths(t);
   std::string out;
@@ -445,9 +464,7 @@ std::string projection_console(const ProjectionPage& page) {
                                                                           m.pipeline_cpu_s_per_sample.hi * 1e3}, "{:.4g}"),
                         m.pipeline_source);
     text += m.bytes_per_batch ? fmt::format("  batch:    {:.4g} MB on the data link per step{}\n", *m.bytes_per_batch / 1e6,
-                                            p.settings.link_gbit_per_s ? fmt::format(" ({:g} Gbit/s: {:.4g} ms)", *p.settings.link_gbit_per_s,
-                                                                                     *m.bytes_per_batch * 8 / (*p.settings.link_gbit_per_s * 1e9) * 1e3)
-                                                                       : std::string(" (no link bandwidth: --link-gbps)"))
+                                            link_source_text(p.settings, w, *m.bytes_per_batch))
                               : std::string("  batch:    bytes unknown (the workload declares no batch layout)\n");
     text += fmt::format("  scaling:  efficiency {} at {} core(s)\n", range_text(m.scaling_efficiency, "{:.2f}"), m.scaling_cores);
     text += m.trainer_step_ms ? fmt::format("  trainer:  {} ms/step; {}\n", range_text(*m.trainer_step_ms, "{:.4g}"), m.trainer_source)

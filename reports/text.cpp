@@ -48,7 +48,7 @@ std::string item_started_line(const std::string& at, const std::string& workload
 std::string item_finished_line(const std::string& at, const Result& r, size_t width) {
   const std::string what =
       r.status == ResultStatus::ok && r.step && r.measurement
-          ? fmt::format("mean {:.4g} ms/step (median {:.4g}) over {} steps ({}){}", r.step->mean_ms, r.step->median_ms,
+          ? fmt::format("mean {:.4g} ms/step (median {:.4g}) over {} steps until {}{}", r.step->mean_ms, r.step->median_ms,
                         r.measurement->step_ms.size(), r.measurement->stop.text, r.partial ? ", partial" : "")
           : to_string(r.status) + ": " + r.reason;
   return wrap(fmt::format("[{}] {}/{} on {}: {}\n", at, r.workload, r.preset, r.configuration, what), width);

@@ -14,7 +14,8 @@ namespace pperf::cli {
 
 int command_advise(const std::vector<std::string>& args) {
   po::options_description options(
-      "pperf advise RESULTS.json... [--market on_demand|spot|both] [--steps N] [--json FILE] [--markdown FILE]");
+      "pperf advise RESULTS.json... [--market on_demand|spot|both] [--steps N]\n"
+      "             [--json FILE] [--markdown FILE]");
   options.add_options()("help,h", "show this help")(
       "results", po::value<std::vector<std::string>>()->required(), "results files (pperf run or cost)")(
       "market", po::value<std::string>()->default_value("both"), "on_demand, spot or both (side by side)")(

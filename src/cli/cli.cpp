@@ -2,10 +2,12 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <sys/file.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <csignal>
 #include <cstring>
 #include <filesystem>
@@ -44,6 +46,32 @@ extern "C" void on_stop_signal(int) {
         "\npperf: finishing the current step, then writing what was measured (again to abort)\n";
     [[maybe_unused]] auto n = ::write(STDERR_FILENO, message, sizeof message - 1);
   }
+}
+
+/// Boost's message for a flag's mistake, less the flag it names again ("--role: the option
+/// '--role' is required but missing" reads "--role: required, not given (the job's IAM ...)").
+std::string flag_error(const po::error_with_option_name& e, const std::string& flag, const po::options_description& options) {
+  const std::string name = flag.rfind("--", 0) == 0 ? flag.substr(2) : flag;
+  const po::option_description* known = options.find_nothrow(name, false);
+  if (dynamic_cast<const po::required_option*>(&e))
+    return "required, not given" + (known && !known->description().empty() ? " (" + known->description() + ")" : "");
+  if (dynamic_cast<const po::unknown_option*>(&e)) {
+    std::vector<std::string> names;
+    for (const auto& o : options.options()) names.push_back("--" + o->long_name());
+    return "unknown option" + did_you_mean(flag, names) + " (--help lists them)";
+  }
+  if (dynamic_cast<const po::multiple_occurrences*>(&e)) return "given more than once";
+  if (const auto* syntax = dynamic_cast<const po::invalid_command_line_syntax*>(&e);
+      syntax && syntax->kind() == po::invalid_syntax::missing_parameter)
+    return "needs a value";
+  if (dynamic_cast<const po::invalid_option_value*>(&e)) {
+    const std::string text = e.what();  // "the argument ('abc') for option '--n' is invalid"
+    const size_t open = text.find("('"), close = text.find("')");
+    return "invalid value" + (open != std::string::npos && close != std::string::npos && close > open
+                                  ? " '" + text.substr(open + 2, close - open - 2) + "'"
+                                  : std::string());
+  }
+  return e.what();
 }
 
 }  // namespace
@@ -89,8 +117,8 @@ Parsed parse(const std::string& command, const po::options_description& options,
     parsed.help = parsed.vars.count("help") > 0;
     if (!parsed.help) po::notify(parsed.vars);
   } catch (const po::error_with_option_name& e) {
-    std::string flag = e.get_option_name();
-    throw InputError("pperf " + command, flag.empty() ? "" : flag, e.what());
+    const std::string flag = e.get_option_name();
+    throw InputError("pperf " + command, flag.empty() ? "" : flag, flag.empty() ? e.what() : flag_error(e, flag, options));
   } catch (const po::error& e) {
     throw InputError("pperf " + command, "", e.what());
   }
@@ -159,14 +187,28 @@ RunReport report_header(const Config& config, const std::string& command, const 
   return report;
 }
 
-void warn_if_prices_stale(const Config& config, bool quiet) {
-  if (quiet) return;
-  const std::string warning = staleness_warning(config.price_table, config.pricing.max_age_days, utc_today());
-  if (!warning.empty()) std::cerr << wrap("pperf: warning: " + warning + "\n", terminal_columns(STDERR_FILENO));
+std::string stale_prices_line(const PriceTable& table, int64_t max_age_days, const std::string& today, size_t width) {
+  const std::string warning = staleness_warning(table, max_age_days, today);
+  if (warning.empty()) return "";
+  const std::string full = "pperf: warning: " + warning;
+  if (width == 0 || full.size() <= width) return full + "\n";
+  // On a terminal, one line: the shortest form that still says which table and why.
+  const auto age = days_between(table.published, today);
+  const std::string why = table.published.empty() || !age ? "prices of unknown date" : fmt::format("prices {} days old", *age);
+  for (const std::string& line : {fmt::format("pperf: warning: {}: {} (`pperf prices import` gets current ones)", table.name, why),
+                                  fmt::format("pperf: warning: {}: {} (pperf prices import)", table.name, why),
+                                  fmt::format("pperf: warning: {}: {}", table.name, why)})
+    if (line.size() <= width) return line + "\n";
+  return fmt::format("pperf: warning: {}: {}\n", table.name, why);
 }
 
-void add_output_options(po::options_description& options) {
-  options.add_options()("out", po::value<std::string>(), "results JSON (default results/<config name>.json)");
+void warn_if_prices_stale(const Config& config, bool quiet) {
+  if (quiet) return;
+  std::cerr << stale_prices_line(config.price_table, config.pricing.max_age_days, utc_today(), terminal_columns(STDERR_FILENO));
+}
+
+void add_output_options(po::options_description& options, const std::string& default_out) {
+  options.add_options()("out", po::value<std::string>(), ("results JSON (default " + default_out + ")").c_str());
   add_file_flags(options, run_writers());
   options.add_options()("wide", "print every column, whatever the terminal's width")("quiet", "print nothing but errors");
 }
@@ -230,9 +272,11 @@ Finished finish(RunReport& report, const RunSession& session, const Outputs& out
       for (const auto& f : outputs.files)
         if (f.writer->shows_trends) reports += "report: " + f.path + "\n";
         else results += ", " + f.path;
-      std::cout << "results: " << results
-                << (outputs.replaced_run.empty() ? "" : " (replaced the results of the run started " + outputs.replaced_run + ")")
-                << "\n" << reports;
+      std::cout << wrap("results: " + results +
+                            (outputs.replaced_run.empty() ? "" : " (replaced the results of the run started " + outputs.replaced_run + ")") +
+                            "\n" + reports,
+                        terminal_columns());
+      std::cout << wrap(traces_line(report), terminal_columns());
     }
   }
   if (!failure.empty()) {
@@ -259,6 +303,20 @@ Finished finish(RunReport& report, const RunSession& session, const Outputs& out
     std::cerr << fmt::format("pperf: --require-converged: {}/{} on {} did not converge ({})\n", r->workload, r->preset,
                              r->configuration, r->measurement ? r->measurement->stop.text : "no measurement");
   return finished;
+}
+
+std::string traces_line(const RunReport& report) {
+  std::vector<std::string> folders;
+  size_t files = 0;
+  for (const auto& r : report.results)
+    if (r.trace) {
+      ++files;
+      const std::string folder = std::filesystem::path(r.trace->path).parent_path().string();
+      if (std::find(folders.begin(), folders.end(), folder) == folders.end()) folders.push_back(folder);
+    }
+  if (files == 0) return "";
+  return fmt::format("traces: {} file{} in {} (Chrome trace JSON: ui.perfetto.dev, chrome://tracing)\n", files,
+                     files == 1 ? "" : "s", fmt::join(folders, ", "));
 }
 
 void write_trend_reports(const RunReport& report, const Outputs& outputs, const std::string& history_db) {

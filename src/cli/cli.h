@@ -66,6 +66,13 @@ RunReport report_header(const Config& config, const std::string& command, const 
 /// publication date) or records no publication date (not with --quiet: errors only). Run and
 /// cost call it once.
 void warn_if_prices_stale(const Config& config, bool quiet);
+/// The warning warn_if_prices_stale prints ("" when the prices are fresh): the whole sentence,
+/// or on a terminal `width` columns wide (0: not a terminal) the longest of its shorter forms
+/// that fits on one line.
+std::string stale_prices_line(const PriceTable& table, int64_t max_age_days, const std::string& today, size_t width);
+
+/// "traces: N files in DIR (...)" when results carry `--trace`'s files; "" otherwise.
+std::string traces_line(const RunReport& report);
 
 /// One file a command writes in one of reports/writer.h's formats of its page.
 template <class Page>
@@ -115,8 +122,9 @@ struct Outputs {
   std::string replaced_run;  // started_at of the results file this run replaces, if any
   int lock_fd = -1;          // held while this process writes json_path
 };
-/// Adds --out, a flag per file format (reports/writer.h), --wide and --quiet to `options`.
-void add_output_options(po::options_description& options);
+/// Adds --out (its help naming `default_out`), a flag per file format (reports/writer.h), --wide
+/// and --quiet to `options`.
+void add_output_options(po::options_description& options, const std::string& default_out = "results/<config name>.json");
 /// Checks up front that every output can be written (InputError naming the flag and the real
 /// cause), and takes the output's lock: a second pperf writing the same --out is refused.
 Outputs outputs_from(const Parsed& parsed, const Config& config);

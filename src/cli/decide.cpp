@@ -75,11 +75,12 @@ PriceTable choose_table(const Parsed& p, const std::vector<DecideSource>& source
 
 int command_decide(const std::vector<std::string>& args, const std::vector<std::string>& argv) {
   po::options_description options(
-      "pperf decide RESULTS... [--baseline NAME] [--pricing TABLE] [--accept FIELD,...] [--run ID]... [--history DB] "
-      "[--out FILE] [format flags]\n"
-      "Decides configurations measured apart (each on its own hosts, at its own time) together: one priced\n"
-      "decision, unpaired (schedule: separate). RESULTS are results files of `pperf run` or folders of them;\n"
-      "results of one configuration from different hosts (placement.host_id) are pooled as replicates");
+      "pperf decide RESULTS... [--baseline NAME] [--pricing TABLE] [--accept FIELD,...]\n"
+      "             [--run ID]... [--history DB] [--out FILE] [format flags]\n"
+      "Decides configurations measured apart (each on its own hosts, at its own time)\n"
+      "together: one priced decision, unpaired (schedule: separate). RESULTS are\n"
+      "results files of `pperf run` or folders of them; results of one configuration\n"
+      "from different hosts (placement.host_id) are pooled as replicates");
   options.add_options()("help,h", "show this help")("results", po::value<std::vector<std::string>>(),
                                                     "results files or folders of them")(
       "baseline", po::value<std::string>(), "the configuration to decide against (default: the one the results mark)")(
@@ -91,7 +92,7 @@ int command_decide(const std::vector<std::string>& args, const std::vector<std::
       "history", po::value<std::string>(),
       "the history database (a file or a postgresql:// URI): --run's runs and the between-host spread of an instance "
       "type measured on one host come from it, and the decision is recorded in it");
-  add_output_options(options);
+  add_output_options(options, "results/decide-<config name>.json");
   po::positional_options_description positional;
   positional.add("results", -1);
   Parsed p = parse("decide", options, args, &positional);

@@ -16,7 +16,7 @@ int command_export(const std::vector<std::string>& args) {
   const std::vector<std::string> names = writer_names(run_writers());
   std::string formats;
   for (const RunWriter& w : run_writers()) formats += (formats.empty() ? "" : "; ") + w.name + ": " + w.description;
-  po::options_description options(fmt::format("pperf export RESULTS.json --format {} [--out FILE]", fmt::join(names, "|")));
+  po::options_description options(fmt::format("pperf export RESULTS.json --format {}\n             [--out FILE]", fmt::join(names, "|")));
   options.add_options()("help,h", "show this help")("results", po::value<std::string>()->required(), "RESULTS.json")(
       "format", po::value<std::string>()->required(), formats.c_str())("out", po::value<std::string>(), "write to FILE (default stdout)");
   po::positional_options_description positional;

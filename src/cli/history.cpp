@@ -22,14 +22,17 @@ const char* kHistoryUsage =
     "  list [--config NAME] [--last N] [--json]\n"
     "                                    the recorded runs, oldest first\n"
     "  show RUN_ID [--out FILE]          the results JSON exactly as recorded\n"
-    "  changes [--config NAME] [--json]  change points of each series (median step time, USD per step) and\n"
-    "                                    price-table changes (their own event)\n"
+    "  changes [--config NAME] [--json]  change points of each series (median step\n"
+    "                                    time, USD per step) and price-table\n"
+    "                                    changes (their own event)\n"
     "  mark RUN_ID [--pair LABEL] [--note TEXT]\n"
-    "                                    mark a known change by hand: it begins at RUN_ID\n"
-    "  copy FROM TO                      copy every run and marked change point from one database to another\n"
-    "                                    (idempotent: what TO holds already is not doubled)\n"
-    "--db DB: the database, a file (SQLite) or a postgresql:// URI (default $PPERF_HISTORY, else\n"
-    "results/history.sqlite).\n";
+    "                                    mark a known change by hand: it begins at\n"
+    "                                    RUN_ID\n"
+    "  copy FROM TO                      copy every run and marked change point\n"
+    "                                    from one database to another (idempotent:\n"
+    "                                    what TO holds already is not doubled)\n"
+    "--db DB: the database, a file (SQLite) or a postgresql:// URI (default\n"
+    "$PPERF_HISTORY, else results/history.sqlite).\n";
 
 po::options_description common_options(const std::string& sub) {
   po::options_description o("pperf history " + sub + " options");

@@ -28,11 +28,14 @@ namespace fs = std::filesystem;
 namespace {
 constexpr const char* kLaunchUsage =
     "usage: pperf launch sagemaker --config C --role ARN --output s3://BUCKET/PREFIX\n"
-    "                              (--image URI | --framework pytorch:VERSION --source s3://.../sourcedir.tar.gz) [COMMON]\n"
-    "       pperf launch skypilot  --config C --output BUCKET_URI [--image IMAGE | --bundle DIR] [COMMON]\n"
-    "       pperf launch kubernetes --config C --image IMAGE --results-claim PVC [--namespace NS] [COMMON]\n"
-    "COMMON: [--only A,B] [--workload W] [--spot] [--max-runtime-s N] [--job-suffix S] [--token-file F]\n"
-    "        [--tls S3_PREFIX_OR_DIR] [--data-port P] [--data-wait-s N] --out DIR\n"
+    "         (--image URI | --framework pytorch:VERSION --source s3://.../X.tar.gz)\n"
+    "         [--max-wait-s N] [--tls s3://BUCKET/PREFIX/] [COMMON]\n"
+    "       pperf launch skypilot --config C --output BUCKET_URI\n"
+    "         [--image IMAGE | --bundle DIR] [--tls DIR] [COMMON]\n"
+    "       pperf launch kubernetes --config C --image IMAGE --results-claim PVC\n"
+    "         [--namespace NS] [--tls DIR] [COMMON]\n"
+    "COMMON: --out DIR [--only A,B] [--workload W] [--spot] [--max-runtime-s N]\n"
+    "        [--job-suffix S] [--token-file F] [--data-port P] [--data-wait-s N]\n"
     "Writes the jobs into DIR and prints how to start each (docs/launch.md).\n";
 
 std::string read_token_file(const std::string& path) {

@@ -2,18 +2,105 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include <fmt/ranges.h>
-
 #include <algorithm>
 #include <cctype>
+#include <functional>
 #include <iostream>
 #include <limits>
+#include <sstream>
 
 #include "src/cli/cli.h"
 #include "src/core/input_error.h"
 #include "pricing/price_table.h"
+#include "reports/text.h"
 
 namespace pperf::cli {
+
+namespace {
+/// One `list instances` row as text, cell by cell.
+struct InstanceRow {
+  std::string type, vcpus, memory, accelerators, link, on_demand, spot, spot_median;
+};
+
+InstanceRow instance_row(const InstanceSpec& s) {
+  InstanceRow r{s.type, std::to_string(s.vcpus), fmt::format("{:g}", s.memory_gib),
+                s.accelerators ? fmt::format("{}x {}", s.accelerators, s.accelerator_model) : "-",
+                s.link_gbps ? fmt::format("{:g}", *s.link_gbps) : "-", s.on_demand ? fmt::format("{:.4f}", *s.on_demand) : "-",
+                "", ""};
+  r.spot = !s.spot.min || !s.spot.max ? (s.spot.avg ? fmt::format("{:.4f}", *s.spot.avg) : "-")
+           : *s.spot.min == *s.spot.max ? fmt::format("{:.4g}", *s.spot.min)
+                                        : fmt::format("{:.4g}..{:.4g}", *s.spot.min, *s.spot.max);
+  if (s.spot.median && s.spot.min != s.spot.max) r.spot_median = fmt::format(" (median {:.4g})", *s.spot.median);
+  return r;
+}
+
+/// The rows as a table sized to its cells. In `width` columns (0: no limit) the headers shorten,
+/// then the spot medians, the memory and the vCPUs give way until the lines fit; a last line
+/// says what was left out.
+std::string instances_table(const std::vector<InstanceRow>& rows, size_t width) {
+  struct Column {
+    std::string header, short_header;
+    std::function<std::string(const InstanceRow&)> cell;
+    bool left = false;
+  };
+  const std::vector<Column> all = {
+      {"type", "type", [](const InstanceRow& r) { return r.type; }, true},
+      {"vCPUs", "vCPUs", [](const InstanceRow& r) { return r.vcpus; }},
+      {"memory GiB", "GiB", [](const InstanceRow& r) { return r.memory; }},
+      {"accelerators", "accelerators", [](const InstanceRow& r) { return r.accelerators; }},
+      {"link Gbit/s", "Gbit/s", [](const InstanceRow& r) { return r.link; }},
+      {"on-demand USD/h", "USD/h", [](const InstanceRow& r) { return r.on_demand; }},
+      {"spot USD/h: min..max (median)", "spot USD/h", [](const InstanceRow& r) { return r.spot + r.spot_median; }}};
+  const auto render = [&](bool short_headers, bool medians, bool memory, bool vcpus, size_t& widest) {
+    std::vector<const Column*> shown;
+    for (const auto& c : all)
+      if ((memory || c.header != "memory GiB") && (vcpus || c.header != "vCPUs")) shown.push_back(&c);
+    const auto cell = [&](const Column& c, const InstanceRow& r) {
+      return &c == &all.back() && !medians ? r.spot : c.cell(r);
+    };
+    const auto header = [&](const Column& c) {
+      return short_headers ? (&c == &all.back() && medians ? "spot USD/h (median)" : c.short_header) : c.header;
+    };
+    std::vector<size_t> w;
+    for (const Column* c : shown) {
+      size_t cw = header(*c).size();
+      for (const auto& r : rows) cw = std::max(cw, cell(*c, r).size());
+      w.push_back(cw);
+    }
+    std::string out;
+    widest = 0;
+    const auto line = [&](const std::function<std::string(const Column&)>& text) {
+      std::string l;
+      for (size_t i = 0; i < shown.size(); ++i) {
+        const std::string t = text(*shown[i]);
+        l += (i ? " " : "") + (shown[i]->left && i + 1 < shown.size() ? fmt::format("{:<{}}", t, w[i]) : fmt::format("{:>{}}", t, w[i]));
+      }
+      widest = std::max(widest, l.size());
+      out += l + "\n";
+    };
+    line(header);
+    for (const auto& r : rows) line([&](const Column& c) { return cell(c, r); });
+    return out;
+  };
+  // What gives way first, one step at a time: {short headers, medians, memory, vCPUs, said left out}.
+  const std::vector<std::tuple<bool, bool, bool, bool, std::string>> steps = {
+      {false, true, true, true, ""},
+      {true, true, true, true, ""},
+      {true, false, true, true, "the spot medians"},
+      {true, false, false, true, "the spot medians and the memory"},
+      {true, false, false, false, "the spot medians, the memory and the vCPUs"}};
+  std::string out;
+  for (const auto& [short_headers, medians, memory, vcpus, left_out] : steps) {
+    size_t widest = 0;
+    out = render(short_headers, medians, memory, vcpus, widest);
+    if (width == 0 || widest <= width) {
+      if (!left_out.empty()) out += wrap("left out at this width: " + left_out + " (--wide prints every column)\n", width);
+      return out;
+    }
+  }
+  return out;
+}
+}  // namespace
 
 int command_list(const std::vector<std::string>& args) {
   po::options_description options("pperf list options");
@@ -30,28 +117,30 @@ int command_list(const std::vector<std::string>& args) {
       "max-usd-per-hour", po::value<std::string>(),
       "instances: at most this price per instance-hour (USD/h) in --market")(
       "market", po::value<std::string>()->default_value("on_demand"),
-      "instances: the market --max-usd-per-hour and the sort apply to: on_demand or spot");
+      "instances: the market --max-usd-per-hour and the sort apply to: on_demand or spot")(
+      "wide", "instances: print every column, whatever the terminal's width");
   po::positional_options_description positional;
   positional.add("what", 1);
   Parsed p = parse("list", options, args, &positional);
   if (p.help) return std::cout << options, kExitOk;
   if (!p.has("what")) {
-    std::cout << "pperf list workloads              the workloads, their presets and params\n"
-                 "pperf list instances [--pricing T] [--region R] [--accelerator TEXT] [--min-accelerators N]\n"
-                 "                    [--min-vcpus N] [--max-vcpus N] [--max-usd-per-hour USD] [--market M]\n"
-                 "                                   the instance types a price table prices, cheapest first\n"
-                 "pperf list configs                the shipped configs (`--config NAME` runs one from anywhere)\n";
+    std::cout << "pperf list workloads    the workloads, their presets and params\n"
+                 "pperf list instances    the instance types of a price table, cheapest first:\n"
+                 "  [--pricing T] [--region R] [--accelerator TEXT] [--min-accelerators N]\n"
+                 "  [--min-vcpus N] [--max-vcpus N] [--max-usd-per-hour USD] [--market M]\n  [--wide]\n"
+                 "pperf list configs      the shipped configs (`--config NAME` runs one anywhere)\n";
     return kExitOk;
   }
   const std::string what = p.string("what");
   if (what == "workloads") {
+    std::ostringstream text;  // wrapped to the terminal at the end
     for (const auto& d : builtin_workloads().all()) {
       const std::vector<std::string> can = capability_names(d.capabilities);
-      std::cout << d.name << "\n  " << d.description << "\n  capabilities: " << (can.empty() ? "none" : fmt::to_string(fmt::join(can, ", ")))
+      text << d.name << "\n  " << d.description << "\n  capabilities: " << (can.empty() ? "none" : fmt::to_string(fmt::join(can, ", ")))
                 << "\n  presets:\n";
       for (const auto& preset : d.presets)
-        std::cout << fmt::format("    {:<8} {} (default batch_size {})\n", preset.name, preset.doc, preset.default_batch_size);
-      std::cout << "  params:\n";
+        text << fmt::format("    {:<8} {} (default batch_size {})\n", preset.name, preset.doc, preset.default_batch_size);
+      text << "  params:\n";
       size_t name_w = 0, type_w = 0, default_w = 0;
       for (const auto& param : d.params) {
         name_w = std::max(name_w, param.name.size());
@@ -59,9 +148,10 @@ int command_list(const std::vector<std::string>& args) {
         default_w = std::max(default_w, param.default_value.dump().size());
       }
       for (const auto& param : d.params)
-        std::cout << fmt::format("    {:<{}} {:<{}} default {:<{}} {}\n", param.name, name_w, param.type, type_w,
-                                 param.default_value.dump(), default_w, param.doc);
+        text << fmt::format("    {:<{}} {:<{}} default {:<{}} {}\n", param.name, name_w, param.type, type_w,
+                            param.default_value.dump(), default_w, param.doc);
     }
+    std::cout << wrap(text.str(), terminal_columns());
     return kExitOk;
   }
   if (what == "instances") {
@@ -102,22 +192,15 @@ int command_list(const std::vector<std::string>& args) {
       rows.emplace_back(q ? q->usd_per_hour : std::numeric_limits<double>::infinity(), &s);
     }
     std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-    std::cout << fmt::format("{} ({}, {}; published {}, retrieved {}; regions: {})\nsource: {}\n", table.name, table.region,
-                             table.currency, table.published.empty() ? "unknown" : table.published, table.retrieved,
-                             fmt::join(table.region_names(), ", "), table.source);
-    std::cout << fmt::format("{:<16} {:>5} {:>10} {:>19} {:>11} {:>15} {:>30}\n", "type", "vCPUs", "memory GiB",
-                             "accelerators", "link Gbit/s", "on-demand USD/h", "spot USD/h: min..max (median)");
-    for (const auto& [_, sp] : rows) {
-      const InstanceSpec& s = *sp;
-      std::string accel_text = s.accelerators ? fmt::format("{}x {}", s.accelerators, s.accelerator_model) : "-";
-      std::string spot = !s.spot.min || !s.spot.max ? (s.spot.avg ? fmt::format("{:.4f}", *s.spot.avg) : "-")
-                         : *s.spot.min == *s.spot.max ? fmt::format("{:.4g}", *s.spot.min)
-                                                      : fmt::format("{:.4g}..{:.4g}", *s.spot.min, *s.spot.max);
-      if (s.spot.median && s.spot.min != s.spot.max) spot += fmt::format(" (median {:.4g})", *s.spot.median);
-      std::cout << fmt::format("{:<16} {:>5} {:>10g} {:>19} {:>11} {:>15} {:>30}\n", s.type, s.vcpus, s.memory_gib, accel_text,
-                               s.link_gbps ? fmt::format("{:g}", *s.link_gbps) : "-",
-                               s.on_demand ? fmt::format("{:.4f}", *s.on_demand) : "-", spot);
-    }
+    const size_t width = p.has("wide") ? 0 : terminal_columns();
+    std::cout << wrap(fmt::format("{} ({}, {}; published {}, retrieved {}; regions: {})\nsource: {}; link: the network's "
+                                  "Gbit/s each way, - where the provider publishes only a burst (\"up to\") figure\n",
+                                  table.name, table.region, table.currency, table.published.empty() ? "unknown" : table.published,
+                                  table.retrieved, fmt::join(table.region_names(), ", "), table.source),
+                      width);
+    std::vector<InstanceRow> listed;
+    for (const auto& [_, sp] : rows) listed.push_back(instance_row(*sp));
+    std::cout << instances_table(listed, width);
     if (rows.empty()) std::cout << "(no instance type matches)\n";
     return kExitOk;
   }
@@ -127,9 +210,10 @@ int command_list(const std::vector<std::string>& args) {
     if (configs.empty()) throw InputError("pperf list configs", "", "no shipped configs in " + dir);
     size_t name_w = 0;
     for (const auto& c : configs) name_w = std::max(name_w, c.name.size());
-    std::cout << "shipped configs in " << dir << " (pperf run --config NAME, from any directory):\n";
+    std::cout << wrap("shipped configs in " + dir + " (pperf run --config NAME, from any directory):\n", terminal_columns());
     for (const auto& c : configs)
-      std::cout << fmt::format("{:<{}}  {}\n", c.name, name_w, c.summary.empty() ? "(no description)" : c.summary);
+      std::cout << wrap(fmt::format("{:<{}}  {}\n", c.name, name_w, c.summary.empty() ? "(no description)" : c.summary),
+                        terminal_columns());
     return kExitOk;
   }
   throw InputError("pperf list", "", "unknown list '" + what + "': expected workloads, instances or configs" +

@@ -38,33 +38,33 @@ struct Command {
 
 const Command kCommands[] = {
     {"run", "measure each (workload x configuration) and price it", pperf::cli::command_run},
-    {"cost", "price the step times given in a config (nothing is run)", pperf::cli::command_cost},
-    {"validate", "check a config, and say whether it can run on this host",
+    {"cost", "price the step times a config gives (nothing is run)", pperf::cli::command_cost},
+    {"validate", "check a config, and whether it can run on this host",
      [](const Args& a, const Args&) { return pperf::cli::command_validate(a); }},
     {"list", "list workloads, instances or the shipped configs", [](const Args& a, const Args&) { return pperf::cli::command_list(a); }},
-    {"launch", "write the jobs that measure a config on the real instances (SageMaker, SkyPilot, Kubernetes)",
+    {"launch", "jobs measuring a config on SageMaker, SkyPilot, Kubernetes",
      [](const Args& a, const Args&) { return pperf::cli::command_launch(a); }},
-    {"sagemaker-entry", "a SageMaker job's entry point on each host (the jobs `pperf launch sagemaker` writes run it)",
+    {"sagemaker-entry", "a SageMaker job's entry point (`pperf launch sagemaker`)",
      [](const Args& a, const Args&) { return pperf::cli::command_sagemaker_entry(a); }},
-    {"node-entry", "a SkyPilot task's or Kubernetes pod's command (the jobs `pperf launch skypilot|kubernetes` write run it)",
+    {"node-entry", "a SkyPilot task's or Kubernetes pod's entry (`pperf launch`)",
      [](const Args& a, const Args&) { return pperf::cli::command_node_entry(a); }},
-    {"data-worker", "serve a config's preprocessed batches over gRPC (the data role)",
+    {"data-worker", "serve a config's preprocessed batches over gRPC (data role)",
      [](const Args& a, const Args&) { return pperf::cli::command_data_worker(a); }},
-    {"compare", "compare two results files: per-pair verdicts, exit 1 on a regression",
+    {"compare", "compare two results: a verdict per pair, exit 1 on regression",
      [](const Args& a, const Args&) { return pperf::cli::command_compare(a); }},
-    {"history", "record, list, show and copy runs in the history (SQLite file or PostgreSQL)",
+    {"history", "record, list, show, copy runs in the history (SQLite, PG)",
      [](const Args& a, const Args&) { return pperf::cli::command_history(a); }},
-    {"export", "a results file in another format: console, CSV, HTML, Markdown, Google Benchmark JSON",
+    {"export", "a results file as text, CSV, HTML, Markdown or gbench JSON",
      [](const Args& a, const Args&) { return pperf::cli::command_export(a); }},
-    {"report", "a self-contained HTML report (and Markdown) of a run, with trends from the history",
+    {"report", "a run's HTML (and Markdown) report, trends from the history",
      [](const Args& a, const Args&) { return pperf::cli::command_report(a); }},
-    {"decide", "decide configurations measured apart (each on its own hosts, at its own time) together: one priced decision",
+    {"decide", "one priced decision from runs measured on different hosts",
      [](const Args& a, const Args& argv) { return pperf::cli::command_decide(a, argv); }},
-    {"advise", "rank configurations of results files by expected USD to train, On-Demand and Spot",
+    {"advise", "rank configurations by USD to train, On-Demand and Spot",
      [](const Args& a, const Args&) { return pperf::cli::command_advise(a); }},
-    {"prices", "import price tables from providers' files (offline); diff two tables",
+    {"prices", "import price tables from providers' files; diff two tables",
      [](const Args& a, const Args&) { return pperf::cli::command_prices(a); }},
-    {"project", "project one measurement across a price catalog: cheapest cluster, knee, what to measure next",
+    {"project", "one measurement across a catalog: cheapest cluster, knee",
      [](const Args& a, const Args&) { return pperf::cli::command_project(a); }},
     {"spot-drill-worker", nullptr, [](const Args& a, const Args&) { return pperf::cli::command_spot_drill_worker(a); }},
     {"measure-item", nullptr, pperf::cli::command_measure_item},
@@ -74,15 +74,20 @@ const Command kCommands[] = {
 std::string usage() {
   std::string out = "usage: pperf <command> [options]\ncommands:\n";
   for (const Command& c : kCommands)
-    if (c.summary) out += fmt::format("  {:<12} {}\n", c.name, c.summary);
-  return out + "`pperf <command> --help` shows a command's options; `pperf --version` the version.\n";
+    if (c.summary) out += fmt::format("  {:<15} {}\n", c.name, c.summary);
+  return out + "`pperf help <command>` (or `pperf <command> --help`): its options.\n"
+                "`pperf --version`: the version.\n";
 }
 
 int dispatch(const std::string& command, const Args& args, const Args& argv) {
   using namespace pperf::cli;
   for (const Command& c : kCommands)
     if (command == c.name) return c.handler(args, argv);
-  if (command == "--help" || command == "-h" || command == "help") return std::cout << usage(), kExitOk;
+  if (command == "--help" || command == "-h" || command == "help") {
+    // `pperf help decide`: decide's own help, as `pperf decide --help`.
+    if (!args.empty() && args[0] != "--help" && args[0] != "-h" && args[0] != "help") return dispatch(args[0], {"--help"}, argv);
+    return std::cout << usage(), kExitOk;
+  }
   if (command == "--version")
     return std::cout << "pperf " << pperf::build_version() << " (" << pperf::build_git_sha() << "), built against "
                      << pperf::torch_build_summary() << "\n",

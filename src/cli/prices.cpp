@@ -17,14 +17,17 @@ namespace pperf::cli {
 namespace {
 
 const char* kPricesUsage =
-    "pperf prices import --format aws-offer|aws-spot-history|skypilot|spot-advisor FILE... --out TABLE.json\n"
-    "                    [--region R]... [--base TABLE.json] [--published YYYY-MM-DD|unknown] [--imported YYYY-MM-DD]\n"
-    "                    [--name N] [--provider P] [--service S] [--source TEXT] [--notes TEXT] [--row-source TEXT]\n"
-    "                    [--links FILE]\n"
+    "pperf prices import --format aws-offer|aws-spot-history|skypilot|spot-advisor\n"
+    "                    FILE... --out TABLE.json [--region R]... [--base TABLE.json]\n"
+    "                    [--published YYYY-MM-DD|unknown] [--imported YYYY-MM-DD]\n"
+    "                    [--name N] [--provider P] [--service S] [--source TEXT]\n"
+    "                    [--notes TEXT] [--row-source TEXT] [--links FILE]\n"
     "                    [--component Training] [--strict]\n"
-    "    a price table (or, from spot-advisor, an interruption table) from files you downloaded (docs/prices.md)\n"
+    "    a price table (or, from spot-advisor, an interruption table) from files you\n"
+    "    downloaded (docs/prices.md)\n"
     "pperf prices diff OLD NEW\n"
-    "    every on-demand and spot price that changed, appeared or disappeared between two tables\n";
+    "    every on-demand and spot price that changed, appeared or disappeared between\n"
+    "    two tables\n";
 
 std::string text_or_empty(const Parsed& p, const std::string& flag) { return p.has(flag) ? p.string(flag) : ""; }
 

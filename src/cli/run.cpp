@@ -51,8 +51,9 @@ namespace {
 std::string trace_folder(const std::string& dir) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
-  if (ec || !std::filesystem::is_directory(dir)) throw InputError("--trace", "", "cannot make the folder " + dir + (ec ? ": " + ec.message() : ""));
-  if (::access(dir.c_str(), W_OK) != 0) throw InputError("--trace", "", dir + " is not writable");
+  if (ec || !std::filesystem::is_directory(dir))
+    throw InputError("pperf run", "--trace", "cannot make the folder " + dir + (ec ? ": " + ec.message() : ""));
+  if (::access(dir.c_str(), W_OK) != 0) throw InputError("pperf run", "--trace", dir + " is not writable");
   return std::filesystem::absolute(dir).lexically_normal().string();
 }
 

@@ -33,6 +33,7 @@ constexpr double kInputBoundWait = 0.10;
 constexpr double kCommunicationBound = 0.30;
 constexpr double kBusy = 0.85;  // a CPU set this busy has no room left
 constexpr double kSharedPipeline = 0.15;  // of the trainer's CPUs taken by preprocessing
+constexpr double kBusyNeighbours = 0.25;  // of the host's CPU time taken by other processes
 
 std::string pct(double fraction) { return fmt::format("{:.0f} %", 100 * fraction); }
 }  // namespace
@@ -69,15 +70,21 @@ Bottleneck bottleneck_verdict(const BottleneckEvidence& e) {
   } else {
     b.verdict = "compute-bound";
     b.evidence = "data wait " + pct(e.data_wait_fraction) + gpu + ", trainer CPUs " + pct(e.trainer_cpu_busy) + " busy";
-    b.evidence += e.gpu_busy || e.trainer_cpu_busy >= 0.5
-                      ? ": a faster accelerator or more ranks would help, more data workers would not"
-                      : ": the trainer leaves its CPUs idle (more intra-op threads for its CPU set?)";
+    if (e.gpu_busy || e.trainer_cpu_busy >= 0.5)
+      b.evidence += ": a faster accelerator or more ranks would help, more data workers would not";
+    else if (e.logical_cpus > 0 && e.others_cpu_busy >= kBusyNeighbours)
+      b.evidence += fmt::format(": the CPUs were taken by other processes (they used {} of the host's {}, load {:.1f}), "
+                                "not left idle by the trainer: rerun when the host is quiet (these step times include "
+                                "the contention)",
+                                pct(e.others_cpu_busy), e.logical_cpus, e.load_average);
+    else
+      b.evidence += ": the trainer leaves its CPUs idle (more intra-op threads for its CPU set?)";
   }
   return b;
 }
 
 std::string busy_neighbour_warning(double others_cpu_busy, int64_t logical_cpus) {
-  if (others_cpu_busy < 0.25) return "";
+  if (others_cpu_busy < kBusyNeighbours) return "";
   return fmt::format("busy host: other processes used {} of its {} CPUs while this item ran; its step times "
                      "include their contention",
                      pct(others_cpu_busy), logical_cpus);

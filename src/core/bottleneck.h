@@ -18,6 +18,11 @@ struct BottleneckEvidence {
   double pipeline_on_trainer_cpus = 0;
   std::optional<double> comm_fraction;    // data-parallel: gradient all-reduce in flight, of step time
   std::optional<double> gpu_busy;         // nvidia-smi utilization.gpu
+  /// Everything else on the host: its CPU time / (wall x the host's logical CPUs), the host's
+  /// 1-minute load average at the end, and its logical CPUs (0: not known, no contention said).
+  double others_cpu_busy = 0;
+  double load_average = 0;
+  int64_t logical_cpus = 0;
 };
 
 struct Bottleneck {
@@ -38,7 +43,9 @@ Bottleneck read_bottleneck(const JsonView& v);
 /// all-reduce in flight 30 % of the step or more, and longer than the data wait, is
 /// communication-bound; a data pipeline taking 15 % or more of the trainer's own CPUs is
 /// input-bound too (the batch is ready, but the trainer waited for its CPUs: seed 000's case);
-/// anything else is compute-bound.
+/// anything else is compute-bound. A trainer that leaves its CPUs idle while other processes take
+/// a quarter or more of the host's CPU time is compute-bound by contention: the evidence says the
+/// CPUs were taken by others and what to do, not that the trainer wants more threads.
 Bottleneck bottleneck_verdict(const BottleneckEvidence& e);
 
 /// "" or a warning when something other than this measurement used at least a quarter of the

@@ -37,6 +37,15 @@ std::string results_file_text(const RunReport& report) { return to_json(report).
 RunReport results_from_json(const json& doc, const std::string& file) {
   const JsonView root(doc, file);
   if (!doc.is_object()) root.fail("expected a pperf results object");
+  // Another JSON file given by mistake (a config, a launched job's request): said as such, not
+  // as the first field it lacks.
+  if (!doc.contains("schema_version") && !doc.contains("results")) {
+    std::string keys;
+    size_t shown = 0;
+    for (auto it = doc.begin(); it != doc.end() && shown < 3; ++it, ++shown) keys += (shown ? ", " : "") + it.key();
+    root.fail("not a pperf results file (no schema_version nor results" +
+              (keys.empty() ? std::string(": an empty object)") : "; it has " + keys + (doc.size() > 3 ? ", ...)" : ")")));
+  }
   const JsonView version = root.at("schema_version");
   if (version.as_int() != kResultsSchemaVersion)
     version.fail("schema_version " + doc["schema_version"].dump() + " is not supported (this pperf reads " +

@@ -87,13 +87,16 @@ Bottleneck bottleneck_of(const Result& r, const ExecutionSettings& exec, const s
   }
   if (r.distributed) e.comm_fraction = r.distributed->comm_fraction;
   if (r.execution && r.execution->gpu) e.gpu_busy = r.execution->gpu->mean_pct / 100;
-  Bottleneck b = bottleneck_verdict(e);
-  b.load_average_before = before.load_average;
-  b.load_average_during = after.load_average;
   const double ours = (after.trainer_s - before.trainer_s) + (after.loader_s - before.loader_s) +
                       (after.data_processes_s - before.data_processes_s);
   const double others = std::max(0.0, after.host_busy_s - before.host_busy_s - ours);
-  b.others_cpu_pct = 100 * others / (wall_s * static_cast<double>(logical));
+  e.others_cpu_busy = others / (wall_s * static_cast<double>(logical));
+  e.load_average = after.load_average;
+  e.logical_cpus = r.distributed ? 0 : logical;  // a rank's siblings share the host by design
+  Bottleneck b = bottleneck_verdict(e);
+  b.load_average_before = before.load_average;
+  b.load_average_during = after.load_average;
+  b.others_cpu_pct = 100 * e.others_cpu_busy;
   return b;
 }
 

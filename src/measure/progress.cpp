@@ -58,15 +58,22 @@ size_t stderr_columns() {
   return ::ioctl(STDERR_FILENO, TIOCGWINSZ, &size) == 0 ? size.ws_col : 0;
 }
 
-/// `line` cut to fewer than `width` bytes at a character boundary: a line the terminal wraps
-/// cannot be redrawn in place.
-std::string fit(std::string line, size_t width) {
+}  // namespace
+
+std::string fit_progress_line(std::string line, size_t width) {
   if (width == 0 || line.size() < width) return line;
   size_t cut = width - 1;
   while (cut > 0 && (static_cast<unsigned char>(line[cut]) & 0xC0) == 0x80) --cut;  // not inside a UTF-8 character
-  return line.substr(0, cut);
+  // At a word boundary: the last space that keeps at least half the line, and no separator left
+  // dangling at the end ("... undecided |", "steps each,").
+  const size_t space = line.rfind(' ', cut);
+  if (space != std::string::npos && space >= cut / 2) cut = space;
+  line.resize(cut);
+  while (!line.empty() && (line.back() == ' ' || line.back() == '|' || line.back() == ',' || line.back() == ':' ||
+                           line.back() == ';'))
+    line.pop_back();
+  return line;
 }
-}  // namespace
 
 TurnsProgressLine::~TurnsProgressLine() { clear(); }
 
@@ -78,7 +85,7 @@ void TurnsProgressLine::clear() {
 }
 
 void TurnsProgressLine::draw(const std::string& text) {
-  const std::string out = "\r\x1b[K" + fit(text, stderr_columns());
+  const std::string out = "\r\x1b[K" + fit_progress_line(text, stderr_columns());
   [[maybe_unused]] auto n = ::write(STDERR_FILENO, out.data(), out.size());
   drawn_ = true;
 }
@@ -141,7 +148,7 @@ void TerminalProgress::operator()(const Progress& p) {
   if (drawn_ && now - last_ < std::chrono::milliseconds(200)) return;
   last_ = now;
   drawn_ = true;
-  const std::string text = "\r\x1b[K" + fit(line(p), stderr_columns());
+  const std::string text = "\r\x1b[K" + fit_progress_line(line(p), stderr_columns());
   [[maybe_unused]] auto n = ::write(STDERR_FILENO, text.data(), text.size());
 }
 

@@ -9,6 +9,11 @@
 
 namespace pperf {
 
+/// `line` cut to fewer than `width` columns (0: as is): a line the terminal wraps cannot be
+/// redrawn in place. Cut at a word boundary (the last space keeping at least half the line), no
+/// separator left at its end, never inside a UTF-8 character.
+std::string fit_progress_line(std::string line, size_t width);
+
 class TerminalProgress {
  public:
   TerminalProgress(std::string label, const MeasureSettings& settings);

@@ -2,9 +2,12 @@
 
 #include <ATen/record_function.h>
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
+#include <unistd.h>
 
 #include <cctype>
 #include <cstdio>
+#include <map>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -64,11 +67,11 @@ class ProfiledSteps : public StepMarks {
     // Kineto writes the file itself: written beside and renamed, as atomic_file does.
     const std::string partial = path_ + ".partial";
     torch::autograd::profiler::disableProfiler()->save(partial);
-    write_file_atomically(path_, read_text_file(partial));
+    write_file_atomically(path_, chrome_trace_object(read_text_file(partial), ::getpid()));
     std::remove(partial.c_str());
 #else
     legacy_.reset();  // writes the Chrome trace (an array of complete events) to legacy_out_
-    write_file_atomically(path_, legacy_out_.str());
+    write_file_atomically(path_, chrome_trace_object(legacy_out_.str(), ::getpid()));
 #endif
   }
 
@@ -82,6 +85,54 @@ class ProfiledSteps : public StepMarks {
 #endif
 };
 }  // namespace
+
+std::string chrome_trace_object(const std::string& text, int64_t pid) {
+  nlohmann::json doc = nlohmann::json::parse(text);
+  nlohmann::json out = doc.is_object() ? doc : nlohmann::json::object();
+  nlohmann::json events = doc.is_array() ? doc : doc.value("traceEvents", nlohmann::json::array());
+  // Names given as ids get numbers no numeric id of the same kind already uses.
+  std::set<int64_t> pids_used;
+  std::map<int64_t, std::set<int64_t>> tids_used;
+  for (const auto& e : events) {
+    if (e.contains("pid") && e["pid"].is_number_integer()) pids_used.insert(e["pid"].get<int64_t>());
+    if (e.contains("pid") && e["pid"].is_number_integer() && e.contains("tid") && e["tid"].is_number_integer())
+      tids_used[e["pid"].get<int64_t>()].insert(e["tid"].get<int64_t>());
+  }
+  std::map<std::string, int64_t> pid_of;
+  std::map<std::pair<int64_t, std::string>, int64_t> tid_of;
+  nlohmann::json names = nlohmann::json::array();
+  const auto fresh = [](std::set<int64_t>& used, int64_t from) {
+    while (used.count(from)) ++from;
+    used.insert(from);
+    return from;
+  };
+  for (auto& e : events) {
+    if (!e.is_object()) continue;
+    if (e.contains("pid") && e["pid"].is_string()) {
+      const std::string name = e["pid"].get<std::string>();
+      auto [at, added] = pid_of.emplace(name, 0);
+      if (added) {
+        at->second = fresh(pids_used, pid);
+        names.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", at->second}, {"tid", 0}, {"args", {{"name", name}}}});
+      }
+      e["pid"] = at->second;
+    }
+    if (e.contains("tid") && e["tid"].is_string()) {
+      const int64_t p = e.contains("pid") && e["pid"].is_number_integer() ? e["pid"].get<int64_t>() : 0;
+      const std::string name = e["tid"].get<std::string>();
+      auto [at, added] = tid_of.emplace(std::make_pair(p, name), 0);
+      if (added) {
+        at->second = fresh(tids_used[p], 1);
+        names.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", p}, {"tid", at->second}, {"args", {{"name", name}}}});
+      }
+      e["tid"] = at->second;
+    }
+  }
+  for (auto& n : names) events.push_back(std::move(n));
+  out["traceEvents"] = std::move(events);
+  if (!out.contains("displayTimeUnit")) out["displayTimeUnit"] = "ms";
+  return out.dump() + "\n";
+}
 
 std::string trace_profiler() { return PPERF_TORCH_2 ? "kineto" : "autograd-legacy"; }
 

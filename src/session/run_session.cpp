@@ -14,6 +14,7 @@
 #include "src/measure/interleave.h"
 #include "src/measure/memory_bound.h"
 #include "src/stats/decision.h"
+#include "src/stats/intervals.h"
 #include "src/stats/stopping.h"
 
 namespace pperf {
@@ -90,6 +91,29 @@ void check_workloads(const Config& config, const Plan& plan) {
 }
 }  // namespace
 
+std::vector<std::string> budget_notes(const Config& config, bool sequential) {
+  std::vector<std::string> notes;
+  const MeasureSettings& m = config.measure;
+  if (m.max_steps < static_cast<int64_t>(kMinCiSteps))
+    notes.push_back(fmt::format("measure: max_steps {} gives no result an interval (each needs {} steps): no verdict, "
+                                "and `pperf decide` cannot use its results",
+                                m.max_steps, kMinCiSteps));
+  // A workload's configurations (none data-parallel) take turns, decided against the baseline or
+  // raced (a sweep), and the decision first looks at round min_rounds: a budget that ends the
+  // turns before it cannot decide.
+  const auto& cs = config.configurations;
+  const bool turns = !sequential && cs.size() > 1 &&
+                     std::none_of(cs.begin(), cs.end(), [](const auto& c) { return c.execution.distributed.has_value(); });
+  const bool decided = config.sweep || std::any_of(cs.begin(), cs.end(), [](const auto& c) { return c.baseline; });
+  const DecisionSettings d = settings_for_turns(config.measure.decision, m.max_steps, kRoundSteps);
+  if (turns && decided && budget_rounds(m.max_steps, kRoundSteps) < d.min_rounds)
+    notes.push_back(fmt::format("measure: max_steps {} gives {} round(s) of {} steps in turns; the decision's first look is "
+                                "at round {} ({} steps): the run ends undecided",
+                                m.max_steps, budget_rounds(m.max_steps, kRoundSteps), kRoundSteps, d.min_rounds,
+                                static_cast<int64_t>(d.min_rounds) * kRoundSteps));
+  return notes;
+}
+
 Preflight RunSession::preflight(bool list_not_runnable, bool probe_memory) const {
   PreflightObserver silent;
   return preflight(list_not_runnable, probe_memory, silent);
@@ -121,6 +145,7 @@ Preflight RunSession::preflight(bool list_not_runnable, bool probe_memory, Prefl
         "measure: max_steps {} is below the {:.0f} steps a ±{:g} % target needs before it may stop (3 / target_rel_ci): "
         "runs end on their budget, unconverged, unless a decision ends them",
         m.max_steps, unseen_tail_steps(m.target_rel_ci), m.target_rel_ci * 100));
+  for (const auto& note : budget_notes(config_, request_.process.sequential)) out.notes.push_back(note);
   if (!out.not_runnable.empty()) return out;
   check_python_datasets(config_, plan_);
   check_workloads(config_, plan_);

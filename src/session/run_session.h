@@ -44,6 +44,12 @@ struct SessionRequest {
   bool baseline_only = false;
 };
 
+/// What `config`'s measure budget (max_steps) cannot give, as preflight notes: an interval for
+/// each result (kMinCiSteps steps), and, for configurations that take turns (none data-parallel,
+/// not `sequential`) against a baseline or in a sweep's race, the decision's first look. Empty
+/// when it gives both.
+std::vector<std::string> budget_notes(const Config& config, bool sequential);
+
 /// What preflight found, for the command to show.
 struct Preflight {
   std::vector<std::string> notes;         // "configuration 'x': ...", each once

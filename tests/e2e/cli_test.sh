@@ -31,13 +31,35 @@ c['configurations'][1]['execution']['cpus'] = [64, 65]
 json.dump(c, open('$work/big_host.json', 'w'))"
 check "validate other host"  bash -c "'$pperf' validate --config '$work/big_host.json' >'$work/v.out' && grep -q 'runnable here: no' '$work/v.out' && grep -q '/configurations/1/execution/cpus: CPU 64 does not exist here' '$work/v.out'"
 check "validate runnable"    bash -c "'$pperf' validate --config configs/smoke.json | grep -q 'runnable here: yes'"
-# smoke.json: max_steps 40 against a +-3 % target, which may stop only after 3 / 0.03 = 100 steps.
-check "validate: a budget below the precision rule's minimum is a note" bash -c "'$pperf' validate --config configs/smoke.json | grep -q '^  measure: max_steps 40 is below the 100 steps a ±3 % target needs before it may stop'"
+# max_steps 40 against a +-3 % target, which may stop only after 3 / 0.03 = 100 steps; 40 steps
+# give no interval (60) and 4 rounds of 10 in turns, before the decision's first look (round 8).
+edit configs/smoke.json "$work/smoke40.json" 'j["measure"]["max_steps"] = 40'
+check "validate: a budget below the precision rule's minimum is a note" bash -c "'$pperf' validate --config '$work/smoke40.json' | grep -q '^  measure: max_steps 40 is below the 100 steps a ±3 % target needs before it may stop'"
+check "validate: a budget that gives no interval is a note" bash -c "'$pperf' validate --config '$work/smoke40.json' | grep -q '^  measure: max_steps 40 gives no result an interval (each needs 60 steps)'"
+check "validate: a budget that ends the turns before the first look is a note" bash -c "'$pperf' validate --config '$work/smoke40.json' | grep -q '^  measure: max_steps 40 gives 4 round(s) of 10 steps in turns; the decision.s first look is at round 8 (80 steps): the run ends undecided'"
 check "run refuses it here"  one_line_error "^$work/big_host.json: /configurations/1/execution/cpus: not runnable on this host: CPU 64 does not exist here" "$pperf" run --config "$work/big_host.json" --out "$work/never.json"
 check "run --only the runnable part" expect_exit 0 "$work/o" "$pperf" run --config "$work/big_host.json" --only homogeneous --out "$work/part.json"
 
 # --- help, validate, list --------------------------------------------------------------
 for c in run cost validate list; do check "$c --help" expect_exit 0 "$work/o" "$pperf" "$c" --help; done
+check "docs/cli.md and docs/guide.md agree with every command's --help" /usr/bin/python3 tests/e2e/cli_doc_check.py "$pperf" docs/cli.md docs/guide.md
+check "pperf help decide: decide's own help" bash -c "'$pperf' help decide >'$work/h1' && '$pperf' decide --help >'$work/h2' && cmp -s '$work/h1' '$work/h2' && grep -q '^pperf decide RESULTS' '$work/h1'"
+check "decide --help names the file decide writes" grep -qF "results JSON (default results/decide-<config name>.json)" "$work/h2"
+check "run --help names the file run writes" bash -c "'$pperf' run --help | grep -qF 'results JSON (default results/<config name>.json)'"
+check "a missing required flag: one clean line naming it once" one_line_error \
+  "^pperf launch sagemaker: --role: required, not given \(the job's IAM execution role ARN\)$" \
+  "$pperf" launch sagemaker --config smoke --output s3://b/p --image i --out "$work/jobs"
+check "an unknown flag: one line, the closest flag" one_line_error "^pperf run: --wdie: unknown option \(did you mean '--wide'\?\) \(--help lists them\)$" \
+  "$pperf" run --config smoke --wdie
+check "a flag without its value" one_line_error "^pperf run: --out: needs a value$" "$pperf" run --config smoke --out
+check "a flag's value of the wrong type" one_line_error "^pperf launch sagemaker: --data-port: invalid value 'x'$" \
+  "$pperf" launch sagemaker --config smoke --role r --output s3://b/p --image i --out "$work/jobs" --data-port x
+# A launched job's request given to decide is not a results file, and is told so.
+"$pperf" launch sagemaker --config smoke --role arn:aws:iam::1:role/r --output s3://b/p --image i --out "$work/jobs" >/dev/null
+request=$(ls "$work"/jobs/*.json | head -1)
+check "decide on a SageMaker request: not a pperf results file" one_line_error \
+  "^$request: not a pperf results file \(no schema_version nor results; it has [A-Za-z]+, [A-Za-z]+, [A-Za-z]+, \.\.\.\)$" \
+  "$pperf" decide "$request" --out "$work/never.json"
 # The Python-step configs need a python3 with torch on PATH: validate refuses them here exactly as
 # run does (tests/e2e/run_session_test.sh checks that the two agree on every shipped config).
 for f in configs/*.json tests/data/*.json; do
@@ -100,7 +122,8 @@ all(r["converged"] == (r["stop_reason"] in ("target_rel_ci", "decided")) for r i
 check "run tiny csv" bash -c "[ \$(wc -l <'$work/run.csv') -eq 4 ]"
 
 # --- the seed's homogeneous MNIST configuration runs for real ---------------------------
-check "run p3 homogeneous" expect_exit 0 "$work/o" "$pperf" run --config configs/p3_vs_hetero_mnist.json --only homogeneous --out "$work/p3.json"
+edit configs/p3_vs_hetero_mnist.json "$work/p3_short.json" 'j["measure"].update(max_steps=40, max_seconds=30)'
+check "run p3 homogeneous" expect_exit 0 "$work/o" "$pperf" run --config "$work/p3_short.json" --only homogeneous --out "$work/p3.json"
 check "run p3 homogeneous results" json_check "$work/p3.json" '
 len(j["results"]) == 1 and j["results"][0]["status"] == "ok"
 j["results"][0]["model"]["params"] == 1199882 and j["results"][0]["batch_size"] == 256

@@ -67,10 +67,35 @@ check "a file here wins" bash -c "'$pperf' validate --config p4d_vs_hetero.json 
 check "the bare name is still shipped" bash -c "'$pperf' validate --config p4d_vs_hetero | grep -q '^$root/configs/p4d_vs_hetero.json: valid'"
 rm p4d_vs_hetero.json
 
-# A measured run by name: its measuring processes re-read the config at the path found.
-check "installed: run smoke by name" expect_exit 0 "$work/o" "$prefix/bin/pperf" run --config smoke --only one-loader-thread \
+# A measured run by name: its measuring processes re-read the config at the path found. smoke as
+# shipped, both configurations: its budget reaches the decision's first look (round 8), or it
+# was decided before.
+check "installed: run smoke by name" expect_exit 0 "$work/o" "$prefix/bin/pperf" run --config smoke \
   --out "$work/smoke.json" --quiet
 check "installed: run recorded the path read" json_check "$work/smoke.json" "
   j['config']['path'] == '$prefix/share/pperf/configs/smoke.json'
-  j['status'] == 'complete' and j['results'][0]['status'] == 'ok'"
+  j['status'] == 'complete' and all(r['status'] == 'ok' for r in j['results'])"
+# On a host others keep busy (the run records a busy-host event) the steps are the contention's
+# and the time budget may end the turns first: said, not checked.
+if grep -q '"busy host: ' "$work/smoke.json"; then
+  echo "not checked on this busy host: smoke's first look ($(grep -o '"busy host: [^"]*' "$work/smoke.json" | head -1 | cut -c2-))"
+else
+  check "smoke reaches what it is for: its decision looked (round 8 or decided early)" json_check "$work/smoke.json" "
+  j['results'][1]['decision']['looks'] >= 8 or j['results'][1]['decision']['verdict'] != 'undecided'"
+fi
+
+# Each shipped measured config's budget (measure.max_steps) against what it is for, by the same
+# preflight run and validate use: an interval for every result (pperf decide needs one), and in
+# turns, the decision's first look. A config validate refuses here (a Python step without torch)
+# is named and skipped.
+cd "$root"
+for f in configs/*.json; do
+  name=$(basename "$f" .json)
+  grep -q '"step_time_ms"' "$f" && continue  # priced only: nothing measured
+  if ! "$pperf" validate --config "$f" >"$work/v.out" 2>&1; then
+    echo "skip budget of $name: validate refuses it here: $(tail -n 1 "$work/v.out")"
+    continue
+  fi
+  check "budget of $name gives an interval and the first look" bash -c "! grep -E '^  measure: max_steps [0-9]+ gives' '$work/v.out' || { cat '$work/v.out'; exit 1; }"
+done
 finish

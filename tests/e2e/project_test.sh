@@ -148,7 +148,7 @@ check "... the next config's TLS CA (relative to the config) made absolute" grep
 # --- bad input: one line naming the flag or file, exit 2 ---------------------------------------------
 check "unknown region" one_line_error '^--region: .*no region' "$pperf" project --config seed000_ex2_mnist_cost --region eu-west-9
 check "table without the trainer" one_line_error "aws-ec2-us-east-1.json: /regions/us-east-1: no instance 'ml.p3.2xlarge'" "$pperf" project --config seed000_ex2_mnist_cost --table aws-ec2-us-east-1
-check "bad flag" one_line_error "unrecognised option '--bogus'" "$pperf" project --config smoke --bogus
+check "bad flag" one_line_error "^pperf project: --bogus: unknown option" "$pperf" project --config smoke --bogus
 check "bad number" one_line_error '^--trainer-step-ms: ' "$pperf" project --config seed000_ex2_mnist_cost --trainer-step-ms -3
 check "missing table" one_line_error '^--table: ' "$pperf" project --config seed000_ex2_mnist_cost --table "$work/none.json"
 check "results of another config" one_line_error 'ex2.json|/config/name|results' "$pperf" project --config tests/data/tiny_run.json --results "$work/ex2.json"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `pperf run --trace DIR` on the CPU: two configurations of a tiny ViT measured in turns, each
 # traced after its measured steps into a file of its own that the result names. The trace parses
-# as JSON (Kineto's object on torch 2.x, the legacy profiler's array on 1.13), holds the step's
+# as JSON in Chrome's object form (traceEvents, numeric pid/tid: Kineto's object on torch 2.x, the
+# legacy profiler's array on 1.13 rewritten so), the console names the folder; it holds the step's
 # operators inside 5 step ranges ProfilerStep#N numbered as the result says, and each range lasts
 # within 10 % of the runner's time for that step; the measured samples are the measured steps
 # only; bench/compare_traces.py finds the same operators in both. Also: --trace at a path that cannot be a folder, and execution.cuda_graphs on the CPU,
@@ -16,7 +17,26 @@ cat > "$work/c.json" <<'JSON'
    {"name": "one thread", "baseline": true, "instances": [{"type": "ml.c5.9xlarge"}], "execution": {"threads": 1}},
    {"name": "b", "instances": [{"type": "ml.c5.18xlarge"}], "execution": {"threads": 1}}]}
 JSON
-check "run --trace completes" expect_exit 0 "$work/run.log" "$pperf" run --quiet --config "$work/c.json" --trace "$work/traces" --out "$work/out.json"
+check "run --trace completes" expect_exit 0 "$work/run.log" "$pperf" run --config "$work/c.json" --trace "$work/traces" --out "$work/out.json"
+check "the console says where the traces went" grep -qx "traces: 2 files in $work/traces (Chrome trace JSON: ui.perfetto.dev, chrome://tracing)" "$work/run.log"
+# Chrome's object form, as Perfetto's importer and chrome://tracing loaders read it: an object
+# with traceEvents, every pid and tid a number, the names they stood for as metadata events.
+object_form() {
+  /usr/bin/python3 - "$1" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+assert isinstance(doc, dict) and isinstance(doc.get("traceEvents"), list), f"not the object form: {type(doc).__name__}"
+events = doc["traceEvents"]
+bad = [e for e in events if not isinstance(e.get("pid", 0), int) or not isinstance(e.get("tid", 0), int)]
+assert not bad, f"{len(bad)} events with a pid or tid that is not a number, e.g. {bad[0]}"
+assert any(e.get("ph") == "X" for e in events), "no complete events"
+named = {e["pid"] for e in events if e.get("ph") == "M" and e.get("name") == "process_name"}
+unnamed = {e["pid"] for e in events if e.get("ph") == "X"} - named
+assert not unnamed, f"processes {unnamed} without a process_name event"
+PY
+}
+check "trace 1 in Chrome's object form, numeric pid/tid" object_form "$work/traces/vit_synthetic.one_thread.json"
+check "trace 2 in Chrome's object form, numeric pid/tid" object_form "$work/traces/vit_synthetic.b.json"
 check "one trace per configuration, named in its result" json_check "$work/out.json" "
 [r['trace']['path'] for r in j['results']] == ['$work/traces/vit_synthetic.one_thread.json', '$work/traces/vit_synthetic.b.json']
 all(r['trace']['steps'] == 5 == len(r['trace']['step_ms']) for r in j['results'])
@@ -65,7 +85,7 @@ same_ops() {
 check "compare_traces.py: the two configurations' steps run the same operators" same_ops
 
 touch "$work/a-file"
-check "--trace under a file: one line, exit 2" one_line_error "^--trace: " \
+check "--trace under a file: one line, exit 2, with the command's prefix" one_line_error "^pperf run: --trace: cannot make the folder " \
   "$pperf" run --quiet --config "$work/c.json" --trace "$work/a-file/traces" --out "$work/never.json"
 /usr/bin/python3 - "$work/c.json" "$work/graphs.json" <<'PY'
 import json, sys

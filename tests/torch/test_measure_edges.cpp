@@ -17,6 +17,7 @@
 #include "src/measure/executor.h"
 #include "src/measure/interleave.h"
 #include "src/measure/memory_bound.h"
+#include "src/measure/progress.h"
 #include "src/measure/runner.h"
 #include "test_helpers.h"
 
@@ -300,4 +301,41 @@ done)");
   // The scripts write no result: each item fails, saying so.
   EXPECT_EQ(results[0].status, ResultStatus::failed);
   EXPECT_EQ(results[0].reason, "the measuring process ended without a result");
+}
+
+TEST(ProgressLine, CutAtAWordBoundaryToFitTheTerminal) {
+  // The turns' line of two candidates at 80 and 100 columns: cut where a word ends, never inside
+  // one, no separator left hanging, shorter than the width (a wrapped line cannot be redrawn).
+  TurnsSnapshot s;
+  s.workload = "resnet50_augment";
+  s.rounds = 7;
+  s.round_steps = 10;
+  s.elapsed_s = 21;
+  s.max_steps = 200;
+  s.max_seconds = 90;
+  for (const char* name : {"homogeneous", "heterogeneous", "heterogeneous_spot"}) {
+    TurnsSnapshot::Side side;
+    side.configuration = name;
+    side.steps = 70;
+    side.measured_s = 9;
+    if (std::string(name) != "homogeneous") {
+      Decision d;
+      d.verdict = CostVerdict::undecided;
+      d.improvement_pct_bounds = std::array<double, 2>{-32.2, -6.8};
+      side.decision = d;
+    }
+    s.sides.push_back(side);
+  }
+  const std::string full = TurnsProgressLine::line(s);
+  ASSERT_GT(full.size(), 100u) << full;
+  for (const size_t width : {80, 100}) {
+    const std::string cut = fit_progress_line(full, width);
+    EXPECT_LT(cut.size(), width) << cut;
+    EXPECT_EQ(full.rfind(cut, 0), 0u) << "a prefix of the line: " << cut;
+    EXPECT_NE(std::string(" |,:;").find(full[cut.size()]), std::string::npos)
+        << "cut inside a word: '" << cut << "' of '" << full << "'";
+    EXPECT_EQ(std::string(" |,:;").find(cut.back()), std::string::npos) << "a separator left at the end: " << cut;
+  }
+  EXPECT_EQ(fit_progress_line(full, 0), full);
+  EXPECT_EQ(fit_progress_line("short", 80), "short");
 }

@@ -80,3 +80,24 @@ TEST(Bottleneck, ABusyHostIsNamed) {
             "busy host: other processes used 60 % of its 2 CPUs while this item ran; its step times include their "
             "contention");
 }
+
+TEST(Bottleneck, IdleTrainerCpusOnABusyHostAreTheOthersNotTooFewThreads) {
+  // Issue 66's case: a 2-thread BERT step on 2 CPUs, the trainer's threads 30 % busy, while other
+  // processes used 67 % of the host's CPU time at a load of 5.1.
+  BottleneckEvidence e;
+  e.data_wait_fraction = 0.01;
+  e.trainer_cpu_busy = 0.30;
+  e.others_cpu_busy = 0.67;
+  e.load_average = 5.1;
+  e.logical_cpus = 2;
+  const Bottleneck b = bottleneck_verdict(e);
+  EXPECT_EQ(b.verdict, "compute-bound");
+  EXPECT_EQ(b.evidence, "data wait 1 %, trainer CPUs 30 % busy: the CPUs were taken by other processes (they used 67 % "
+                        "of the host's 2, load 5.1), not left idle by the trainer: rerun when the host is quiet (these "
+                        "step times include the contention)");
+  e.others_cpu_busy = 0.24;  // below a quarter of the host: the trainer's own idleness
+  EXPECT_NE(bottleneck_verdict(e).evidence.find("the trainer leaves its CPUs idle"), std::string::npos);
+  e.others_cpu_busy = 0.67;
+  e.trainer_cpu_busy = 0.6;  // a busy trainer: the usual advice
+  EXPECT_NE(bottleneck_verdict(e).evidence.find("a faster accelerator"), std::string::npos);
+}

@@ -110,9 +110,12 @@ TEST(Console, OneDecisionPerConfigurationAndNoBaselineSaysSo) {
   service.comparison.speedup = 0.5;
   service.decision = decision(CostVerdict::dearer, {-47.3, -38.1}, 8, "dearer per step");
   std::string out = to_console(report, {0, true});
-  EXPECT_NE(out.find("spot vs ondemand (mnist_heavy/tiny batch 32): cheaper per step, improvement +9.2 % (+6.0 to +12.0 %); "
-                     "1.32x faster. 95 % confidence sequence over paired rounds, 9 looks"),
+  // The reason states the interval: the lead does not repeat it.
+  EXPECT_NE(out.find("spot vs ondemand (mnist_heavy/tiny batch 32): cheaper per step, improvement +9.2 %; "
+                     "1.32x faster. 95 % confidence sequence over paired rounds, 9 looks: cheaper per step by +6.0 % to +12.0 %."),
             std::string::npos) << out;
+  const std::string lead = out.substr(0, out.find('\n'));
+  EXPECT_EQ(lead.find("+6.0"), lead.rfind("+6.0")) << "the interval said once: " << lead;
   EXPECT_NE(out.find("service vs ondemand (mnist_heavy/tiny batch 32): dearer per step, improvement -41.7 % (-47.3 to -38.1 %); "
                      "2.00x slower."),
             std::string::npos) << out;

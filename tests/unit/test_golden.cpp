@@ -129,7 +129,12 @@ TEST(Console, ItemLogLinesFitTheTerminal) {
   // Without a width (a log file): one line each, as before.
   const std::string one = item_finished_line("2026-11-23T22:48:36Z", r, 0);
   EXPECT_EQ(one.find('\n'), one.size() - 1);
-  EXPECT_NE(one.find("over 6 steps (target_rel_ci"), std::string::npos) << one;
+  EXPECT_NE(one.find("over 6 steps until target_rel_ci (mean"), std::string::npos) << one;
+  // The stop's own parentheses are not nested in the line's ("(decided (after 8 rounds))").
+  r.measurement->stop = {StopReason::decided, "decided (after 8 rounds)"};
+  const std::string decided = item_finished_line("2026-11-23T22:48:36Z", r, 0);
+  EXPECT_NE(decided.find("over 6 steps until decided (after 8 rounds)\n"), std::string::npos) << decided;
+  EXPECT_EQ(decided.find("))"), std::string::npos) << decided;
 }
 
 TEST(Columns, EveryWriterShowsEveryFigure) {

@@ -255,6 +255,38 @@ TEST(Projection, ConsoleTextFitsTheWidthItIsGiven) {
   EXPECT_NE(all.find(m.pipeline_source + "\n"), std::string::npos);
 }
 
+TEST(Projection, ConsoleShowsEachCandidatesLinkFromTheTable) {
+  // Issue 66: the JSON carried each candidate's link_ms from the table (2 x 25 Gbit/s) while the
+  // console said "(no link bandwidth: --link-gbps)" and showed no link figure.
+  Measured m = given(192, 96, 1024);
+  m.bytes_per_batch = 50e6;  // 50 MB a step: 8 ms over 50 Gbit/s
+  WorkloadProjection w;
+  w.measured = m;
+  w.trainer_type = "ml.p4d.24xlarge";
+  for (int64_t n = 0; n <= 2; ++n) {
+    Candidate c = cluster("ml.p4d.24xlarge", 96, 8, 37.688, n ? "ml.c5.18xlarge" : "", n, 72, 4.284);
+    c.trainer_link_gbps = 400;
+    if (n) c.data_link_gbps = 25;
+    w.predictions.push_back(predict(m, c, kSame, kSame, ModelSettings{}));
+  }
+  ASSERT_TRUE(w.predictions[2].link_ms);
+  EXPECT_DOUBLE_EQ(*w.predictions[2].link_ms, 8);
+  Projection p;
+  p.config_name = "seed000-ex1";
+  p.workloads.push_back(w);
+  const std::string out = projection_console(ProjectionPage{&p, 10, ConsoleOptions{0, false}});
+  EXPECT_EQ(out.find("no link bandwidth"), std::string::npos) << out;
+  EXPECT_NE(out.find("MB on the data link per step (each cluster's link from the price table: the link column)"), std::string::npos) << out;
+  EXPECT_NE(out.find("link ms (Gbit/s)"), std::string::npos) << out;
+  EXPECT_NE(out.find("  8 (50)  "), std::string::npos) << "2 x 25 Gbit/s: 8 ms\n" << out;
+  EXPECT_NE(out.find("  16 (25)  "), std::string::npos) << "1 x 25 Gbit/s: 16 ms\n" << out;
+  // --no-link and --link-gbps say so instead.
+  p.settings.table_links = false;
+  EXPECT_NE(projection_console(ProjectionPage{&p, 10, ConsoleOptions{0, false}}).find("(link term left out: --no-link)"), std::string::npos);
+  p.settings.link_gbit_per_s = 100;
+  EXPECT_NE(projection_console(ProjectionPage{&p, 10, ConsoleOptions{0, false}}).find("(100 Gbit/s: 4 ms)"), std::string::npos);
+}
+
 TEST(Projection, ChartDrawsTheCheapestTrainersCurveBesideTheConfigs) {
   // Seed 004's shape: the config's trainer (p4d, 183.8 ms) is dearer per sample than another
   // type (trn1, 150.6 ms); both trainer-bound alone, data instances only add cost.

@@ -486,11 +486,8 @@ void hosts_table(int trials, uint64_t& seed) {
       {"5% outliers at 3x", {Shape::outliers_5pct_3x}}, {"bimodal 25% at 1.7x", {Shape::bimodal}},
       {"AR(1) r=0.8", {Shape::lognormal_005, 100, 0.8}}};
   const auto cell = [&](const SeparateSetup& aa) {
-    SeparateSetup effect = aa;
-    effect.speed = 0.9, effect.price_ratio = 1.05;
-    const SeparateCell a = simulate_separate(aa, trials, seed++), e = simulate_separate(effect, trials, seed++);
-    // (A/A coverage is 100 % less the false decisions: 0 lies outside the interval exactly then.)
-    fmt::print(" {:.1f} / {:.1f} |", pct(a.cheaper + a.dearer, a.trials), pct(e.covered, e.intervals));
+    fmt::print("{}", hosts_cell(aa, trials, seed));
+    seed += 2;
   };
   for (size_t steps : {200, 60}) {
     fmt::print("\nConfigurations measured apart (`pperf decide`), {} steps a host, {} trials a cell: A/A false decisions / "
@@ -546,8 +543,7 @@ void adding_hosts_table(int trials, uint64_t& seed) {
       for (const auto& [start, most] : {std::pair<int64_t, int64_t>{1, 5}, {2, 5}, {2, 10}}) {
         SeparateSetup s{g, spread, start};
         s.prior_cv = kPriorBetweenHostCv;
-        const AddingHostsCell c = simulate_adding_hosts(s, most, trials, seed++);
-        fmt::print(" {:.1f} / {:.1f} |", pct(c.first_look_false, c.trials), pct(c.cheaper + c.dearer, c.trials));
+        fmt::print("{}", adding_hosts_cell(s, most, trials, seed++));
       }
       fmt::print("\n");
     }

@@ -5,6 +5,8 @@
 #include <boost/math/distributions/students_t.hpp>
 
 #include <cmath>
+#include <fstream>
+#include <sstream>
 #include <random>
 
 #include "bench/stats_sim/between_hosts_sim.h"
@@ -226,4 +228,28 @@ TEST(BetweenHosts, SimulatedBoundariesSpreadIgnoredMeasuredOrReplicated) {
   c = simulate_separate(effect, 300, 64);
   EXPECT_EQ(c.covered, 289);
   EXPECT_EQ(c.cheaper, 49) << "5.5 % cheaper, hosts 5 % apart, three a side: decided in 16 % of runs";
+}
+
+// Issue 68 item 6: docs/statistics.md's hosts tables reproduce from their commands. One row of
+// each, recomputed with the command's trials and seeds (`pperf_stats_sim hosts 4000`: seeds from
+// 40, two a cell, the 2 % row of lognormal s=0.05 steps at 200 steps a host from 48;
+// `pperf_stats_sim hostsadd 2000`: one a cell, that row from 43), must be in the docs as printed.
+TEST(BetweenHosts, DocsHostsTablesReproduce) {
+  using namespace pperf::coverage;
+  std::ifstream in(std::string(PPERF_SOURCE_DIR) + "/docs/statistics.md");
+  std::stringstream docs;
+  docs << in.rdbuf();
+  ASSERT_FALSE(docs.str().empty());
+  std::string hosts = "| lognormal s=0.05 | 2 % |";
+  uint64_t seed = 48;
+  for (int64_t k = 2; k <= 5; ++k, seed += 2) hosts += hosts_cell(SeparateSetup{Generator{Shape::lognormal_005}, 0.02, k}, 4000, seed);
+  EXPECT_NE(docs.str().find(hosts + "\n"), std::string::npos) << hosts;
+  std::string adding = "| lognormal s=0.05 | 2 % |";
+  seed = 43;
+  for (const auto& [start, most] : {std::pair<int64_t, int64_t>{1, 5}, {2, 5}, {2, 10}}) {
+    SeparateSetup s{Generator{Shape::lognormal_005}, 0.02, start};
+    s.prior_cv = kPriorBetweenHostCv;
+    adding += adding_hosts_cell(s, most, 2000, seed++);
+  }
+  EXPECT_NE(docs.str().find(adding + "\n"), std::string::npos) << adding;
 }

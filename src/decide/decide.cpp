@@ -430,7 +430,7 @@ DecideOutcome decide_separate(const DecideRequest& request) {
           const size_t n = e.result->measurement->step_ms.size();
           c.no_interval = n < kMinCiSteps
                               ? fmt::format("{} (host {}) has no interval of its mean: {} steps, fewer than the {} an interval "
-                                            "needs; measure it again with measure.min_steps of {} or more",
+                                            "needs; measure it again with measure.min_steps of {} or more (and measure.max_seconds long enough for them)",
                                             e.source->name, e.host_id, n, kMinCiSteps, kMinCiSteps)
                               : fmt::format("{} (host {}) has no interval of its mean: its {} step times do not vary (or are "
                                             "not valid); measure it again",

@@ -319,7 +319,8 @@ TEST(Decide, UndecidedSaysWhatWouldDecideIt) {
   const Result& no_interval = *find(decide_separate(request({p4d, few})).report, "trn1");
   EXPECT_EQ(no_interval.decision->verdict, CostVerdict::undecided);
   EXPECT_NE(no_interval.decision->reason.find("trn1.json (host b) has no interval of its mean: 40 steps, fewer than the 60 an "
-                                              "interval needs; measure it again with measure.min_steps of 60 or more"),
+                                              "interval needs; measure it again with measure.min_steps of 60 or more (and measure.max_seconds long "
+                                              "enough for them)"),
             std::string::npos) << no_interval.decision->reason;
   // Issue 68 item 4: 1.4x p4d's step at 0.656x its price (+8 %) within the 5 % prior a side:
   // undecided, and the plan of more hosts says it is to be measured, then decided once.

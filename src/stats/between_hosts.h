@@ -74,7 +74,7 @@ struct PooledHosts {
   double tau2 = 0;  // the between-host variance used (log scale)
   int64_t hosts = 0;
   BetweenHostSource source = BetweenHostSource::not_included;
-  double mean_host_variance = 0;  // the hosts' own se^2, averaged (for planning more hosts)
+  double mean_host_variance = 0;  // the hosts' own variance (own_variance; one host: se^2), averaged (for planning)
 };
 /// Pools `hosts` (at least one, each se > 0). Two or more: tau^2 from them (external ignored).
 /// One with `external`: its variance the other hosts' scatter, plus what its own se^2 exceeds

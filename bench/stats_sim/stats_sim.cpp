@@ -7,7 +7,9 @@
 //   rounds at which those false decisions fall) | compare | untimed | all; nohorizon: the decision is not told
 //   the budget in rounds (as before item 9); hosts (issue 60: configurations measured apart, `pperf decide`:
 //   A/A false decisions and coverage by between-host spread and hosts a side; one host a side with the
-//   spread from 5 other hosts of the type, and ignored)
+//   spread from 5 other hosts of the type, and ignored; issue 68: 2-5 hosts a side at 200 and 60 steps a
+//   host, one host a side with the prior or 3/5/10 history hosts) | hostsadd (issue 68 item 4: A/A when
+//   `decide` is re-run after adding hosts until decided)
 // TRIALS per cell (default 10000; the unit tests run a few hundred of the same simulations).
 #include <fmt/format.h>
 
@@ -473,40 +475,78 @@ void compare_table(int trials, uint64_t& seed) {
 }
 }  // namespace
 
-/// `pperf decide`'s decisions (issue 60 item 5): A/A false decisions (cheaper or dearer) and the
-/// improvement interval's coverage (A/A and 5.5 % cheaper: 10 % faster at a 5 % higher price), by
-/// the between-host spread and the hosts a side; one host a side takes the spread from 5 other hosts
-/// of its type (the history). Then one host a side with the spread ignored (not included).
+/// `pperf decide`'s decisions (issue 60 item 5, issue 68 items 2, 3, 5): A/A false decisions
+/// (cheaper or dearer) and the improvement interval's coverage where the truth is 5.5 % cheaper
+/// (10 % faster at a 5 % higher price), by the between-host spread: 2-5 hosts a side at 200 and at
+/// 60 steps a host; then one host a side: the spread ignored, the stated prior
+/// (kPriorBetweenHostCv), and the spread from 3, 5 or 10 other hosts of each type (the history).
 void hosts_table(int trials, uint64_t& seed) {
   const std::vector<std::pair<const char*, Generator>> shapes = {
       {"lognormal s=0.05", {Shape::lognormal_005}}, {"lognormal s=0.3", {Shape::lognormal_03}},
       {"5% outliers at 3x", {Shape::outliers_5pct_3x}}, {"bimodal 25% at 1.7x", {Shape::bimodal}},
       {"AR(1) r=0.8", {Shape::lognormal_005, 100, 0.8}}};
-  const auto row = [&](const char* label, const Generator& g, double spread, const std::vector<int64_t>& hosts,
-                       int64_t history_hosts) {
-    fmt::print("| {} | {:g} % |", label, spread * 100);
-    for (int64_t k : hosts) {
-      SeparateSetup aa{g, spread, k};
-      aa.history_hosts = history_hosts;
-      SeparateSetup effect = aa;
-      effect.speed = 0.9, effect.price_ratio = 1.05;
-      const SeparateCell a = simulate_separate(aa, trials, seed++), e = simulate_separate(effect, trials, seed++);
-      // (A/A coverage is 100 % less the false decisions: 0 lies outside the interval exactly then.)
-      fmt::print(" {:.1f} / {:.1f} |", pct(a.cheaper + a.dearer, a.trials), pct(e.covered, e.intervals));
-    }
-    fmt::print("\n");
+  const auto cell = [&](const SeparateSetup& aa) {
+    fmt::print("{}", hosts_cell(aa, trials, seed));
+    seed += 2;
   };
-  fmt::print("\nConfigurations measured apart (`pperf decide`), 200 steps a host, {} trials a cell: A/A false decisions / "
-             "coverage of the improvement interval where the truth is 5.5 % cheaper (10 % faster at a 5 % higher price), in %. One host a side: the between-host "
-             "spread from 5 other hosts of each type (the history):\n\n",
+  for (size_t steps : {200, 60}) {
+    fmt::print("\nConfigurations measured apart (`pperf decide`), {} steps a host, {} trials a cell: A/A false decisions / "
+               "coverage of the improvement interval where the truth is 5.5 % cheaper (10 % faster at a 5 % higher "
+               "price), in %:\n\n| steps | between-host spread | 2 hosts a side | 3 | 4 | 5 |\n|---|---|---|---|---|---|\n",
+               steps, trials);
+    for (const auto& [label, g] : shapes)
+      for (double spread : {0.0, 0.02, 0.05}) {
+        fmt::print("| {} | {:g} % |", label, spread * 100);
+        for (int64_t k : {2, 3, 4, 5}) {
+          SeparateSetup s{g, spread, k};
+          s.steps_per_host = steps;
+          cell(s);
+        }
+        fmt::print("\n");
+      }
+  }
+  fmt::print("\nOne host a side, 200 steps a host, {} trials a cell, the same figures: the between-host spread ignored "
+             "(as before issue 68), the stated {:g} % prior added (what `decide` does with no history), and the spread "
+             "from 3, 5 or 10 other hosts of each type (the history):\n\n"
+             "| steps | between-host spread | ignored | {:g} % prior | history of 3 | 5 | 10 |\n|---|---|---|---|---|---|---|\n",
+             trials, kPriorBetweenHostCv * 100, kPriorBetweenHostCv * 100);
+  for (const auto& [label, g] : shapes)
+    for (double spread : {0.0, 0.02, 0.05}) {
+      fmt::print("| {} | {:g} % |", label, spread * 100);
+      SeparateSetup s{g, spread, 1};
+      cell(s);
+      s.prior_cv = kPriorBetweenHostCv;
+      cell(s);
+      s.prior_cv = 0;
+      for (int64_t history : {3, 5, 10}) {
+        s.history_hosts = history;
+        cell(s);
+      }
+      fmt::print("\n");
+    }
+}
+
+/// Issue 68 item 4: A/A false verdicts when `decide` is run again after adding a host a side,
+/// until it decides: at the first look alone / over every look, from 1 host a side (the prior)
+/// or 2 up to 5 or 10 a side.
+void adding_hosts_table(int trials, uint64_t& seed) {
+  fmt::print("\nA/A, re-deciding after adding a host a side until decided, 200 steps a host, {} trials a cell: false "
+             "verdicts (cheaper or dearer) at the first look / over every look, in %:\n\n"
+             "| steps | between-host spread | 1 to 5 hosts a side | 2 to 5 | 2 to 10 |\n|---|---|---|---|---|\n",
              trials);
-  fmt::print("| steps | between-host spread | 1 host a side | 2 | 3 | 4 |\n|---|---|---|---|---|---|\n");
+  const std::vector<std::pair<const char*, Generator>> shapes = {{"lognormal s=0.05", {Shape::lognormal_005}},
+                                                                 {"lognormal s=0.3", {Shape::lognormal_03}},
+                                                                 {"AR(1) r=0.8", {Shape::lognormal_005, 100, 0.8}}};
   for (const auto& [label, g] : shapes)
-    for (double spread : {0.0, 0.02, 0.05}) row(label, g, spread, {1, 2, 3, 4}, 5);
-  fmt::print("\nOne host a side, the between-host spread ignored (not included: nothing measured it), the same "
-             "figures:\n\n| steps | between-host spread | 1 host a side |\n|---|---|---|\n");
-  for (const auto& [label, g] : shapes)
-    for (double spread : {0.0, 0.02, 0.05}) row(label, g, spread, {1}, 0);
+    for (double spread : {0.0, 0.02, 0.05}) {
+      fmt::print("| {} | {:g} % |", label, spread * 100);
+      for (const auto& [start, most] : {std::pair<int64_t, int64_t>{1, 5}, {2, 5}, {2, 10}}) {
+        SeparateSetup s{g, spread, start};
+        s.prior_cv = kPriorBetweenHostCv;
+        fmt::print("{}", adding_hosts_cell(s, most, trials, seed++));
+      }
+      fmt::print("\n");
+    }
 }
 
 int main(int argc, char** argv) {
@@ -600,6 +640,7 @@ int main(int argc, char** argv) {
   if (all || table == "compare") compare_table(trials, seed);
   if (all || table == "untimed") untimed_table(trials, seed);
   if (all || table == "hosts") hosts_table(trials, seed);
+  if (all || table == "hostsadd") adding_hosts_table(trials, seed);
   if (all || table == "meanci") mean_interval_table(trials, seed);
   return 0;
 }

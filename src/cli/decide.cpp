@@ -21,9 +21,14 @@
 namespace pperf::cli {
 
 namespace {
+/// A results file RESULTS names, and whether it was found in a folder (rather than named).
+struct ResultPath {
+  std::string path;
+  bool in_folder = false;
+};
 /// The files RESULTS names: a file as given, a folder's *.json files (sorted; dot files left out).
-std::vector<std::string> result_paths(const std::vector<std::string>& given) {
-  std::vector<std::string> paths;
+std::vector<ResultPath> result_paths(const std::vector<std::string>& given) {
+  std::vector<ResultPath> paths;
   for (const auto& g : given) {
     std::error_code ec;
     if (std::filesystem::is_directory(g, ec)) {
@@ -33,17 +38,17 @@ std::vector<std::string> result_paths(const std::vector<std::string>& given) {
           found.push_back(e.path().string());
       if (found.empty()) throw InputError(g, "", "a folder without results files (*.json)");
       std::sort(found.begin(), found.end());
-      paths.insert(paths.end(), found.begin(), found.end());
+      for (const auto& f : found) paths.push_back({f, true});
     } else {
       if (!std::filesystem::is_regular_file(g, ec)) throw InputError(g, "", "no such results file");
-      paths.push_back(g);
+      paths.push_back({g, false});
     }
   }
   for (size_t i = 0; i < paths.size(); ++i)
     for (size_t j = 0; j < i; ++j) {
       std::error_code ec;
-      if (std::filesystem::equivalent(paths[i], paths[j], ec))
-        throw InputError(paths[i], "", "given twice (also as " + paths[j] + "): give each results file once");
+      if (std::filesystem::equivalent(paths[i].path, paths[j].path, ec))
+        throw InputError(paths[i].path, "", "given twice (also as " + paths[j].path + "): give each results file once");
     }
   return paths;
 }
@@ -99,10 +104,16 @@ int command_decide(const std::vector<std::string>& args, const std::vector<std::
   if (p.help) return std::cout << options, kExitOk;
 
   DecideRequest request;
-  std::vector<std::string> texts;
+  std::vector<std::string> skipped;  // decisions found in a folder read (decide's own output, say)
   if (p.has("results"))
-    for (const auto& path : result_paths(p.vars["results"].as<std::vector<std::string>>()))
-      request.sources.push_back({path, read_results_file(path)});
+    for (const auto& [path, in_folder] : result_paths(p.vars["results"].as<std::vector<std::string>>())) {
+      RunReport run = read_results_file(path);
+      if (in_folder && run.command == "decide") {
+        skipped.push_back(path);
+        continue;
+      }
+      request.sources.push_back({path, std::move(run)});
+    }
   const std::string db = p.has("history") ? p.string("history") : "";
   std::vector<RunReport> history_runs;
   if (!db.empty() && History::exists(db)) {
@@ -143,7 +154,7 @@ int command_decide(const std::vector<std::string>& args, const std::vector<std::
       if (r.decision) request.decision.equivalence_pct = r.decision->equivalence_pct;
   for (const auto& s : request.sources)
     for (const auto& r : s.run.results)
-      if (const auto spread = spread_from_runs(history_runs, r)) request.history_spread[spread_instance_type(r)] = *spread;
+      if (const auto spread = spread_from_runs(history_runs, r, request.sources)) request.history_spread[spread_key(r)] = *spread;
 
   DecideOutcome outcome = decide_separate(request);
   RunReport& report = outcome.report;
@@ -157,6 +168,7 @@ int command_decide(const std::vector<std::string>& args, const std::vector<std::
   write_file_atomically(json_path, text);
   write_run_files(report, json_path, "", "", files);
   if (!p.has("quiet")) {
+    for (const auto& path : skipped) std::cout << "decide: skipped " << path << ": a decision by pperf decide, not a run\n";
     for (const auto& note : outcome.notes) std::cout << "decide: " << note << "\n";
     std::cout << to_console(report, ConsoleOptions{terminal_columns(), p.has("wide")});
     std::string written = json_path;

@@ -41,7 +41,7 @@ struct DecideRequest {
   PriceTable table;                     // every configuration is priced from it
   std::string table_choice;             // how it was chosen ("--pricing", "the newest of the inputs'")
   DecisionSettings decision;
-  /// The between-host spread of an instance type measured by other hosts (the history), for
+  /// The between-host spread measured by other hosts (the history), by spread_key, for
   /// configurations measured on one host.
   std::map<std::string, ExternalSpread> history_spread;
   double prior_cv = kPriorBetweenHostCv;
@@ -50,12 +50,16 @@ struct DecideRequest {
 /// The instance type a configuration's between-host spread is looked up by: its first dnn
 /// group's type.
 std::string spread_instance_type(const Result& r);
+/// What a between-host spread is kept by: the instance type and the workload (name, preset,
+/// batch size) and emulation — machines of a type spread differently under different loads.
+std::string spread_key(const Result& r);
 
-/// The between-host spread of `like`'s instance type (spread_instance_type) from `runs` (the
-/// history's): results of the same workload, preset, batch size and emulation on that type, the
-/// newest per host (placement.host_id), pooled as replicates (pool_hosts). nullopt below two
-/// hosts with an interval of their mean.
-std::optional<ExternalSpread> spread_from_runs(const std::vector<RunReport>& runs, const Result& like);
+/// The between-host spread of `like`'s spread_key from `runs` (the history's `pperf run`s): the
+/// newest result per host (placement.host_id), external_spread over them. The runs `decided`
+/// and every host they measured on are left out (a run is not its own history, nor a machine its
+/// own spread). nullopt below kMinHistoryHosts hosts with an interval of their mean.
+std::optional<ExternalSpread> spread_from_runs(const std::vector<RunReport>& runs, const Result& like,
+                                               const std::vector<DecideSource>& decided = {});
 
 /// What decide made: the report (command "decide", one result per configuration and workload)
 /// and the lines to print before it (what was accepted, what the between-host variance rests on).

@@ -8,7 +8,8 @@
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-# The shipped configs with enough steps for an interval of each mean (60) and no more. Seed 004's
+# The shipped configs with enough steps for an interval of each mean (60) and no more (max_seconds
+# generous: on a busy host 60 s cut runs to 51-56 steps, no interval). Seed 004's
 # BERT tiny takes seconds a step on a busy 2-core host, so its question is asked here of the tiny
 # ViT (one rank, batch 8): the instances, prices and question are the config's; the step time
 # is this host's either way (emulated).
@@ -16,7 +17,7 @@ shrink() {  # shrink SHIPPED OUT [vit]
   /usr/bin/python3 - "$@" <<'PY'
 import json, sys
 c = json.load(open(sys.argv[1]))
-c["measure"].update({"min_steps": 60, "max_steps": 60, "max_seconds": 60, "warmup_steps": 2})
+c["measure"].update({"min_steps": 60, "max_steps": 60, "max_seconds": 300, "warmup_steps": 2})
 if len(sys.argv) > 3:
     c["workloads"] = [{"name": "vit_synthetic", "preset": "tiny", "batch_size": 8}]
 json.dump(c, open(sys.argv[2], "w"), indent=2)
@@ -45,7 +46,7 @@ check "trn1 vs p4d decided, unpaired" json_check "$work/bert-decided.json" '
 j["command"] == "decide" and j["decide"]["schedule"] == "separate" and len(j["decide"]["inputs"]) == 3
 [r["configuration"] for r in j["results"]] == ["p4d", "trn1"]
 j["results"][0]["hosts"]["replicates"] == 2 and j["results"][0]["hosts"]["between_host"] == "replicates"
-j["results"][1]["hosts"]["between_host"] == "not_included" and j["results"][1]["hosts"]["prior_cv"] == 0.02
+j["results"][1]["hosts"]["between_host"] == "prior" and j["results"][1]["hosts"]["prior_cv"] == 0.05
 j["results"][1]["measurement"]["schedule"] == "separate"
 j["results"][1]["decision"]["method"] == "random-effects interval over hosts measured apart"
 j["results"][1]["decision"]["verdict"] in ("cheaper", "undecided")
@@ -66,7 +67,7 @@ j["decide"]["inputs"][0]["after_first_s"] == 0 and all(i["after_first_s"] >= 0 f
 all(i["machine"]["logical_cpus"] == j["host"]["logical_cpus"] for i in j["decide"]["inputs"])'
 for host in p4d-1 p4d-2 trn1-1; do
   type=${host%-1}; type=${type%-2}
-  check "console lists $host's placement" grep -Eq "^  .*/$host\.json \($type\): host $host, platform e2e, instance $type, no instance id; on .*; started [0-9T:Z-]+( \(the first run\)|, [0-9]+ s after the first run)$" "$work/bert.out"
+  check "console lists $host's placement" grep -Eq "^  .*/$host\.json \($type\): host $host, platform e2e, instance $type, no instance id; on .*; started [0-9T:Z-]+( \(the first run\)|, [0-9.]+ (s|min|h) after the first run)$" "$work/bert.out"
   check "Markdown lists $host's placement" grep -Eq "^- .*/$host\.json \($type\): host $host, platform e2e, instance $type" "$work/bert.md"
   check "HTML lists $host's placement" grep -Eq "<dt>measured apart \([1-3]/3\)</dt><dd>.*/$host\.json \($type\): host $host, platform e2e" "$work/bert.html"
 done
@@ -85,11 +86,29 @@ check "g5.12xlarge on its host" run_as g5-12xl-1 "$work/vit.json" g5.12xlarge-on
 check "4 x g5.2xlarge Spot on its hosts" run_as g5-2xl-group-1 "$work/vit.json" 4x-g5.2xlarge-spot "$work/g5-2xl.json"
 check "decide g5 Spot vs g5.12xlarge" expect_exit 0 "$work/g5.out" "$pperf" decide "$work/g5-12xl.json" "$work/g5-2xl.json" \
   --out "$work/g5-decided.json"
+# One host a side: the 5 % prior on each (issue 68): cheaper where the Spot range clears it, else
+# undecided with what would decide it; never dearer.
 check "g5 Spot decided across the Spot price range" json_check "$work/g5-decided.json" '
-j["results"][1]["configuration"] == "4x-g5.2xlarge-spot" and j["results"][1]["decision"]["verdict"] == "cheaper"
+j["results"][1]["configuration"] == "4x-g5.2xlarge-spot" and j["results"][1]["decision"]["verdict"] in ("cheaper", "undecided")
+j["results"][1]["hosts"]["between_host"] == "prior" and j["results"][0]["hosts"]["between_host"] == "prior"
 j["results"][1]["cost"]["usd_per_hour_range"] is not None'
 
+# --- a folder read and written to (issue 68 item 7): decide's own output there is skipped next time ---
+check "decide writes into the folder it reads" expect_exit 0 "$work/folder1.out" "$pperf" decide "$work/bert-runs" \
+  --out "$work/bert-runs/decided.json"
+check "and reads it again, skipping its decision" expect_exit 0 "$work/folder2.out" "$pperf" decide "$work/bert-runs" \
+  --out "$work/bert-runs/decided.json"
+check "the skipped decision is said" grep -q "^decide: skipped $work/bert-runs/decided.json: a decision by pperf decide, not a run" \
+  "$work/folder2.out"
+
 # --- refusals: one line, exit 2, nothing written -------------------------------------------------------
+check "one configuration alone decides nothing" one_line_error \
+  "^pperf decide: RESULTS: only configuration 'p4d' in the results \\(2 files\\)" \
+  "$pperf" decide "$work/p4d-1.json" "$work/p4d-2.json" --out "$work/no.json"
+# (the unit test pins the message for configs with no workload in common; these two share vit_synthetic
+# and are refused by the first field that differs, naming both files too)
+check "different configs name both files" one_line_error "^$work/g5-12xl.json: .*$work/p4d-1.json" \
+  "$pperf" decide "$work/p4d-1.json" "$work/g5-12xl.json" --baseline p4d --out "$work/no.json"
 check "same file twice" one_line_error "given twice" "$pperf" decide "$work/p4d-1.json" "$work/p4d-1.json" --out "$work/no.json"
 edit "$work/trn1-1.json" "$work/trn1-params.json" 'j["results"][0]["params"]["seq_len"] = 7; j["started_at"] = "2020-01-01T00:00:00Z"'
 check "other params refused naming both" one_line_error \

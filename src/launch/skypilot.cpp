@@ -44,6 +44,7 @@ nlohmann::ordered_json task(const Config& config, const SkyPilotLaunchOptions& o
 std::vector<SkyPilotJob> skypilot_jobs(const Config& config, const SkyPilotLaunchOptions& o) {
   if (!std::regex_match(o.output, kBucketUri))
     throw InputError("--output", "", "'" + o.output + "' is not a bucket SkyPilot mounts (s3://BUCKET/PREFIX, gs://..., r2://...)");
+  if (o.output.rfind("s3://", 0) == 0) check_s3_uri("--output", o.output);
   const std::string provider = config.price_table.provider;
   const auto jobs = launch_plan(config, o.selection, "SkyPilot", [&](const std::string&) {
     return provider == "aws" || provider == "gcp" || provider == "azure"
@@ -53,7 +54,7 @@ std::vector<SkyPilotJob> skypilot_jobs(const Config& config, const SkyPilotLaunc
   std::vector<SkyPilotJob> out;
   for (const LaunchJobPlan& j : jobs) {
     SkyPilotJob job;
-    job.name = launch_job_name(config.name + "-" + cloud_instance_type(j.key), o.job_suffix, 60, 20, true);
+    job.name = launch_job_name(config.name, cloud_instance_type(j.key), o.job_suffix, 60, true, "SkyPilot");
     job.configurations = j.configurations;
     job.job_group = !j.data_groups.empty();
     const int64_t runtime = job_runtime_s(o, config, j);
@@ -65,18 +66,23 @@ std::vector<SkyPilotJob> skypilot_jobs(const Config& config, const SkyPilotLaunc
       header["name"] = job.name;
       header["execution"] = "parallel";
       header["primary_tasks"] = {"trainer"};  // the data tasks end when the trainer does
+      // In-group host names exist on Kubernetes only (SkyPilot's optimizer turns them off for a
+      // group placed on a cloud); the hosts find each other through the bucket instead.
+      header["inter_connection"] = false;
       job.documents.push_back(header);
     }
     const std::string tls = job.job_group && !o.tls_dir.empty() ? kSkyPilotTlsDir : "";
+    // Each data node publishes its address (SKYPILOT_NODE_IPS) under the mounted bucket.
+    const std::string peers = job.job_group ? std::string(kSkyPilotOutputDir) + "/" + job.name + "/peers" : "";
     NodeEntryRole trainer{"skypilot", job.name, "trainer", cloud_instance_type(j.trainer_type), 1,
-                          std::string(kSkyPilotOutputDir) + "/" + job.name, tls};
+                          std::string(kSkyPilotOutputDir) + "/" + job.name, tls, peers};
     job.documents.push_back(task(config, o, job.job_group ? "trainer" : job.name, j.trainer_type, j.spot, 1, job.job_group,
                                  node_entry_arguments(config, j, trainer, group_names, o.selection.workload, o.data_port,
                                                       o.data_wait_s, runtime)));
     if (job.job_group) job.documents.back()["name"] = "trainer";
     for (size_t g = 0; g < j.data_groups.size(); ++g) {
       const LaunchDataGroup& d = j.data_groups[g];
-      NodeEntryRole data{"skypilot", job.name, group_names[g], cloud_instance_type(d.type), d.workers, "", tls};
+      NodeEntryRole data{"skypilot", job.name, group_names[g], cloud_instance_type(d.type), d.workers, "", tls, peers};
       job.documents.push_back(task(config, o, group_names[g], d.type, j.spot, d.count, true,
                                    node_entry_arguments(config, j, data, group_names, o.selection.workload, o.data_port,
                                                         o.data_wait_s, runtime)));

@@ -244,7 +244,7 @@ TEST(LaunchFiles, SkyPilotAndKubernetesRefuseWhatTheyCannotName) {
   SkyPilotLaunchOptions sky;
   sky.output = "/local/dir";
   EXPECT_THROW(skypilot_jobs(config, sky), InputError);
-  sky.output = "s3://b/p";
+  sky.output = "s3://bucket/p";
   sky.token = "t";
   const auto group = skypilot_jobs(config, sky);
   ASSERT_EQ(group.size(), 1u);
@@ -262,4 +262,77 @@ TEST(LaunchFiles, SkyPilotAndKubernetesRefuseWhatTheyCannotName) {
   // The operator's pod name NAME-master-0 and the data pods' NAME-data-I stay within a DNS label.
   EXPECT_LE(jobs[0].name.size() + std::string("-data-0").size(), 63u);
   EXPECT_LE(jobs[0].name.size() + std::string("-master-0").size(), 63u);
+}
+
+TEST(KubernetesPlacement, PodAsksForTheInstanceAsPriced) {
+  // A pod asks near the node's allocatable: vCPUs less one core, 90 % of memory less 1 GiB.
+  InstanceSpec c5;
+  c5.type = "c5.18xlarge";
+  c5.vcpus = 72;
+  c5.memory_gib = 144;
+  const PodResources data = pod_resources(c5);
+  EXPECT_EQ(data.cpu, "71");
+  EXPECT_EQ(data.memory, "131686Mi");  // floor(144 x 1024 x 0.9) - 1024
+  EXPECT_EQ(data.gpus, 0);
+  InstanceSpec p4d;
+  p4d.type = "p4d.24xlarge";
+  p4d.vcpus = 96;
+  p4d.memory_gib = 1152;
+  p4d.accelerators = 8;
+  p4d.accelerator_model = "NVIDIA A100 40GB";
+  EXPECT_EQ(pod_resources(p4d).gpus, 8);
+  p4d.accelerator_model = "AWS Trainium";  // Neuron devices are not nvidia.com/gpu
+  EXPECT_EQ(pod_resources(p4d).gpus, 0);
+  // Small instances: half a core and half the memory at least, never more than the node has.
+  InstanceSpec small;
+  small.type = "t3.micro";
+  small.vcpus = 1;
+  small.memory_gib = 1;
+  EXPECT_EQ(pod_resources(small).cpu, "500m");
+  EXPECT_EQ(pod_resources(small).memory, "512Mi");
+  small.memory_gib = 0;
+  EXPECT_THROW(pod_resources(small), InputError);
+}
+
+TEST(LaunchNames, WholeWordsThenTheTrainerAndSuffixWhole) {
+  // Fits: as before.
+  EXPECT_EQ(launch_job_name("p4d_vs_hetero", "p4d.24xlarge", "t1", 50, true, "Kubernetes"), "p4d-vs-hetero-p4d-24xlarge-t1");
+  // The default suffix (a UTC time and 4 random hex digits) is kept whole: two launches seconds
+  // apart differ; the config's name loses whole words, never part of one.
+  EXPECT_EQ(launch_job_name("seed000_ex1_resnet50_cost", "p4d.24xlarge", "20261207T184041-3f9a", 50, true, "Kubernetes"),
+            "seed000-ex1-p4d-24xlarge-20261207t184041-3f9a");
+  EXPECT_EQ(launch_job_name("averyveryverylongname", "p4d.24xlarge", "20261207T184041-3f9a", 50, true, "Kubernetes"),
+            "p4d-24xlarge-20261207t184041-3f9a");
+  // Two trainer types of one config never share a name however short the limit.
+  EXPECT_NE(launch_job_name("trn1_vs_p4d_bert", "p4d.24xlarge", "x", 20, true, "K"),
+            launch_job_name("trn1_vs_p4d_bert", "g5.12xlarge", "x", 20, true, "K"));
+  EXPECT_THROW(launch_job_name("c", "p4d.24xlarge", std::string(60, 'x'), 50, true, "Kubernetes"), InputError);
+}
+
+TEST(LaunchNames, S3BucketNamesAsS3AllowsThem) {
+  for (const char* ok : {"pperf-results", "my.bucket.2026", "abc"}) EXPECT_EQ(s3_bucket_problem(ok), "") << ok;
+  EXPECT_NE(s3_bucket_problem("Pperf-Results"), "");  // capitals
+  EXPECT_NE(s3_bucket_problem("ab"), "");
+  EXPECT_NE(s3_bucket_problem(std::string(64, 'a')), "");
+  EXPECT_NE(s3_bucket_problem("my_bucket"), "");
+  EXPECT_NE(s3_bucket_problem("-bucket"), "");
+  EXPECT_NE(s3_bucket_problem("my..bucket"), "");
+  EXPECT_NE(s3_bucket_problem("192.168.5.4"), "");
+  EXPECT_NE(s3_bucket_problem("xn--bucket"), "");
+  EXPECT_NE(s3_bucket_problem("bucket-s3alias"), "");
+  EXPECT_THROW(check_s3_uri("--output", "s3://Results/p"), InputError);
+  EXPECT_NO_THROW(check_s3_uri("--output", "s3://results/p"));
+}
+
+TEST(LaunchPlan, ConfigurationNamesAShellWouldReadRefused) {
+  Config config = seed000_native();
+  config.configurations[1].name = "het$(touch x)";
+  try {
+    launch_plan(config, {}, "test", kAnyType);
+    FAIL() << "a name with $( was launched";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("/configurations/1/name: configuration name 'het$(touch x)'"), std::string::npos) << e.what();
+  }
+  EXPECT_TRUE(shell_plain("cpus=0-1,threads=2"));
+  EXPECT_FALSE(shell_plain("a`b`"));
 }

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <sstream>
 
 #include "src/cli/cli.h"
 #include "src/core/crypto.h"
@@ -224,13 +225,17 @@ int launch_skypilot(const std::vector<std::string>& args) {
     read_tls_dir(p.string("tls"));  // refused here, not on the instances
     o.tls_dir = fs::absolute(p.string("tls")).string();
   }
-  const auto jobs = skypilot_jobs(config, o);
-  if (o.image.empty())
+  check_skypilot_output(o.output);  // before the bundle: the first thing wrong is named
+  if (o.image.empty()) {
     for (const char* f : {"run.sh", "TORCH_VERSION"})
       if (!fs::is_regular_file(fs::path(o.bundle_dir) / f))
         throw InputError("--bundle", "", fmt::format("'{}' is not a GPU bundle (no {} there; scripts/gpu-bundle.sh makes one): "
                                                      "give its folder as `sky jobs launch` will see it, or --image",
                                                      o.bundle_dir, f));
+    std::istringstream version(read_text_file((fs::path(o.bundle_dir) / "TORCH_VERSION").string()));
+    version >> o.bundle_torch;
+  }
+  const auto jobs = skypilot_jobs(config, o);
   const fs::path out = p.string("out");
   std::vector<std::pair<std::string, std::string>> files;
   for (const auto& job : jobs) files.emplace_back(job.name + ".yaml", yaml_documents(job.documents));

@@ -8,6 +8,15 @@
 
 namespace pperf {
 
+std::string torch_pip_install(const std::string& built_against, bool cuda) {
+  static const std::regex kRelease("[0-9]+(\\.[0-9]+)*");
+  const std::string version = built_against.substr(0, built_against.find('+'));
+  if (!std::regex_match(version, kRelease))
+    throw InputError("--bundle", "", "TORCH_VERSION '" + built_against + "' is not a torch release version");
+  return "python3 -m pip install --quiet \"torch==" + version + "\"" +
+         (cuda ? "" : " --index-url https://download.pytorch.org/whl/cpu");
+}
+
 std::string cloud_instance_type(const std::string& type) { return type.rfind("ml.", 0) == 0 ? type.substr(3) : type; }
 
 namespace {
@@ -32,19 +41,25 @@ nlohmann::ordered_json task(const Config& config, const SkyPilotLaunchOptions& o
   std::vector<std::string> argv{o.image.empty() ? "./run.sh" : "pperf"};
   if (o.image.empty()) argv.push_back("pperf");
   argv.insert(argv.end(), entry.begin(), entry.end());
-  if (o.image.empty())
+  if (o.image.empty()) {
     // The bundle brings pperf and its libraries; the instance's python3 brings the torch it was
     // built against (run.sh checks the version).
-    t["setup"] = "set -e\npython3 -c 'import torch' 2>/dev/null || python3 -m pip install --quiet \"torch==$(cat TORCH_VERSION)\"\n";
+    const InstanceSpec* spec = config.price_table.find(type);
+    t["setup"] = "set -e\npython3 -c 'import torch' 2>/dev/null || " + torch_pip_install(o.bundle_torch, spec && is_cuda_accelerator(*spec)) + "\n";
+  }
   t["run"] = "set -e\n" + shell_line(argv) + "\n";
   return t;
 }
 }  // namespace
 
+void check_skypilot_output(const std::string& output) {
+  if (!std::regex_match(output, kBucketUri))
+    throw InputError("--output", "", "'" + output + "' is not a bucket SkyPilot mounts (s3://BUCKET/PREFIX, gs://..., r2://...)");
+  if (output.rfind("s3://", 0) == 0) check_s3_uri("--output", output);
+}
+
 std::vector<SkyPilotJob> skypilot_jobs(const Config& config, const SkyPilotLaunchOptions& o) {
-  if (!std::regex_match(o.output, kBucketUri))
-    throw InputError("--output", "", "'" + o.output + "' is not a bucket SkyPilot mounts (s3://BUCKET/PREFIX, gs://..., r2://...)");
-  if (o.output.rfind("s3://", 0) == 0) check_s3_uri("--output", o.output);
+  check_skypilot_output(o.output);
   const std::string provider = config.price_table.provider;
   const auto jobs = launch_plan(config, o.selection, "SkyPilot", [&](const std::string&) {
     return provider == "aws" || provider == "gcp" || provider == "azure"

@@ -59,8 +59,20 @@ mkdir -p "$work/gpu-bundle" && touch "$work/gpu-bundle/run.sh" && echo 2.11.0+cu
 check "the GPU bundle as workdir (no image): setup brings its torch, run starts run.sh" expect_exit 0 "$work/o" launch --config p4d_vs_hetero --bundle "$work/gpu-bundle" --out "$work/bundle"
 docs "$(ls "$work"/bundle/*.yaml)" "$work/bundle.json"
 check "  workdir, setup and run" json_check "$work/bundle.json" '
-all(d["workdir"] == "'"$work/gpu-bundle"'" and "TORCH_VERSION" in d["setup"] and d["run"].startswith("set -e\n./run.sh pperf node-entry") for d in j[1:])
+all(d["workdir"] == "'"$work/gpu-bundle"'" and d["run"].startswith("set -e\n./run.sh pperf node-entry") for d in j[1:])
+j[1]["setup"] == "set -e\npython3 -c '"'"'import torch'"'"' 2>/dev/null || python3 -m pip install --quiet \"torch==2.11.0\"\n"
+j[2]["setup"] == "set -e\npython3 -c '"'"'import torch'"'"' 2>/dev/null || python3 -m pip install --quiet \"torch==2.11.0\" --index-url https://download.pytorch.org/whl/cpu\n"
 "image_id" not in j[1]["resources"]'
+check "  by pip's own version rules (packaging): a public version an index serves, met by the bundle's torch and the CPU wheel" "$venv_python" -c '
+import json, re, sys
+from packaging.requirements import Requirement
+from packaging.version import Version
+for d in json.load(open(sys.argv[1]))[1:]:
+    r = Requirement(re.search(r"torch==[0-9.a-z+]+", d["setup"]).group(0))
+    v = Version(next(iter(r.specifier)).version)
+    assert v.local is None, (d["name"], str(v))
+    assert all(r.specifier.contains(w) for w in ("2.11.0+cu130", "2.11.0+cpu", "2.11.0")), r
+' "$work/bundle.json"
 check "  passes SkyPilot's schema and loader" "$venv_python" tests/e2e/launch_platforms.py skypilot "$schema" "$work"/spot/*.yaml "$work"/bundle/*.yaml
 
 # --- seed 000's job group on loopback, to a decision -------------------------------------------

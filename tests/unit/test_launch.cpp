@@ -246,10 +246,16 @@ TEST(LaunchFiles, SkyPilotAndKubernetesRefuseWhatTheyCannotName) {
   EXPECT_THROW(skypilot_jobs(config, sky), InputError);
   sky.output = "s3://bucket/p";
   sky.token = "t";
+  sky.bundle_torch = "2.11.0+cu130";
   const auto group = skypilot_jobs(config, sky);
   ASSERT_EQ(group.size(), 1u);
   EXPECT_TRUE(group[0].job_group);
   EXPECT_EQ(group[0].documents.size(), 3u);  // header, trainer, data
+  // Setup installs a version an index serves: the p4d trainer PyPI's (CUDA) wheel, the c5 data
+  // nodes the CPU index's.
+  EXPECT_NE(group[0].documents[1]["setup"].get<std::string>().find("pip install --quiet \"torch==2.11.0\"\n"), std::string::npos);
+  EXPECT_NE(group[0].documents[2]["setup"].get<std::string>().find("\"torch==2.11.0\" --index-url https://download.pytorch.org/whl/cpu"),
+            std::string::npos);
   KubernetesLaunchOptions k8s;
   k8s.image = "pperf:1";
   k8s.results_claim = "Not_A_Name";
@@ -335,4 +341,11 @@ TEST(LaunchPlan, ConfigurationNamesAShellWouldReadRefused) {
   }
   EXPECT_TRUE(shell_plain("cpus=0-1,threads=2"));
   EXPECT_FALSE(shell_plain("a`b`"));
+}
+
+TEST(LaunchFiles, TorchFromAnIndexThatServesIt) {
+  EXPECT_EQ(torch_pip_install("2.11.0+cu130", true), "python3 -m pip install --quiet \"torch==2.11.0\"");
+  EXPECT_EQ(torch_pip_install("2.7.1", false), "python3 -m pip install --quiet \"torch==2.7.1\" --index-url https://download.pytorch.org/whl/cpu");
+  EXPECT_THROW(torch_pip_install("", true), InputError);
+  EXPECT_THROW(torch_pip_install("2.11.0a0+git1234", true), InputError);  // a source build: no index serves it
 }

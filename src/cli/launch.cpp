@@ -55,6 +55,7 @@ po::options_description launch_options(const std::string& platform) {
       "token-file", po::value<std::string>(), "the data workers' token (default: a new random one)")(
       "data-port", po::value<int64_t>()->default_value(50051), "the data workers' port")(
       "data-wait-s", po::value<int64_t>()->default_value(600), "how long the trainer waits for a data host to come up")(
+      "sagemaker-rates", "SkyPilot, Kubernetes: price a config priced from SageMaker's table at SageMaker's rates (default: EC2's)")(
       "out", po::value<std::string>()->required(), "directory the jobs are written to");
   return options;
 }
@@ -65,6 +66,7 @@ LaunchCommon common_launch(const Parsed& p) {
   if (p.has("only")) c.selection.only = split_commas(p.string("only"));
   if (p.has("workload")) c.selection.workload = p.string("workload");
   c.selection.spot = p.has("spot");
+  c.sagemaker_rates = p.has("sagemaker-rates");
   if (p.has("max-runtime-s")) c.max_runtime_s = p.vars["max-runtime-s"].as<int64_t>();
   if (p.has("job-suffix")) {
     c.job_suffix = p.string("job-suffix");

@@ -58,6 +58,8 @@ struct NodeRun {
   /// and the trainer its start as kTrainerPeer (SkyPilot off Kubernetes: no in-group names).
   fs::path peers_dir;
   std::string peer_key;  // data, with peers_dir: this host's file there
+  std::string price_table;  // trainer: "" = the config's; else priced from it, each ml. type as its EC2 type
+  bool spot = false;        // trainer: the job runs on Spot: its configurations priced as Spot
   std::string listen_host = "0.0.0.0";  // data: the address it serves on
   std::vector<std::pair<std::string, std::string>> placement;  // PPERF_* read by `pperf run`
   fs::path results_file, report_dir, checkpoints_dir;
@@ -199,7 +201,15 @@ std::string trainer_config(const NodeRun& node, const std::function<std::string(
   if (sha256_hex(read_text_file(path)) != node.config_sha256)
     throw InputError(node.config_source, "", path + " is not the config `pperf launch` read (its SHA-256 differs)");
   nlohmann::json doc = read_json_file(path);
+  if (!node.price_table.empty()) {
+    // A SageMaker-priced config on EC2 instances: EC2's table, each ml. type as its EC2 type.
+    doc["pricing"]["table"] = node.price_table;
+    for (auto& c : doc["configurations"])
+      for (auto& g : c["instances"]) g["type"] = cloud_instance_type(g.value("type", ""));
+  }
   for (auto& c : doc["configurations"]) {
+    if (node.spot)
+      for (auto& g : c["instances"]) g["market"] = "spot";
     const auto hosts = node.data_hosts.find(c.value("name", ""));
     if (hosts == node.data_hosts.end()) continue;
     auto& data = c["execution"]["data"];
@@ -466,7 +476,9 @@ int node_entry(const std::vector<std::string>& args) {
       "max-runtime-s", po::value<int64_t>()->required(), "the job's bound: this host's work is stopped past it")(
       "out", po::value<std::string>(), "trainer: the directory of results.json, the report and checkpoints/")(
       "tls-dir", po::value<std::string>(), "the data workers' TLS files (cert.pem, key.pem, ca.pem): serve and dial over TLS")(
-      "peers", po::value<std::string>(), "a directory the job's hosts share: data hosts publish their addresses there, the trainer its start");
+      "peers", po::value<std::string>(), "a directory the job's hosts share: data hosts publish their addresses there, the trainer its start")(
+      "price-table", po::value<std::string>(), "trainer: price the results from this table, each ml. type as the EC2 instance it ran on")(
+      "market", po::value<std::string>(), "trainer: spot when the job runs on Spot (its configurations priced as Spot)");
   Parsed p = parse("node-entry", options, args);
   if (p.help) return std::cout << options, kExitOk;
   const std::string platform = p.string("platform");
@@ -492,6 +504,11 @@ int node_entry(const std::vector<std::string>& args) {
     check_tls_dir(node.tls_dir, "the job");
   }
   const bool peers = p.has("peers");
+  if (p.has("price-table")) node.price_table = p.string("price-table");
+  if (p.has("market")) {
+    if (p.string("market") != "spot") throw InputError("--market", "", "'" + p.string("market") + "': expected spot");
+    node.spot = true;
+  }
   if (peers) node.peers_dir = p.string("peers");
   if (node.trainer) {
     if (!p.has("configurations") || !p.has("out")) throw InputError("--configurations", "", "the trainer needs --configurations and --out");

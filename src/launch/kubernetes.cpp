@@ -5,7 +5,6 @@
 #include <regex>
 
 #include "src/core/input_error.h"
-#include "src/launch/skypilot.h"
 
 namespace pperf {
 
@@ -90,6 +89,7 @@ std::vector<KubernetesJob> kubernetes_jobs(const Config& config, const Kubernete
   if (!std::regex_match(o.results_claim, kDnsSubdomain) || o.results_claim.size() > 253)
     throw InputError("--results-claim", "", "'" + o.results_claim + "' is not a PersistentVolumeClaim name");
   const auto jobs = launch_plan(config, o.selection, "Kubernetes", [](const std::string&) { return std::string(); });
+  const std::string price_table = ec2_price_table(config, jobs, o.sagemaker_rates, "Kubernetes");
   std::vector<KubernetesJob> out;
   for (const LaunchJobPlan& j : jobs) {
     KubernetesJob job;
@@ -153,7 +153,7 @@ std::vector<KubernetesJob> kubernetes_jobs(const Config& config, const Kubernete
       job.documents.push_back(batch);
     }
     NodeEntryRole trainer{"kubernetes", job.name, "trainer", cloud_instance_type(j.trainer_type), 1,
-                          std::string(kKubernetesOutputDir) + "/" + job.name, tls ? kKubernetesTlsDir : ""};
+                          std::string(kKubernetesOutputDir) + "/" + job.name, tls ? kKubernetesTlsDir : "", "", price_table};
     std::vector<std::string> argv{"pperf"};
     const auto entry = node_entry_arguments(config, j, trainer, group_names, o.selection.workload, o.data_port, o.data_wait_s, runtime);
     argv.insert(argv.end(), entry.begin(), entry.end());

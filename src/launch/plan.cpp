@@ -164,6 +164,34 @@ bool is_cuda_accelerator(const InstanceSpec& spec) {
   return true;
 }
 
+std::string cloud_instance_type(const std::string& type) { return type.rfind("ml.", 0) == 0 ? type.substr(3) : type; }
+
+std::string ec2_price_table(const Config& config, const std::vector<LaunchJobPlan>& jobs, bool accept_sagemaker_rates,
+                            const std::string& platform) {
+  const std::string prefix = "aws-sagemaker-";
+  if (accept_sagemaker_rates || config.price_table.name.rfind(prefix, 0) != 0) return "";
+  const std::string name = "aws-ec2-" + config.price_table.name.substr(prefix.size());
+  PriceTable ec2;
+  try {
+    ec2 = load_price_table(name, config.price_table.region);
+  } catch (const std::exception& e) {
+    throw InputError("--sagemaker-rates", "", fmt::format("{} runs EC2 instances, but there is no EC2 table {} to price them ({}); "
+                                                          "--sagemaker-rates prices them at SageMaker's rates", platform, name, e.what()));
+  }
+  for (const Configuration& c : config.configurations)
+    for (const auto& job : jobs)
+      if (std::find(job.configurations.begin(), job.configurations.end(), c.name) != job.configurations.end())
+        for (size_t i = 0; i < c.instances.size(); ++i) {
+          const std::string& type = c.instances[i].type;
+          const std::string ec2_type = cloud_instance_type(type);
+          if (!ec2.find(ec2_type))
+            throw InputError(config.path, c.pointer + "/instances/" + std::to_string(i) + "/type",
+                             fmt::format("configuration '{}': {} runs {} as the EC2 instance {}, which {} does not price "
+                                         "(--sagemaker-rates prices it at SageMaker's rates)", c.name, platform, type, ec2_type, name));
+        }
+  return name;
+}
+
 std::string launch_config_reference(const Config& config) {
   namespace fs = std::filesystem;
   const fs::path path = fs::absolute(config.path).lexically_normal();
@@ -261,6 +289,8 @@ std::vector<std::string> node_entry_arguments(const Config& config, const Launch
   if (!workload.empty()) a.insert(a.end(), {"--workload", workload});
   if (!role.tls_dir.empty()) a.insert(a.end(), {"--tls-dir", role.tls_dir});
   if (!role.peers_dir.empty()) a.insert(a.end(), {"--peers", role.peers_dir});
+  if (role.group == "trainer" && !role.price_table.empty()) a.insert(a.end(), {"--price-table", role.price_table});
+  if (role.group == "trainer" && job.spot) a.insert(a.end(), {"--market", "spot"});
   if (role.group == "trainer") {
     a.insert(a.end(), {"--configurations", join_names(job.configurations, ","), "--data-wait-s", std::to_string(data_wait_s),
                        "--out", role.out_dir});

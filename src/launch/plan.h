@@ -50,7 +50,16 @@ struct LaunchCommon {
   int64_t data_port = 50051;
   int64_t data_wait_s = 600;             // how long the trainer waits for a data host
   std::optional<int64_t> max_runtime_s;  // each job's bound; default launch_max_runtime_s
+  bool sagemaker_rates = false;          // SkyPilot, Kubernetes: price a SageMaker-priced config at SageMaker's rates
 };
+
+/// The table a job on EC2 instances (SkyPilot, Kubernetes) is priced from: a config priced from
+/// SageMaker's table (`aws-sagemaker-REGION`, its `ml.` types) is priced from `aws-ec2-REGION`,
+/// each `ml.TYPE` as the EC2 instance `TYPE` it runs on; "" = the config's own table (already
+/// EC2's, or `accept_sagemaker_rates`). InputError naming the configuration's type the EC2 table
+/// lacks, or --sagemaker-rates when no EC2 table of the region is there.
+std::string ec2_price_table(const Config& config, const std::vector<LaunchJobPlan>& jobs, bool accept_sagemaker_rates,
+                            const std::string& platform);
 
 /// `job`'s bound in seconds under `common` (InputError on --max-runtime-s below 1 s).
 int64_t job_runtime_s(const LaunchCommon& common, const Config& config, const LaunchJobPlan& job);
@@ -103,6 +112,10 @@ std::string s3_bucket_problem(const std::string& bucket);
 /// InputError on `flag` unless `uri` is s3://BUCKET[/KEY] with a bucket S3 allows.
 void check_s3_uri(const std::string& flag, const std::string& uri);
 
+/// The instance type the cloud launches for a config's type: SageMaker's "ml." prefix removed
+/// (`ml.p4d.24xlarge` runs as the EC2 instance `p4d.24xlarge`).
+std::string cloud_instance_type(const std::string& type);
+
 /// `names` joined with `sep`.
 std::string join_names(const std::vector<std::string>& names, const std::string& sep);
 
@@ -124,6 +137,7 @@ struct NodeEntryRole {
   /// job sees (SkyPilot: under the mounted bucket): each data host publishes its address there as
   /// TASK-RANK, the trainer its start as kTrainerPeer.
   std::string peers_dir;
+  std::string price_table;    // trainer: "" = the config's table; else the results are priced from it (ml. types as EC2's)
 };
 
 /// The trainer's file in a job's peers directory: data hosts that find none within their wait stop.

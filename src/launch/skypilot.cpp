@@ -17,7 +17,6 @@ std::string torch_pip_install(const std::string& built_against, bool cuda) {
          (cuda ? "" : " --index-url https://download.pytorch.org/whl/cpu");
 }
 
-std::string cloud_instance_type(const std::string& type) { return type.rfind("ml.", 0) == 0 ? type.substr(3) : type; }
 
 namespace {
 /// A bucket SkyPilot mounts (sky/data/storage.py's stores).
@@ -66,6 +65,7 @@ std::vector<SkyPilotJob> skypilot_jobs(const Config& config, const SkyPilotLaunc
                ? std::string()
                : "the price table " + config.price_table.name + " prices provider '" + provider + "', which pperf does not launch on SkyPilot";
   });
+  const std::string price_table = ec2_price_table(config, jobs, o.sagemaker_rates, "SkyPilot");
   std::vector<SkyPilotJob> out;
   for (const LaunchJobPlan& j : jobs) {
     SkyPilotJob job;
@@ -90,7 +90,7 @@ std::vector<SkyPilotJob> skypilot_jobs(const Config& config, const SkyPilotLaunc
     // Each data node publishes its address (SKYPILOT_NODE_IPS) under the mounted bucket.
     const std::string peers = job.job_group ? std::string(kSkyPilotOutputDir) + "/" + job.name + "/peers" : "";
     NodeEntryRole trainer{"skypilot", job.name, "trainer", cloud_instance_type(j.trainer_type), 1,
-                          std::string(kSkyPilotOutputDir) + "/" + job.name, tls, peers};
+                          std::string(kSkyPilotOutputDir) + "/" + job.name, tls, peers, price_table};
     job.documents.push_back(task(config, o, job.job_group ? "trainer" : job.name, j.trainer_type, j.spot, 1, job.job_group,
                                  node_entry_arguments(config, j, trainer, group_names, o.selection.workload, o.data_port,
                                                       o.data_wait_s, runtime)));

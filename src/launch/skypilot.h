@@ -49,7 +49,5 @@ void check_skypilot_output(const std::string& output);
 /// not download the CUDA wheel and its libraries.
 std::string torch_pip_install(const std::string& built_against, bool cuda);
 
-/// The instance type the cloud launches for a config's type: SageMaker's "ml." prefix removed.
-std::string cloud_instance_type(const std::string& type);
 
 }  // namespace pperf

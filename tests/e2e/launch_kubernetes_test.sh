@@ -42,7 +42,8 @@ j[3]["spec"]["pytorchReplicaSpecs"]["Master"]["template"]["spec"]["containers"][
 "homogeneous,heterogeneous" in j[3]["spec"]["pytorchReplicaSpecs"]["Master"]["template"]["spec"]["containers"][0]["command"] and "heterogeneous=p4d-vs-hetero-p4d-24xlarge-t1-data:2" in j[3]["spec"]["pytorchReplicaSpecs"]["Master"]["template"]["spec"]["containers"][0]["command"]
 j[3]["spec"]["pytorchReplicaSpecs"]["Master"]["template"]["spec"]["volumes"] == [{"name": "results", "persistentVolumeClaim": {"claimName": "pperf-results"}}]
 {"name": "PPERF_DATA_TOKEN", "valueFrom": {"secretKeyRef": {"name": "p4d-vs-hetero-p4d-24xlarge-t1-token", "key": "token"}}} in j[3]["spec"]["pytorchReplicaSpecs"]["Master"]["template"]["spec"]["containers"][0]["env"]
-j[0]["stringData"]["token"] not in json.dumps(j[1:])'
+j[0]["stringData"]["token"] not in json.dumps(j[1:])
+" ".join(j[3]["spec"]["pytorchReplicaSpecs"]["Master"]["template"]["spec"]["containers"][0]["command"]).count("--price-table aws-ec2-us-east-1") == 1 and "--market" not in j[3]["spec"]["pytorchReplicaSpecs"]["Master"]["template"]["spec"]["containers"][0]["command"]'
 check "a drained node's pod comes back: the trainer under ExitCode (pperf exits 128 + the signal), a data pod by the Job's podFailurePolicy" json_check "$work/seed.json" '
 j[3]["spec"]["runPolicy"]["backoffLimit"] == 3 and j[2]["spec"]["backoffLimit"] == 3
 j[2]["spec"]["podFailurePolicy"]["rules"] == [{"action": "FailJob", "onExitCodes": {"containerName": "data", "operator": "In", "values": [2]}}, {"action": "Ignore", "onPodConditions": [{"type": "DisruptionTarget", "status": "True"}]}]'
@@ -66,10 +67,12 @@ j[3]["spec"]["pytorchReplicaSpecs"]["Master"]["restartPolicy"] == "ExitCode" and
 check "  pass the CRD and the client's models" "$venv_python" tests/e2e/launch_platforms.py kubernetes "$crd" "$work"/spot/*.yaml
 check "--capacity-labels karpenter: Karpenter's label and values" expect_exit 0 "$work/o" launch --config p4d_vs_hetero --spot --capacity-labels karpenter --out "$work/karpenter"
 docs "$(ls "$work"/karpenter/*.yaml)" "$work/karpenter.json"
-check "  karpenter.sh/capacity-type: spot on every pod" json_check "$work/karpenter.json" '
+check "  karpenter.sh/capacity-type: spot on every pod, the trainer told its job is on Spot (priced as Spot)" json_check "$work/karpenter.json" '
+"--market spot" in " ".join(j[3]["spec"]["pytorchReplicaSpecs"]["Master"]["template"]["spec"]["containers"][0]["command"])
 j[2]["spec"]["template"]["spec"]["nodeSelector"] == {"node.kubernetes.io/instance-type": "c5.18xlarge", "karpenter.sh/capacity-type": "spot"}
 j[3]["spec"]["pytorchReplicaSpecs"]["Master"]["template"]["spec"]["nodeSelector"] == {"node.kubernetes.io/instance-type": "p4d.24xlarge", "karpenter.sh/capacity-type": "spot"}'
 check "  passes the CRD and the client's models" "$venv_python" tests/e2e/launch_platforms.py kubernetes "$crd" "$work"/karpenter/*.yaml
+check "--sagemaker-rates: the config's own table kept" bash -c "'$pperf' launch kubernetes --image x --results-claim r --job-suffix t1 --config p4d_vs_hetero --sagemaker-rates --out '$work/smrates' >/dev/null && ! grep -q -- '--price-table' '$work'/smrates/*.yaml"
 check "an unknown --capacity-labels refused" one_line_error "^--capacity-labels: 'gke': expected eks or karpenter" launch --config p4d_vs_hetero --capacity-labels gke --out "$work/w"
 
 # --- seed 000's job on loopback, to a decision (operator v1, then Trainer v2) -------------------
@@ -92,7 +95,8 @@ len(j["results"][1]["decision"]["improvement_pct_bounds"]) == 2
 j["placement"]["platform"] == "kubernetes" and j["placement"]["job_name"] == "seed000-ci-c5-9xlarge-ci"
 len(j["placement"]["job_id"]) == 36 and j["placement"]["instance_type"] == "c5.9xlarge"
 j["placement"]["group"] == "trainer" and j["placement"]["host_id"] == "seed000-ci-c5-9xlarge-ci-master-0"
-j["placement"]["instance_id"] == "ip-127-0-0-4.ec2.internal"'
+j["placement"]["instance_id"] == "ip-127-0-0-4.ec2.internal"
+j["pricing"]["table"] == "aws-ec2-us-east-1" and all(g["type"] in ("c5.9xlarge", "c5.18xlarge") for r in j["results"] for g in r["instances"])'
 done
 check "v1: the rank read from RANK, v2: from PET_NODE_RANK" bash -c "grep -q '\"rank_variable\":\"RANK\"' '$work/job-v1/seed000-ci-c5-9xlarge-ci-master-0.log' && grep -q '\"rank_variable\":\"PET_NODE_RANK\"' '$work/job-v2/seed000-ci-c5-9xlarge-ci-master-0.log'"
 check "no pperf-only variable reached a pod (names resolve through the hosts file, as cluster DNS)" bash -c "! grep -q PPERF_HOSTS '$work/job-v1/summary.json'"

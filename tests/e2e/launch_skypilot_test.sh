@@ -103,6 +103,17 @@ token="$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1])
 check "the token is in no node's log" bash -c "! grep -l '$token' $work/job/*.log"
 check "no node process left" no_process "node-entry --platform skypilot"
 
+check "priced where it ran: EC2's table, each ml. type as its EC2 instance" json_check "$results" '
+j["pricing"]["table"] == "aws-ec2-us-east-1" and [g["type"] for g in j["results"][1]["instances"]] == ["c5.9xlarge", "c5.18xlarge"]
+all(g["market"] == "on_demand" for r in j["results"] for g in r["instances"])'
+
+# --- --spot: the job on Spot, its results priced as Spot -------------------------------------------
+(cd "$work/code" && "$pperf" launch skypilot --config seed000.json --output s3://pperf-ci/out --image pperf:ci --job-suffix spot --spot --out "$work/cispot") >"$work/cispot.log" 2>&1
+check "--spot: the job group runs to its end" "$venv_python" tests/e2e/platform_harness.py skypilot "$pperf" "$work/cispot/seed000-ci-c5-9xlarge-spot-spot.yaml" "$work/jobspot" "$work/code" --timeout-s 150
+check "  its results say Spot and are priced at the EC2 table's Spot rates" json_check "$work/jobspot/mount/seed000-ci-c5-9xlarge-spot-spot/results.json" '
+all(g["market"] == "spot" for r in j["results"] for g in r["instances"]) and j["pricing"]["table"] == "aws-ec2-us-east-1"
+j["results"][0]["instances"][0]["usd_per_hour"] == 0.6571'
+
 # --- a Spot recovery: the bucket kept the finished results, not measured again ----------------------
 cp "$results" "$work/first.json"
 rm "$results"

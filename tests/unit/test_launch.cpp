@@ -343,6 +343,26 @@ TEST(LaunchPlan, ConfigurationNamesAShellWouldReadRefused) {
   EXPECT_FALSE(shell_plain("a`b`"));
 }
 
+TEST(LaunchPlan, OnEc2InstancesPricedFromTheEc2Table) {
+  const Config config = seed000_native();  // aws-sagemaker-us-east-1, ml.p4d.24xlarge and ml.c5.18xlarge
+  const auto jobs = launch_plan(config, {}, "test", kAnyType);
+  EXPECT_EQ(ec2_price_table(config, jobs, false, "Kubernetes"), "aws-ec2-us-east-1");
+  EXPECT_EQ(ec2_price_table(config, jobs, true, "Kubernetes"), "");  // --sagemaker-rates
+  const NodeEntryRole trainer{"kubernetes", "j", "trainer", "p4d.24xlarge", 1, "/out/j", "", "", "aws-ec2-us-east-1"};
+  const auto a = node_entry_arguments(config, jobs[0], trainer, {"d"}, "", 50051, 600, 1680);
+  EXPECT_NE(std::find(a.begin(), a.end(), "--price-table"), a.end());
+  Config other = config;
+  other.configurations[1].instances[1].type = "ml.c5.4xlarge";  // priced by SageMaker's table, not EC2's
+  other.price_table.instances.emplace("ml.c5.4xlarge", *config.price_table.find("ml.c5.18xlarge"));
+  try {
+    ec2_price_table(other, jobs, false, "Kubernetes");
+    FAIL() << "a type the EC2 table lacks was priced";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("/configurations/1/instances/1/type: configuration 'heterogeneous': Kubernetes runs ml.c5.4xlarge as the EC2 instance c5.4xlarge"),
+              std::string::npos) << e.what();
+  }
+}
+
 TEST(LaunchFiles, TorchFromAnIndexThatServesIt) {
   EXPECT_EQ(torch_pip_install("2.11.0+cu130", true), "python3 -m pip install --quiet \"torch==2.11.0\"");
   EXPECT_EQ(torch_pip_install("2.7.1", false), "python3 -m pip install --quiet \"torch==2.7.1\" --index-url https://download.pytorch.org/whl/cpu");

@@ -28,6 +28,9 @@ constexpr int kExitOk = 0, kExitResultFailed = 1, kExitBadInput = 2, kExitRuntim
 /// `run`/`cost --history`: the results file is written but the history could not record it
 /// (the database went away mid-run); `pperf history record FILE` records it later.
 constexpr int kExitHistoryNotRecorded = 5;
+/// A launched job's entry point stopped by signal N exits kExitSignalBase + N, as a shell reports
+/// a killed process (the training operator restarts a pod only for 128 and more).
+constexpr int kExitSignalBase = 128;
 
 /// The exit code a finished run or cost earns: interrupted 3, else 1 if any result failed or is
 /// partial, or (`require_converged`) stopped before its CI reached the target, else 0.

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <sstream>
 
 #include "src/cli/cli.h"
 #include "src/core/crypto.h"
@@ -33,7 +34,8 @@ constexpr const char* kLaunchUsage =
     "       pperf launch skypilot --config C --output BUCKET_URI\n"
     "         [--image IMAGE | --bundle DIR] [--tls DIR] [COMMON]\n"
     "       pperf launch kubernetes --config C --image IMAGE --results-claim PVC\n"
-    "         [--namespace NS] [--tls DIR] [COMMON]\n"
+    "         [--namespace NS] [--capacity-labels eks|karpenter] [--tls DIR]\n"
+    "         [COMMON]\n"
     "COMMON: --out DIR [--only A,B] [--workload W] [--spot] [--max-runtime-s N]\n"
     "        [--job-suffix S] [--token-file F] [--data-port P] [--data-wait-s N]\n"
     "Writes the jobs into DIR and prints how to start each (docs/launch.md).\n";
@@ -52,10 +54,11 @@ po::options_description launch_options(const std::string& platform) {
       "workload", po::value<std::string>(), "the one workload the data instances serve (when the config has several)")(
       "spot", "Spot instances for every job (a Spot configuration gets them anyway)")(
       "max-runtime-s", po::value<int64_t>(), "each job's time bound (default: from the config's measure budget)")(
-      "job-suffix", po::value<std::string>(), "appended to each job's name (default: the UTC time, YYYYMMDDTHHMMSS)")(
+      "job-suffix", po::value<std::string>(), "appended to each job's name (default: the UTC time YYYYMMDDTHHMMSS and 4 random hex digits)")(
       "token-file", po::value<std::string>(), "the data workers' token (default: a new random one)")(
       "data-port", po::value<int64_t>()->default_value(50051), "the data workers' port")(
       "data-wait-s", po::value<int64_t>()->default_value(600), "how long the trainer waits for a data host to come up")(
+      "sagemaker-rates", "SkyPilot, Kubernetes: price a config priced from SageMaker's table at SageMaker's rates (default: EC2's)")(
       "out", po::value<std::string>()->required(), "directory the jobs are written to");
   return options;
 }
@@ -66,13 +69,14 @@ LaunchCommon common_launch(const Parsed& p) {
   if (p.has("only")) c.selection.only = split_commas(p.string("only"));
   if (p.has("workload")) c.selection.workload = p.string("workload");
   c.selection.spot = p.has("spot");
+  c.sagemaker_rates = p.has("sagemaker-rates");
   if (p.has("max-runtime-s")) c.max_runtime_s = p.vars["max-runtime-s"].as<int64_t>();
   if (p.has("job-suffix")) {
     c.job_suffix = p.string("job-suffix");
   } else {
     std::string t = utc_timestamp();  // 2026-11-29T03:58:32Z
     t.erase(std::remove_if(t.begin(), t.end(), [](char ch) { return ch == '-' || ch == ':' || ch == 'Z'; }), t.end());
-    c.job_suffix = t;
+    c.job_suffix = t + "-" + random_token_hex(2);  // launches in the same second differ
   }
   c.token = p.has("token-file") ? read_token_file(p.string("token-file")) : random_token_hex(32);
   c.data_port = p.vars["data-port"].as<int64_t>();
@@ -82,8 +86,12 @@ LaunchCommon common_launch(const Parsed& p) {
   return c;
 }
 
-/// Writes each (file name, text) into `out`, readable by this user only.
+/// Writes each (file name, text) into `out`, readable by this user only; refused (nothing
+/// written) when one is there already: a job file is never replaced.
 void write_private(const fs::path& out, const std::vector<std::pair<std::string, std::string>>& files) {
+  for (const auto& [name, text] : files)
+    if (fs::exists(out / name))
+      throw InputError("--out", "", (out / name).string() + " exists; pperf launch never replaces a job file (another --out or --job-suffix)");
   const mode_t old_mask = ::umask(077);
   try {
     for (const auto& [name, text] : files) write_file_atomically((out / name).string(), text);
@@ -107,6 +115,35 @@ std::map<std::string, std::string> read_tls_dir(const std::string& dir) {
     if (files[name].find("-----BEGIN ") == std::string::npos) throw InputError("--tls", "", path.string() + " is not PEM");
   }
   return files;
+}
+
+/// What every platform prints after writing: per job where its results land and how to fetch
+/// them (per job the place and the command, saving it as JOB.json), and, when the
+/// config takes several jobs, the `pperf decide` that makes one decision of them.
+void print_results_and_decision(const std::vector<std::string>& where, const std::vector<std::string>& fetch,
+                                const std::vector<std::string>& jobs) {
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    std::cout << fmt::format("{}: results land in {}\n", jobs[i], where[i]);
+    std::cout << fmt::format("  fetch them when it has ended: {}\n", fetch[i]);
+  }
+  if (jobs.size() < 2) return;
+  std::vector<std::string> files;
+  for (const auto& j : jobs) files.push_back(j + ".json");
+  std::cout << fmt::format("The config takes {} jobs (one per trainer instance type); with every results file fetched, one decision:\n"
+                           "  pperf decide {} --out decided.json --markdown decided.md\n",
+                           jobs.size(), fmt::join(files, " "));
+}
+
+/// `prefix` (a bucket URI) and `rest` joined by one '/'.
+std::string under(const std::string& prefix, const std::string& rest) {
+  return prefix.empty() || prefix.back() == '/' ? prefix + rest : prefix + "/" + rest;
+}
+
+/// The command that copies a bucket object (s3://, gs://; others by their own tool) to `local`.
+std::string copy_command(const std::string& uri, const std::string& local) {
+  if (uri.rfind("s3://", 0) == 0) return "aws s3 cp " + uri + " " + local;
+  if (uri.rfind("gs://", 0) == 0) return "gcloud storage cp " + uri + " " + local;
+  return "copy " + uri + " to " + local + " with the store's own tool";
 }
 
 std::string measures(const std::vector<std::string>& configurations) {
@@ -155,6 +192,16 @@ int launch_sagemaker(const std::vector<std::string>& args) {
                              job.request["StoppingCondition"]["MaxRuntimeInSeconds"].get<int64_t>());
     std::cout << fmt::format("  aws sagemaker create-training-job --cli-input-json file://{}\n", (out / (job.name + ".json")).string());
   }
+  std::vector<std::string> where, fetch, names;
+  for (const auto& job : jobs) {
+    // SageMaker uploads /opt/ml/model as S3OutputPath/JOB/output/model.tar.gz when the job ends.
+    const std::string model = under(o.output_s3, job.name + "/output/model.tar.gz");
+    where.push_back(model + " (results.json inside)");
+    fetch.push_back(fmt::format("aws s3 cp {} {}.tar.gz && tar -xzf {}.tar.gz results.json && mv results.json {}.json", model,
+                                job.name, job.name, job.name));
+    names.push_back(job.name);
+  }
+  print_results_and_decision(where, fetch, names);
   return kExitOk;
 }
 
@@ -183,6 +230,16 @@ int launch_skypilot(const std::vector<std::string>& args) {
     read_tls_dir(p.string("tls"));  // refused here, not on the instances
     o.tls_dir = fs::absolute(p.string("tls")).string();
   }
+  check_skypilot_output(o.output);  // before the bundle: the first thing wrong is named
+  if (o.image.empty()) {
+    for (const char* f : {"run.sh", "TORCH_VERSION"})
+      if (!fs::is_regular_file(fs::path(o.bundle_dir) / f))
+        throw InputError("--bundle", "", fmt::format("'{}' is not a GPU bundle (no {} there; scripts/gpu-bundle.sh makes one): "
+                                                     "give its folder as `sky jobs launch` will see it, or --image",
+                                                     o.bundle_dir, f));
+    std::istringstream version(read_text_file((fs::path(o.bundle_dir) / "TORCH_VERSION").string()));
+    version >> o.bundle_torch;
+  }
   const auto jobs = skypilot_jobs(config, o);
   const fs::path out = p.string("out");
   std::vector<std::pair<std::string, std::string>> files;
@@ -195,6 +252,14 @@ int launch_skypilot(const std::vector<std::string>& args) {
                              job.job_group ? " (a job group: the tasks start together, the data tasks end with the trainer)" : "");
     std::cout << fmt::format("  sky jobs launch -y -n {} {}\n", job.name, (out / (job.name + ".yaml")).string());
   }
+  std::vector<std::string> where, fetch, names;
+  for (const auto& job : jobs) {
+    const std::string results = under(o.output, job.name + "/results.json");
+    where.push_back(results);
+    fetch.push_back(copy_command(results, job.name + ".json"));
+    names.push_back(job.name);
+  }
+  print_results_and_decision(where, fetch, names);
   return kExitOk;
 }
 
@@ -203,6 +268,8 @@ int launch_kubernetes(const std::vector<std::string>& args) {
   options.add_options()("image", po::value<std::string>()->required(), "the pods' container image, pperf on its PATH")(
       "results-claim", po::value<std::string>()->required(), "a PersistentVolumeClaim mounted at /pperf-output: results, report, checkpoints")(
       "namespace", po::value<std::string>()->default_value("default"), "the namespace of every object")(
+      "capacity-labels", po::value<std::string>()->default_value("eks"),
+      "the labels that say a node is Spot or on-demand: eks (managed node groups) or karpenter (Karpenter, EKS Auto Mode)")(
       "tls", po::value<std::string>(), "a directory of cert.pem, key.pem (ca.pem): the data workers serve TLS (a Secret mounted at /pperf-tls)");
   Parsed p = parse("launch kubernetes", options, args);
   if (p.help) return std::cout << kLaunchUsage << options, kExitOk;
@@ -212,6 +279,10 @@ int launch_kubernetes(const std::vector<std::string>& args) {
   o.image = p.string("image");
   o.results_claim = p.string("results-claim");
   o.name_space = p.string("namespace");
+  if (const std::string labels = p.string("capacity-labels"); labels == "karpenter")
+    o.capacity_labels = CapacityLabels::karpenter;
+  else if (labels != "eks")
+    throw InputError("--capacity-labels", "", "'" + labels + "': expected eks or karpenter");
   if (p.has("tls")) o.tls_files = read_tls_dir(p.string("tls"));
   const auto jobs = kubernetes_jobs(config, o);
   const fs::path out = p.string("out");
@@ -225,6 +296,14 @@ int launch_kubernetes(const std::vector<std::string>& args) {
     std::cout << fmt::format("{}: measures {} ({})\n", job.name, measures(job.configurations), objects);
     std::cout << fmt::format("  kubectl apply -f {}\n", (out / (job.name + ".yaml")).string());
   }
+  std::vector<std::string> where, fetch, names;
+  for (const auto& job : jobs) {
+    where.push_back(fmt::format("{}/results.json on the claim {} (namespace {})", job.name, o.results_claim, o.name_space));
+    fetch.push_back(fmt::format("from a pod that mounts the claim at /pperf-output (docs/launch.md): kubectl -n {} cp POD:/pperf-output/{}/results.json {}.json",
+                                o.name_space, job.name, job.name));
+    names.push_back(job.name);
+  }
+  print_results_and_decision(where, fetch, names);
   return kExitOk;
 }
 

@@ -11,10 +11,12 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cctype>
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <iostream>
 #include <sstream>
 #include <thread>
@@ -51,6 +53,13 @@ struct NodeRun {
   std::optional<int64_t> max_runtime_s;  // the child is stopped past it (a job must not outbill its bound)
   std::string token;
   fs::path tls_dir;                     // "" = plaintext; else kTlsCertFile, kTlsKeyFile (kTlsCaFile) there
+  /// "" = the data hosts by the names the platform resolves; else the directory (in the job's
+  /// mounted bucket) where each data host publishes its address as a file named by its host key
+  /// and the trainer its start as kTrainerPeer (SkyPilot off Kubernetes: no in-group names).
+  fs::path peers_dir;
+  std::string peer_key;  // data, with peers_dir: this host's file there
+  std::string price_table;  // trainer: "" = the config's; else priced from it, each ml. type as its EC2 type
+  bool spot = false;        // trainer: the job runs on Spot: its configurations priced as Spot
   std::string listen_host = "0.0.0.0";  // data: the address it serves on
   std::vector<std::pair<std::string, std::string>> placement;  // PPERF_* read by `pperf run`
   fs::path results_file, report_dir, checkpoints_dir;
@@ -105,12 +114,14 @@ bool accepts_connections(const std::string& host, int64_t port) {
   return ok;
 }
 
-int exit_code_of(int status) { return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0); }
+int exit_code_of(int status) { return WIFEXITED(status) ? WEXITSTATUS(status) : kExitSignalBase + (WIFSIGNALED(status) ? WTERMSIG(status) : 0); }
 
 /// Runs `argv` to its end, forwarding SIGTERM/SIGINT (the platform's stop) to it and stopping it
-/// at `deadline`. Its exit code; std::runtime_error when the deadline stopped it.
+/// at `deadline`, or when `give_up` (asked every half second) gives a reason. Its exit code;
+/// std::runtime_error when the deadline or `give_up` stopped it.
 int run_child(const std::vector<std::string>& argv, const std::vector<std::pair<std::string, std::string>>& env,
-              std::optional<std::chrono::steady_clock::time_point> deadline, int64_t bound_s) {
+              std::optional<std::chrono::steady_clock::time_point> deadline, int64_t bound_s,
+              const std::function<std::string()>& give_up = {}) {
   SpawnOptions spawn;
   spawn.argv = argv;
   spawn.set_env = env;
@@ -120,13 +131,17 @@ int run_child(const std::vector<std::string>& argv, const std::vector<std::pair<
   spawn.unset_env = {"RANK", "WORLD_SIZE", "LOCAL_RANK", "MASTER_ADDR", "MASTER_PORT"};
   ChildProcess child(spawn);
   bool forwarded = false, expired = false;
+  std::string gave_up;
   for (;;) {
     if (const auto status = child.wait(0.5)) {
       if (expired) throw std::runtime_error(fmt::format("stopped at the job's bound of {} s (--max-runtime-s)", bound_s));
+      if (!gave_up.empty()) throw std::runtime_error(gave_up);
       return exit_code_of(*status);
     }
-    if (!forwarded && (g_stop_signal || (deadline && std::chrono::steady_clock::now() > *deadline))) {
-      expired = !g_stop_signal;
+    if (forwarded) continue;
+    if (!g_stop_signal && give_up) gave_up = give_up();
+    if (g_stop_signal || !gave_up.empty() || (deadline && std::chrono::steady_clock::now() > *deadline)) {
+      expired = !g_stop_signal && gave_up.empty();
       child.signal(SIGTERM);
       forwarded = true;
     }
@@ -144,6 +159,22 @@ void check_tls_dir(const fs::path& tls_dir, const std::string& origin) {
   if (tls_dir.empty()) return;
   for (const char* f : {kTlsCertFile, kTlsKeyFile})
     if (!fs::is_regular_file(tls_dir / f)) throw InputError((tls_dir / f).string(), "", "missing (" + origin + " brings the TLS files)");
+}
+
+/// What `host` published in `peers_dir` (its address), "" while it has not.
+std::string published_address(const fs::path& peers_dir, const std::string& host) {
+  std::error_code ec;
+  if (!fs::is_regular_file(peers_dir / host, ec)) return "";
+  std::string text = read_text_file((peers_dir / host).string());
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.pop_back();
+  return text;
+}
+
+/// Writes `address` as `key` in `peers_dir` (whole: written beside, then renamed).
+void publish(const std::string& tag, const fs::path& peers_dir, const std::string& key, const std::string& address) {
+  fs::create_directories(peers_dir);
+  write_file_atomically((peers_dir / key).string(), address + "\n");
+  std::cerr << fmt::format("{}: published {} as {}\n", tag, address, (peers_dir / key).string());
 }
 
 /// Asks each data worker to stop (the Shutdown RPC with the job's token), so the job ends.
@@ -165,12 +196,20 @@ void stop_data_hosts(const std::string& tag, const std::vector<std::string>& end
 /// The config the job runs: the launched file (same SHA-256), with each configuration's data
 /// endpoints the job's data hosts instead of the emulation's spawned workers; written beside the
 /// original (its relative paths stay right). Returns its path.
-std::string trainer_config(const NodeRun& node, const std::map<std::string, std::string>& addresses) {
+std::string trainer_config(const NodeRun& node, const std::function<std::string(const std::string&)>& address_of_host) {
   const std::string path = find_config(node.config_ref);
   if (sha256_hex(read_text_file(path)) != node.config_sha256)
     throw InputError(node.config_source, "", path + " is not the config `pperf launch` read (its SHA-256 differs)");
   nlohmann::json doc = read_json_file(path);
+  if (!node.price_table.empty()) {
+    // A SageMaker-priced config on EC2 instances: EC2's table, each ml. type as its EC2 type.
+    doc["pricing"]["table"] = node.price_table;
+    for (auto& c : doc["configurations"])
+      for (auto& g : c["instances"]) g["type"] = cloud_instance_type(g.value("type", ""));
+  }
   for (auto& c : doc["configurations"]) {
+    if (node.spot)
+      for (auto& g : c["instances"]) g["market"] = "spot";
     const auto hosts = node.data_hosts.find(c.value("name", ""));
     if (hosts == node.data_hosts.end()) continue;
     auto& data = c["execution"]["data"];
@@ -178,7 +217,7 @@ std::string trainer_config(const NodeRun& node, const std::map<std::string, std:
     data.erase("tls_ca");  // the emulation's; the job's own when it has TLS files
     if (!node.tls_dir.empty()) data["tls_ca"] = fs::absolute(trusted_ca(node.tls_dir)).string();
     data["endpoints"] = nlohmann::json::array();
-    for (const auto& h : hosts->second) data["endpoints"].push_back(address_of(addresses, h) + ":" + std::to_string(node.port));
+    for (const auto& h : hosts->second) data["endpoints"].push_back(address_of_host(h) + ":" + std::to_string(node.port));
   }
   const fs::path derived = fs::path(path).parent_path() / ("." + fs::path(path).stem().string() + "." + node.job_name + ".json");
   write_file_atomically(derived.string(), doc.dump(1) + "\n");
@@ -206,24 +245,55 @@ int run_node(NodeRun node) {
     else
       argv.insert(argv.end(), {"--tls-cert", (node.tls_dir / kTlsCertFile).string(), "--tls-key", (node.tls_dir / kTlsKeyFile).string()});
     if (!node.workload.empty()) argv.insert(argv.end(), {"--workload", node.workload});
-    const int code = run_child(argv, node.placement, deadline, node.max_runtime_s.value_or(0));
+    std::function<std::string()> no_trainer;
+    if (!node.peers_dir.empty()) {
+      publish(node.tag, node.peers_dir, node.peer_key, node.listen_host);
+      // A data host whose trainer never starts (no capacity for it) stops within its wait: it
+      // would bill for nothing until the job's bound.
+      const auto wait_until = started + std::chrono::seconds(node.wait_s);
+      no_trainer = [&node, wait_until]() -> std::string {
+        if (std::chrono::steady_clock::now() < wait_until || !published_address(node.peers_dir, kTrainerPeer).empty()) return "";
+        return fmt::format("no trainer published its start in {} within {} s (--data-wait-s): this data host stops", node.peers_dir.string(), node.wait_s);
+      };
+    }
+    const int code = run_child(argv, node.placement, deadline, node.max_runtime_s.value_or(0), no_trainer);
     if (code != 0) throw std::runtime_error(fmt::format("the data worker exited with code {}", code));
     return kExitOk;
   }
 
-  std::vector<std::string> endpoints;
-  for (const auto& h : node.all_data_hosts) endpoints.push_back(address_of(addresses, h) + ":" + std::to_string(node.port));
+  // Where each data host is reached: its name (the platform resolves it), or the address it published.
+  std::map<std::string, std::string> reached;
+  const auto address_of_host = [&](const std::string& h) {
+    const auto it = reached.find(h);
+    return it != reached.end() ? it->second : address_of(addresses, h);
+  };
+  const auto endpoints = [&] {
+    std::vector<std::string> out;
+    for (const auto& h : node.all_data_hosts)
+      if (node.peers_dir.empty() || reached.count(h)) out.push_back(address_of_host(h) + ":" + std::to_string(node.port));
+    return out;
+  };
   try {
+    if (!node.peers_dir.empty()) publish(node.tag, node.peers_dir, kTrainerPeer, node.listen_host);
     // Every data host up before measuring: a host that never comes up fails the job now (a hung job bills).
     const auto wait_until = std::chrono::steady_clock::now() + std::chrono::seconds(node.wait_s);
     for (const auto& h : node.all_data_hosts) {
-      while (!accepts_connections(address_of(addresses, h), node.port)) {
+      for (;;) {
+        const std::string address = node.peers_dir.empty() ? address_of(addresses, h) : published_address(node.peers_dir, h);
+        if (!address.empty() && accepts_connections(address, node.port)) {
+          reached[h] = address;
+          break;
+        }
         if (std::chrono::steady_clock::now() > wait_until)
-          throw std::runtime_error(fmt::format("data host {} did not accept connections on port {} within {} s", h, node.port, node.wait_s));
+          throw std::runtime_error(address.empty() ? fmt::format("data host {} did not publish its address in {} within {} s", h,
+                                                                 node.peers_dir.string(), node.wait_s)
+                               : node.peers_dir.empty() ? fmt::format("data host {} did not accept connections on port {} within {} s", h, node.port, node.wait_s)
+                                                        : fmt::format("data host {} (at {}) did not accept connections on port {} within {} s", h,
+                                                                      address, node.port, node.wait_s));
         if (g_stop_signal) throw std::runtime_error("stopped (signal) while waiting for the data hosts");
         std::this_thread::sleep_for(std::chrono::seconds(1));
       }
-      std::cerr << fmt::format("{}: data host {} is up\n", node.tag, h);
+      std::cerr << fmt::format("{}: data host {} is up at {}\n", node.tag, h, reached[h]);
     }
     const fs::path in_progress = node.checkpoints_dir / "results.json";
     const fs::path done = node.checkpoints_dir / "results.done";
@@ -233,7 +303,7 @@ int run_node(NodeRun node) {
     if (fs::is_regular_file(done) && fs::is_regular_file(in_progress) && read_text_file(done.string()) == marker) {
       std::cerr << node.tag << ": the results in " << in_progress.string() << " are complete (restored checkpoint); not measured again\n";
     } else {
-      const std::string derived = trainer_config(node, addresses);
+      const std::string derived = trainer_config(node, address_of_host);
       std::vector<std::string> argv{self, "run", "--native", "--config", derived, "--only", node.configurations, "--out",
                                     in_progress.string(), "--markdown", (node.report_dir / "report.md").string(),
                                     "--html", (node.report_dir / "report.html").string()};
@@ -241,21 +311,26 @@ int run_node(NodeRun node) {
       fs::create_directories(node.checkpoints_dir);
       fs::create_directories(node.report_dir);
       run_code = run_child(argv, node.placement, deadline, node.max_runtime_s.value_or(0));
+      if (g_stop_signal) throw std::runtime_error(fmt::format("stopped by signal {} while measuring", g_stop_signal.load()));
       if (run_code != kExitOk && run_code != kExitResultFailed) throw std::runtime_error(fmt::format("pperf run exited with code {}", run_code));
       write_file_atomically(done.string(), marker);
     }
     write_file_atomically(node.results_file.string(), read_text_file(in_progress.string()));
-    stop_data_hosts(node.tag, endpoints, node.token, trusted_ca(node.tls_dir));
+    stop_data_hosts(node.tag, endpoints(), node.token, trusted_ca(node.tls_dir));
     if (run_code == kExitResultFailed) throw std::runtime_error("a result failed (results.json says which)");
     return kExitOk;
   } catch (...) {
-    stop_data_hosts(node.tag, endpoints, node.token, trusted_ca(node.tls_dir));
+    // Stopped by the platform (a drained node, a reclaimed Spot instance): the trainer is started
+    // again and the data hosts must still serve it; they end with the job's bound otherwise.
+    if (!g_stop_signal) stop_data_hosts(node.tag, endpoints(), node.token, trusted_ca(node.tls_dir));
     throw;
   }
 }
 
 /// Runs `body` with the platform's stop signals caught; a refusal is exit 2, a failure exit 3,
-/// each also written to `failure_file` when there is one (SageMaker shows its first line).
+/// each also written to `failure_file` when there is one (SageMaker shows its first line); stopped
+/// by a signal, exit kExitSignalBase + the signal whatever `body` made of it (the training
+/// operator's `restartPolicy: ExitCode` restarts a pod only for exit codes of 128 and more).
 int as_entry_point(const std::string& tag, const fs::path& failure_file, const std::function<int()>& body) {
   std::signal(SIGTERM, on_entry_stop_signal);
   std::signal(SIGINT, on_entry_stop_signal);
@@ -269,12 +344,13 @@ int as_entry_point(const std::string& tag, const fs::path& failure_file, const s
     }
     return code;
   };
+  const auto stopped = [&](int code) { return g_stop_signal ? fail(fmt::format("stopped by signal {}", g_stop_signal.load()), kExitSignalBase + g_stop_signal) : code; };
   try {
-    return body();
+    return stopped(body());
   } catch (const InputError& e) {
-    return fail(e.what(), kExitBadInput);
+    return g_stop_signal ? stopped(0) : fail(e.what(), kExitBadInput);
   } catch (const std::exception& e) {
-    return fail(e.what(), kExitRuntime);
+    return g_stop_signal ? (std::cerr << tag << ": " << e.what() << "\n", stopped(0)) : fail(e.what(), kExitRuntime);
   }
 }
 
@@ -365,9 +441,11 @@ std::tuple<std::string, std::string, int64_t> parse_data_use(const std::string& 
   return {text.substr(0, eq), text.substr(eq + 1, colon - eq - 1), *count};
 }
 
-/// The i-th host of data group `group` by the platform's naming: a SkyPilot job group's
-/// `TASK-I.GROUP` (SkyPilot's /etc/hosts), an Indexed Job's `JOB-I.SERVICE` (cluster DNS).
-std::string data_host_name(const std::string& platform, const std::string& group, int64_t i) {
+/// The i-th host of data group `group`: with `peers` (SkyPilot off Kubernetes) its key `TASK-I`
+/// in the peers directory; else by the platform's naming: a SkyPilot job group's `TASK-I.GROUP`
+/// (SkyPilot's /etc/hosts, on Kubernetes only), an Indexed Job's `JOB-I.SERVICE` (cluster DNS).
+std::string data_host_name(const std::string& platform, const std::string& group, int64_t i, bool peers) {
+  if (peers) return fmt::format("{}-{}", group, i);
   if (platform == "skypilot") return fmt::format("{}-{}.{}", group, i, required_env("SKYPILOT_JOBGROUP_NAME", "SkyPilot's job group"));
   return fmt::format("{}-{}.{}", group, i, group);
 }
@@ -397,7 +475,10 @@ int node_entry(const std::vector<std::string>& args) {
       "workers", po::value<int64_t>()->default_value(1), "data: preprocessing threads")(
       "max-runtime-s", po::value<int64_t>()->required(), "the job's bound: this host's work is stopped past it")(
       "out", po::value<std::string>(), "trainer: the directory of results.json, the report and checkpoints/")(
-      "tls-dir", po::value<std::string>(), "the data workers' TLS files (cert.pem, key.pem, ca.pem): serve and dial over TLS");
+      "tls-dir", po::value<std::string>(), "the data workers' TLS files (cert.pem, key.pem, ca.pem): serve and dial over TLS")(
+      "peers", po::value<std::string>(), "a directory the job's hosts share: data hosts publish their addresses there, the trainer its start")(
+      "price-table", po::value<std::string>(), "trainer: price the results from this table, each ml. type as the EC2 instance it ran on")(
+      "market", po::value<std::string>(), "trainer: spot when the job runs on Spot (its configurations priced as Spot)");
   Parsed p = parse("node-entry", options, args);
   if (p.help) return std::cout << options, kExitOk;
   const std::string platform = p.string("platform");
@@ -422,6 +503,13 @@ int node_entry(const std::vector<std::string>& args) {
     node.tls_dir = p.string("tls-dir");
     check_tls_dir(node.tls_dir, "the job");
   }
+  const bool peers = p.has("peers");
+  if (p.has("price-table")) node.price_table = p.string("price-table");
+  if (p.has("market")) {
+    if (p.string("market") != "spot") throw InputError("--market", "", "'" + p.string("market") + "': expected spot");
+    node.spot = true;
+  }
+  if (peers) node.peers_dir = p.string("peers");
   if (node.trainer) {
     if (!p.has("configurations") || !p.has("out")) throw InputError("--configurations", "", "the trainer needs --configurations and --out");
     node.configurations = p.string("configurations");
@@ -429,11 +517,11 @@ int node_entry(const std::vector<std::string>& args) {
     if (p.has("data"))
       for (const auto& use : p.vars["data"].as<std::vector<std::string>>()) {
         const auto [configuration, data_group, count] = parse_data_use(use);
-        for (int64_t i = 0; i < count; ++i) node.data_hosts[configuration].push_back(data_host_name(platform, data_group, i));
+        for (int64_t i = 0; i < count; ++i) node.data_hosts[configuration].push_back(data_host_name(platform, data_group, i, peers));
         group_sizes[data_group] = std::max(group_sizes[data_group], count);
       }
     for (const auto& [data_group, count] : group_sizes)
-      for (int64_t i = 0; i < count; ++i) node.all_data_hosts.push_back(data_host_name(platform, data_group, i));
+      for (int64_t i = 0; i < count; ++i) node.all_data_hosts.push_back(data_host_name(platform, data_group, i, peers));
     const fs::path out = p.string("out");
     node.results_file = out / "results.json";
     node.report_dir = out;
@@ -453,6 +541,7 @@ int node_entry(const std::vector<std::string>& args) {
     if (node.trainer && ips.size() != 1)
       throw InputError("SKYPILOT_NUM_NODES", "", nodes + ": the trainer task pperf writes has one node");
     node.listen_host = ips[static_cast<size_t>(rank)];
+    node.peer_key = fmt::format("{}-{}", group, rank);
     job_id = env_or("SKYPILOT_TASK_ID", node.job_name);
     host_id = fmt::format("{}-{}", group, rank);
     node.view = {{"rank", rank}, {"node_ips", ips}, {"job_group", env_or("SKYPILOT_JOBGROUP_NAME")}};

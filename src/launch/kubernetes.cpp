@@ -1,9 +1,10 @@
 #include "src/launch/kubernetes.h"
 
+#include <algorithm>
+#include <cmath>
 #include <regex>
 
 #include "src/core/input_error.h"
-#include "src/launch/skypilot.h"
 
 namespace pperf {
 
@@ -28,12 +29,58 @@ nlohmann::ordered_json pod_env(const std::string& token_secret) {
   return env;
 }
 
-nlohmann::ordered_json node_selector(const std::string& type, bool spot) {
+/// How often a pod stopped by its node (drained, reclaimed) is started again before the job fails.
+constexpr int64_t kRestartLimit = 3;
+
+/// The data Job's: a pod its node took away (the DisruptionTarget condition: a drain, a reclaimed
+/// Spot node, preemption) is replaced without counting against backoffLimit; a refusal of pperf's
+/// own (exit 2: the same on every pod) fails the Job at once.
+nlohmann::ordered_json data_pod_failure_policy() {
+  return {{"rules",
+           {{{"action", "FailJob"}, {"onExitCodes", {{"containerName", "data"}, {"operator", "In"}, {"values", {2}}}}},
+            {{"action", "Ignore"}, {"onPodConditions", {{{"type", "DisruptionTarget"}, {"status", "True"}}}}}}}};
+}
+
+nlohmann::ordered_json node_selector(const std::string& type, bool spot, CapacityLabels labels) {
   nlohmann::ordered_json s{{kInstanceTypeLabel, cloud_instance_type(type)}};
-  if (spot) s[kCapacityTypeLabel] = "SPOT";
+  if (labels == CapacityLabels::eks)
+    s[kCapacityTypeLabel] = spot ? "SPOT" : "ON_DEMAND";
+  else
+    s[kKarpenterCapacityTypeLabel] = spot ? "spot" : "on-demand";
   return s;
 }
+
+/// Places a pod of `job` on an instance of `type` as it is priced: by the node's labels (type
+/// and capacity), one pod of the job per node (anti-affinity on the hostname: two data
+/// instances are never measured as one), every pod of the job in one zone (the first pod's), and
+/// the instance's resources asked for by its first container (GPUs tolerating their taint).
+void place(nlohmann::ordered_json& pod_spec, const Config& config, const std::string& type, bool spot, const std::string& job,
+           const KubernetesLaunchOptions& o) {
+  const PodResources r = pod_resources(*config.price_table.find(type));
+  nlohmann::ordered_json& container = pod_spec["containers"][0];
+  container["resources"]["requests"] = {{"cpu", r.cpu}, {"memory", r.memory}};
+  if (r.gpus > 0) container["resources"]["limits"] = {{kGpuResource, r.gpus}};
+  // Keys added to the pod spec after the container's (an ordered map moves its elements).
+  pod_spec["nodeSelector"] = node_selector(type, spot, o.capacity_labels);
+  const nlohmann::ordered_json same_job{{"matchLabels", {{"pperf/job", job}}}};
+  pod_spec["affinity"] = {
+      {"podAntiAffinity", {{"requiredDuringSchedulingIgnoredDuringExecution", {{{"labelSelector", same_job}, {"topologyKey", "kubernetes.io/hostname"}}}}}},
+      {"podAffinity", {{"requiredDuringSchedulingIgnoredDuringExecution", {{{"labelSelector", same_job}, {"topologyKey", "topology.kubernetes.io/zone"}}}}}}};
+  if (r.gpus > 0) pod_spec["tolerations"] = {{{"key", kGpuResource}, {"operator", "Exists"}, {"effect", "NoSchedule"}}};
+}
 }  // namespace
+
+PodResources pod_resources(const InstanceSpec& spec) {
+  if (spec.vcpus < 1 || spec.memory_gib <= 0)
+    throw InputError(spec.type, "", "the price table gives no vCPUs or memory for it: a pod cannot ask for the instance");
+  PodResources r;
+  const int64_t cpu_m = spec.vcpus * 1000 - std::min<int64_t>(1000, spec.vcpus * 500);
+  r.cpu = cpu_m % 1000 == 0 ? std::to_string(cpu_m / 1000) : std::to_string(cpu_m) + "m";
+  const auto memory_mib = static_cast<int64_t>(std::floor(spec.memory_gib * 1024 * 0.9)) - 1024;
+  r.memory = std::to_string(std::max<int64_t>(memory_mib, static_cast<int64_t>(spec.memory_gib * 512))) + "Mi";
+  if (is_cuda_accelerator(spec)) r.gpus = static_cast<int64_t>(std::ceil(spec.accelerators));
+  return r;
+}
 
 std::vector<KubernetesJob> kubernetes_jobs(const Config& config, const KubernetesLaunchOptions& o) {
   if (o.image.empty()) throw InputError("--image", "", "give the pods' image: a container image with pperf on PATH (docs/launch.md)");
@@ -42,11 +89,12 @@ std::vector<KubernetesJob> kubernetes_jobs(const Config& config, const Kubernete
   if (!std::regex_match(o.results_claim, kDnsSubdomain) || o.results_claim.size() > 253)
     throw InputError("--results-claim", "", "'" + o.results_claim + "' is not a PersistentVolumeClaim name");
   const auto jobs = launch_plan(config, o.selection, "Kubernetes", [](const std::string&) { return std::string(); });
+  const std::string price_table = ec2_price_table(config, jobs, o.sagemaker_rates, "Kubernetes");
   std::vector<KubernetesJob> out;
   for (const LaunchJobPlan& j : jobs) {
     KubernetesJob job;
-    // Pods NAME-master-0 and NAME-data-I, the Secret NAME-token: within a 63-character DNS label.
-    job.name = launch_job_name(config.name + "-" + cloud_instance_type(j.key), o.job_suffix, 40, 14, true);
+    // The Master pod NAME-master-0 and the data pods' host names NAME-dataG-I: within a 63-character DNS label.
+    job.name = launch_job_name(config.name, cloud_instance_type(j.key), o.job_suffix, 50, true, "Kubernetes");
     job.configurations = j.configurations;
     const int64_t runtime = job_runtime_s(o, config, j);
     const bool with_data = !j.data_groups.empty();
@@ -90,21 +138,22 @@ std::vector<KubernetesJob> kubernetes_jobs(const Config& config, const Kubernete
       pod["metadata"] = {{"labels", {{"app.kubernetes.io/name", "pperf"}, {"pperf/job", job.name}, {"pperf/group", name}}}};
       pod["spec"] = {{"subdomain", name},
                      {"restartPolicy", "Never"},
-                     {"nodeSelector", node_selector(d.type, j.spot)},
                      {"containers",
                       {{{"name", "data"},
                         {"image", o.image},
                         {"command", argv},
                         {"env", pod_env(secret)},
                         {"ports", {{{"name", "data"}, {"containerPort", o.data_port}, {"protocol", "TCP"}}}}}}}};
+      place(pod["spec"], config, d.type, j.spot, job.name, o);
       add_tls(pod["spec"], pod["spec"]["containers"][0]);
       nlohmann::ordered_json batch{{"apiVersion", "batch/v1"}, {"kind", "Job"}, {"metadata", metadata(name, o, job.name, "data")}};
       batch["spec"] = {{"completionMode", "Indexed"}, {"completions", d.count}, {"parallelism", d.count},
-                       {"backoffLimit", 0},           {"activeDeadlineSeconds", runtime}, {"template", pod}};
+                       {"backoffLimit", kRestartLimit}, {"podFailurePolicy", data_pod_failure_policy()},
+                       {"activeDeadlineSeconds", runtime}, {"ttlSecondsAfterFinished", kFinishedTtlS}, {"template", pod}};
       job.documents.push_back(batch);
     }
     NodeEntryRole trainer{"kubernetes", job.name, "trainer", cloud_instance_type(j.trainer_type), 1,
-                          std::string(kKubernetesOutputDir) + "/" + job.name, tls ? kKubernetesTlsDir : ""};
+                          std::string(kKubernetesOutputDir) + "/" + job.name, tls ? kKubernetesTlsDir : "", "", price_table};
     std::vector<std::string> argv{"pperf"};
     const auto entry = node_entry_arguments(config, j, trainer, group_names, o.selection.workload, o.data_port, o.data_wait_s, runtime);
     argv.insert(argv.end(), entry.begin(), entry.end());
@@ -112,17 +161,18 @@ std::vector<KubernetesJob> kubernetes_jobs(const Config& config, const Kubernete
                                      {"volumeMounts", {{{"name", "results"}, {"mountPath", kKubernetesOutputDir}}}}};
     nlohmann::ordered_json master;
     master["replicas"] = 1;
-    // On Spot a reclaimed node's pod (killed by a signal) starts again and resumes from the
-    // claim; an error of pperf's own does not (ExitCode: only 128+ exits are retried).
-    master["restartPolicy"] = j.spot ? "ExitCode" : "Never";
+    // A drained or reclaimed node's pod (stopped by a signal: pperf exits 128 + it) starts again
+    // and resumes from the claim, on Spot or not; an error of pperf's own does not (ExitCode: the
+    // operator retries exit codes of 128 and more only).
+    master["restartPolicy"] = "ExitCode";
     master["template"] = {{"metadata", {{"labels", {{"app.kubernetes.io/name", "pperf"}, {"pperf/job", job.name}, {"pperf/group", "trainer"}}}}},
                           {"spec",
-                           {{"nodeSelector", node_selector(j.trainer_type, j.spot)},
-                            {"containers", {container}},
+                           {{"containers", {container}},
                             {"volumes", {{{"name", "results"}, {"persistentVolumeClaim", {{"claimName", o.results_claim}}}}}}}}};
+    place(master["template"]["spec"], config, j.trainer_type, j.spot, job.name, o);
     add_tls(master["template"]["spec"], master["template"]["spec"]["containers"][0]);
     nlohmann::ordered_json pytorch{{"apiVersion", "kubeflow.org/v1"}, {"kind", "PyTorchJob"}, {"metadata", metadata(job.name, o, job.name, "trainer")}};
-    pytorch["spec"] = {{"runPolicy", {{"cleanPodPolicy", "None"}, {"activeDeadlineSeconds", runtime}, {"backoffLimit", j.spot ? 3 : 0}}},
+    pytorch["spec"] = {{"runPolicy", {{"cleanPodPolicy", "None"}, {"ttlSecondsAfterFinished", kFinishedTtlS}, {"activeDeadlineSeconds", runtime}, {"backoffLimit", kRestartLimit}}},
                        {"pytorchReplicaSpecs", {{"Master", master}}}};
     job.documents.push_back(pytorch);
     out.push_back(std::move(job));

@@ -17,7 +17,13 @@
 
 namespace pperf {
 
+/// Which labels say a node's capacity type (Spot or on-demand): EKS managed node groups'
+/// `eks.amazonaws.com/capacityType: SPOT|ON_DEMAND`, Karpenter's (and EKS Auto Mode's)
+/// `karpenter.sh/capacity-type: spot|on-demand`.
+enum class CapacityLabels { eks, karpenter };
+
 struct KubernetesLaunchOptions : LaunchCommon {
+  CapacityLabels capacity_labels = CapacityLabels::eks;
   std::string image;             // a container image with pperf on PATH
   std::string name_space = "default";
   std::string results_claim;     // a PersistentVolumeClaim mounted at kKubernetesOutputDir
@@ -32,6 +38,22 @@ inline constexpr const char* kKubernetesTlsDir = "/pperf-tls";
 inline constexpr const char* kInstanceTypeLabel = "node.kubernetes.io/instance-type";
 /// EKS managed node groups' capacity label (Spot configurations' pods go to Spot nodes).
 inline constexpr const char* kCapacityTypeLabel = "eks.amazonaws.com/capacityType";
+/// Karpenter's capacity label (`--capacity-labels karpenter`).
+inline constexpr const char* kKarpenterCapacityTypeLabel = "karpenter.sh/capacity-type";
+/// The extended resource (and the taint GPU nodes commonly carry) of NVIDIA's device plugin.
+inline constexpr const char* kGpuResource = "nvidia.com/gpu";
+/// How long a finished Job or PyTorchJob (and its pods' logs) stays before Kubernetes removes it.
+inline constexpr int64_t kFinishedTtlS = 86400;
+
+/// What a pod of an instance type asks of its node, placed as priced: `cpu` and `memory` near the
+/// instance's allocatable (its vCPUs less one core, or half of them below two; 90 % of its memory
+/// less 1 GiB, in MiB), and its NVIDIA accelerators as `nvidia.com/gpu` (0: none).
+struct PodResources {
+  std::string cpu, memory;
+  int64_t gpus = 0;
+};
+/// InputError naming the type when the price table does not say its vCPUs and memory.
+PodResources pod_resources(const InstanceSpec& spec);
 
 struct KubernetesJob {
   std::string name;                         // the PyTorchJob's name

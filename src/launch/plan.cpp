@@ -52,6 +52,12 @@ const InstanceGroup& trainer_of(const Config& config, const Configuration& c, co
 /// TLS CA are replaced in the job (the data instances serve there).
 void refuse_what_fails_there(const Config& config, const Configuration& c, const InstanceGroup& trainer) {
   const InstanceSpec* spec = config.price_table.find(trainer.type);
+  if (spec && spec->accelerators > 0 && !is_cuda_accelerator(*spec))
+    throw InputError(config.path, at(c, "/instances"),
+                     fmt::format("configuration '{}': {} carries {} {} accelerator(s), which a launched pperf does not train on "
+                                 "(it trains on NVIDIA GPUs and CPUs); launching it needs a Neuron image and a step that runs there "
+                                 "(not yet, docs/launch.md)",
+                                 c.name, trainer.type, spec->accelerators, spec->accelerator_model));
   HostCapacity host;
   host.logical_cpus = spec && spec->vcpus > 0 ? spec->vcpus : 1;
   host.cuda_devices = spec ? static_cast<int64_t>(std::ceil(spec->accelerators)) : 0;
@@ -105,11 +111,22 @@ std::vector<LaunchJobPlan> launch_plan(const Config& config, const LaunchSelecti
   if (!s.workload.empty() &&
       std::none_of(config.workloads.begin(), config.workloads.end(), [&](const auto& w) { return w.name == s.workload; }))
     throw InputError("--workload", "", "'" + s.workload + "' is not a workload of " + config.path);
+  if (!s.workload.empty() && !shell_plain(s.workload))
+    throw InputError("--workload", "", "'" + s.workload + "' holds a character a shell on the instances would read");
+  if (!shell_plain(launch_config_reference(config)))
+    throw InputError(config.path, "", "the config's file name holds a character a shell on the instances would read; rename it "
+                                      "(letters, digits and -_./:=,@%+ only)");
   const std::vector<std::string> only = only_names(config, s.only);
   const int64_t workloads = s.workload.empty() ? static_cast<int64_t>(config.workloads.size()) : 1;
   std::vector<LaunchJobPlan> jobs;
   for (const Configuration& c : config.configurations) {
     if (!only.empty() && std::find(only.begin(), only.end(), c.name) == only.end()) continue;
+    // The names reach shells the job's platform writes (SageMaker's toolkit runs its entry point
+    // as /bin/sh -c "./ENTRY ARGS", the arguments re-quoted inside double quotes: `$(` runs there).
+    if (!shell_plain(c.name))
+      throw InputError(config.path, at(c, "/name"),
+                       "configuration name '" + c.name + "' holds a character a shell on the instances would read; a launched "
+                       "configuration's name is letters, digits and -_./:=,@%+ only");
     const InstanceGroup& trainer = trainer_of(config, c, platform, rule);
     refuse_what_fails_there(config, c, trainer);
     bool spot = s.spot;
@@ -138,6 +155,41 @@ std::vector<LaunchJobPlan> launch_plan(const Config& config, const LaunchSelecti
   }
   if (jobs.empty()) throw InputError("--only", "", "no configuration selected");
   return jobs;
+}
+
+bool is_cuda_accelerator(const InstanceSpec& spec) {
+  if (spec.accelerators <= 0) return false;
+  for (const char* other : {"Trainium", "Inferentia", "Gaudi", "TPU"})
+    if (spec.accelerator_model.find(other) != std::string::npos) return false;
+  return true;
+}
+
+std::string cloud_instance_type(const std::string& type) { return type.rfind("ml.", 0) == 0 ? type.substr(3) : type; }
+
+std::string ec2_price_table(const Config& config, const std::vector<LaunchJobPlan>& jobs, bool accept_sagemaker_rates,
+                            const std::string& platform) {
+  const std::string prefix = "aws-sagemaker-";
+  if (accept_sagemaker_rates || config.price_table.name.rfind(prefix, 0) != 0) return "";
+  const std::string name = "aws-ec2-" + config.price_table.name.substr(prefix.size());
+  PriceTable ec2;
+  try {
+    ec2 = load_price_table(name, config.price_table.region);
+  } catch (const std::exception& e) {
+    throw InputError("--sagemaker-rates", "", fmt::format("{} runs EC2 instances, but there is no EC2 table {} to price them ({}); "
+                                                          "--sagemaker-rates prices them at SageMaker's rates", platform, name, e.what()));
+  }
+  for (const Configuration& c : config.configurations)
+    for (const auto& job : jobs)
+      if (std::find(job.configurations.begin(), job.configurations.end(), c.name) != job.configurations.end())
+        for (size_t i = 0; i < c.instances.size(); ++i) {
+          const std::string& type = c.instances[i].type;
+          const std::string ec2_type = cloud_instance_type(type);
+          if (!ec2.find(ec2_type))
+            throw InputError(config.path, c.pointer + "/instances/" + std::to_string(i) + "/type",
+                             fmt::format("configuration '{}': {} runs {} as the EC2 instance {}, which {} does not price "
+                                         "(--sagemaker-rates prices it at SageMaker's rates)", c.name, platform, type, ec2_type, name));
+        }
+  return name;
 }
 
 std::string launch_config_reference(const Config& config) {
@@ -173,10 +225,48 @@ std::string launch_name(const std::string& text, size_t max_length, bool lower) 
   return out;
 }
 
-std::string launch_job_name(const std::string& base, const std::string& suffix, size_t max_length, size_t suffix_length,
-                            bool lower) {
-  const std::string tail = suffix.empty() ? "" : "-" + launch_name(suffix, suffix_length, lower);
-  return launch_name(base, max_length - tail.size(), lower) + tail;
+std::string launch_job_name(const std::string& config_name, const std::string& key, const std::string& suffix,
+                            size_t max_length, bool lower, const std::string& platform) {
+  std::string tail = "-" + launch_name(key, max_length, lower);
+  if (!suffix.empty()) tail += "-" + launch_name(suffix, max_length, lower);
+  if (tail.size() + 1 > max_length)
+    throw InputError("--job-suffix", "", fmt::format("'{}' makes the job name '{}' longer than {} allows ({} characters)", suffix,
+                                                     tail.substr(1), platform, max_length));
+  // The config's name in whole words, as many as fit before the trainer's type and the suffix.
+  std::string head = launch_name(config_name, std::string::npos, lower);
+  if (head.size() > max_length - tail.size()) {
+    head.resize(max_length - tail.size() + 1);  // one past: a '-' there ends a whole word
+    const auto cut = head.rfind('-');
+    head.resize(cut == std::string::npos ? 0 : cut);
+  }
+  return head.empty() ? tail.substr(1) : head + tail;
+}
+
+std::string s3_bucket_problem(const std::string& b) {
+  if (b.size() < 3 || b.size() > 63) return fmt::format("{} characters (S3 allows 3 to 63)", b.size());
+  for (char ch : b)
+    if (!(std::islower(static_cast<unsigned char>(ch)) || std::isdigit(static_cast<unsigned char>(ch)) || ch == '.' || ch == '-'))
+      return fmt::format("'{}' is not allowed (lower-case letters, digits, '.' and '-' only)", ch);
+  if (!std::isalnum(static_cast<unsigned char>(b.front())) || !std::isalnum(static_cast<unsigned char>(b.back())))
+    return "it must begin and end with a letter or digit";
+  if (b.find("..") != std::string::npos) return "two adjacent periods";
+  if (std::all_of(b.begin(), b.end(), [](char ch) { return std::isdigit(static_cast<unsigned char>(ch)) || ch == '.'; }) &&
+      std::count(b.begin(), b.end(), '.') == 3)
+    return "an IP address";
+  for (const char* prefix : {"xn--", "sthree-", "amzn-s3-demo-"})
+    if (b.rfind(prefix, 0) == 0) return std::string("S3 reserves the prefix ") + prefix;
+  for (const std::string suffix : {"-s3alias", "--ol-s3", ".mrap", "--x-s3", "--table-s3"})
+    if (b.size() > suffix.size() && b.compare(b.size() - suffix.size(), suffix.size(), suffix) == 0)
+      return "S3 reserves the suffix " + suffix;
+  return "";
+}
+
+void check_s3_uri(const std::string& flag, const std::string& uri) {
+  if (uri.rfind("s3://", 0) != 0 || uri.size() <= 5)
+    throw InputError(flag, "", "'" + uri + "' is not an S3 URI (s3://BUCKET/PREFIX)");
+  const std::string bucket = uri.substr(5, uri.find('/', 5) == std::string::npos ? std::string::npos : uri.find('/', 5) - 5);
+  if (const std::string why = s3_bucket_problem(bucket); !why.empty())
+    throw InputError(flag, "", "'" + bucket + "' is not an S3 bucket name: " + why);
 }
 
 std::string join_names(const std::vector<std::string>& names, const std::string& sep) {
@@ -198,6 +288,9 @@ std::vector<std::string> node_entry_arguments(const Config& config, const Launch
                              "--max-runtime-s", std::to_string(max_runtime_s)};
   if (!workload.empty()) a.insert(a.end(), {"--workload", workload});
   if (!role.tls_dir.empty()) a.insert(a.end(), {"--tls-dir", role.tls_dir});
+  if (!role.peers_dir.empty()) a.insert(a.end(), {"--peers", role.peers_dir});
+  if (role.group == "trainer" && !role.price_table.empty()) a.insert(a.end(), {"--price-table", role.price_table});
+  if (role.group == "trainer" && job.spot) a.insert(a.end(), {"--market", "spot"});
   if (role.group == "trainer") {
     a.insert(a.end(), {"--configurations", join_names(job.configurations, ","), "--data-wait-s", std::to_string(data_wait_s),
                        "--out", role.out_dir});
@@ -205,16 +298,21 @@ std::vector<std::string> node_entry_arguments(const Config& config, const Launch
       a.insert(a.end(), {"--data", configuration + "=" + group_names.at(use.first) + ":" + std::to_string(use.second)});
   } else {
     a.insert(a.end(), {"--workers", std::to_string(role.data_workers)});
+    if (!role.peers_dir.empty()) a.insert(a.end(), {"--data-wait-s", std::to_string(data_wait_s)});  // its wait for the trainer
   }
   return a;
+}
+
+bool shell_plain(const std::string& word) {
+  return !word.empty() && std::all_of(word.begin(), word.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || std::string("-_./:=,@%+").find(c) != std::string::npos;
+  });
 }
 
 std::string shell_line(const std::vector<std::string>& argv) {
   std::string out;
   for (const auto& word : argv) {
-    const bool plain = !word.empty() && std::all_of(word.begin(), word.end(), [](char c) {
-      return std::isalnum(static_cast<unsigned char>(c)) || std::string("-_./:=,@%+").find(c) != std::string::npos;
-    });
+    const bool plain = shell_plain(word);
     std::string quoted = "'";
     for (char c : word) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
     out += (out.empty() ? "" : " ") + (plain ? word : quoted + "'");

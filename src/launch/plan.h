@@ -50,7 +50,16 @@ struct LaunchCommon {
   int64_t data_port = 50051;
   int64_t data_wait_s = 600;             // how long the trainer waits for a data host
   std::optional<int64_t> max_runtime_s;  // each job's bound; default launch_max_runtime_s
+  bool sagemaker_rates = false;          // SkyPilot, Kubernetes: price a SageMaker-priced config at SageMaker's rates
 };
+
+/// The table a job on EC2 instances (SkyPilot, Kubernetes) is priced from: a config priced from
+/// SageMaker's table (`aws-sagemaker-REGION`, its `ml.` types) is priced from `aws-ec2-REGION`,
+/// each `ml.TYPE` as the EC2 instance `TYPE` it runs on; "" = the config's own table (already
+/// EC2's, or `accept_sagemaker_rates`). InputError naming the configuration's type the EC2 table
+/// lacks, or --sagemaker-rates when no EC2 table of the region is there.
+std::string ec2_price_table(const Config& config, const std::vector<LaunchJobPlan>& jobs, bool accept_sagemaker_rates,
+                            const std::string& platform);
 
 /// `job`'s bound in seconds under `common` (InputError on --max-runtime-s below 1 s).
 int64_t job_runtime_s(const LaunchCommon& common, const Config& config, const LaunchJobPlan& job);
@@ -66,6 +75,11 @@ using InstanceTypeRule = std::function<std::string(const std::string& type)>;
 /// `pperf run --native` would refuse on the trainer instance.
 std::vector<LaunchJobPlan> launch_plan(const Config& config, const LaunchSelection& selection, const std::string& platform,
                                        const InstanceTypeRule& rule);
+
+/// Whether the instance has accelerators and they are CUDA GPUs (the device plugin's
+/// nvidia.com/gpu) by the price table's accelerator model: Trainium, Inferentia, Gaudi and TPU
+/// chips are not (tables name NVIDIA's models with or without "NVIDIA").
+bool is_cuda_accelerator(const InstanceSpec& spec);
 
 /// How a job names the config it runs: a shipped config by its name (the image and the bundle
 /// ship them), any other by its file name (the job's code directory must hold it).
@@ -83,10 +97,24 @@ inline constexpr int64_t kItemAllowanceS = 300;
 /// letter or digit.
 std::string launch_name(const std::string& text, size_t max_length, bool lower = false);
 
-/// A job's name: launch_name of `base` then of `suffix` (at most `suffix_length`) after a '-',
-/// `max_length` in all.
-std::string launch_job_name(const std::string& base, const std::string& suffix, size_t max_length, size_t suffix_length,
-                            bool lower);
+/// A job's name within `max_length` on `platform`: the config's name in whole words (as many as
+/// fit, none when none does), then the trainer's `key` and `suffix` whole, each as launch_name
+/// makes it. InputError on --job-suffix when the key and suffix alone do not fit.
+std::string launch_job_name(const std::string& config_name, const std::string& key, const std::string& suffix,
+                            size_t max_length, bool lower, const std::string& platform);
+
+/// Why `bucket` is not a name S3 allows a general purpose bucket ("" when it is): 3 to 63
+/// characters of lower-case letters, digits, '.' and '-', beginning and ending with a letter or
+/// digit, no "..", not an IPv4 address, none of S3's reserved prefixes ("xn--", "sthree-",
+/// "amzn-s3-demo-") and suffixes ("-s3alias", "--ol-s3", ".mrap", "--x-s3", "--table-s3").
+std::string s3_bucket_problem(const std::string& bucket);
+
+/// InputError on `flag` unless `uri` is s3://BUCKET[/KEY] with a bucket S3 allows.
+void check_s3_uri(const std::string& flag, const std::string& uri);
+
+/// The instance type the cloud launches for a config's type: SageMaker's "ml." prefix removed
+/// (`ml.p4d.24xlarge` runs as the EC2 instance `p4d.24xlarge`).
+std::string cloud_instance_type(const std::string& type);
 
 /// `names` joined with `sep`.
 std::string join_names(const std::vector<std::string>& names, const std::string& sep);
@@ -105,7 +133,15 @@ struct NodeEntryRole {
   int64_t data_workers = 1;   // data group: preprocessing threads per instance
   std::string out_dir;        // trainer: results.json, report, checkpoints/
   std::string tls_dir;        // "" = plaintext; else where the job puts kTlsCertFile, kTlsKeyFile (and kTlsCaFile)
+  /// "" = the data hosts by the names the platform resolves; else a directory every host of the
+  /// job sees (SkyPilot: under the mounted bucket): each data host publishes its address there as
+  /// TASK-RANK, the trainer its start as kTrainerPeer.
+  std::string peers_dir;
+  std::string price_table;    // trainer: "" = the config's table; else the results are priced from it (ml. types as EC2's)
 };
+
+/// The trainer's file in a job's peers directory: data hosts that find none within their wait stop.
+inline constexpr const char* kTrainerPeer = "trainer";
 
 /// The data workers' TLS files in a job's TLS directory (`--tls`): the data hosts serve with the
 /// certificate and key; the trainer trusts kTlsCaFile when the directory has one, else the
@@ -120,6 +156,10 @@ inline constexpr const char* kTlsCaFile = "ca.pem";
 std::vector<std::string> node_entry_arguments(const Config& config, const LaunchJobPlan& job, const NodeEntryRole& role,
                                               const std::vector<std::string>& group_names, const std::string& workload,
                                               int64_t data_port, int64_t data_wait_s, int64_t max_runtime_s);
+
+/// Whether `word` means the same to every shell unquoted, double-quoted or single-quoted: letters,
+/// digits and -_./:=,@%+ only (not empty).
+bool shell_plain(const std::string& word);
 
 /// `argv` as one line of POSIX shell (each word single-quoted where it needs it).
 std::string shell_line(const std::vector<std::string>& argv);

@@ -33,10 +33,12 @@ std::vector<SageMakerJob> sagemaker_jobs(const Config& config, const SageMakerLa
     throw InputError("--image", "", "give the job's image: --image URI (pperf inside) or --framework pytorch:VERSION (AWS's image, the GPU bundle as source)");
   if (!o.framework_version.empty() && !std::regex_match(o.source_s3, kS3Uri))
     throw InputError("--source", "", "--framework needs --source s3://BUCKET/KEY.tar.gz: the GPU bundle (scripts/gpu-bundle.sh) packed and uploaded");
+  if (!o.framework_version.empty()) check_s3_uri("--source", o.source_s3);
   if (!std::regex_match(o.role_arn, kRoleArn))
     throw InputError("--role", "", "'" + o.role_arn + "' is not an IAM role ARN (arn:aws:iam::ACCOUNT:role/NAME)");
   if (!std::regex_match(o.output_s3, kS3Uri) || o.output_s3.size() > 900)
     throw InputError("--output", "", "'" + o.output_s3 + "' is not an S3 URI (s3://BUCKET/PREFIX)");
+  check_s3_uri("--output", o.output_s3);
   const std::string region = sagemaker_region(config);
   const std::string image = o.image.empty() ? "" : o.image;
   if (image.size() > 255) throw InputError("--image", "", "longer than SageMaker's 255 characters");
@@ -57,7 +59,7 @@ std::vector<SageMakerJob> sagemaker_jobs(const Config& config, const SageMakerLa
                                    join_names(names, ", "), j.trainer_type, 1 + j.data_groups.size(), j.data_groups.size()));
     SageMakerJob job;
     job.configurations = names;
-    job.name = launch_job_name(config.name + "-" + j.key, o.job_suffix, 63, 20, false);
+    job.name = launch_job_name(config.name, j.key, o.job_suffix, 63, false, "SageMaker");
     if (!std::regex_match(job.name, kJobName))
       throw InputError(config.path, "/name", "'" + job.name + "' is not a SageMaker job name (letters, digits, '-'; at most 63)");
 
@@ -83,7 +85,7 @@ std::vector<SageMakerJob> sagemaker_jobs(const Config& config, const SageMakerLa
     const bool tls = !j.data_groups.empty() && !o.tls_s3.empty();
     hyper[keys::kTlsChannel] = tls ? kSageMakerTlsChannel : "";
     if (tls) {
-      if (!std::regex_match(o.tls_s3, kS3Uri)) throw InputError("--tls", "", "'" + o.tls_s3 + "' is not an S3 URI (s3://BUCKET/PREFIX/)");
+      check_s3_uri("--tls", o.tls_s3);
       r["InputDataConfig"] = {{{"ChannelName", kSageMakerTlsChannel},
                                {"DataSource", {{"S3DataSource", {{"S3DataType", "S3Prefix"}, {"S3Uri", o.tls_s3}, {"S3DataDistributionType", "FullyReplicated"}}}}},
                                {"InputMode", "File"}}};

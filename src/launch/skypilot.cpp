@@ -8,7 +8,15 @@
 
 namespace pperf {
 
-std::string cloud_instance_type(const std::string& type) { return type.rfind("ml.", 0) == 0 ? type.substr(3) : type; }
+std::string torch_pip_install(const std::string& built_against, bool cuda) {
+  static const std::regex kRelease("[0-9]+(\\.[0-9]+)*");
+  const std::string version = built_against.substr(0, built_against.find('+'));
+  if (!std::regex_match(version, kRelease))
+    throw InputError("--bundle", "", "TORCH_VERSION '" + built_against + "' is not a torch release version");
+  return "python3 -m pip install --quiet \"torch==" + version + "\"" +
+         (cuda ? "" : " --index-url https://download.pytorch.org/whl/cpu");
+}
+
 
 namespace {
 /// A bucket SkyPilot mounts (sky/data/storage.py's stores).
@@ -32,28 +40,36 @@ nlohmann::ordered_json task(const Config& config, const SkyPilotLaunchOptions& o
   std::vector<std::string> argv{o.image.empty() ? "./run.sh" : "pperf"};
   if (o.image.empty()) argv.push_back("pperf");
   argv.insert(argv.end(), entry.begin(), entry.end());
-  if (o.image.empty())
+  if (o.image.empty()) {
     // The bundle brings pperf and its libraries; the instance's python3 brings the torch it was
     // built against (run.sh checks the version).
-    t["setup"] = "set -e\npython3 -c 'import torch' 2>/dev/null || python3 -m pip install --quiet \"torch==$(cat TORCH_VERSION)\"\n";
+    const InstanceSpec* spec = config.price_table.find(type);
+    t["setup"] = "set -e\npython3 -c 'import torch' 2>/dev/null || " + torch_pip_install(o.bundle_torch, spec && is_cuda_accelerator(*spec)) + "\n";
+  }
   t["run"] = "set -e\n" + shell_line(argv) + "\n";
   return t;
 }
 }  // namespace
 
+void check_skypilot_output(const std::string& output) {
+  if (!std::regex_match(output, kBucketUri))
+    throw InputError("--output", "", "'" + output + "' is not a bucket SkyPilot mounts (s3://BUCKET/PREFIX, gs://..., r2://...)");
+  if (output.rfind("s3://", 0) == 0) check_s3_uri("--output", output);
+}
+
 std::vector<SkyPilotJob> skypilot_jobs(const Config& config, const SkyPilotLaunchOptions& o) {
-  if (!std::regex_match(o.output, kBucketUri))
-    throw InputError("--output", "", "'" + o.output + "' is not a bucket SkyPilot mounts (s3://BUCKET/PREFIX, gs://..., r2://...)");
+  check_skypilot_output(o.output);
   const std::string provider = config.price_table.provider;
   const auto jobs = launch_plan(config, o.selection, "SkyPilot", [&](const std::string&) {
     return provider == "aws" || provider == "gcp" || provider == "azure"
                ? std::string()
                : "the price table " + config.price_table.name + " prices provider '" + provider + "', which pperf does not launch on SkyPilot";
   });
+  const std::string price_table = ec2_price_table(config, jobs, o.sagemaker_rates, "SkyPilot");
   std::vector<SkyPilotJob> out;
   for (const LaunchJobPlan& j : jobs) {
     SkyPilotJob job;
-    job.name = launch_job_name(config.name + "-" + cloud_instance_type(j.key), o.job_suffix, 60, 20, true);
+    job.name = launch_job_name(config.name, cloud_instance_type(j.key), o.job_suffix, 60, true, "SkyPilot");
     job.configurations = j.configurations;
     job.job_group = !j.data_groups.empty();
     const int64_t runtime = job_runtime_s(o, config, j);
@@ -65,18 +81,23 @@ std::vector<SkyPilotJob> skypilot_jobs(const Config& config, const SkyPilotLaunc
       header["name"] = job.name;
       header["execution"] = "parallel";
       header["primary_tasks"] = {"trainer"};  // the data tasks end when the trainer does
+      // In-group host names exist on Kubernetes only (SkyPilot's optimizer turns them off for a
+      // group placed on a cloud); the hosts find each other through the bucket instead.
+      header["inter_connection"] = false;
       job.documents.push_back(header);
     }
     const std::string tls = job.job_group && !o.tls_dir.empty() ? kSkyPilotTlsDir : "";
+    // Each data node publishes its address (SKYPILOT_NODE_IPS) under the mounted bucket.
+    const std::string peers = job.job_group ? std::string(kSkyPilotOutputDir) + "/" + job.name + "/peers" : "";
     NodeEntryRole trainer{"skypilot", job.name, "trainer", cloud_instance_type(j.trainer_type), 1,
-                          std::string(kSkyPilotOutputDir) + "/" + job.name, tls};
+                          std::string(kSkyPilotOutputDir) + "/" + job.name, tls, peers, price_table};
     job.documents.push_back(task(config, o, job.job_group ? "trainer" : job.name, j.trainer_type, j.spot, 1, job.job_group,
                                  node_entry_arguments(config, j, trainer, group_names, o.selection.workload, o.data_port,
                                                       o.data_wait_s, runtime)));
     if (job.job_group) job.documents.back()["name"] = "trainer";
     for (size_t g = 0; g < j.data_groups.size(); ++g) {
       const LaunchDataGroup& d = j.data_groups[g];
-      NodeEntryRole data{"skypilot", job.name, group_names[g], cloud_instance_type(d.type), d.workers, "", tls};
+      NodeEntryRole data{"skypilot", job.name, group_names[g], cloud_instance_type(d.type), d.workers, "", tls, peers};
       job.documents.push_back(task(config, o, group_names[g], d.type, j.spot, d.count, true,
                                    node_entry_arguments(config, j, data, group_names, o.selection.workload, o.data_port,
                                                         o.data_wait_s, runtime)));

@@ -19,6 +19,7 @@ struct SkyPilotLaunchOptions : LaunchCommon {
   std::string output;                 // bucket URI (s3://, gs://, r2://, ...) mounted at kSkyPilotOutputDir
   std::string image;                  // a Docker image with pperf on PATH ("" = the GPU bundle as workdir)
   std::string bundle_dir = "gpu-bundle";  // the workdir: scripts/gpu-bundle.sh's folder
+  std::string bundle_torch;               // without --image: the torch the bundle was built against (its TORCH_VERSION)
   std::string tls_dir;                // "" = plaintext; else a local directory of kTlsCertFile, kTlsKeyFile (kTlsCaFile), uploaded to kSkyPilotTlsDir
 };
 
@@ -38,7 +39,15 @@ struct SkyPilotJob {
 /// not on the config's provider) or the flag.
 std::vector<SkyPilotJob> skypilot_jobs(const Config& config, const SkyPilotLaunchOptions& options);
 
-/// The instance type the cloud launches for a config's type: SageMaker's "ml." prefix removed.
-std::string cloud_instance_type(const std::string& type);
+/// InputError on --output unless it is a bucket SkyPilot mounts (an S3 one named as S3 allows).
+void check_skypilot_output(const std::string& output);
+
+/// The torch requirement a bundle built against `built_against` (e.g. "2.11.0+cu130") installs
+/// from an index that serves it: the public version (PyPI publishes no local "+cuNNN" versions;
+/// a wheel's local label still satisfies it), InputError on --bundle when it is no release
+/// version. `cuda`: PyPI's default (CUDA) wheel; else PyTorch's CPU index, so a CPU instance does
+/// not download the CUDA wheel and its libraries.
+std::string torch_pip_install(const std::string& built_against, bool cuda);
+
 
 }  // namespace pperf

@@ -26,7 +26,7 @@ check "EC2 types refused naming the configuration" bash -c "[ ${outcome[g5_spot_
 check "priced-only configs refused" bash -c "[ ${outcome[seed000_ex1_resnet50_cost]} -eq 2 ] && grep -q 'priced only' $work/all/seed000_ex1_resnet50_cost.log"
 # What `pperf run --native` would refuse on the instance is refused before a job bills for it.
 check "a GPU instance trained on its CPU refused (smoke)" bash -c "[ ${outcome[smoke]} -eq 2 ] && grep -qF \"smoke.json: /configurations/0/execution/device: configuration 'one-loader-thread': \" $work/all/smoke.log && grep -qF 'would refuse it on ml.p3.2xlarge (8 vCPUs, 1 GPU(s)): --native: the priced trainer instances have 1 GPU(s)' $work/all/smoke.log"
-check "Trainium (no CUDA device pperf trains on) refused" bash -c "[ ${outcome[trn1_vs_p4d_bert]} -eq 2 ] && grep -q \"configuration 'trn1'\" $work/all/trn1_vs_p4d_bert.log"
+check "Trainium refused for what it is (not a CUDA GPU), never told to use CUDA" bash -c "[ ${outcome[trn1_vs_p4d_bert]} -eq 2 ] && grep -q \"configuration 'trn1': ml.trn1.32xlarge carries 16 AWS Trainium accelerator(s)\" $work/all/trn1_vs_p4d_bert.log && ! grep -qi cuda $work/all/trn1_vs_p4d_bert.log"
 check "  its p4d configuration alone is written" expect_exit 0 "$work/o" launch --config trn1_vs_p4d_bert --only p4d --image x --out "$work/p4d-only"
 check "every written request passes botocore's model and moto" "$venv_python" tests/e2e/sagemaker_requests.py $(ls "$work"/all/*/*.json)
 
@@ -63,12 +63,12 @@ check "the Spot request passes botocore's model and moto" "$venv_python" tests/e
 
 # --- the image: AWS's PyTorch training images as the SageMaker SDK names them -----------------------
 one_line_error "^--framework: no AWS PyTorch training image of torch 0.1 known to pperf; known: 2\.0\.0, " \
-  launch --config seed003_thread_sweep --framework pytorch:0.1 --source s3://b/s.tar.gz --out "$work/none"
+  launch --config seed003_thread_sweep --framework pytorch:0.1 --source s3://pperf-test/s.tar.gz --out "$work/none"
 versions="$(sed -n 's/.*known: \(.*\) (or give --image)$/\1/p' "$work/err" | tr -d ',')"
 check "pperf knows image versions" [ -n "$versions" ]
 uris_ok=1
 for v in $versions; do
-  launch --config seed003_thread_sweep --framework "pytorch:$v" --source s3://b/s.tar.gz --out "$work/img-$v" >/dev/null 2>&1 || uris_ok=0
+  launch --config seed003_thread_sweep --framework "pytorch:$v" --source s3://pperf-test/s.tar.gz --out "$work/img-$v" >/dev/null 2>&1 || uris_ok=0
   pperf_uri="$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["AlgorithmSpecification"]["TrainingImage"])' "$(ls "$work/img-$v"/*.json)")"
   sdk_uri="$("$venv_python" -c 'import sys, sagemaker.image_uris as u; print(u.retrieve("pytorch", region="us-east-1", version=sys.argv[1], instance_type="ml.p3.2xlarge", image_scope="training"))' "$v" 2>/dev/null | tail -1)"
   [ "$pperf_uri" = "$sdk_uri" ] || { echo "  torch $v: pperf $pperf_uri, SDK $sdk_uri"; uris_ok=0; }
@@ -80,7 +80,7 @@ check "MaxWait below MaxRuntime refused" one_line_error "^--max-wait-s: 100 s is
   launch --config p4d_vs_hetero --image x --spot --max-runtime-s 200 --max-wait-s 100 --out "$work/w"
 check "  nothing written" [ ! -e "$work/w" ]
 check "a role that is no IAM role ARN refused" one_line_error "^--role: " \
-  "$pperf" launch sagemaker --config smoke --role nobody --output s3://b/p --image x --out "$work/w"
+  "$pperf" launch sagemaker --config smoke --role nobody --output s3://pperf-test/p --image x --out "$work/w"
 check "--framework without the bundle's S3 source refused" one_line_error "^--source: " \
   launch --config smoke --framework pytorch:2.3.0 --out "$work/w"
 # Six instance groups (the trainer's and five data types) in one job.
@@ -102,4 +102,28 @@ check "  nothing written" [ ! -e "$work/w" ]
 check "--only keeps it to 5 groups: written" expect_exit 0 "$work/o" launch --config "$work/six.json" --image x \
   --only alone,with-0,with-1,with-2,with-3 --out "$work/five"
 check "  five groups pass botocore's model and moto" "$venv_python" tests/e2e/sagemaker_requests.py "$work"/five/*.json
+
+# --- the new user's path ------------------------------------------------------------------------------
+check "an S3 bucket S3 would refuse (capitals) refused" one_line_error "^--output: 'Pperf-Results' is not an S3 bucket name: 'P' is not allowed" \
+  "$pperf" launch sagemaker --config smoke --role "$role" --output s3://Pperf-Results/p --image x --out "$work/w"
+check "  nothing written" [ ! -e "$work/w" ]
+check "a job file already there is never replaced" bash -c "'$pperf' launch sagemaker --config p4d_vs_hetero --role '$role' --output s3://pperf-test/r --image x --job-suffix same --out '$work/twice' >/dev/null && cp '$work'/twice/*.json '$work/first-write.json' && ! '$pperf' launch sagemaker --config p4d_vs_hetero --role '$role' --output s3://pperf-test/other --image x --job-suffix same --out '$work/twice' 2>'$work/twice.err' && grep -q 'exists; pperf launch never replaces a job file' '$work/twice.err' && cmp '$work'/twice/*.json '$work/first-write.json'"
+check "two launches with the default suffix (the same second) get different names" bash -c "a=\$('$pperf' launch sagemaker --config p4d_vs_hetero --role '$role' --output s3://pperf-test/r --image x --out '$work/d1' | head -1 | cut -d: -f1); b=\$('$pperf' launch sagemaker --config p4d_vs_hetero --role '$role' --output s3://pperf-test/r --image x --out '$work/d2' | head -1 | cut -d: -f1); [ -n \"\$a\" ] && [ \"\$a\" != \"\$b\" ] && [[ \"\$a\" =~ ^p4d-vs-hetero-ml-p4d-24xlarge-[0-9]{8}T[0-9]{6}-[0-9a-f]{4}$ ]]"
+/usr/bin/python3 - configs/p4d_vs_hetero.json "$work/shell.json" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))
+c["configurations"][1]["name"] = "het$(touch pwned)"
+json.dump(c, open(sys.argv[2], "w"))
+PY
+check "a configuration name a shell would read (\$( ) refused, naming it" one_line_error "shell.json: /configurations/1/name: configuration name 'het\\\$\\(touch pwned\\)' holds a character a shell" \
+  launch --config "$work/shell.json" --image x --out "$work/w"
+# Two trainer types: two jobs, decided together.
+/usr/bin/python3 - "$work/two.json" <<'PY'
+import json, sys
+conf = [{"name": n, "baseline": n == "c5-9", "instances": [{"type": t, "count": 1, "role": "dnn"}], "execution": {"device": "cpu", "data": {"mode": "local"}}}
+        for n, t in (("c5-9", "ml.c5.9xlarge"), ("c5-18", "ml.c5.18xlarge"))]
+json.dump({"name": "two-trainers", "pricing": {"table": "aws-sagemaker-us-east-1"},
+           "workloads": [{"name": "mnist_heavy", "preset": "tiny", "batch_size": 16}], "configurations": conf}, open(sys.argv[1], "w"))
+PY
+check "after writing: where each job's results land, how to fetch them, and the decision of two jobs" bash -c "'$pperf' launch sagemaker --role '$role' --output s3://pperf-test/results --job-suffix t1 --config '$work/two.json' --image x --out '$work/two' >'$work/two.out' 2>&1; grep -q '^two-trainers-ml-c5-9xlarge-t1: results land in s3://pperf-test/results/two-trainers-ml-c5-9xlarge-t1/output/model.tar.gz (results.json inside)' '$work/two.out' && grep -q 'aws s3 cp s3://pperf-test/results/two-trainers-ml-c5-18xlarge-t1/output/model.tar.gz two-trainers-ml-c5-18xlarge-t1.tar.gz' '$work/two.out' && grep -q '^  pperf decide two-trainers-ml-c5-9xlarge-t1.json two-trainers-ml-c5-18xlarge-t1.json --out decided.json' '$work/two.out'"
 finish

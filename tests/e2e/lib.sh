@@ -86,9 +86,11 @@ PY
 }
 
 # Writes DIR/cert.pem and DIR/key.pem: a self-signed certificate for the one-host harnesses' data
-# hosts (127.0.0.2-9, the addresses PPERF_HOSTS gives their names), as `pperf launch --tls` takes.
-tls_dir_for_harness() {
-  mkdir -p "$1"
+# hosts (127.0.0.2-9, the addresses they are played on), as `pperf launch --tls` takes.
+tls_dir_for_harness() {  # tls_dir_for_harness DIR [DNS-NAME...]: also the names the trainer dials
+  local dir="$1" names=""; shift
+  for n in "$@"; do names+=",DNS:$n"; done
+  mkdir -p "$dir"
   openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 1 -subj "/CN=pperf-data" \
-    -addext "subjectAltName=$(seq -s, -f 'IP:127.0.0.%g' 2 9)" -keyout "$1/key.pem" -out "$1/cert.pem" >/dev/null 2>&1
+    -addext "subjectAltName=$(seq -s, -f 'IP:127.0.0.%g' 2 9)$names" -keyout "$dir/key.pem" -out "$dir/cert.pem" >/dev/null 2>&1
 }

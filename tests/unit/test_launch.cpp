@@ -244,12 +244,18 @@ TEST(LaunchFiles, SkyPilotAndKubernetesRefuseWhatTheyCannotName) {
   SkyPilotLaunchOptions sky;
   sky.output = "/local/dir";
   EXPECT_THROW(skypilot_jobs(config, sky), InputError);
-  sky.output = "s3://b/p";
+  sky.output = "s3://bucket/p";
   sky.token = "t";
+  sky.bundle_torch = "2.11.0+cu130";
   const auto group = skypilot_jobs(config, sky);
   ASSERT_EQ(group.size(), 1u);
   EXPECT_TRUE(group[0].job_group);
   EXPECT_EQ(group[0].documents.size(), 3u);  // header, trainer, data
+  // Setup installs a version an index serves: the p4d trainer PyPI's (CUDA) wheel, the c5 data
+  // nodes the CPU index's.
+  EXPECT_NE(group[0].documents[1]["setup"].get<std::string>().find("pip install --quiet \"torch==2.11.0\"\n"), std::string::npos);
+  EXPECT_NE(group[0].documents[2]["setup"].get<std::string>().find("\"torch==2.11.0\" --index-url https://download.pytorch.org/whl/cpu"),
+            std::string::npos);
   KubernetesLaunchOptions k8s;
   k8s.image = "pperf:1";
   k8s.results_claim = "Not_A_Name";
@@ -262,4 +268,104 @@ TEST(LaunchFiles, SkyPilotAndKubernetesRefuseWhatTheyCannotName) {
   // The operator's pod name NAME-master-0 and the data pods' NAME-data-I stay within a DNS label.
   EXPECT_LE(jobs[0].name.size() + std::string("-data-0").size(), 63u);
   EXPECT_LE(jobs[0].name.size() + std::string("-master-0").size(), 63u);
+}
+
+TEST(KubernetesPlacement, PodAsksForTheInstanceAsPriced) {
+  // A pod asks near the node's allocatable: vCPUs less one core, 90 % of memory less 1 GiB.
+  InstanceSpec c5;
+  c5.type = "c5.18xlarge";
+  c5.vcpus = 72;
+  c5.memory_gib = 144;
+  const PodResources data = pod_resources(c5);
+  EXPECT_EQ(data.cpu, "71");
+  EXPECT_EQ(data.memory, "131686Mi");  // floor(144 x 1024 x 0.9) - 1024
+  EXPECT_EQ(data.gpus, 0);
+  InstanceSpec p4d;
+  p4d.type = "p4d.24xlarge";
+  p4d.vcpus = 96;
+  p4d.memory_gib = 1152;
+  p4d.accelerators = 8;
+  p4d.accelerator_model = "NVIDIA A100 40GB";
+  EXPECT_EQ(pod_resources(p4d).gpus, 8);
+  p4d.accelerator_model = "AWS Trainium";  // Neuron devices are not nvidia.com/gpu
+  EXPECT_EQ(pod_resources(p4d).gpus, 0);
+  // Small instances: half a core and half the memory at least, never more than the node has.
+  InstanceSpec small;
+  small.type = "t3.micro";
+  small.vcpus = 1;
+  small.memory_gib = 1;
+  EXPECT_EQ(pod_resources(small).cpu, "500m");
+  EXPECT_EQ(pod_resources(small).memory, "512Mi");
+  small.memory_gib = 0;
+  EXPECT_THROW(pod_resources(small), InputError);
+}
+
+TEST(LaunchNames, WholeWordsThenTheTrainerAndSuffixWhole) {
+  // Fits: as before.
+  EXPECT_EQ(launch_job_name("p4d_vs_hetero", "p4d.24xlarge", "t1", 50, true, "Kubernetes"), "p4d-vs-hetero-p4d-24xlarge-t1");
+  // The default suffix (a UTC time and 4 random hex digits) is kept whole: two launches seconds
+  // apart differ; the config's name loses whole words, never part of one.
+  EXPECT_EQ(launch_job_name("seed000_ex1_resnet50_cost", "p4d.24xlarge", "20261207T184041-3f9a", 50, true, "Kubernetes"),
+            "seed000-ex1-p4d-24xlarge-20261207t184041-3f9a");
+  EXPECT_EQ(launch_job_name("averyveryverylongname", "p4d.24xlarge", "20261207T184041-3f9a", 50, true, "Kubernetes"),
+            "p4d-24xlarge-20261207t184041-3f9a");
+  // Two trainer types of one config never share a name however short the limit.
+  EXPECT_NE(launch_job_name("trn1_vs_p4d_bert", "p4d.24xlarge", "x", 20, true, "K"),
+            launch_job_name("trn1_vs_p4d_bert", "g5.12xlarge", "x", 20, true, "K"));
+  EXPECT_THROW(launch_job_name("c", "p4d.24xlarge", std::string(60, 'x'), 50, true, "Kubernetes"), InputError);
+}
+
+TEST(LaunchNames, S3BucketNamesAsS3AllowsThem) {
+  for (const char* ok : {"pperf-results", "my.bucket.2026", "abc"}) EXPECT_EQ(s3_bucket_problem(ok), "") << ok;
+  EXPECT_NE(s3_bucket_problem("Pperf-Results"), "");  // capitals
+  EXPECT_NE(s3_bucket_problem("ab"), "");
+  EXPECT_NE(s3_bucket_problem(std::string(64, 'a')), "");
+  EXPECT_NE(s3_bucket_problem("my_bucket"), "");
+  EXPECT_NE(s3_bucket_problem("-bucket"), "");
+  EXPECT_NE(s3_bucket_problem("my..bucket"), "");
+  EXPECT_NE(s3_bucket_problem("192.168.5.4"), "");
+  EXPECT_NE(s3_bucket_problem("xn--bucket"), "");
+  EXPECT_NE(s3_bucket_problem("bucket-s3alias"), "");
+  EXPECT_THROW(check_s3_uri("--output", "s3://Results/p"), InputError);
+  EXPECT_NO_THROW(check_s3_uri("--output", "s3://results/p"));
+}
+
+TEST(LaunchPlan, ConfigurationNamesAShellWouldReadRefused) {
+  Config config = seed000_native();
+  config.configurations[1].name = "het$(touch x)";
+  try {
+    launch_plan(config, {}, "test", kAnyType);
+    FAIL() << "a name with $( was launched";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("/configurations/1/name: configuration name 'het$(touch x)'"), std::string::npos) << e.what();
+  }
+  EXPECT_TRUE(shell_plain("cpus=0-1,threads=2"));
+  EXPECT_FALSE(shell_plain("a`b`"));
+}
+
+TEST(LaunchPlan, OnEc2InstancesPricedFromTheEc2Table) {
+  const Config config = seed000_native();  // aws-sagemaker-us-east-1, ml.p4d.24xlarge and ml.c5.18xlarge
+  const auto jobs = launch_plan(config, {}, "test", kAnyType);
+  EXPECT_EQ(ec2_price_table(config, jobs, false, "Kubernetes"), "aws-ec2-us-east-1");
+  EXPECT_EQ(ec2_price_table(config, jobs, true, "Kubernetes"), "");  // --sagemaker-rates
+  const NodeEntryRole trainer{"kubernetes", "j", "trainer", "p4d.24xlarge", 1, "/out/j", "", "", "aws-ec2-us-east-1"};
+  const auto a = node_entry_arguments(config, jobs[0], trainer, {"d"}, "", 50051, 600, 1680);
+  EXPECT_NE(std::find(a.begin(), a.end(), "--price-table"), a.end());
+  Config other = config;
+  other.configurations[1].instances[1].type = "ml.c5.4xlarge";  // priced by SageMaker's table, not EC2's
+  other.price_table.instances.emplace("ml.c5.4xlarge", *config.price_table.find("ml.c5.18xlarge"));
+  try {
+    ec2_price_table(other, jobs, false, "Kubernetes");
+    FAIL() << "a type the EC2 table lacks was priced";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("/configurations/1/instances/1/type: configuration 'heterogeneous': Kubernetes runs ml.c5.4xlarge as the EC2 instance c5.4xlarge"),
+              std::string::npos) << e.what();
+  }
+}
+
+TEST(LaunchFiles, TorchFromAnIndexThatServesIt) {
+  EXPECT_EQ(torch_pip_install("2.11.0+cu130", true), "python3 -m pip install --quiet \"torch==2.11.0\"");
+  EXPECT_EQ(torch_pip_install("2.7.1", false), "python3 -m pip install --quiet \"torch==2.7.1\" --index-url https://download.pytorch.org/whl/cpu");
+  EXPECT_THROW(torch_pip_install("", true), InputError);
+  EXPECT_THROW(torch_pip_install("2.11.0a0+git1234", true), InputError);  // a source build: no index serves it
 }

@@ -4,14 +4,19 @@
 # (packages, configure, build: scripts/setup.sh's own lines), the measurement, and the time to the
 # first table. Packages already installed take 0 s here: on a fresh Debian 12 machine (as root) the
 # same command gives the README's figures.
-# usage: bench/first_run.sh [CONFIG]   (default configs/p4d_vs_hetero.json)
+# --rev REV times another commit the same way (an earlier one's setup may not report its phases:
+# its total and CPU time still compare); run both in one session for a ratio.
+# usage: bench/first_run.sh [--rev REV] [CONFIG]   (default: HEAD, configs/p4d_vs_hetero.json)
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+rev=HEAD
+if [ "${1:-}" = --rev ]; then rev="$2"; shift 2; fi
 config="${1:-configs/p4d_vs_hetero.json}"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 git clone -q "$root" "$work/pperf"
 cd "$work/pperf"
+git checkout -q "$rev"
 start=$SECONDS
 status=0
 env -u CMAKE_CXX_COMPILER_LAUNCHER -u CMAKE_C_COMPILER_LAUNCHER -u PPERF_BUILD_DIR CCACHE_DISABLE=1 \
@@ -27,7 +32,7 @@ phase() {  # the seconds scripts/setup.sh reported for a phase, 0 when it had no
 }
 packages=$(phase packages) configure=$(phase configure) build=$(phase build)
 measure=$((total - packages - configure - build))
-echo "First use of README command 1 on a clean clone ($(git -C "$root" rev-parse --short HEAD), $(nproc) CPUs, no compiler cache):"
+echo "First use of README command 1 on a clean clone ($(git rev-parse --short HEAD), $(nproc) CPUs, no compiler cache):"
 printf '  %-10s %5s s\n' packages "$packages" configure "$configure" build "$build" measure "$measure"
 printf '  %-10s %5s s  (%d min %02d s) to the first table\n' total "$total" $((total / 60)) $((total % 60))
 # CPU seconds are what a busy host does not inflate: on a quiet host with N CPUs the build takes

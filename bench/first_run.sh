@@ -27,10 +27,10 @@ if ((status > 1)); then
   tail -20 "$work/stderr.txt" >&2
   exit 1
 fi
-phase() {  # the seconds scripts/setup.sh reported for a phase, 0 when it had nothing to do
-  sed -n "s/^pperf setup: $1 took \([0-9]*\) s$/\1/p" "$work/stderr.txt" | tail -1 | grep . || echo 0
+seconds() {  # PATTERN: the seconds scripts/setup.sh's line reported, 0 when it had nothing to do
+  sed -n "s/^pperf setup: $1 \([0-9]*\) s$/\1/p" "$work/stderr.txt" | tail -1 | grep . || echo 0
 }
-packages=$(phase packages) configure=$(phase configure) build=$(phase build)
+packages=$(seconds "installed [0-9]* packages in") configure=$(seconds "configure took") build=$(seconds "build took")
 measure=$((total - packages - configure - build))
 echo "First use of README command 1 on a clean clone ($(git rev-parse --short HEAD), $(nproc) CPUs, no compiler cache):"
 printf '  %-10s %5s s\n' packages "$packages" configure "$configure" build "$build" measure "$measure"

@@ -17,13 +17,11 @@ packages=(
 )
 # Fashion-MNIST and the Python side come when a configuration first asks (scripts/pperf).
 
-# Each phase that did work is timed on stderr (bench/first_run.sh reads these lines).
+# Each phase that does work is timed on stderr (bench/first_run.sh reads these lines).
 phase() {  # NAME SECONDS
   echo "pperf setup: $1 took $2 s" >&2
 }
-t0=$SECONDS
 "$root/scripts/ensure-packages.sh" "pperf setup" "${packages[@]}"
-((SECONDS - t0 < 1)) || phase packages $((SECONDS - t0))
 
 # Debian's own python3-torch (which the packages above install) is the same libtorch 1.13 as
 # libtorch-dev: built in `build` like any Debian host, not as a torch of the host's own.

@@ -34,7 +34,7 @@ constexpr const char* kLaunchUsage =
     "       pperf launch kubernetes --config C --image IMAGE --results-claim PVC [--namespace NS]\n"
     "                              [--capacity-labels eks|karpenter] [COMMON]\n"
     "COMMON: [--only A,B] [--workload W] [--spot] [--max-runtime-s N] [--job-suffix S] [--token-file F]\n"
-    "        [--tls S3_PREFIX_OR_DIR] [--data-port P] [--data-wait-s N] --out DIR\n"
+    "        [--tls S3_PREFIX_OR_DIR] [--data-port P] [--data-wait-s N] [--sagemaker-rates] --out DIR\n"
     "Writes the jobs into DIR and prints how to start each (docs/launch.md).\n";
 
 std::string read_token_file(const std::string& path) {

@@ -38,6 +38,7 @@ constexpr const char* kLaunchUsage =
     "         [COMMON]\n"
     "COMMON: --out DIR [--only A,B] [--workload W] [--spot] [--max-runtime-s N]\n"
     "        [--job-suffix S] [--token-file F] [--data-port P] [--data-wait-s N]\n"
+    "        [--sagemaker-rates]\n"
     "Writes the jobs into DIR and prints how to start each (docs/launch.md).\n";
 
 std::string read_token_file(const std::string& path) {

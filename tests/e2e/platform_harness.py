@@ -272,6 +272,15 @@ def play(pods, hosts, a, summary, cwd, bin_dir):
         launch(pod, first.next())
         if pod.trainer:
             trainer_log = summary["hosts"][pod.host]["log"]
+    try:
+        return play_until_done(running, deadline, drains, trainer_log, launch, addresses, summary, ok)
+    finally:  # stopped itself (a test's timeout): no played host outlives the harness
+        for _, p, _ in running.values():
+            if p.poll() is None:
+                os.killpg(p.pid, 9)
+
+
+def play_until_done(running, deadline, drains, trainer_log, launch, addresses, summary, ok):
     while running:
         now = time.monotonic()
         if now > deadline:
@@ -321,6 +330,7 @@ def main():
     ap.add_argument("--trainer-v2", action="store_true")
     ap.add_argument("--drain", action="append", default=[], metavar="HOST@REGEX")
     a = ap.parse_args()
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     if os.environ.get(NAMESPACE_MARK) != "1":
         # A mount namespace of its own, for its own /etc/hosts.
         os.environ[NAMESPACE_MARK] = "1"

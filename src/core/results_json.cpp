@@ -1,5 +1,7 @@
 #include "src/core/results_json.h"
 
+#include "src/core/input_error.h"
+
 #include "src/core/json_view.h"
 
 namespace pperf {
@@ -43,8 +45,8 @@ RunReport results_from_json(const json& doc, const std::string& file) {
     std::string keys;
     size_t shown = 0;
     for (auto it = doc.begin(); it != doc.end() && shown < 3; ++it, ++shown) keys += (shown ? ", " : "") + it.key();
-    root.fail("not a pperf results file (no schema_version nor results" +
-              (keys.empty() ? std::string(": an empty object)") : "; it has " + keys + (doc.size() > 3 ? ", ...)" : ")")));
+    throw InputError(file, "", "not a pperf results file (no schema_version nor results" +
+                                   (keys.empty() ? std::string(": an empty object)") : "; it has " + keys + (doc.size() > 3 ? ", ...)" : ")")));
   }
   const JsonView version = root.at("schema_version");
   if (version.as_int() != kResultsSchemaVersion)

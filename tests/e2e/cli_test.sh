@@ -44,7 +44,7 @@ check "run --only the runnable part" expect_exit 0 "$work/o" "$pperf" run --conf
 for c in run cost validate list; do check "$c --help" expect_exit 0 "$work/o" "$pperf" "$c" --help; done
 check "docs/cli.md and docs/guide.md agree with every command's --help" /usr/bin/python3 tests/e2e/cli_doc_check.py "$pperf" docs/cli.md docs/guide.md
 check "pperf help decide: decide's own help" bash -c "'$pperf' help decide >'$work/h1' && '$pperf' decide --help >'$work/h2' && cmp -s '$work/h1' '$work/h2' && grep -q '^pperf decide RESULTS' '$work/h1'"
-check "decide --help names the file decide writes" grep -qF "results JSON (default results/decide-<config name>.json)" "$work/h2"
+check "decide --help names the file decide writes" bash -c "tr -s ' \n' ' ' <'$work/h2' | grep -qF 'results JSON (default results/decide-<config name>.json)'"
 check "run --help names the file run writes" bash -c "'$pperf' run --help | grep -qF 'results JSON (default results/<config name>.json)'"
 check "a missing required flag: one clean line naming it once" one_line_error \
   "^pperf launch sagemaker: --role: required, not given \(the job's IAM execution role ARN\)$" \
@@ -55,7 +55,7 @@ check "a flag without its value" one_line_error "^pperf run: --out: needs a valu
 check "a flag's value of the wrong type" one_line_error "^pperf launch sagemaker: --data-port: invalid value 'x'$" \
   "$pperf" launch sagemaker --config smoke --role r --output s3://b/p --image i --out "$work/jobs" --data-port x
 # A launched job's request given to decide is not a results file, and is told so.
-"$pperf" launch sagemaker --config smoke --role arn:aws:iam::1:role/r --output s3://b/p --image i --out "$work/jobs" >/dev/null
+"$pperf" launch sagemaker --config p4d_vs_hetero --role arn:aws:iam::123456789012:role/r --output s3://b/p --image i --out "$work/jobs" >/dev/null
 request=$(ls "$work"/jobs/*.json | head -1)
 check "decide on a SageMaker request: not a pperf results file" one_line_error \
   "^$request: not a pperf results file \(no schema_version nor results; it has [A-Za-z]+, [A-Za-z]+, [A-Za-z]+, \.\.\.\)$" \

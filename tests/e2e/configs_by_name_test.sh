@@ -89,6 +89,7 @@ fi
 # turns, the decision's first look. A config validate refuses here (a Python step without torch)
 # is named and skipped.
 cd "$root"
+export PYTHONPATH="$root/python/examples${PYTHONPATH:+:$PYTHONPATH}"  # the shipped Python steps, as their configs say
 for f in configs/*.json; do
   name=$(basename "$f" .json)
   grep -q '"step_time_ms"' "$f" && continue  # priced only: nothing measured

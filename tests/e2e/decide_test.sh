@@ -121,7 +121,7 @@ edit "$work/trn1-1.json" "$work/future.json" 'j["schema_version"] = 2'
 check "a schema from the future" one_line_error "^$work/future.json: /schema_version: schema_version 2 is not supported" \
   "$pperf" decide "$work/p4d-1.json" "$work/future.json" --out "$work/no.json"
 echo '{"hello": 1}' >"$work/other.json"
-check "not pperf results" one_line_error "^$work/other.json: /schema_version: " "$pperf" decide "$work/p4d-1.json" "$work/other.json" --out "$work/no.json"
+check "not pperf results" one_line_error "^$work/other.json: not a pperf results file \(no schema_version nor results; it has hello\)$" "$pperf" decide "$work/p4d-1.json" "$work/other.json" --out "$work/no.json"
 check "a baseline in no file" one_line_error "^pperf decide: --baseline: configuration 'g5' is in none of the results" \
   "$pperf" decide "$work/p4d-1.json" "$work/trn1-1.json" --baseline g5 --out "$work/no.json"
 edit "$work/trn1-1.json" "$work/failed.json" 'j["results"][0]["status"] = "failed"; j["results"][0]["reason"] = "killed"'

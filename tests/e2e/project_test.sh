@@ -71,11 +71,13 @@ j["workloads"][0]["inputs"]["pipeline_source"].startswith("measured here: the wo
 all(p["step_ms"]["value"] == p["trainer_ms"] for p in j["workloads"][0]["predictions"])'
 check "... says data instances do not pay" grep -q "data instances: none pay: 1 x ml.trn1.32xlarge alone is trainer-bound" "$work/o4"
 # At a 100-column terminal (COLUMNS, as pperf run's report reads it) every line fits: the prose
-# wrapped, the rows' intervals left out (and said so) where they do not fit.
+# wrapped, the rows' intervals left out (and said so) where they do not fit; each cluster's link
+# from the price table shown (ms per batch, Gbit/s), - without data instances.
 fits100() { /usr/bin/python3 -c 'import sys; bad = [l for l in open(sys.argv[1], encoding="utf-8").read().splitlines() if len(l) > 100]; print(*bad, sep="\n"); sys.exit(1 if bad else 0)' "$1"; }
 export -f fits100
 check "... within 100 columns at COLUMNS=100" bash -c "COLUMNS=100 '$pperf' project --config seed004_bert_trn1_vs_p4d_cost --next '$work/s4w.next.json' >'$work/o4w' 2>&1 && fits100 '$work/o4w' &&
-  grep -q '^  left out at this width: the step.s interval (--out and --html have them)$' '$work/o4w' && grep -qE '^  +1  1 x ml.trn1.32xlarge +150.6 ' '$work/o4w'"
+  grep -q '^  left out at this width: the step.s interval and the cost.s interval (--out and --html have them)$' '$work/o4w' &&
+  grep -qE '^  +1  1 x ml.trn1.32xlarge +150.6 +64.65 +- +trainer$' '$work/o4w' && grep -qE '^  +2  1 x ml.trn1.32xlarge \+ 1 x ml.c5.9xlarge +150.6 +69.45 +0.01101 \(12\) +trainer$' '$work/o4w'"
 check "... and seed 000 ex. 1 with the GPU's step given" bash -c "COLUMNS=100 '$pperf' project --config seed000_ex1_resnet50_cost --trainer-step-ms 60 --next '$work/e1w.next.json' >'$work/o1w' && fits100 '$work/o1w'"
 check "... the HTML marks the knee at 0 and says why" grep -q 'knee: 0 (trainer alone)' "$work/s4.html"
 check "... ..." grep -q 'class="data-instances">data instances: none pay' "$work/s4.html"

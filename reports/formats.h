@@ -1,6 +1,7 @@
 #pragma once
-// Every page in every format, one file a format: console.cpp, csv.cpp, gbench.cpp, html.cpp,
-// json.cpp, junit.cpp, markdown.cpp (the run's JSON is src/core/results_json.h). reports/writer.h
+// Every page in every format, one file a format: console.cpp, csv.cpp, gbench.cpp, json.cpp,
+// junit.cpp, markdown.cpp, and HTML one file a page (html_run.cpp, html_compare.cpp,
+// html_projection.cpp over html.h; the run's JSON is src/core/results_json.h). reports/writer.h
 // registers them by name. They format only: nothing here measures, prices or decides (the
 // comparison's analysis is src/compare).
 #include <nlohmann/json.hpp>

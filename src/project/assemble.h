@@ -23,7 +23,7 @@ namespace pperf::project {
 double relative_ci(const Result& r);
 
 /// What a measured result says of its pipeline and trainer (the runner's CPU accounting:
-/// src/measure/executor.cpp's busy fractions, times the wall time and the CPUs they are of), its
+/// src/measure/item_figures.cpp's busy fractions, times the wall time and the CPUs they are of), its
 /// CPUs counted on a host of `logical_cpus`; `workload` is what its workload declares (nullptr:
 /// unknown). `data_cores`, when given, gets the cores its pipeline ran on. Throws
 /// InputError(`file`) when `r` has no measurement to project from.

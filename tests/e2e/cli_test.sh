@@ -55,7 +55,7 @@ check "a flag without its value" one_line_error "^pperf run: --out: needs a valu
 check "a flag's value of the wrong type" one_line_error "^pperf launch sagemaker: --data-port: invalid value 'x'$" \
   "$pperf" launch sagemaker --config smoke --role r --output s3://b/p --image i --out "$work/jobs" --data-port x
 # A launched job's request given to decide is not a results file, and is told so.
-"$pperf" launch sagemaker --config p4d_vs_hetero --role arn:aws:iam::123456789012:role/r --output s3://b/p --image i --out "$work/jobs" >/dev/null
+"$pperf" launch sagemaker --config p4d_vs_hetero --role arn:aws:iam::123456789012:role/r --output s3://pperf-results/p --image i --out "$work/jobs" >/dev/null
 request=$(ls "$work"/jobs/*.json | head -1)
 check "decide on a SageMaker request: not a pperf results file" one_line_error \
   "^$request: not a pperf results file \(no schema_version nor results; it has [A-Za-z]+, [A-Za-z]+, [A-Za-z]+, \.\.\.\)$" \

@@ -48,12 +48,12 @@ check "decide --help names the file decide writes" bash -c "tr -s ' \n' ' ' <'$w
 check "run --help names the file run writes" bash -c "'$pperf' run --help | grep -qF 'results JSON (default results/<config name>.json)'"
 check "a missing required flag: one clean line naming it once" one_line_error \
   "^pperf launch sagemaker: --role: required, not given \(the job's IAM execution role ARN\)$" \
-  "$pperf" launch sagemaker --config smoke --output s3://b/p --image i --out "$work/jobs"
+  "$pperf" launch sagemaker --config smoke --output s3://pperf-results/p --image i --out "$work/jobs"
 check "an unknown flag: one line, the closest flag" one_line_error "^pperf run: --wdie: unknown option \(did you mean '--wide'\?\) \(--help lists them\)$" \
   "$pperf" run --config smoke --wdie
 check "a flag without its value" one_line_error "^pperf run: --out: needs a value$" "$pperf" run --config smoke --out
 check "a flag's value of the wrong type" one_line_error "^pperf launch sagemaker: --data-port: invalid value 'x'$" \
-  "$pperf" launch sagemaker --config smoke --role r --output s3://b/p --image i --out "$work/jobs" --data-port x
+  "$pperf" launch sagemaker --config smoke --role r --output s3://pperf-results/p --image i --out "$work/jobs" --data-port x
 # A launched job's request given to decide is not a results file, and is told so.
 "$pperf" launch sagemaker --config p4d_vs_hetero --role arn:aws:iam::123456789012:role/r --output s3://pperf-results/p --image i --out "$work/jobs" >/dev/null
 request=$(ls "$work"/jobs/*.json | head -1)

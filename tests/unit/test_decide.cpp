@@ -316,7 +316,8 @@ TEST(Decide, RefusesInputsThatDecideNothing) {
 TEST(Decide, UndecidedSaysWhatWouldDecideIt) {
   const auto p4d = source("p4d.json", "a", "2026-01-01T00:00:00Z", measured("p4d", "ml.p4d.24xlarge", true, steps(100, 0.05, 1)));
   const auto few = source("trn1.json", "b", "2026-01-01T01:00:00Z", measured("trn1", "ml.trn1.32xlarge", false, steps(100, 0.05, 2, 40)));
-  const Result& no_interval = *find(decide_separate(request({p4d, few})).report, "trn1");
+  const DecideOutcome few_outcome = decide_separate(request({p4d, few}));  // the result lives in it
+  const Result& no_interval = *find(few_outcome.report, "trn1");
   EXPECT_EQ(no_interval.decision->verdict, CostVerdict::undecided);
   EXPECT_NE(no_interval.decision->reason.find("trn1.json (host b) has no interval of its mean: 40 steps, fewer than the 60 an "
                                               "interval needs; measure it again with measure.min_steps of 60 or more (and measure.max_seconds long "
@@ -325,7 +326,8 @@ TEST(Decide, UndecidedSaysWhatWouldDecideIt) {
   // Issue 68 item 4: 1.4x p4d's step at 0.656x its price (+8 %) within the 5 % prior a side:
   // undecided, and the plan of more hosts says it is to be measured, then decided once.
   const auto slower = source("trn1.json", "b", "2026-01-01T01:00:00Z", measured("trn1", "ml.trn1.32xlarge", false, steps(140, 0.05, 2)));
-  const Result& planned = *find(decide_separate(request({p4d, slower})).report, "trn1");
+  const DecideOutcome slower_outcome = decide_separate(request({p4d, slower}));
+  const Result& planned = *find(slower_outcome.report, "trn1");
   EXPECT_EQ(planned.decision->verdict, CostVerdict::undecided);
   ASSERT_TRUE(planned.hosts->more_hosts) << planned.decision->reason;
   EXPECT_NE(planned.decision->reason.find("would likely decide it (measure them all, then decide once: deciding again after "
@@ -334,7 +336,8 @@ TEST(Decide, UndecidedSaysWhatWouldDecideIt) {
   // 1.5x p4d's step at 0.656x its price, each host's log steps with sd 0.9: undecided.
   const auto noisy_b = source("p4d.json", "a", "2026-01-01T00:00:00Z", measured("p4d", "ml.p4d.24xlarge", true, steps(100, 0.9, 1)));
   const auto noisy_c = source("trn1.json", "b", "2026-01-01T01:00:00Z", measured("trn1", "ml.trn1.32xlarge", false, steps(150, 0.9, 2)));
-  const Result& noisy = *find(decide_separate(request({noisy_b, noisy_c})).report, "trn1");
+  const DecideOutcome noisy_outcome = decide_separate(request({noisy_b, noisy_c}));
+  const Result& noisy = *find(noisy_outcome.report, "trn1");
   EXPECT_EQ(noisy.decision->verdict, CostVerdict::undecided);
   EXPECT_NE(noisy.decision->reason.find("of the interval's variance: more steps a host (measure.max_steps, measure.max_seconds) "
                                         "would narrow it more than more hosts"),

@@ -193,7 +193,7 @@ int command_list(const std::vector<std::string>& args) {
     }
     std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
     const size_t width = p.has("wide") ? 0 : terminal_columns();
-    std::cout << wrap(fmt::format("{} ({}, {}; published {}, retrieved {}; regions: {})\nsource: {}; link: the network's "
+    std::cout << wrap(fmt::format("{} ({}, {}; published {}, retrieved {}; regions: {})\nsource: {}\nlink: the network's "
                                   "Gbit/s each way, - where the provider publishes only a burst (\"up to\") figure\n",
                                   table.name, table.region, table.currency, table.published.empty() ? "unknown" : table.published,
                                   table.retrieved, fmt::join(table.region_names(), ", "), table.source),

@@ -27,7 +27,7 @@ j["regions"]["us-east-1"]["g6f.2xlarge"]["accelerators"] == 0.25 and j["regions"
 j["regions"]["us-east-1-atl-2"]["m6id.32xlarge"]["spot"]["zones"] == {"use1-atl2-az1": 9.4918}
 j["regions"]["us-east-1"]["m6id.32xlarge"]["spot"]["max"] == 2.6608'
 check "AWS: --market spot --max-usd-per-hour is not met through a Local Zone" bash -c "\"$pperf\" list instances --pricing '$work/tables/aws-v8-vms.json' \
-  --region us-east-1 --market spot --max-usd-per-hour 0.3 | awk 'NR>3' | cut -d' ' -f1 | tr '\n' ' ' | grep -qx 'g6f.2xlarge '"
+  --region us-east-1 --market spot --max-usd-per-hour 0.3 | awk 'f; /^type /{f=1}' | cut -d' ' -f1 | tr '\n' ' ' | grep -qx 'g6f.2xlarge '"
 check "--strict refuses the real GCP catalog at its first unusable row" one_line_error \
   "gcp-vms.csv: line [0-9]+: .*\(without --strict such rows are skipped and counted\)$" \
   "$pperf" prices import --format skypilot "$real/gcp-vms.csv" --published unknown --out "$work/bad.json" --strict

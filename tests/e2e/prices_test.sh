@@ -177,8 +177,8 @@ check "results match schemas/results.schema.json" /usr/bin/python3 tests/e2e/val
   "$work/spot.json" "$work/euw1.out.json" "$work/gcp.out.json"
 
 # --- list instances filters -----------------------------------------------------------------------
-check "list: CPU-only" bash -c "\"$pperf\" list instances --pricing '$work/tables/ec2.json' --region us-east-1 --accelerator none | awk 'NR>3' | cut -d' ' -f1 | tr '\n' ' ' | grep -qx 'c7i.large '"
-check "list: price cap and accelerator text" bash -c "\"$pperf\" list instances --pricing '$work/tables/sky.json' --region us-east-1 --accelerator l40s --max-usd-per-hour 2 | awk 'NR>3' | cut -d' ' -f1 | tr '\n' ' ' | grep -qx 'g6e.xlarge '"
+check "list: CPU-only" bash -c "\"$pperf\" list instances --pricing '$work/tables/ec2.json' --region us-east-1 --accelerator none | awk 'f; /^type /{f=1}' | cut -d' ' -f1 | tr '\n' ' ' | grep -qx 'c7i.large '"
+check "list: price cap and accelerator text" bash -c "\"$pperf\" list instances --pricing '$work/tables/sky.json' --region us-east-1 --accelerator l40s --max-usd-per-hour 2 | awk 'f; /^type /{f=1}' | cut -d' ' -f1 | tr '\n' ' ' | grep -qx 'g6e.xlarge '"
 check "list: min vCPUs leaves none" bash -c "\"$pperf\" list instances --pricing '$work/tables/ec2.json' --region us-east-1 --min-vcpus 500 | grep -q 'no instance type matches'"
 check "list: bad flag value is exit 2" one_line_error "^pperf list: --min-vcpus: expected a whole number > 0, got 'x'" \
   "$pperf" list instances --pricing "$work/tables/ec2.json" --region us-east-1 --min-vcpus x

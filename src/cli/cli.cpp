@@ -150,25 +150,6 @@ PlanItem item_from(const Parsed& p, const Config& config) {
   return plan_item(config, w, c, host_capacity(p.has("native")));
 }
 
-std::optional<int64_t> positive_integer(const std::string& text) {
-  if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
-  try {
-    const long long value = std::stoll(text);
-    if (value > 0) return value;
-  } catch (const std::exception&) {  // out of range
-  }
-  return std::nullopt;
-}
-
-std::vector<std::string> split_commas(const std::string& s) {
-  std::vector<std::string> out;
-  std::stringstream in(s);
-  std::string item;
-  while (std::getline(in, item, ','))
-    if (!item.empty()) out.push_back(item);
-  return out;
-}
-
 RunReport report_header(const Config& config, const std::string& command, const std::vector<std::string>& argv) {
   RunReport report;
   report.tool_version = build_version();

@@ -13,6 +13,8 @@
 #include "src/config/config.h"
 #include "src/config/plan.h"
 #include "src/core/atomic_file.h"
+#include "src/core/exit_codes.h"
+#include "src/core/text_values.h"
 #include "src/core/result.h"
 #include "src/session/run_session.h"
 #include "reports/writer.h"
@@ -21,16 +23,7 @@ namespace pperf::cli {
 
 namespace po = boost::program_options;
 
-// Exit codes (docs/cli.md): 0 ok, 1 a result failed (or regressed), 2 bad input, 3 runtime
-// failure or interrupted. Mapped here for run and cost, by CompareReport::exit_code for compare,
-// and in main for exceptions (InputError 2, any other 3).
-constexpr int kExitOk = 0, kExitResultFailed = 1, kExitBadInput = 2, kExitRuntime = 3;
-/// `run`/`cost --history`: the results file is written but the history could not record it
-/// (the database went away mid-run); `pperf history record FILE` records it later.
-constexpr int kExitHistoryNotRecorded = 5;
-/// A launched job's entry point stopped by signal N exits kExitSignalBase + N, as a shell reports
-/// a killed process (the training operator restarts a pod only for 128 and more).
-constexpr int kExitSignalBase = 128;
+// The exit codes (kExitOk, ...) are src/core/exit_codes.h's.
 
 /// The exit code a finished run or cost earns: interrupted 3, else 1 if any result failed or is
 /// partial, or (`require_converged`) stopped before its CI reached the target, else 0.
@@ -57,11 +50,6 @@ po::options_description config_options(const std::string& command);
 /// since the parent read it, or an index is out of range).
 po::options_description item_options(const std::string& command);
 PlanItem item_from(const Parsed& p, const Config& config);
-std::vector<std::string> split_commas(const std::string& s);
-
-/// `text` as a whole number > 0 (all of it, no sign, no spaces); nullopt otherwise.
-std::optional<int64_t> positive_integer(const std::string& text);
-
 /// Provenance: tool, config, host, pricing. Status "interrupted" until the caller says otherwise.
 RunReport report_header(const Config& config, const std::string& command, const std::vector<std::string>& argv);
 

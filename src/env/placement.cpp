@@ -4,6 +4,7 @@
 #include <fstream>
 
 #include "src/core/crypto.h"
+#include "src/core/node_contract.h"
 
 namespace pperf {
 
@@ -30,16 +31,7 @@ std::string machine_fingerprint(const nlohmann::json& host) {
 }
 
 Placement capture_placement(const nlohmann::json& host, const EnvLookup& env) {
-  Placement p;
-  p.platform = env("PPERF_PLATFORM").value_or("local");
-  p.job_name = env("PPERF_JOB_NAME");
-  p.job_id = env("PPERF_JOB_ID");
-  p.instance_type = env("PPERF_INSTANCE_TYPE");
-  p.instance_id = env("PPERF_INSTANCE_ID");
-  p.group = env("PPERF_HOST_GROUP");
-  p.host_fingerprint = machine_fingerprint(host);
-  p.host_id = env("PPERF_HOST_ID").value_or(p.host_fingerprint);
-  return p;
+  return placement_from_environment(env, machine_fingerprint(host));
 }
 
 }  // namespace pperf

@@ -282,25 +282,29 @@ namespace pperf {
 std::vector<std::string> node_entry_arguments(const Config& config, const LaunchJobPlan& job, const NodeEntryRole& role,
                                               const std::vector<std::string>& group_names, const std::string& workload,
                                               int64_t data_port, int64_t data_wait_s, int64_t max_runtime_s) {
-  std::vector<std::string> a{"node-entry", "--platform", role.platform, "--job", role.job, "--group", role.group,
-                             "--instance-type", role.instance_type, "--config", launch_config_reference(config),
-                             "--config-sha256", config.sha256, "--data-port", std::to_string(data_port),
-                             "--max-runtime-s", std::to_string(max_runtime_s)};
-  if (!workload.empty()) a.insert(a.end(), {"--workload", workload});
-  if (!role.tls_dir.empty()) a.insert(a.end(), {"--tls-dir", role.tls_dir});
-  if (!role.peers_dir.empty()) a.insert(a.end(), {"--peers", role.peers_dir});
-  if (role.group == "trainer" && !role.price_table.empty()) a.insert(a.end(), {"--price-table", role.price_table});
-  if (role.group == "trainer" && job.spot) a.insert(a.end(), {"--market", "spot"});
-  if (role.group == "trainer") {
-    a.insert(a.end(), {"--configurations", join_names(job.configurations, ","), "--data-wait-s", std::to_string(data_wait_s),
-                       "--out", role.out_dir});
-    for (const auto& [configuration, use] : job.data_of)
-      a.insert(a.end(), {"--data", configuration + "=" + group_names.at(use.first) + ":" + std::to_string(use.second)});
+  NodeEntryArgs a;
+  a.platform = role.platform;
+  a.job = role.job;
+  a.group = role.group;
+  a.instance_type = role.instance_type;
+  a.config = launch_config_reference(config);
+  a.config_sha256 = config.sha256;
+  a.workload = workload;
+  a.data_port = data_port;
+  a.max_runtime_s = max_runtime_s;
+  a.tls_dir = role.tls_dir;
+  a.peers_dir = role.peers_dir;
+  if (a.trainer() || !a.peers_dir.empty()) a.data_wait_s = data_wait_s;  // a data host without peers does not wait
+  if (a.trainer()) {
+    a.price_table = role.price_table;
+    a.spot = job.spot;
+    a.configurations = join_names(job.configurations, ",");
+    a.out_dir = role.out_dir;
+    for (const auto& [configuration, use] : job.data_of) a.data.push_back({configuration, group_names.at(use.first), use.second});
   } else {
-    a.insert(a.end(), {"--workers", std::to_string(role.data_workers)});
-    if (!role.peers_dir.empty()) a.insert(a.end(), {"--data-wait-s", std::to_string(data_wait_s)});  // its wait for the trainer
+    a.workers = role.data_workers;
   }
-  return a;
+  return node_entry_argv(a);
 }
 
 bool shell_plain(const std::string& word) {

@@ -12,11 +12,9 @@
 #include <vector>
 
 #include "src/config/config.h"
+#include "src/core/node_contract.h"
 
 namespace pperf {
-
-/// The data workers' shared secret, in every platform's job environment (never on a command line).
-inline constexpr const char* kDataTokenVariable = "PPERF_DATA_TOKEN";
 
 /// A job's data group: one instance type, as many instances as its most demanding configuration.
 struct LaunchDataGroup {
@@ -123,8 +121,8 @@ std::string join_names(const std::vector<std::string>& names, const std::string&
 
 namespace pperf {
 
-/// One host's part in a launched job, as `pperf node-entry` takes it on its command line (the
-/// platform's own variables say the rest: rank, peers' addresses, ids).
+/// One host's part in a launched job, as node_entry_arguments writes it into NodeEntryArgs
+/// (src/core/node_contract.h).
 struct NodeEntryRole {
   std::string platform;       // "skypilot" or "kubernetes"
   std::string job;            // the job's name on the platform
@@ -140,19 +138,10 @@ struct NodeEntryRole {
   std::string price_table;    // trainer: "" = the config's table; else the results are priced from it (ml. types as EC2's)
 };
 
-/// The trainer's file in a job's peers directory: data hosts that find none within their wait stop.
-inline constexpr const char* kTrainerPeer = "trainer";
-
-/// The data workers' TLS files in a job's TLS directory (`--tls`): the data hosts serve with the
-/// certificate and key; the trainer trusts kTlsCaFile when the directory has one, else the
-/// certificate itself (self-signed).
-inline constexpr const char* kTlsCertFile = "cert.pem";
-inline constexpr const char* kTlsKeyFile = "key.pem";
-inline constexpr const char* kTlsCaFile = "ca.pem";
-
-/// `pperf node-entry ...` (argv after the binary) for `role` in `job`: the config reference and
-/// its SHA-256, the configurations, the workload, and for the trainer each configuration's data
-/// group (`--data CONF=GROUP:COUNT`, group names from `group_names`, one per job.data_groups).
+/// `pperf node-entry ...` (argv after the binary, node_entry_argv) for `role` in `job`: the config
+/// reference and its SHA-256, the configurations, the workload, and for the trainer each
+/// configuration's data group (`--data CONF=GROUP:COUNT`, group names from `group_names`, one per
+/// job.data_groups).
 std::vector<std::string> node_entry_arguments(const Config& config, const LaunchJobPlan& job, const NodeEntryRole& role,
                                               const std::vector<std::string>& group_names, const std::string& workload,
                                               int64_t data_port, int64_t data_wait_s, int64_t max_runtime_s);

@@ -1,12 +1,10 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <grpcpp/grpcpp.h>
 #include <sys/wait.h>
 
 #include <chrono>
 #include <filesystem>
 
-#include "src/dataservice/data_service.grpc.pb.h"
 #include "src/core/data_dir.h"
 #include "src/dataservice/data_service.h"
 #include "src/measure/data_sources.h"
@@ -84,15 +82,7 @@ std::vector<std::string> LocalDataGroup::stop() {
   if (stopped_) return {};
   stopped_ = true;
   // Ask politely (Shutdown RPC), then wait; one that does not exit is stopped (SIGTERM, SIGKILL).
-  for (const auto& endpoint : endpoints_) {
-    auto stub = dataservice::DataService::NewStub(open_data_channel(endpoint));
-    grpc::ClientContext context;
-    context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(2));
-    dataservice::ShutdownRequest request;
-    request.set_token(token_);
-    dataservice::ShutdownReply reply;
-    stub->Shutdown(&context, request, &reply);
-  }
+  for (const auto& endpoint : endpoints_) request_shutdown(endpoint, token_, "", 2);
   std::vector<std::string> events;
   for (size_t i = 0; i < workers_.size(); ++i) {
     ChildProcess& w = workers_[i];

@@ -10,6 +10,7 @@
 // The trainer's side (a DataSource over the workers' streams) is in src/measure.
 #include <atomic>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -79,10 +80,10 @@ constexpr int kTrainerWindowBytes = 16 * 1024;
 std::shared_ptr<grpc::Channel> open_data_channel(const std::string& endpoint, const std::string& tls_ca_pem = "");
 
 /// Asks the data worker at `endpoint` to stop: the Shutdown RPC with `token` (TLS trusting
-/// `tls_ca_pem` when it is not empty), answered within `deadline_s`. "" when the worker answered,
-/// else gRPC's reason. The one client of Shutdown: a run's spawned workers and a launched
+/// `tls_ca_pem` when it is not empty), answered within `deadline_s`. nullopt when the worker
+/// answered, else gRPC's reason. The one client of Shutdown: a run's spawned workers and a launched
 /// job's data hosts are stopped by it.
-std::string request_shutdown(const std::string& endpoint, const std::string& token, const std::string& tls_ca_pem,
+std::optional<std::string> request_shutdown(const std::string& endpoint, const std::string& token, const std::string& tls_ca_pem,
                              double deadline_s);
 
 }  // namespace pperf

@@ -8,7 +8,7 @@
 
 namespace pperf {
 
-std::string request_shutdown(const std::string& endpoint, const std::string& token, const std::string& tls_ca_pem,
+std::optional<std::string> request_shutdown(const std::string& endpoint, const std::string& token, const std::string& tls_ca_pem,
                              double deadline_s) {
   auto stub = dataservice::DataService::NewStub(open_data_channel(endpoint, tls_ca_pem));
   grpc::ClientContext context;
@@ -18,7 +18,8 @@ std::string request_shutdown(const std::string& endpoint, const std::string& tok
   request.set_token(token);
   dataservice::ShutdownReply reply;
   const grpc::Status status = stub->Shutdown(&context, request, &reply);
-  return status.ok() ? "" : status.error_message();
+  if (status.ok()) return std::nullopt;
+  return status.error_message();
 }
 
 }  // namespace pperf

@@ -1,10 +1,13 @@
 #include "src/launch/kubernetes.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <regex>
 
 #include "src/core/input_error.h"
+#include "src/launch/yaml.h"
 
 namespace pperf {
 
@@ -82,35 +85,52 @@ PodResources pod_resources(const InstanceSpec& spec) {
   return r;
 }
 
+LaunchRules kubernetes_rules() {
+  LaunchRules r;
+  r.title = "Kubernetes";
+  r.type_rule = [](const Config&, const std::string&) { return std::string(); };
+  // The Master pod NAME-master-0 and the data pods' host names NAME-dataG-I: within a 63-character DNS label.
+  r.max_name_length = 50;
+  r.lower_case_names = true;
+  r.cloud_type_names = true;
+  r.group_name = [](const std::string& job, const LaunchDataGroup&, size_t index, size_t groups) {
+    return job + "-data" + (groups > 1 ? std::to_string(index) : "");
+  };
+  r.ec2_priced = true;
+  r.node_platform = kNodeKubernetes;
+  r.output_dir = kKubernetesOutputDir;
+  r.tls_dir = kKubernetesTlsDir;
+  return r;
+}
+
+namespace {
+/// The Secrets of a job's data token and TLS files.
+std::string token_secret_name(const LaunchJob& job) { return job.name + "-token"; }
+std::string tls_secret_name(const LaunchJob& job) { return job.name + "-tls"; }
+}  // namespace
+
 std::vector<KubernetesJob> kubernetes_jobs(const Config& config, const KubernetesLaunchOptions& o) {
   if (o.image.empty()) throw InputError("--image", "", "give the pods' image: a container image with pperf on PATH (docs/launch.md)");
   if (!std::regex_match(o.name_space, kDnsLabel) || o.name_space.size() > 63)
     throw InputError("--namespace", "", "'" + o.name_space + "' is not a Kubernetes namespace name (lower-case letters, digits, '-')");
   if (!std::regex_match(o.results_claim, kDnsSubdomain) || o.results_claim.size() > 253)
     throw InputError("--results-claim", "", "'" + o.results_claim + "' is not a PersistentVolumeClaim name");
-  const auto jobs = launch_plan(config, o.selection, "Kubernetes", [](const std::string&) { return std::string(); });
-  const std::string price_table = ec2_price_table(config, jobs, o.sagemaker_rates, "Kubernetes");
   std::vector<KubernetesJob> out;
-  for (const LaunchJobPlan& j : jobs) {
-    KubernetesJob job;
-    // The Master pod NAME-master-0 and the data pods' host names NAME-dataG-I: within a 63-character DNS label.
-    job.name = launch_job_name(config.name, cloud_instance_type(j.key), o.job_suffix, 50, true, "Kubernetes");
-    job.configurations = j.configurations;
-    const int64_t runtime = job_runtime_s(o, config, j);
-    const bool with_data = !j.data_groups.empty();
-    if (with_data && o.token.empty()) throw InputError("--token-file", "", "a job with data instances needs the data workers' token");
-    const std::string secret = with_data ? job.name + "-token" : "";
-    const bool tls = with_data && !o.tls_files.empty();
-    const std::string tls_secret = job.name + "-tls";
+  for (const LaunchJob& launch : launch_jobs(config, o, kubernetes_rules(), !o.tls_files.empty())) {
+    const LaunchJobPlan& j = launch.plan;
+    KubernetesJob job{launch, {}};
+    const int64_t runtime = launch.runtime_s;
+    const bool with_data = launch.with_data;
+    const std::string secret = with_data ? token_secret_name(launch) : "";
+    const bool tls = launch.tls;
+    const std::string tls_secret = tls_secret_name(launch);
     // A pod's TLS files: the Secret's keys as files under kKubernetesTlsDir.
     const auto add_tls = [&](nlohmann::ordered_json& pod_spec, nlohmann::ordered_json& container) {
       if (!tls) return;
       container["volumeMounts"].push_back({{"name", "tls"}, {"mountPath", kKubernetesTlsDir}, {"readOnly", true}});
       pod_spec["volumes"].push_back({{"name", "tls"}, {"secret", {{"secretName", tls_secret}}}});
     };
-    std::vector<std::string> group_names;
-    for (size_t g = 0; g < j.data_groups.size(); ++g)
-      group_names.push_back(job.name + "-data" + (j.data_groups.size() > 1 ? std::to_string(g) : ""));
+    const std::vector<std::string>& group_names = launch.group_names;
     if (with_data) {
       nlohmann::ordered_json s{{"apiVersion", "v1"}, {"kind", "Secret"}, {"metadata", metadata(secret, o, job.name, "token")},
                                {"type", "Opaque"}, {"stringData", {{"token", o.token}}}};
@@ -130,10 +150,8 @@ std::vector<KubernetesJob> kubernetes_jobs(const Config& config, const Kubernete
                          {"selector", {{"pperf/job", job.name}, {"pperf/group", name}}},
                          {"ports", {{{"name", "data"}, {"port", o.data_port}, {"protocol", "TCP"}}}}};
       job.documents.push_back(service);
-      NodeEntryRole role{"kubernetes", job.name, name, cloud_instance_type(d.type), d.workers, "", tls ? kKubernetesTlsDir : ""};
       std::vector<std::string> argv{"pperf"};
-      const auto entry = node_entry_arguments(config, j, role, group_names, o.selection.workload, o.data_port, o.data_wait_s, runtime);
-      argv.insert(argv.end(), entry.begin(), entry.end());
+      argv.insert(argv.end(), launch.data_entries[g].begin(), launch.data_entries[g].end());
       nlohmann::ordered_json pod;
       pod["metadata"] = {{"labels", {{"app.kubernetes.io/name", "pperf"}, {"pperf/job", job.name}, {"pperf/group", name}}}};
       pod["spec"] = {{"subdomain", name},
@@ -152,11 +170,8 @@ std::vector<KubernetesJob> kubernetes_jobs(const Config& config, const Kubernete
                        {"activeDeadlineSeconds", runtime}, {"ttlSecondsAfterFinished", kFinishedTtlS}, {"template", pod}};
       job.documents.push_back(batch);
     }
-    NodeEntryRole trainer{"kubernetes", job.name, "trainer", cloud_instance_type(j.trainer_type), 1,
-                          std::string(kKubernetesOutputDir) + "/" + job.name, tls ? kKubernetesTlsDir : "", "", price_table};
     std::vector<std::string> argv{"pperf"};
-    const auto entry = node_entry_arguments(config, j, trainer, group_names, o.selection.workload, o.data_port, o.data_wait_s, runtime);
-    argv.insert(argv.end(), entry.begin(), entry.end());
+    argv.insert(argv.end(), launch.trainer_entry.begin(), launch.trainer_entry.end());
     nlohmann::ordered_json container{{"name", "pytorch"}, {"image", o.image}, {"command", argv}, {"env", pod_env(secret)},
                                      {"volumeMounts", {{{"name", "results"}, {"mountPath", kKubernetesOutputDir}}}}};
     nlohmann::ordered_json master;
@@ -165,7 +180,7 @@ std::vector<KubernetesJob> kubernetes_jobs(const Config& config, const Kubernete
     // and resumes from the claim, on Spot or not; an error of pperf's own does not (ExitCode: the
     // operator retries exit codes of 128 and more only).
     master["restartPolicy"] = "ExitCode";
-    master["template"] = {{"metadata", {{"labels", {{"app.kubernetes.io/name", "pperf"}, {"pperf/job", job.name}, {"pperf/group", "trainer"}}}}},
+    master["template"] = {{"metadata", {{"labels", {{"app.kubernetes.io/name", "pperf"}, {"pperf/job", job.name}, {"pperf/group", kTrainerGroup}}}}},
                           {"spec",
                            {{"containers", {container}},
                             {"volumes", {{{"name", "results"}, {"persistentVolumeClaim", {{"claimName", o.results_claim}}}}}}}}};
@@ -178,6 +193,58 @@ std::vector<KubernetesJob> kubernetes_jobs(const Config& config, const Kubernete
     out.push_back(std::move(job));
   }
   return out;
+}
+
+std::string kubernetes_summary(const LaunchJob& job) {
+  std::vector<std::string> objects;
+  if (job.with_data) objects.push_back("Secret " + token_secret_name(job));
+  if (job.tls) objects.push_back("Secret " + tls_secret_name(job));
+  for (const auto& name : job.group_names) objects.insert(objects.end(), {"Service " + name, "Job " + name});
+  objects.push_back("PyTorchJob " + job.name);
+  return "measures " + measures_text(job.plan.configurations) + " (" + join_names(objects, ", ") + ")";
+}
+
+KubernetesLaunchOptions kubernetes_options(const LaunchFlagValues& f, const LaunchCommon& common) {
+  KubernetesLaunchOptions o;
+  static_cast<LaunchCommon&>(o) = common;
+  o.image = f.string("image");
+  o.results_claim = f.string("results-claim");
+  o.name_space = f.string("namespace");
+  if (const std::string labels = f.string("capacity-labels"); labels == "karpenter")
+    o.capacity_labels = CapacityLabels::karpenter;
+  else if (labels != "eks")
+    throw InputError("--capacity-labels", "", "'" + labels + "': expected eks or karpenter");
+  if (f.has("tls")) o.tls_files = read_tls_files(f.string("tls"));
+  return o;
+}
+
+LaunchPlatform kubernetes_platform() {
+  LaunchPlatform p;
+  p.name = "kubernetes";
+  p.usage =
+      "pperf launch kubernetes --config C --image IMAGE --results-claim PVC\n"
+      "         [--namespace NS] [--capacity-labels eks|karpenter] [--tls DIR]\n"
+      "         [COMMON]\n";
+  p.flags = {
+      {"image", "the pods' container image, pperf on its PATH", false, true},
+      {"results-claim", "a PersistentVolumeClaim mounted at /pperf-output: results, report, checkpoints", false, true},
+      {"namespace", "the namespace of every object", false, false, std::string("default")},
+      {"capacity-labels", "the labels that say a node is Spot or on-demand: eks (managed node groups) or karpenter (Karpenter, EKS Auto Mode)",
+       false, false, std::string("eks")},
+      {"tls", "a directory of cert.pem, key.pem (ca.pem): the data workers serve TLS (a Secret mounted at /pperf-tls)"}};
+  p.rules = kubernetes_rules();
+  p.launch = [](const Config& config, const LaunchCommon& common, const LaunchFlagValues& flags) {
+    const KubernetesLaunchOptions o = kubernetes_options(flags, common);
+    std::vector<LaunchedJob> out;
+    for (const KubernetesJob& job : kubernetes_jobs(config, o))
+      out.push_back({job.name, job.name + ".yaml", yaml_documents(job.documents), kubernetes_summary(job),
+                     fmt::format("{}/results.json on the claim {} (namespace {})", job.name, o.results_claim, o.name_space),
+                     fmt::format("from a pod that mounts the claim at /pperf-output (docs/launch.md): kubectl -n {} cp POD:/pperf-output/{}/results.json {}.json",
+                                 o.name_space, job.name, job.name)});
+    return out;
+  };
+  p.start_command = [](const std::string&, const std::string& path) { return "kubectl apply -f " + path; };
+  return p;
 }
 
 }  // namespace pperf

@@ -14,6 +14,7 @@
 
 #include "src/config/config.h"
 #include "src/launch/plan.h"
+#include "src/launch/platform.h"
 
 namespace pperf {
 
@@ -55,14 +56,24 @@ struct PodResources {
 /// InputError naming the type when the price table does not say its vCPUs and memory.
 PodResources pod_resources(const InstanceSpec& spec);
 
-struct KubernetesJob {
-  std::string name;                         // the PyTorchJob's name
-  std::vector<std::string> configurations;  // measured in turns by its trainer
+/// A job's manifests (its name is the PyTorchJob's).
+struct KubernetesJob : LaunchJob {
   std::vector<nlohmann::ordered_json> documents;  // Secret, Service, Job (with data), then the PyTorchJob
 };
 
 /// The manifests for `config`; InputError naming the configuration (launch_plan's refusals) or
 /// the flag (names Kubernetes does not allow).
 std::vector<KubernetesJob> kubernetes_jobs(const Config& config, const KubernetesLaunchOptions& options);
+
+/// How Kubernetes names and places a job (launch_jobs): any type the table prices, lower-case
+/// names of at most 50 characters (its pods' names derive from them), data groups `JOB-data[G]`,
+/// `pperf node-entry` in every pod, data pods by their Indexed Job's DNS names.
+LaunchRules kubernetes_rules();
+/// `pperf launch kubernetes`'s flags as the options (the TLS files read here).
+KubernetesLaunchOptions kubernetes_options(const LaunchFlagValues& flags, const LaunchCommon& common);
+/// What `pperf launch` says of a job: its configurations and its objects, in the file's order.
+std::string kubernetes_summary(const LaunchJob& job);
+/// The platform's entry in launch_platforms().
+LaunchPlatform kubernetes_platform();
 
 }  // namespace pperf

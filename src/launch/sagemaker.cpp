@@ -28,6 +28,112 @@ bool starts_with(const std::string& s, const std::string& prefix) { return s.rfi
 
 std::string sagemaker_region(const Config& config) { return config.price_table.region; }
 
+LaunchRules sagemaker_rules() {
+  LaunchRules r;
+  r.title = "SageMaker";
+  r.type_rule = [](const Config&, const std::string& type) {
+    return starts_with(type, "ml.") ? std::string()
+                                    : "SageMaker launches only ml. instance types, not '" + type + "' (price the config from an aws-sagemaker table)";
+  };
+  r.max_name_length = 63;
+  r.group_name = [](const std::string&, const LaunchDataGroup& g, size_t, size_t) { return "data-" + g.type; };
+  return r;
+}
+
+namespace {
+
+/// One job's CreateTrainingJob request.
+SageMakerJob sagemaker_job(const Config& config, const SageMakerLaunchOptions& o, const LaunchJob& launch) {
+  const LaunchJobPlan& j = launch.plan;
+  const std::vector<std::string>& names = j.configurations;
+  const std::string region = sagemaker_region(config);
+  if (1 + j.data_groups.size() > 5)
+    throw InputError(config.path, std::find_if(config.configurations.begin(), config.configurations.end(),
+                                              [&](const Configuration& c) { return c.name == names.front(); })->pointer,
+                     fmt::format("configurations {} on {}: {} instance groups (the trainer's and {} data groups); a "
+                                 "SageMaker job has at most 5",
+                                 join_names(names, ", "), j.trainer_type, 1 + j.data_groups.size(), j.data_groups.size()));
+  SageMakerJob job{launch, {}};
+  if (!std::regex_match(job.name, kJobName))
+    throw InputError(config.path, "/name", "'" + job.name + "' is not a SageMaker job name (letters, digits, '-'; at most 63)");
+
+  const int64_t runtime = launch.runtime_s;
+
+  nlohmann::json r;
+  r["TrainingJobName"] = job.name;
+  r["RoleArn"] = o.role_arn;
+  nlohmann::json algorithm{{"TrainingInputMode", "File"}};
+  nlohmann::json hyper = nlohmann::json::object();
+  hyper[keys::kConfig] = launch_config_reference(config);
+  hyper[keys::kConfigSha256] = config.sha256;
+  hyper[keys::kConfigurations] = join_names(names, ",");
+  hyper[keys::kWorkload] = o.selection.workload;
+  hyper[keys::kTrainerGroup] = j.data_groups.empty() ? "" : kTrainerGroup;
+  nlohmann::json data_of = nlohmann::json::object(), data_workers = nlohmann::json::object();
+  for (const auto& [name, use] : j.data_of) data_of[name] = {launch.group_names[use.first], use.second};
+  for (size_t g = 0; g < j.data_groups.size(); ++g) data_workers[launch.group_names[g]] = j.data_groups[g].workers;
+  hyper[keys::kDataGroups] = data_of.dump();
+  hyper[keys::kDataWorkers] = data_workers.dump();
+  hyper[keys::kDataPort] = std::to_string(o.data_port);
+  hyper[keys::kDataWaitS] = std::to_string(o.data_wait_s);
+  const bool tls = launch.tls;
+  hyper[keys::kTlsChannel] = tls ? kSageMakerTlsChannel : "";
+  if (tls) {
+    check_s3_uri("--tls", o.tls_s3);
+    r["InputDataConfig"] = {{{"ChannelName", kSageMakerTlsChannel},
+                             {"DataSource", {{"S3DataSource", {{"S3DataType", "S3Prefix"}, {"S3Uri", o.tls_s3}, {"S3DataDistributionType", "FullyReplicated"}}}}},
+                             {"InputMode", "File"}}};
+  }
+  for (const auto& [k, v] : hyper.items())
+    if (v.get<std::string>().size() > 2500)
+      throw InputError(config.path, std::find_if(config.configurations.begin(), config.configurations.end(),
+                                              [&](const Configuration& c) { return c.name == names.front(); })->pointer, "hyperparameter " + k + " is over SageMaker's 2500 characters");
+  if (!o.image.empty()) {
+    algorithm["TrainingImage"] = o.image;
+    algorithm["ContainerEntrypoint"] = {"pperf", "sagemaker-entry"};
+  } else {
+    algorithm["TrainingImage"] = pytorch_training_image(o.framework_version, region, true);
+    // The SageMaker training toolkit in AWS's image fetches the source directory and starts
+    // the entry point from these (the values the SageMaker SDK's estimators send).
+    hyper["sagemaker_program"] = o.entry_point;
+    hyper["sagemaker_submit_directory"] = o.source_s3;
+    hyper["sagemaker_region"] = region;
+  }
+  r["AlgorithmSpecification"] = algorithm;
+  r["HyperParameters"] = hyper;
+  r["OutputDataConfig"] = {{"S3OutputPath", o.output_s3}};
+  nlohmann::json resources{{"VolumeSizeInGB", o.volume_gb}};
+  if (j.data_groups.empty()) {
+    resources["InstanceType"] = j.trainer_type;
+    resources["InstanceCount"] = 1;
+  } else {
+    resources["InstanceGroups"] = nlohmann::json::array();
+    resources["InstanceGroups"].push_back({{"InstanceGroupName", kTrainerGroup}, {"InstanceType", j.trainer_type}, {"InstanceCount", 1}});
+    for (size_t g = 0; g < j.data_groups.size(); ++g)
+      resources["InstanceGroups"].push_back({{"InstanceGroupName", launch.group_names[g]}, {"InstanceType", j.data_groups[g].type},
+                                             {"InstanceCount", j.data_groups[g].count}});
+  }
+  r["ResourceConfig"] = resources;
+  nlohmann::json stopping{{"MaxRuntimeInSeconds", runtime}};
+  if (j.spot) {
+    const int64_t wait = o.max_wait_s ? *o.max_wait_s : 2 * runtime;
+    if (wait < runtime)
+      throw InputError("--max-wait-s", "", fmt::format("{} s is below the job's MaxRuntimeInSeconds {} s (SageMaker refuses MaxWait < MaxRuntime)",
+                                                      wait, runtime));
+    stopping["MaxWaitTimeInSeconds"] = wait;
+    r["EnableManagedSpotTraining"] = true;
+    std::string base = o.output_s3;
+    while (!base.empty() && base.back() == '/') base.pop_back();
+    r["CheckpointConfig"] = {{"S3Uri", base + "/" + job.name + "/checkpoints"}, {"LocalPath", "/opt/ml/checkpoints"}};
+  }
+  r["StoppingCondition"] = stopping;
+  if (launch.with_data) r["Environment"] = {{kDataTokenVariable, o.token}};
+  job.request = std::move(r);
+  return job;
+}
+
+}  // namespace
+
 std::vector<SageMakerJob> sagemaker_jobs(const Config& config, const SageMakerLaunchOptions& o) {
   if (o.image.empty() == o.framework_version.empty())
     throw InputError("--image", "", "give the job's image: --image URI (pperf inside) or --framework pytorch:VERSION (AWS's image, the GPU bundle as source)");
@@ -39,107 +145,70 @@ std::vector<SageMakerJob> sagemaker_jobs(const Config& config, const SageMakerLa
   if (!std::regex_match(o.output_s3, kS3Uri) || o.output_s3.size() > 900)
     throw InputError("--output", "", "'" + o.output_s3 + "' is not an S3 URI (s3://BUCKET/PREFIX)");
   check_s3_uri("--output", o.output_s3);
-  const std::string region = sagemaker_region(config);
-  const std::string image = o.image.empty() ? "" : o.image;
-  if (image.size() > 255) throw InputError("--image", "", "longer than SageMaker's 255 characters");
-
-  const std::vector<LaunchJobPlan> jobs = launch_plan(config, o.selection, "SageMaker", [](const std::string& type) {
-    return starts_with(type, "ml.") ? std::string()
-                                    : "SageMaker launches only ml. instance types, not '" + type + "' (price the config from an aws-sagemaker table)";
-  });
-  const auto group_name = [](const LaunchDataGroup& g) { return "data-" + g.type; };
+  if (o.image.size() > 255) throw InputError("--image", "", "longer than SageMaker's 255 characters");
   std::vector<SageMakerJob> out;
-  for (const LaunchJobPlan& j : jobs) {
-    const std::vector<std::string>& names = j.configurations;
-    if (1 + j.data_groups.size() > 5)
-      throw InputError(config.path, std::find_if(config.configurations.begin(), config.configurations.end(),
-                                                [&](const Configuration& c) { return c.name == names.front(); })->pointer,
-                       fmt::format("configurations {} on {}: {} instance groups (the trainer's and {} data groups); a "
-                                   "SageMaker job has at most 5",
-                                   join_names(names, ", "), j.trainer_type, 1 + j.data_groups.size(), j.data_groups.size()));
-    SageMakerJob job;
-    job.configurations = names;
-    job.name = launch_job_name(config.name, j.key, o.job_suffix, 63, false, "SageMaker");
-    if (!std::regex_match(job.name, kJobName))
-      throw InputError(config.path, "/name", "'" + job.name + "' is not a SageMaker job name (letters, digits, '-'; at most 63)");
-
-    const int64_t runtime = job_runtime_s(o, config, j);
-
-    nlohmann::json r;
-    r["TrainingJobName"] = job.name;
-    r["RoleArn"] = o.role_arn;
-    nlohmann::json algorithm{{"TrainingInputMode", "File"}};
-    nlohmann::json hyper = nlohmann::json::object();
-    hyper[keys::kConfig] = launch_config_reference(config);
-    hyper[keys::kConfigSha256] = config.sha256;
-    hyper[keys::kConfigurations] = join_names(names, ",");
-    hyper[keys::kWorkload] = o.selection.workload;
-    hyper[keys::kTrainerGroup] = j.data_groups.empty() ? "" : "trainer";
-    nlohmann::json data_of = nlohmann::json::object(), data_workers = nlohmann::json::object();
-    for (const auto& [name, use] : j.data_of) data_of[name] = {group_name(j.data_groups[use.first]), use.second};
-    for (const auto& g : j.data_groups) data_workers[group_name(g)] = g.workers;
-    hyper[keys::kDataGroups] = data_of.dump();
-    hyper[keys::kDataWorkers] = data_workers.dump();
-    hyper[keys::kDataPort] = std::to_string(o.data_port);
-    hyper[keys::kDataWaitS] = std::to_string(o.data_wait_s);
-    const bool tls = !j.data_groups.empty() && !o.tls_s3.empty();
-    hyper[keys::kTlsChannel] = tls ? kSageMakerTlsChannel : "";
-    if (tls) {
-      check_s3_uri("--tls", o.tls_s3);
-      r["InputDataConfig"] = {{{"ChannelName", kSageMakerTlsChannel},
-                               {"DataSource", {{"S3DataSource", {{"S3DataType", "S3Prefix"}, {"S3Uri", o.tls_s3}, {"S3DataDistributionType", "FullyReplicated"}}}}},
-                               {"InputMode", "File"}}};
-    }
-    for (const auto& [k, v] : hyper.items())
-      if (v.get<std::string>().size() > 2500)
-        throw InputError(config.path, std::find_if(config.configurations.begin(), config.configurations.end(),
-                                                [&](const Configuration& c) { return c.name == names.front(); })->pointer, "hyperparameter " + k + " is over SageMaker's 2500 characters");
-    if (!o.image.empty()) {
-      algorithm["TrainingImage"] = o.image;
-      algorithm["ContainerEntrypoint"] = {"pperf", "sagemaker-entry"};
-    } else {
-      algorithm["TrainingImage"] = pytorch_training_image(o.framework_version, region, true);
-      // The SageMaker training toolkit in AWS's image fetches the source directory and starts
-      // the entry point from these (the values the SageMaker SDK's estimators send).
-      hyper["sagemaker_program"] = o.entry_point;
-      hyper["sagemaker_submit_directory"] = o.source_s3;
-      hyper["sagemaker_region"] = region;
-    }
-    r["AlgorithmSpecification"] = algorithm;
-    r["HyperParameters"] = hyper;
-    r["OutputDataConfig"] = {{"S3OutputPath", o.output_s3}};
-    nlohmann::json resources{{"VolumeSizeInGB", o.volume_gb}};
-    if (j.data_groups.empty()) {
-      resources["InstanceType"] = j.trainer_type;
-      resources["InstanceCount"] = 1;
-    } else {
-      resources["InstanceGroups"] = nlohmann::json::array();
-      resources["InstanceGroups"].push_back({{"InstanceGroupName", "trainer"}, {"InstanceType", j.trainer_type}, {"InstanceCount", 1}});
-      for (const auto& g : j.data_groups)
-        resources["InstanceGroups"].push_back({{"InstanceGroupName", group_name(g)}, {"InstanceType", g.type}, {"InstanceCount", g.count}});
-    }
-    r["ResourceConfig"] = resources;
-    nlohmann::json stopping{{"MaxRuntimeInSeconds", runtime}};
-    if (j.spot) {
-      const int64_t wait = o.max_wait_s ? *o.max_wait_s : 2 * runtime;
-      if (wait < runtime)
-        throw InputError("--max-wait-s", "", fmt::format("{} s is below the job's MaxRuntimeInSeconds {} s (SageMaker refuses MaxWait < MaxRuntime)",
-                                                        wait, runtime));
-      stopping["MaxWaitTimeInSeconds"] = wait;
-      r["EnableManagedSpotTraining"] = true;
-      std::string base = o.output_s3;
-      while (!base.empty() && base.back() == '/') base.pop_back();
-      r["CheckpointConfig"] = {{"S3Uri", base + "/" + job.name + "/checkpoints"}, {"LocalPath", "/opt/ml/checkpoints"}};
-    }
-    r["StoppingCondition"] = stopping;
-    if (!j.data_groups.empty()) {
-      if (o.token.empty()) throw InputError("--token-file", "", "a job with data instances needs the data workers' token");
-      r["Environment"] = {{kDataTokenVariable, o.token}};
-    }
-    job.request = std::move(r);
-    out.push_back(std::move(job));
-  }
+  for (const LaunchJob& job : launch_jobs(config, o, sagemaker_rules(), !o.tls_s3.empty())) out.push_back(sagemaker_job(config, o, job));
   return out;
+}
+
+std::string sagemaker_summary(const LaunchJob& job) {
+  std::string groups = fmt::format("1 x {}", job.plan.trainer_type);
+  if (job.with_data) groups += fmt::format(" ({})", kTrainerGroup);
+  for (size_t g = 0; g < job.plan.data_groups.size(); ++g)
+    groups += fmt::format(", {} x {} ({})", job.plan.data_groups[g].count, job.plan.data_groups[g].type, job.group_names[g]);
+  return fmt::format("measures {} on {}{}; at most {} s", measures_text(job.plan.configurations), groups,
+                     job.plan.spot ? " (managed Spot)" : "", job.runtime_s);
+}
+
+SageMakerLaunchOptions sagemaker_options(const LaunchFlagValues& f, const LaunchCommon& common) {
+  SageMakerLaunchOptions o;
+  static_cast<LaunchCommon&>(o) = common;
+  o.role_arn = f.string("role");
+  o.output_s3 = f.string("output");
+  if (f.has("image")) o.image = f.string("image");
+  if (f.has("framework")) {
+    const std::string framework = f.string("framework");
+    if (framework.rfind("pytorch:", 0) != 0) throw InputError("--framework", "", "'" + framework + "': expected pytorch:VERSION");
+    o.framework_version = framework.substr(8);
+  }
+  if (f.has("source")) o.source_s3 = f.string("source");
+  if (f.has("max-wait-s")) o.max_wait_s = f.integer("max-wait-s");
+  if (f.has("tls")) o.tls_s3 = f.string("tls");
+  return o;
+}
+
+LaunchPlatform sagemaker_platform() {
+  LaunchPlatform p;
+  p.name = "sagemaker";
+  p.usage =
+      "pperf launch sagemaker --config C --role ARN --output s3://BUCKET/PREFIX\n"
+      "         (--image URI | --framework pytorch:VERSION --source s3://.../X.tar.gz)\n"
+      "         [--max-wait-s N] [--tls s3://BUCKET/PREFIX/] [COMMON]\n";
+  p.flags = {
+      {"role", "the job's IAM execution role ARN", false, true},
+      {"output", "s3://BUCKET/PREFIX: the jobs' results (model.tar.gz), report, checkpoints", false, true},
+      {"image", "a container image holding pperf (its entry point: pperf sagemaker-entry)"},
+      {"framework", "pytorch:VERSION: AWS's PyTorch training image of that torch, with --source"},
+      {"source", "s3://.../sourcedir.tar.gz: the GPU bundle (scripts/gpu-bundle.sh --torch VERSION), packed"},
+      {"max-wait-s", "Spot: MaxWaitTimeInSeconds, at least the runtime (default: 2 x the runtime)", true},
+      {"tls", "s3://BUCKET/PREFIX/ holding cert.pem, key.pem (ca.pem): the data workers serve TLS (input channel pperf-tls)"}};
+  p.rules = sagemaker_rules();
+  p.launch = [](const Config& config, const LaunchCommon& common, const LaunchFlagValues& flags) {
+    const SageMakerLaunchOptions o = sagemaker_options(flags, common);
+    std::vector<LaunchedJob> out;
+    for (const SageMakerJob& job : sagemaker_jobs(config, o)) {
+      // SageMaker uploads /opt/ml/model as S3OutputPath/JOB/output/model.tar.gz when the job ends.
+      const std::string model = bucket_path(o.output_s3, job.name + "/output/model.tar.gz");
+      out.push_back({job.name, job.name + ".json", job.request.dump(2) + "\n", sagemaker_summary(job), model + " (results.json inside)",
+                     fmt::format("aws s3 cp {} {}.tar.gz && tar -xzf {}.tar.gz results.json && mv results.json {}.json", model,
+                                 job.name, job.name, job.name)});
+    }
+    return out;
+  };
+  p.start_command = [](const std::string&, const std::string& path) {
+    return "aws sagemaker create-training-job --cli-input-json file://" + path;
+  };
+  return p;
 }
 
 namespace {

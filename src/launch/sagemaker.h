@@ -14,6 +14,7 @@
 
 #include "src/config/config.h"
 #include "src/launch/plan.h"
+#include "src/launch/platform.h"
 
 namespace pperf {
 
@@ -46,11 +47,9 @@ struct SageMakerLaunchOptions : LaunchCommon {
 /// The input channel the TLS files arrive in: /opt/ml/input/data/pperf-tls/ on every host.
 inline constexpr const char* kSageMakerTlsChannel = "pperf-tls";
 
-/// One CreateTrainingJob request.
-struct SageMakerJob {
-  std::string name;                         // TrainingJobName
-  std::vector<std::string> configurations;  // measured in this job, in turns
-  nlohmann::json request;                   // `aws sagemaker create-training-job --cli-input-json`
+/// One CreateTrainingJob request (the job's TrainingJobName is its name).
+struct SageMakerJob : LaunchJob {
+  nlohmann::json request;  // `aws sagemaker create-training-job --cli-input-json`
 };
 
 /// The jobs for `config`. Refusals (InputError naming the config file and the configuration's
@@ -58,6 +57,16 @@ struct SageMakerJob {
 /// more than 5 instance groups in a job, a trainer of more than one instance, Spot without a
 /// checkpoint destination, MaxWait < MaxRuntime, names the API does not allow.
 std::vector<SageMakerJob> sagemaker_jobs(const Config& config, const SageMakerLaunchOptions& options);
+
+/// How SageMaker names and places a job (launch_jobs): ml. types only, names of at most 63
+/// characters, data groups `data-TYPE`; its own entry point.
+LaunchRules sagemaker_rules();
+/// `pperf launch sagemaker`'s flags as the options.
+SageMakerLaunchOptions sagemaker_options(const LaunchFlagValues& flags, const LaunchCommon& common);
+/// What `pperf launch` says of a job: its configurations, its instance groups, Spot, its bound.
+std::string sagemaker_summary(const LaunchJob& job);
+/// The platform's entry in launch_platforms().
+LaunchPlatform sagemaker_platform();
 
 /// The region the config's price table prices (the region SageMaker jobs run in).
 std::string sagemaker_region(const Config& config);

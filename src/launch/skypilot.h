@@ -12,6 +12,7 @@
 
 #include "src/config/config.h"
 #include "src/launch/plan.h"
+#include "src/launch/platform.h"
 
 namespace pperf {
 
@@ -28,9 +29,8 @@ struct SkyPilotLaunchOptions : LaunchCommon {
 inline constexpr const char* kSkyPilotOutputDir = "/pperf-output";
 inline constexpr const char* kSkyPilotTlsDir = "/pperf-tls";
 
-struct SkyPilotJob {
-  std::string name;                         // the managed job's (or job group's) name
-  std::vector<std::string> configurations;  // measured in turns by its trainer
+/// A managed job (or job group; its name is the job's).
+struct SkyPilotJob : LaunchJob {
   bool job_group = false;
   std::vector<nlohmann::ordered_json> documents;  // the YAML's documents (a job group's header first)
 };
@@ -41,6 +41,17 @@ std::vector<SkyPilotJob> skypilot_jobs(const Config& config, const SkyPilotLaunc
 
 /// InputError on --output unless it is a bucket SkyPilot mounts (an S3 one named as S3 allows).
 void check_skypilot_output(const std::string& output);
+
+/// How SkyPilot names and places a job (launch_jobs): AWS, GCP and Azure tables, lower-case names
+/// of at most 60 characters, data tasks `data-TYPE`, `pperf node-entry` on every node, the
+/// hosts meeting under the mounted bucket.
+LaunchRules skypilot_rules();
+/// `pperf launch skypilot`'s flags as the options (the TLS directory and the bundle checked here).
+SkyPilotLaunchOptions skypilot_options(const LaunchFlagValues& flags, const LaunchCommon& common);
+/// What `pperf launch` says of a job: its configurations, its tasks' nodes, whether a job group.
+std::string skypilot_summary(const LaunchJob& job);
+/// The platform's entry in launch_platforms().
+LaunchPlatform skypilot_platform();
 
 /// The torch requirement a bundle built against `built_against` (e.g. "2.11.0+cu130") installs
 /// from an index that serves it: the public version (PyPI publishes no local "+cuNNN" versions;

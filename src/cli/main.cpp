@@ -81,6 +81,7 @@ std::string usage() {
 
 int dispatch(const std::string& command, const Args& args, const Args& argv) {
   using namespace pperf::cli;
+  using pperf::kExitBadInput, pperf::kExitOk, pperf::kExitRuntime;
   for (const Command& c : kCommands)
     if (command == c.name) return c.handler(args, argv);
   if (command == "--help" || command == "-h" || command == "help") {
@@ -102,6 +103,7 @@ int dispatch(const std::string& command, const Args& args, const Args& argv) {
 
 int main(int argc, char** argv) {
   using namespace pperf::cli;
+  using pperf::kExitBadInput, pperf::kExitOk, pperf::kExitRuntime;
   keep_freed_memory_mapped();
   number_gpus_in_pci_order();
   const std::vector<std::string> argv_copy(argv, argv + argc);

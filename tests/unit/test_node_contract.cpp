@@ -96,7 +96,9 @@ TEST(NodeContract, RefusalsNameTheFlag) {
   EXPECT_EQ(refusal(without("--platform")), "--platform: missing (`pperf launch` writes it)");
   EXPECT_EQ(refusal(without("--out")), "--configurations: the trainer needs --configurations and --out");
   EXPECT_EQ(refusal(with({"--data", "x=y"})), "--data: 'x=y': expected CONFIGURATION=GROUP:COUNT");
-  EXPECT_EQ(refusal(with({"--market", "ondemand"})), "--market: 'ondemand': expected spot");
+  std::vector<std::string> market = without("--market");
+  market.insert(market.end(), {"--market", "ondemand"});
+  EXPECT_EQ(refusal(market), "--market: 'ondemand': expected spot");
   EXPECT_EQ(refusal(with({"--job", "again"})), "--job: given more than once");
   EXPECT_EQ(refusal(with({"--worker", "3"})), "--worker: not a flag of pperf node-entry (did you mean 'workers'?)");
   EXPECT_EQ(refusal(with({"--workers"})), "--workers: needs a value");

@@ -29,12 +29,12 @@ j["replicates"]["count"] == 2 and [r["replicate"] for r in j["replicates"]["runs
 all(len(r["results"]) == 2 for r in j["replicates"]["runs"])
 all(x["stop_reason"] == "max_steps" for r in j["replicates"]["runs"] for x in r["results"])
 all(r["results"][1]["decision"]["method"].startswith("confidence sequence") for r in j["replicates"]["runs"])
-p = j["replicates"]["pooled"]; len(p) == 1 and p[0]["configuration"] == "b" and p[0]["baseline"] == "a"
-p = j["replicates"]["pooled"][0]; len(p["estimates"]) == 2 and p["dof"] == 1 and p["between_run_sd"] >= 0
-d = j["results"][1]["decision"]; d["method"] == "random effects over replicates in turns" and d["looks"] == 1
-d = j["results"][1]["decision"]; d["improvement_pct_bounds"] == j["replicates"]["pooled"][0]["improvement_pct_ci95"]
-d = j["results"][1]["decision"]; d["verdict"] == j["replicates"]["pooled"][0]["verdict"] and "pooled over 2 replicates in turns" in d["reason"]
-j["results"][1]["measurement"]["step_ms"] == j["replicates"]["runs"][1]["results"][1]["measurement"]["step_ms"]'
+len(p := j["replicates"]["pooled"]) == 1 and p[0]["configuration"] == "b" and p[0]["baseline"] == "a"
+len((p := j["replicates"]["pooled"][0])["estimates"]) == 2 and p["dof"] == 1 and p["between_run_sd"] >= 0
+(d := j["results"][1]["decision"])["method"] == "random effects over replicates in turns" and d["looks"] == 1
+j["results"][1]["decision"]["improvement_pct_bounds"] == j["replicates"]["pooled"][0]["improvement_pct_ci95"]
+(d := j["results"][1]["decision"])["verdict"] == j["replicates"]["pooled"][0]["verdict"] and "pooled over 2 replicates in turns" in d["reason"]
+j["results"][1]["step_time_ms"]["samples"] == j["replicates"]["runs"][1]["results"][1]["step_time_ms"]["samples"]'
 check "the console prints the pooled verdict" grep -q "pooled over 2 replicates in turns" "$work/run.out"
 
 # The two runs as two results files, as two later `pperf run`s would have written them.

@@ -238,7 +238,7 @@ int command_run(const std::vector<std::string>& args, const std::vector<std::str
     run.finished_at = utc_timestamp();
     runs.push_back(std::move(run));
   }
-  report.results = runs.back().results;
+  if (!runs.empty()) report.results = runs.back().results;
   if (p.has("spot-drill")) run_spot_drills(config, session.plan(), report.results, out.quiet, stop_requested);
   report.status = overall_status(report.results, stop_requested);
   // Replicates: each run priced (its own single-run decision recorded), then pooled.

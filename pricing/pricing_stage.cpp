@@ -6,6 +6,7 @@
 #include "src/core/mfu.h"
 #include "pricing/cost_model.h"
 #include "pricing/spot_model.h"
+#include "src/stats/replicates.h"
 
 namespace pperf {
 
@@ -94,26 +95,22 @@ bool took_turns(const Result& a, const Result& b) {
 
 /// The verdict against the baseline: from the paired rounds when the two took turns, else once
 /// from the fixed-sample interval of the ratio of means (a given step time has none).
-/// The candidate's hourly price over the baseline's, at both ends of any price range.
-PriceRatio price_ratio_of(const Cost& candidate, const Cost& baseline) {
-  const auto ends = [](const Cost& c) {
-    return c.usd_per_hour_range ? *c.usd_per_hour_range : std::array<double, 2>{c.usd_per_hour, c.usd_per_hour};
-  };
-  const auto c = ends(candidate), b = ends(baseline);
-  return {c[0] / b[1], c[1] / b[0]};
-}
 
 /// A measurement in turns as the decision reads it: its steps, round by round.
 RoundSteps timed_rounds(const Measurement& m) { return RoundSteps{m.step_ms, m.turns.round_steps}; }
 
 Decision decide_against(const Result& r, const Result& base, bool paired, const DecisionSettings& settings) {
-  const PriceRatio price_ratio = price_ratio_of(*r.cost, *base.cost);
+  const PriceRatio price_ratio = price_ratio_between(*r.cost, *base.cost);
   if (paired) {
     // One configuration's measured seconds per round, the two averaged.
     const double seconds_per_round = (r.measurement->elapsed_s + base.measurement->elapsed_s) / 2 /
                                      static_cast<double>(std::max<int64_t>(1, r.measurement->turns.rounds));
-    return decide_interleaved(timed_rounds(*base.measurement), timed_rounds(*r.measurement), price_ratio, settings,
-                              seconds_per_round);
+    // One run's verdict covers its host state; a contended run's is widened (src/stats/replicates.h).
+    const auto others = [](const Result& x) { return x.bottleneck ? x.bottleneck->others_cpu_pct / 100 : 0.0; };
+    return with_contention(decide_interleaved(timed_rounds(*base.measurement), timed_rounds(*r.measurement), price_ratio,
+                                              settings, seconds_per_round),
+                           r.bottleneck || base.bottleneck ? std::optional<double>(std::max(others(r), others(base))) : std::nullopt,
+                           price_ratio, settings);
   }
   std::optional<std::array<double, 2>> time_ratio;
   const bool given = !r.measured && !base.measured;

@@ -231,8 +231,10 @@ void write_in_progress(const RunReport& report, const Outputs& outputs) {
   write_file_atomically(outputs.in_progress_path, results_file_text(report));
 }
 
-Finished finish(RunReport& report, const RunSession& session, const Outputs& outputs, bool require_converged) {
+Finished finish(RunReport& report, const RunSession& session, const Outputs& outputs, bool require_converged,
+                const std::function<void(RunReport&)>& after_pricing) {
   session.price(report);
+  if (after_pricing) after_pricing(report);
   report.finished_at = utc_timestamp();
   Finished finished{exit_code_for(report, require_converged), false, outputs.json_path};
   const std::string text = results_file_text(report);

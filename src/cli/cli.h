@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cstdint>
 #include <optional>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -136,7 +137,9 @@ struct Finished {
 /// disk), the table is still printed and the results go to a file in the temporary directory
 /// that the error line names (exit 3; else the in-progress file is kept and named). Exit code:
 /// exit_code_for(report, require_converged), saying which result did not converge.
-Finished finish(RunReport& report, const RunSession& session, const Outputs& outputs, bool require_converged = false);
+/// `after_pricing`, when given, sees the report once priced, before it is written.
+Finished finish(RunReport& report, const RunSession& session, const Outputs& outputs, bool require_converged = false,
+                const std::function<void(RunReport&)>& after_pricing = {});
 /// With a history database: rewrites the files whose format draws trends (HTML, Markdown) with
 /// the run's trends from it. Call after record_in_history. Does nothing without a database.
 void write_trend_reports(const RunReport& report, const Outputs& outputs, const std::string& history_db);

@@ -21,6 +21,7 @@
 #include "src/measure/peak_flops.h"
 #include "src/measure/progress.h"
 #include "src/session/run_session.h"
+#include "src/stats/replicates.h"
 #include "pricing/pricing_stage.h"
 #include "reports/text.h"
 
@@ -102,6 +103,8 @@ class RunConsole : public MeasureObserver, public PreflightObserver {
     }
   }
   void clear() { line_.clear(); }
+  /// `--replicates`: the next replicate measures the plan's items again.
+  void next_replicate() { started_ = finished_ = 0; }
 
  private:
   const RunSession& session_;
@@ -114,6 +117,28 @@ class RunConsole : public MeasureObserver, public PreflightObserver {
   std::string setting_up_workload_;
   std::vector<std::string> setting_up_;
 };
+
+/// `--replicates N`: a whole number from 1 to kMostReplicates (1 when absent).
+constexpr int64_t kMostReplicates = 100;
+int64_t replicates_flag(const Parsed& p) {
+  if (!p.has("replicates")) return 1;
+  const auto n = positive_integer(p.string("replicates"));
+  if (!n || *n > kMostReplicates)
+    throw InputError("pperf run", "--replicates",
+                     fmt::format("'{}' is not a whole number from 1 to {}", p.string("replicates"), kMostReplicates));
+  return *n;
+}
+
+/// Replicates pool runs in turns: refused with --sequential, a sweep, or a launcher's ranks.
+void refuse_replicates_without_turns(const Config& config, const SessionRequest& request, const ExecutorOptions& executor) {
+  if (request.process.sequential)
+    throw InputError("pperf run", "--replicates",
+                     "replicates pool runs in turns (each run's paired ratio one estimate); --sequential measures one "
+                     "configuration after the other");
+  if (config.sweep) throw InputError("pperf run", "--replicates", config.path + " has a sweep: its points race, they are not replicated");
+  if (executor.process.launcher)
+    throw InputError("pperf run", "--replicates", "started by a launcher (every rank runs once): run the launcher again instead");
+}
 }  // namespace
 
 int command_run(const std::vector<std::string>& args, const std::vector<std::string>& argv) {
@@ -131,10 +156,13 @@ int command_run(const std::vector<std::string>& args, const std::vector<std::str
       "dry-run", "check everything `run` checks before measuring (as `pperf validate` does), then stop")(
       "spot-drill", "for each Spot configuration: SIGKILL its training mid-run, restart from the last checkpoint, "
                     "record the lost time measured beside the model's prediction")(
-      "require-converged", "exit 1 when a result stopped on max_steps/max_seconds before its CI reached target_rel_ci");
+      "require-converged", "exit 1 when a result stopped on max_steps/max_seconds before its CI reached target_rel_ci")(
+      "replicates", po::value<std::string>(), "measure the whole comparison N times in turns, each run its own replicate "
+                                              "measured to its budget; the verdict pools them (random effects over runs)");
   Parsed p = parse("run", options, join_optional_value(args, "--history"));
   if (p.help) return std::cout << options, kExitOk;
 
+  const int64_t replicates = replicates_flag(p);
   SessionRequest request = session_request(p);
   if (p.has("only")) request.filter.configurations = split_commas(p.string("only"));
   if (p.has("workload")) request.filter.workload = p.string("workload");
@@ -144,6 +172,9 @@ int command_run(const std::vector<std::string>& args, const std::vector<std::str
   if (!request.process.in_process && !std::filesystem::is_regular_file(config.path))
     throw InputError("--config", "", config.path + " is not a regular file: each measuring process re-reads it (or use --in-process)");
   ExecutorOptions executor = session.executor_options();
+  if (replicates > 1) refuse_replicates_without_turns(config, request, executor);
+  // Replicates are fixed samples: each measured to its budget, not stopped by its own decision.
+  if (replicates > 1) executor.decision.price_ratio.clear();
   if (p.has("trace")) executor.process.trace_dir = trace_folder(p.string("trace"));
   // Started by a launcher (torchrun, PyTorchJob, SageMaker, srun): every rank runs this same
   // config; rank 0 serves the group's store, measures and writes the outputs; the other ranks
@@ -189,18 +220,36 @@ int command_run(const std::vector<std::string>& args, const std::vector<std::str
   // In CI each item's start and end is a line; on a terminal the parent draws the progress of
   // configurations in turns, and a measuring process measuring alone draws its own.
   executor.process.terminal_progress = terminal;
-  report.results = session.measure(executor, stop_requested, console);
-  console.clear();
-  // What `pperf decide` matches results measured apart by: the workload's params and seed.
-  for (size_t i = 0; i < report.results.size() && i < session.plan().items.size(); ++i) {
-    const PlanItem& item = session.plan().items[i];
-    if (report.results[i].configuration != item.configuration->name) continue;
-    report.results[i].params = item.workload->params;
-    report.results[i].seed = static_cast<int64_t>(item.workload->seed);
+  std::vector<ReplicateRun> runs;
+  for (int64_t i = 0; i < replicates && !stop_requested; ++i) {
+    if (replicates > 1 && !out.quiet) std::cerr << fmt::format("[{}] replicate {} of {}\n", utc_timestamp(), i + 1, replicates);
+    console.next_replicate();
+    ReplicateRun run;
+    run.started_at = utc_timestamp();
+    run.results = session.measure(executor, stop_requested, console);
+    console.clear();
+    // What `pperf decide` matches results measured apart by: the workload's params and seed.
+    for (size_t j = 0; j < run.results.size() && j < session.plan().items.size(); ++j) {
+      const PlanItem& item = session.plan().items[j];
+      if (run.results[j].configuration != item.configuration->name) continue;
+      run.results[j].params = item.workload->params;
+      run.results[j].seed = static_cast<int64_t>(item.workload->seed);
+    }
+    run.finished_at = utc_timestamp();
+    runs.push_back(std::move(run));
   }
+  if (!runs.empty()) report.results = runs.back().results;
   if (p.has("spot-drill")) run_spot_drills(config, session.plan(), report.results, out.quiet, stop_requested);
   report.status = overall_status(report.results, stop_requested);
-  const Finished finished = finish(report, session, out, p.has("require-converged"));
+  // Replicates: each run priced (its own single-run decision recorded), then pooled.
+  const auto pool = [&](RunReport& priced) {
+    if (runs.size() < 2) return;
+    for (size_t i = 0; i + 1 < runs.size(); ++i) session.price(runs[i].results, priced.host);
+    runs.back().results = priced.results;
+    const auto ratio = [](const Result& candidate, const Result& baseline) { return price_ratio_between(*candidate.cost, *baseline.cost); };
+    priced.replicates = pool_replicate_runs(runs, ratio, session.decision_settings(), priced.results);
+  };
+  const Finished finished = finish(report, session, out, p.has("require-converged"), pool);
   if (launcher_store) launcher_store->publish_exit_code(finished.code, 60);
   if (!history.empty() && finished.written) return record_and_trend(history, report, out, finished);
   if (finished.written) write_trend_reports(report, out, history);

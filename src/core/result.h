@@ -360,6 +360,9 @@ struct RunReport {
   /// `pperf decide`: its inputs, the table it priced with, what was accepted (src/decide/decide.h);
   /// null elsewhere.
   nlohmann::json decide;
+  /// `pperf run --replicates N` (and `pperf decide` of later runs in turns on one host): every
+  /// replicate and the pooled verdicts (src/stats/replicates.h); null elsewhere.
+  nlohmann::json replicates;
   nlohmann::json unknown_fields = nlohmann::json::object();
 };
 

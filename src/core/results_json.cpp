@@ -31,6 +31,7 @@ json to_json(const RunReport& report) {
   for (const auto& r : report.results) j["results"].push_back(to_json(r));
   if (report.sweep) j["sweep"] = to_json(*report.sweep);
   if (!report.decide.is_null()) j["decide"] = report.decide;
+  if (!report.replicates.is_null()) j["replicates"] = report.replicates;
   return j;
 }
 
@@ -83,6 +84,10 @@ RunReport results_from_json(const json& doc, const std::string& file) {
   if (auto decide = root.find("decide")) {
     if (!decide->raw().is_object()) decide->fail("expected the decide object");
     report.decide = decide->raw();
+  }
+  if (auto replicates = root.find("replicates")) {
+    if (!replicates->raw().is_object()) replicates->fail("expected the replicates object");
+    report.replicates = replicates->raw();
   }
   report.unknown_fields = root.unread_members();  // kept and written back unchanged
   return report;

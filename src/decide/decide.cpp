@@ -12,6 +12,7 @@
 #include "src/core/input_error.h"
 #include "src/core/utc_time.h"
 #include "src/stats/intervals.h"
+#include "src/stats/replicates.h"
 #include "src/stats/stats.h"
 #include "pricing/cost_model.h"
 #include "pricing/pricing_stage.h"
@@ -276,6 +277,12 @@ DecideOutcome decide_separate(const DecideRequest& request) {
                          fmt::format("the same run as {} (started {} on {}): give each run once", request.sources[j].name,
                                      a.started_at, host_id_of(a)));
     }
+  // Later runs of one config on one host, in turns: replicates pooled as paired (src/stats/replicates.h).
+  std::vector<LaterRun> later;
+  for (const auto& s : request.sources) later.push_back({s.name, host_id_of(s.run), &s.run});
+  if (auto replicated = pool_later_runs(later, request.decision))
+    return {std::move(*replicated), {fmt::format("{} runs of one config on host {}: replicates in turns, each run's paired "
+                                                 "ratio one estimate, priced as the newest was", later.size(), later.front().host_id)}};
   // Every result measured and ok, grouped by workload, each workload's configurations by name.
   std::vector<std::string> workloads;
   std::map<std::string, std::vector<Configuration>> by_workload;

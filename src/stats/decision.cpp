@@ -574,6 +574,15 @@ std::optional<std::array<double, 2>> paired_time_ratio_interval(const std::vecto
   return std::array<double, 2>{std::exp(p.log_ratio - half), std::exp(p.log_ratio + half)};
 }
 
+std::optional<PairedLogRatio> paired_log_ratio(const RoundSteps& baseline, const RoundSteps& candidate) {
+  const PairedRounds p = paired(baseline, candidate);
+  if (p.t < 2) return std::nullopt;
+  const double sd = stdev(p.psi);
+  if (!(sd > p.resolution) || !std::isfinite(sd)) return std::nullopt;
+  const double t = static_cast<double>(p.t);
+  return PairedLogRatio{p.log_ratio, sd / std::sqrt(t) * round_correlation_widening(p.psi, p.steps), t - 1};
+}
+
 Decision decide_fixed(const std::optional<std::array<double, 2>>& time_ratio_ci, PriceRatio price_ratio,
                       const DecisionSettings& settings, bool given) {
   Decision d;

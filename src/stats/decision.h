@@ -200,6 +200,17 @@ std::optional<std::array<double, 2>> paired_time_ratio_interval(const std::vecto
                                                                 const std::vector<double>& candidate_round_ms,
                                                                 double confidence = 0.95);
 
+/// A run in turns as one fixed-sample estimate of log(mean candidate / mean baseline) over its
+/// whole rounds (a replicate, src/stats/replicates.h): the paired terms' mean, its standard error
+/// (their sd / sqrt(t), widened for the rounds' correlation as the decision is:
+/// round_correlation_widening with the steps) and its degrees of freedom t - 1. Valid for a run
+/// measured to its budget, not one stopped by its own decision. nullopt below 2 rounds or without
+/// spread.
+struct PairedLogRatio {
+  double log_ratio = 0, se = 0, dof = 0;
+};
+std::optional<PairedLogRatio> paired_log_ratio(const RoundSteps& baseline, const RoundSteps& candidate);
+
 /// Decides from paired round means (ms; baseline's and candidate's round j measured next to
 /// each other; extra rounds on either side are ignored). improvement_pct_bounds is the anytime
 /// interval (set from 2 rounds with spread, even before the first look); the verdict is read

@@ -12,6 +12,7 @@
 #include "src/decide/decide.h"
 #include "reports/columns.h"
 #include "src/stats/intervals.h"
+#include "golden.h"
 
 using namespace pperf;
 using nlohmann::json;
@@ -342,4 +343,70 @@ TEST(Decide, UndecidedSaysWhatWouldDecideIt) {
   EXPECT_NE(noisy.decision->reason.find("of the interval's variance: more steps a host (measure.max_steps, measure.max_seconds) "
                                         "would narrow it more than more hosts"),
             std::string::npos) << noisy.decision->reason;
+}
+
+// The decision as written: each scenario's results file and its notes are checked in
+// (tests/data/golden/decide-*), so a change of what decide writes is a reviewed diff.
+namespace {
+/// The notes as the command prints them, one "decide: " line each.
+std::string notes_text(const DecideOutcome& out) {
+  std::string text;
+  for (const auto& note : out.notes) text += "decide: " + note + "\n";
+  return text;
+}
+void expect_decide_golden(const std::string& name, const DecideOutcome& out) {
+  pperf::testing::expect_golden("decide-" + name + ".json", results_file_text(out.report));
+  pperf::testing::expect_golden("decide-" + name + ".notes.txt", notes_text(out));
+}
+}  // namespace
+
+TEST(DecideGolden, WhatDecideWritesIsItsGoldenFile) {
+  {  // one host a side (the prior), placements and machines, and a workload without its baseline
+    auto p4d = source("p4d.json", "host-a", "2026-01-01T00:00:00Z", measured("p4d", "ml.p4d.24xlarge", true, steps(100, 0.05, 1)));
+    p4d.run.placement->platform = "aws";
+    p4d.run.placement->instance_type = "p4d.24xlarge";
+    p4d.run.placement->instance_id = "i-0abc";
+    p4d.run.host = {{"hostname", "ip-10-0-0-1"}, {"cpu_model", "AMD EPYC 7R13"}, {"logical_cpus", 96}, {"os", "Linux"}};
+    auto trn1 = source("trn1.json", "host-b", "2026-01-01T02:30:00Z", measured("trn1", "ml.trn1.32xlarge", false, steps(100, 0.05, 2)));
+    trn1.run.placement->job_name = "bench";
+    trn1.run.placement->job_id = "17";
+    trn1.run.finished_at = "";
+    Result vit = measured("trn1", "ml.trn1.32xlarge", false, steps(80, 0.05, 3));
+    vit.workload = "vit_synthetic";
+    trn1.run.results.push_back(vit);
+    expect_decide_golden("two-hosts", decide_separate(request({p4d, trn1})));
+  }
+  {  // three hosts a side: the spread from the replicates; undecided, with more hosts to decide it
+    std::vector<DecideSource> sources;
+    const double p4d_hosts[] = {96, 100, 106}, trn1_hosts[] = {94, 101, 107};
+    for (int i = 0; i < 3; ++i) {
+      sources.push_back(source("p4d-" + std::to_string(i) + ".json", "p" + std::to_string(i), "2026-01-01T00:00:00Z",
+                               measured("p4d", "ml.p4d.24xlarge", true, steps(p4d_hosts[i], 0.03, 10 + i))));
+      sources.push_back(source("trn1-" + std::to_string(i) + ".json", "t" + std::to_string(i), "2026-01-02T00:00:00Z",
+                               measured("trn1", "ml.trn1.32xlarge", false, steps(trn1_hosts[i] * 1.5, 0.03, 20 + i))));
+    }
+    expect_decide_golden("replicates", decide_separate(request(sources)));
+  }
+  {  // the spread from the history; two hosts the same: the spread estimated at 0
+    const Result like = measured("p4d", "ml.p4d.24xlarge", true, steps(100, 0.05, 1));
+    std::vector<RunReport> history;
+    const double hosts[] = {100, 104, 97, 102};
+    for (int i = 0; i < 4; ++i)
+      history.push_back(source("h", "hist-" + std::to_string(i), "2025-12-01T00:00:00Z",
+                               measured("p4d", "ml.p4d.24xlarge", true, steps(hosts[i], 0.03, 40 + i)))
+                            .run);
+    auto q = request({source("p4d.json", "a", "2026-01-01T00:00:00Z", like),
+                      source("trn1-1.json", "b", "2026-01-01T01:00:00Z", measured("trn1", "ml.trn1.32xlarge", false, steps(100, 0.05, 2))),
+                      source("trn1-2.json", "c", "2026-01-01T01:10:00Z", measured("trn1", "ml.trn1.32xlarge", false, steps(100, 0.05, 2)))});
+    q.history_spread[spread_key(like)] = *spread_from_runs(history, like);
+    expect_decide_golden("history", decide_separate(q));
+  }
+  {  // a field accepted; a host without an interval of its mean
+    Result trn1 = measured("trn1", "ml.trn1.32xlarge", false, steps(100, 0.05, 2, 40));
+    trn1.params = {{"seq_len", 64}};
+    auto q = request({source("p4d.json", "a", "2026-01-01T00:00:00Z", measured("p4d", "ml.p4d.24xlarge", true, steps(100, 0.05, 1))),
+                      source("trn1.json", "b", "2026-01-01T01:00:00Z", trn1)});
+    q.accepted.insert("params");
+    expect_decide_golden("accepted", decide_separate(q));
+  }
 }

@@ -409,4 +409,10 @@ TEST(DecideGolden, WhatDecideWritesIsItsGoldenFile) {
     q.accepted.insert("params");
     expect_decide_golden("accepted", decide_separate(q));
   }
+  {  // undecided where the hosts' own steps carry the interval: more steps a host, not only more hosts
+    expect_decide_golden(
+        "noisy", decide_separate(request(
+                     {source("p4d.json", "a", "2026-01-01T00:00:00Z", measured("p4d", "ml.p4d.24xlarge", true, steps(100, 0.9, 1))),
+                      source("trn1.json", "b", "2026-01-01T01:00:00Z", measured("trn1", "ml.trn1.32xlarge", false, steps(150, 0.9, 2)))})));
+  }
 }

@@ -26,6 +26,13 @@ std::optional<std::array<double, 2>> group_usd_per_hour_range(const std::vector<
   return range;
 }
 
+namespace {
+/// The hourly price at both ends of its range, the point price twice without one.
+std::array<double, 2> usd_per_hour_ends(const Cost& c) {
+  return c.usd_per_hour_range ? *c.usd_per_hour_range : std::array<double, 2>{c.usd_per_hour, c.usd_per_hour};
+}
+}  // namespace
+
 Cost price(const CostInput& input) {
   Cost cost;
   cost.usd_per_hour = group_usd_per_hour(input.groups, input.discount_pct);
@@ -64,6 +71,11 @@ Cost price(const CostInput& input) {
   return cost;
 }
 
+std::array<double, 2> price_ratio_of(const Cost& candidate, const Cost& baseline) {
+  const auto c = usd_per_hour_ends(candidate), b = usd_per_hour_ends(baseline);
+  return {c[0] / b[1], c[1] / b[0]};
+}
+
 namespace {
 /// CI of mean(candidate) / mean(baseline) from the two means' own intervals, by MOVER on the
 /// log scale (Zou & Donner 2008): each end combines the candidate's and the baseline's
@@ -97,10 +109,7 @@ Comparison compare(const PricedStep& candidate, const PricedStep& baseline, bool
   if ((ratio || (price_spread && given_times)) && baseline.cost.usd_per_hour > 0) {
     // Price ratio ends: the candidate's dearest over the baseline's cheapest, and the reverse
     // (point prices when neither is a range); a given step time contributes its ratio alone.
-    auto ends = [](const Cost& cost) {
-      return cost.usd_per_hour_range ? *cost.usd_per_hour_range : std::array<double, 2>{cost.usd_per_hour, cost.usd_per_hour};
-    };
-    const auto cand = ends(candidate.cost), base = ends(baseline.cost);
+    const auto cand = usd_per_hour_ends(candidate.cost), base = usd_per_hour_ends(baseline.cost);
     const double point = candidate.step.mean_ms / baseline.step.mean_ms;
     const std::array<double, 2> time_ratio = ratio ? *ratio : std::array<double, 2>{point, point};
     c.improvement_pct_ci95 = std::array<double, 2>{(1 - cand[1] / base[0] * time_ratio[1]) * 100,

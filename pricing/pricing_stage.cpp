@@ -92,20 +92,11 @@ bool took_turns(const Result& a, const Result& b) {
   return with(a, b) && with(b, a);
 }
 
-/// The verdict against the baseline: from the paired rounds when the two took turns, else once
-/// from the fixed-sample interval of the ratio of means (a given step time has none).
-/// The candidate's hourly price over the baseline's, at both ends of any price range.
-PriceRatio price_ratio_of(const Cost& candidate, const Cost& baseline) {
-  const auto ends = [](const Cost& c) {
-    return c.usd_per_hour_range ? *c.usd_per_hour_range : std::array<double, 2>{c.usd_per_hour, c.usd_per_hour};
-  };
-  const auto c = ends(candidate), b = ends(baseline);
-  return {c[0] / b[1], c[1] / b[0]};
-}
-
 /// A measurement in turns as the decision reads it: its steps, round by round.
 RoundSteps timed_rounds(const Measurement& m) { return RoundSteps{m.step_ms, m.turns.round_steps}; }
 
+/// The verdict against the baseline: from the paired rounds when the two took turns, else once
+/// from the fixed-sample interval of the ratio of means (a given step time has none).
 Decision decide_against(const Result& r, const Result& base, bool paired, const DecisionSettings& settings) {
   const PriceRatio price_ratio = price_ratio_of(*r.cost, *base.cost);
   if (paired) {

@@ -14,6 +14,7 @@
 #include "src/core/input_error.h"
 #include "src/core/json_view.h"
 #include "src/core/utc_time.h"
+#include "src/compare/compare.h"
 #include "src/stats/intervals.h"
 #include "src/stats/stats.h"
 #include "pricing/cost_model.h"
@@ -296,11 +297,6 @@ void record_provenance(const DecideRequest& request, RunReport& report, DecideRe
 
 // ---- stage 4: pool ---------------------------------------------------------------------------
 
-StepTimeSpread spread_of(const std::vector<double>& samples) {
-  const Summary s = summarize(samples);
-  return StepTimeSpread{s.mean, s.stdev, s.cv, s.p5, s.p95};
-}
-
 /// The pooled result of `c`'s replicates (not yet priced).
 Result pooled_result(const Configuration& c) {
   Result r = *c.replicates.front().result;
@@ -311,23 +307,16 @@ Result pooled_result(const Configuration& c) {
   HostPooling hosts;
   hosts.replicates = static_cast<int64_t>(c.replicates.size());
   for (const auto& e : c.replicates) hosts.host_ids.push_back(e.host_id), hosts.sources.push_back(e.source->name);
-  std::vector<double> all;
-  double elapsed = 0;
-  for (const auto& e : c.replicates) {
-    const auto& steps = e.result->measurement->step_ms;
-    all.insert(all.end(), steps.begin(), steps.end());
-    elapsed += e.result->measurement->elapsed_s;
-  }
+  std::vector<const Result*> results;
+  for (const auto& e : c.replicates) results.push_back(e.result);
+  PooledSamples pool = pool_samples(results);  // the same pooling as compare's runs
   Measurement& m = *r.measurement;
-  m.step_ms = all;
+  m.step_ms = std::move(pool.step_ms);
   if (c.replicates.size() > 1) {
-    std::vector<double> waits;
-    for (const auto& e : c.replicates)
-      waits.insert(waits.end(), e.result->measurement->data_wait_ms.begin(), e.result->measurement->data_wait_ms.end());
-    m.data_wait_ms = waits;
-    m.elapsed_s = elapsed;
-    r.spread = spread_of(all);
-    r.step->median_ms = median(all);
+    m.data_wait_ms = std::move(pool.data_wait_ms);
+    m.elapsed_s = pool.elapsed_s;
+    r.spread = pool.spread;
+    r.step->median_ms = median(m.step_ms);
     r.step->ci95_ms.reset();  // a median over hosts has no interval here
     r.step->lag1_autocorrelation.reset();
   }
@@ -526,7 +515,10 @@ DecideOutcome decide_separate(const DecideRequest& request) {
     const Configuration& base = configurations.front();
     for (auto& c : configurations) {
       if (base.name != baseline) {  // no result of the baseline: priced, not decided
-      } else if (c.name == baseline) {
+        report.results.push_back(c.result);
+        continue;
+      }
+      if (c.name == baseline) {
         Result& r = c.result;
         r.comparison = compare({*r.cost, *r.step, &r.measurement->step_ms}, {*base.result.cost, *base.result.step, nullptr}, true);
       } else {

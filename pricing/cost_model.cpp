@@ -26,28 +26,40 @@ std::optional<std::array<double, 2>> group_usd_per_hour_range(const std::vector<
   return range;
 }
 
-Cost price(const CostInput& input) {
-  Cost cost;
-  cost.usd_per_hour = group_usd_per_hour(input.groups, input.discount_pct);
-  cost.usd_per_hour_range = group_usd_per_hour_range(input.groups, input.discount_pct);
+namespace {
+/// The hourly price at both ends of its range, the point price twice without one.
+std::array<double, 2> usd_per_hour_ends(const Cost& c) {
+  return c.usd_per_hour_range ? *c.usd_per_hour_range : std::array<double, 2>{c.usd_per_hour, c.usd_per_hour};
+}
 
+/// Fills the per-step and per-sample figures of `cost`, whose hourly price (and range) is set,
+/// at `step`: what price() and reprice() share.
+void price_steps(Cost& cost, const StepTimeEstimate& step, double samples_per_step) {
   const double usd_per_ms = cost.usd_per_hour / 3.6e6;
-  cost.usd_per_step = usd_per_ms * input.step.mean_ms;
+  cost.usd_per_step = usd_per_ms * step.mean_ms;
   // Time and price are bounded separately: the interval runs from the cheapest price at the
   // mean's lower bound to the dearest price at its upper bound (a given time: the mean both ends).
   const std::array<double, 2> usd_per_ms_ends =
       cost.usd_per_hour_range ? std::array<double, 2>{(*cost.usd_per_hour_range)[0] / 3.6e6, (*cost.usd_per_hour_range)[1] / 3.6e6}
                               : std::array<double, 2>{usd_per_ms, usd_per_ms};
-  if (const auto& ci = input.step.mean_ci95_ms)
+  if (const auto& ci = step.mean_ci95_ms)
     cost.usd_per_step_ci95 = std::array<double, 2>{usd_per_ms_ends[0] * (*ci)[0], usd_per_ms_ends[1] * (*ci)[1]};
   else if (cost.usd_per_hour_range)
-    cost.usd_per_step_ci95 = std::array<double, 2>{usd_per_ms_ends[0] * input.step.mean_ms, usd_per_ms_ends[1] * input.step.mean_ms};
-  if (input.samples_per_step > 0 && cost.usd_per_step > 0) {
-    cost.usd_per_1m_samples = cost.usd_per_step / input.samples_per_step * 1e6;
+    cost.usd_per_step_ci95 = std::array<double, 2>{usd_per_ms_ends[0] * step.mean_ms, usd_per_ms_ends[1] * step.mean_ms};
+  if (samples_per_step > 0 && cost.usd_per_step > 0) {
+    cost.usd_per_1m_samples = cost.usd_per_step / samples_per_step * 1e6;
     cost.samples_per_usd = 1e6 / cost.usd_per_1m_samples;
     if (const auto& ci = cost.usd_per_step_ci95)
-      cost.usd_per_1m_samples_ci95 = std::array<double, 2>{(*ci)[0] / input.samples_per_step * 1e6, (*ci)[1] / input.samples_per_step * 1e6};
+      cost.usd_per_1m_samples_ci95 = std::array<double, 2>{(*ci)[0] / samples_per_step * 1e6, (*ci)[1] / samples_per_step * 1e6};
   }
+}
+}  // namespace
+
+Cost price(const CostInput& input) {
+  Cost cost;
+  cost.usd_per_hour = group_usd_per_hour(input.groups, input.discount_pct);
+  cost.usd_per_hour_range = group_usd_per_hour_range(input.groups, input.discount_pct);
+  price_steps(cost, input.step, input.samples_per_step);
   if (input.billable_seconds) {
     ToTrain t;
     t.steps = input.steps_to_train;
@@ -62,6 +74,20 @@ Cost price(const CostInput& input) {
     cost.to_train = t;
   }
   return cost;
+}
+
+Cost reprice(const Cost& priced, const StepTimeEstimate& step, double samples_per_step) {
+  Cost cost;
+  cost.usd_per_hour = priced.usd_per_hour;
+  cost.usd_per_hour_range = priced.usd_per_hour_range;
+  cost.to_train = priced.to_train;
+  price_steps(cost, step, samples_per_step);
+  return cost;
+}
+
+std::array<double, 2> price_ratio_of(const Cost& candidate, const Cost& baseline) {
+  const auto c = usd_per_hour_ends(candidate), b = usd_per_hour_ends(baseline);
+  return {c[0] / b[1], c[1] / b[0]};
 }
 
 namespace {
@@ -97,10 +123,7 @@ Comparison compare(const PricedStep& candidate, const PricedStep& baseline, bool
   if ((ratio || (price_spread && given_times)) && baseline.cost.usd_per_hour > 0) {
     // Price ratio ends: the candidate's dearest over the baseline's cheapest, and the reverse
     // (point prices when neither is a range); a given step time contributes its ratio alone.
-    auto ends = [](const Cost& cost) {
-      return cost.usd_per_hour_range ? *cost.usd_per_hour_range : std::array<double, 2>{cost.usd_per_hour, cost.usd_per_hour};
-    };
-    const auto cand = ends(candidate.cost), base = ends(baseline.cost);
+    const auto cand = usd_per_hour_ends(candidate.cost), base = usd_per_hour_ends(baseline.cost);
     const double point = candidate.step.mean_ms / baseline.step.mean_ms;
     const std::array<double, 2> time_ratio = ratio ? *ratio : std::array<double, 2>{point, point};
     c.improvement_pct_ci95 = std::array<double, 2>{(1 - cand[1] / base[0] * time_ratio[1]) * 100,

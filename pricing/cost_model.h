@@ -32,6 +32,16 @@ std::optional<std::array<double, 2>> group_usd_per_hour_range(const std::vector<
 /// [cheapest, dearest] x t; null with a given time at point prices.
 Cost price(const CostInput& input);
 
+/// `priced` at another step time: the same hourly price (and range) and cost to train, its
+/// per-step and per-sample figures and their intervals as price() makes them at `step`. What a
+/// result pooled from several runs of one configuration is priced with (compare's pool_runs).
+Cost reprice(const Cost& priced, const StepTimeEstimate& step, double samples_per_step);
+
+/// The candidate's hourly price over the baseline's at both ends of any price range: [its
+/// cheapest over the baseline's dearest, its dearest over the baseline's cheapest] (the point
+/// prices where neither is a range). What a decision reads of prices.
+std::array<double, 2> price_ratio_of(const Cost& candidate, const Cost& baseline);
+
 /// A priced result as compare reads it; samples are null for a given step time.
 struct PricedStep {
   const Cost& cost;

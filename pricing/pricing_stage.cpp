@@ -93,14 +93,13 @@ bool took_turns(const Result& a, const Result& b) {
   return with(a, b) && with(b, a);
 }
 
-/// The verdict against the baseline: from the paired rounds when the two took turns, else once
-/// from the fixed-sample interval of the ratio of means (a given step time has none).
-
 /// A measurement in turns as the decision reads it: its steps, round by round.
 RoundSteps timed_rounds(const Measurement& m) { return RoundSteps{m.step_ms, m.turns.round_steps}; }
 
+/// The verdict against the baseline: from the paired rounds when the two took turns, else once
+/// from the fixed-sample interval of the ratio of means (a given step time has none).
 Decision decide_against(const Result& r, const Result& base, bool paired, const DecisionSettings& settings) {
-  const PriceRatio price_ratio = price_ratio_between(*r.cost, *base.cost);
+  const PriceRatio price_ratio = price_ratio_of(*r.cost, *base.cost);
   if (paired) {
     // One configuration's measured seconds per round, the two averaged.
     const double seconds_per_round = (r.measurement->elapsed_s + base.measurement->elapsed_s) / 2 /

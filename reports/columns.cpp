@@ -286,48 +286,6 @@ std::string sweep_pairwise_note(const std::optional<SweepRecord>& sweep) {
          "the race's statement is the one that holds for all points together.";
 }
 
-namespace {
-/// A member of `j` as text: a string as it is, a number as written, "" when absent or null.
-std::string member_text(const nlohmann::json& j, const char* key) {
-  if (!j.is_object() || !j.contains(key) || j[key].is_null()) return "";
-  return j[key].is_string() ? j[key].get<std::string>() : j[key].dump();
-}
-}  // namespace
-
-std::vector<std::string> decide_input_lines(const nlohmann::json& decide) {
-  std::vector<std::string> lines;
-  if (!decide.is_object() || !decide.contains("inputs") || !decide["inputs"].is_array()) return lines;
-  for (const auto& in : decide["inputs"]) {
-    std::vector<std::string> configurations;
-    if (in.contains("configurations") && in["configurations"].is_array())
-      for (const auto& c : in["configurations"])
-        if (c.is_string()) configurations.push_back(c.get<std::string>());
-    std::string line = fmt::format("{} ({}): host {}", member_text(in, "source"), fmt::join(configurations, ", "),
-                                   member_text(in, "host_id"));
-    const nlohmann::json placement = in.contains("placement") ? in["placement"] : nlohmann::json();
-    if (placement.is_object()) {
-      line += ", platform " + member_text(placement, "platform");
-      const std::string type = member_text(placement, "instance_type"), id = member_text(placement, "instance_id");
-      line += ", instance " + (type.empty() ? std::string("type not given") : type) + (id.empty() ? ", no instance id" : " " + id);
-      const std::string job = member_text(placement, "job_name"), job_id = member_text(placement, "job_id");
-      if (!job.empty() || !job_id.empty()) line += ", job " + job + (job_id.empty() ? "" : (job.empty() ? "" : " ") + job_id);
-    } else {
-      line += ", no placement recorded (a file from before placements)";
-    }
-    const nlohmann::json machine = in.contains("machine") ? in["machine"] : nlohmann::json();
-    if (machine.is_object() && !machine.empty())
-      line += fmt::format("; on {} ({}, {} logical CPUs)", member_text(machine, "hostname"), member_text(machine, "cpu_model"),
-                          member_text(machine, "logical_cpus"));
-    line += "; started " + member_text(in, "started_at");
-    if (in.contains("after_first_s") && in["after_first_s"].is_number()) {
-      const double after = in["after_first_s"].get<double>();
-      line += after > 0 ? ", " + duration_text(after) + " after the first run" : " (the first run)";
-    }
-    lines.push_back(line);
-  }
-  return lines;
-}
-
 std::string instances_by_market(const std::vector<PricedGroup>& groups) {
   std::string out;
   for (const auto& g : groups)

@@ -109,11 +109,6 @@ std::string figure_or_dash(const std::optional<double>& x, const char* format);
 /// "[lo, hi]" in `format`, "-" when absent.
 std::string bounds_or_dash(const std::optional<std::array<double, 2>>& b, const char* format);
 
-/// `pperf decide` (RunReport::decide): where and when each input run was measured, one line each,
-/// "p4d-1.json (p4d): host p4d-1, platform aws, instance p4d.24xlarge i-0abc; on ip-10-0-0-1 (AMD EPYC
-/// 7R13, 96 logical CPUs); started 2026-01-01T02:30:00Z, 2.5 h after the first run". {} elsewhere.
-std::vector<std::string> decide_input_lines(const nlohmann::json& decide);
-
 /// The groups with their market, as the run's tables show them: "1x ml.p4d.24xlarge + 2x ml.c5.18xlarge (spot)".
 std::string instances_by_market(const std::vector<PricedGroup>& groups);
 /// The groups with their role, as the advice shows them (its market is a column of its own):

@@ -11,6 +11,7 @@
 #include "reports/formats.h"
 
 #include "reports/columns.h"
+#include "reports/decide_text.h"
 #include "reports/page_text.h"
 #include "reports/text.h"
 
@@ -211,7 +212,7 @@ std::string where_it_ran(const RunReport& report) {
                                     [](const Result& r) { return r.execution && r.execution->emulated; });
   const std::string cpu = host_fact(report.host, {"cpu_model"}), cpus = host_fact(report.host, {"logical_cpus"});
   std::string out;
-  const auto inputs = decide_input_lines(report.decide);
+  const auto inputs = decide_input_lines(report);
   if (!inputs.empty()) {  // pperf decide: each input's own host; this one only decided
     out = fmt::format("Measured apart by {} run{}, each on its own host{}; decided on {}:\n", inputs.size(),
                       inputs.size() == 1 ? "" : "s",
@@ -323,7 +324,10 @@ std::string to_console(const RunReport& report, const ConsoleOptions& options) {
   prose += any_baseline ? "* baseline. " + prices + "\n"
                         : "No baseline in this run (not selected with --only, or none priced): improvements not computed. " +
                               prices + "\n";
-  return wrap(decisions, width) + table + wrap(prose, width) + sweep_table(report.sweep, currency, width);
+  // pperf decide: how it was decided (what was accepted, re-priced, pooled), before the answer.
+  std::string decided;
+  for (const auto& note : decide_notes(report)) decided += "decide: " + note + "\n";
+  return decided + wrap(decisions, width) + table + wrap(prose, width) + sweep_table(report.sweep, currency, width);
 }
 
 std::string compare_console(const CompareReport& r) {

@@ -16,6 +16,7 @@
 #include "reports/page_text.h"
 #include "reports/markup.h"
 #include "reports/columns.h"
+#include "reports/decide_text.h"
 
 namespace pperf {
 
@@ -37,7 +38,7 @@ std::string provenance(const RunReport& r, const std::string& source) {
       {"started", r.started_at},
       {"finished", r.finished_at.empty() ? "-" : r.finished_at},
       {"pperf", r.tool_version + ", git " + r.git_sha},
-      {r.decide.is_null() ? "host" : "decided on", host_fact(h, {"hostname"}) + ", " + host_fact(h, {"os"})},
+      {!r.decide ? "host" : "decided on", host_fact(h, {"hostname"}) + ", " + host_fact(h, {"os"})},
       {"CPU", host_fact(h, {"cpu_model"}) + " (" + host_fact(h, {"logical_cpus"}) + " logical, " +
                   host_fact(h, {"memory_gib"}) + " GiB)"},
       {"kernel", host_fact(h, {"kernel"})},
@@ -50,11 +51,19 @@ std::string provenance(const RunReport& r, const std::string& source) {
       {"market", r.pricing_market + (r.discount_pct > 0 ? fmt::format(", discount {:g} %", r.discount_pct) : "")},
       {"currency", r.pricing_currency}};
   // pperf decide: where and when each input was measured (the host above only decided).
-  const auto inputs = decide_input_lines(r.decide);
+  const auto inputs = decide_input_lines(r);
   for (size_t i = 0; i < inputs.size(); ++i) rows.emplace_back(fmt::format("measured apart ({}/{})", i + 1, inputs.size()), inputs[i]);
   std::string out = "<dl class=\"prov\" id=\"provenance\">\n";
   for (const auto& [k, v] : rows) out += "<dt>" + markup_escape(k) + "</dt><dd>" + markup_escape(v) + "</dd>\n";
-  return out + "</dl>\n";
+  out += "</dl>\n";
+  // pperf decide: how it was decided (what was accepted, re-priced, pooled).
+  const auto notes = decide_notes(r);
+  if (!notes.empty()) {
+    out += "<ul class=\"notes\" id=\"decide-notes\">\n";
+    for (const auto& note : notes) out += "<li>" + markup_escape(note) + "</li>\n";
+    out += "</ul>\n";
+  }
+  return out;
 }
 
 

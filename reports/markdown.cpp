@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include "reports/columns.h"
+#include "reports/decide_text.h"
 #include "reports/formats.h"
 #include "reports/markup.h"
 #include "reports/page_text.h"
@@ -67,7 +68,7 @@ std::string sweep_markdown(const std::optional<SweepRecord>& sweep, const std::s
 std::string run_report_markdown(const RunReportPage& page) {
   const RunReport& r = *page.run;
   std::string out = fmt::format("## pperf report: {}\n\n", r.config_name);
-  const auto inputs = decide_input_lines(r.decide);
+  const auto inputs = decide_input_lines(r);
   out += fmt::format("`{}` — {} run, {}, started {}; pperf {} (git `{}`); {} {} ({}, {} logical CPUs, BLAS {}, libtorch {}); "
                      "prices {} ({}, published {}, retrieved {}).\n\n",
                      page.source, to_string(r.status), r.config_name, r.started_at, r.tool_version, short_sha(r.git_sha),
@@ -78,6 +79,8 @@ std::string run_report_markdown(const RunReportPage& page) {
   if (!inputs.empty()) {  // pperf decide: where and when each input was measured
     out += "Measured apart (schedule: separate), each run on its own host:\n\n";
     for (const auto& line : inputs) out += "- " + markdown_escape(line) + "\n";
+    out += "\nHow it was decided:\n\n";
+    for (const auto& note : decide_notes(r)) out += "- " + markdown_escape(note) + "\n";
     out += "\n";
   }
   // A sweep leads with its race's statement; the pairwise lines follow, said to be pairwise.

@@ -18,7 +18,7 @@ ALLOWED = {
     "src/stats": {"src/core"},
     "pricing": {"src/core", "src/stats"},
     "src/config": {"src/core", "src/stats", "pricing"},
-    "src/compare": {"src/core", "src/stats"},
+    "src/compare": {"src/core", "src/stats", "pricing"},
     "reports": {"src/core", "src/stats", "src/compare", "src/project"},
     "src/env": {"src/core"},
     "workloads": {"src/core"},
@@ -30,7 +30,7 @@ ALLOWED = {
     "src/launch": {"src/core", "src/stats", "src/config", "pricing"},
     # a launched job's host at work: the platforms' contracts (src/launch), the data service's client
     "src/node": {"src/core", "src/stats", "src/config", "pricing", "src/launch", "src/dataservice"},
-    "src/decide": {"src/core", "src/stats", "pricing"},
+    "src/decide": {"src/core", "src/stats", "pricing", "src/compare"},
     "src/session": {"src/core", "src/stats", "src/config", "pricing", "src/env", "workloads",
                       "src/dataservice", "src/measure"},
     "src/cli": {"src/session", "src/core", "src/stats", "src/config", "pricing", "src/compare", "reports",

@@ -16,6 +16,7 @@
 #include "src/env/build_info.h"
 #include "src/env/host_info.h"
 #include "src/history/history.h"
+#include "reports/decide_text.h"
 #include "reports/formats.h"
 
 namespace pperf::cli {
@@ -158,6 +159,7 @@ int command_decide(const std::vector<std::string>& args, const std::vector<std::
 
   DecideOutcome outcome = decide_separate(request);
   RunReport& report = outcome.report;
+  decide_reasons(report);
   report.tool_version = build_version();
   report.git_sha = build_git_sha();
   report.host = capture_host(argv);  // where it was decided; each input's own host is in decide.inputs
@@ -169,7 +171,6 @@ int command_decide(const std::vector<std::string>& args, const std::vector<std::
   write_run_files(report, json_path, "", "", files);
   if (!p.has("quiet")) {
     for (const auto& path : skipped) std::cout << "decide: skipped " << path << ": a decision by pperf decide, not a run\n";
-    for (const auto& note : outcome.notes) std::cout << "decide: " << note << "\n";
     std::cout << to_console(report, ConsoleOptions{terminal_columns(), p.has("wide")});
     std::string written = json_path;
     for (const auto& f : files) written += ", " + f.path;

@@ -22,6 +22,7 @@
 #include "src/measure/progress.h"
 #include "src/session/run_session.h"
 #include "src/stats/replicates.h"
+#include "pricing/cost_model.h"
 #include "pricing/pricing_stage.h"
 #include "reports/text.h"
 
@@ -246,7 +247,7 @@ int command_run(const std::vector<std::string>& args, const std::vector<std::str
     if (runs.size() < 2) return;
     for (size_t i = 0; i + 1 < runs.size(); ++i) session.price(runs[i].results, priced.host);
     runs.back().results = priced.results;
-    const auto ratio = [](const Result& candidate, const Result& baseline) { return price_ratio_between(*candidate.cost, *baseline.cost); };
+    const auto ratio = [](const Result& candidate, const Result& baseline) { return price_ratio_of(*candidate.cost, *baseline.cost); };
     priced.replicates = pool_replicate_runs(runs, ratio, session.decision_settings(), priced.results);
   };
   const Finished finished = finish(report, session, out, p.has("require-converged"), pool);

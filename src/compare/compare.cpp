@@ -12,6 +12,7 @@
 #include "src/stats/intervals.h"
 #include "src/stats/compare_stats.h"
 #include "src/stats/stats.h"
+#include "pricing/cost_model.h"
 
 namespace pperf {
 
@@ -318,6 +319,19 @@ CompareReport compare_runs(CompareSide baseline, CompareSide candidate, const Co
   return report;
 }
 
+PooledSamples pool_samples(const std::vector<const Result*>& results) {
+  PooledSamples pool;
+  for (const Result* r : results) {
+    const Measurement& m = *r->measurement;
+    pool.step_ms.insert(pool.step_ms.end(), m.step_ms.begin(), m.step_ms.end());
+    pool.data_wait_ms.insert(pool.data_wait_ms.end(), m.data_wait_ms.begin(), m.data_wait_ms.end());
+    pool.elapsed_s += m.elapsed_s;
+  }
+  const Summary s = summarize(pool.step_ms);
+  pool.spread = StepTimeSpread{s.mean, s.stdev, s.cv, s.p5, s.p95};
+  return pool;
+}
+
 CompareSide pool_runs(const std::vector<CompareSide>& runs,
                       const std::function<bool(const Result&, size_t run_index)>& keep) {
   if (runs.empty()) throw std::invalid_argument("pool_runs needs at least one run");
@@ -363,33 +377,19 @@ CompareSide pool_runs(const std::vector<CompareSide>& runs,
       all_samples = all_samples && r->measurement && !r->measurement->step_ms.empty();
     }
     if (all_samples) {
+      PooledSamples pool = pool_samples(ok);
       Measurement m = *pooled.measurement;
-      m.step_ms.clear();
-      m.data_wait_ms.clear();
-      for (const Result* r : ok) {
-        m.step_ms.insert(m.step_ms.end(), r->measurement->step_ms.begin(), r->measurement->step_ms.end());
-        m.data_wait_ms.insert(m.data_wait_ms.end(), r->measurement->data_wait_ms.begin(), r->measurement->data_wait_ms.end());
-      }
-      const Summary s = summarize(m.step_ms);
+      m.step_ms = std::move(pool.step_ms);
+      m.data_wait_ms = std::move(pool.data_wait_ms);
       pooled.step = step_time_estimate(m.step_ms);
-      pooled.spread = StepTimeSpread{s.mean, s.stdev, s.cv, s.p5, s.p95};
+      pooled.spread = pool.spread;
       pooled.measurement = m;
     } else {
       pooled.step = StepTimeEstimate{median(medians), std::nullopt, mean(means), std::nullopt};
       pooled.measurement.reset();
       pooled.spread.reset();
     }
-    if (pooled.cost) {
-      Cost& c = *pooled.cost;
-      c.usd_per_step = c.usd_per_hour * pooled.step->mean_ms / 3.6e6;
-      c.usd_per_step_ci95.reset();
-      if (const auto& ci = pooled.step->mean_ci95_ms)
-        c.usd_per_step_ci95 = std::array<double, 2>{c.usd_per_hour * (*ci)[0] / 3.6e6, c.usd_per_hour * (*ci)[1] / 3.6e6};
-      if (pooled.samples_per_step > 0) {
-        c.usd_per_1m_samples = c.usd_per_step / static_cast<double>(pooled.samples_per_step) * 1e6;
-        c.samples_per_usd = static_cast<double>(pooled.samples_per_step) / c.usd_per_step;
-      }
-    }
+    if (pooled.cost) pooled.cost = reprice(*pooled.cost, *pooled.step, static_cast<double>(pooled.samples_per_step));
     out.report.results.push_back(std::move(pooled));
     out.run_means.push_back(std::move(means));
   }

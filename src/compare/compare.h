@@ -46,10 +46,21 @@ struct CompareSide {
   std::vector<std::vector<double>> run_means;
 };
 
+/// Several measured results of one configuration pooled: their step and data-wait samples
+/// concatenated in the order given, their measured seconds summed, the spread of the pooled
+/// steps. What compare (a baseline's runs, pool_runs) and decide (a configuration's hosts)
+/// pool alike. Every result must have its measurement.
+struct PooledSamples {
+  std::vector<double> step_ms, data_wait_ms;
+  double elapsed_s = 0;
+  StepTimeSpread spread;
+};
+PooledSamples pool_samples(const std::vector<const Result*>& results);
+
 /// A baseline pooled from several runs (oldest first) of one config: per pair, the samples of
 /// every run whose result is ok and `keep(result, run index)` says so, concatenated; its figures
 /// recomputed from the pool (for display: the test uses each run's mean, run_means); priced at
-/// the newest run's USD/h. The header (host, config,
+/// the newest run's USD/h through the cost model (reprice). The header (host, config,
 /// pricing) is the newest run's. Pairs without samples pool the median of the runs' medians.
 CompareSide pool_runs(const std::vector<CompareSide>& runs,
                       const std::function<bool(const Result&, size_t run_index)>& keep = nullptr);

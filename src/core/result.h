@@ -7,6 +7,7 @@
 
 #include <array>
 #include <initializer_list>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -339,6 +340,8 @@ inline constexpr auto kPlacementFields = std::make_tuple(
     json_field("instance_id", &Placement::instance_id), json_field("group", &Placement::group),
     json_field("host_id", &Placement::host_id), json_field("host_fingerprint", &Placement::host_fingerprint));
 
+struct DecideRecord;  // src/core/decide_record.h (it holds Placements)
+
 struct RunReport {
   std::string tool_version, git_sha;
   std::string config_name, config_path, config_sha256;
@@ -357,9 +360,9 @@ struct RunReport {
   std::vector<Result> results;
   /// A sweep's race (src/core/sweep_record.h; docs/results.md "sweep"); none without a sweep.
   std::optional<SweepRecord> sweep;
-  /// `pperf decide`: its inputs, the table it priced with, what was accepted (src/decide/decide.h);
-  /// null elsewhere.
-  nlohmann::json decide;
+  /// `pperf decide`: its inputs, the table it priced with, what was accepted (src/core/decide_record.h,
+  /// made by src/decide/decide.h, never changed after); null elsewhere.
+  std::shared_ptr<const DecideRecord> decide;
   /// `pperf run --replicates N` (and `pperf decide` of later runs in turns on one host): every
   /// replicate and the pooled verdicts (src/stats/replicates.h); null elsewhere.
   nlohmann::json replicates;

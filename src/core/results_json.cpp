@@ -1,5 +1,7 @@
 #include "src/core/results_json.h"
 
+#include "src/core/decide_record.h"
+
 #include "src/core/input_error.h"
 
 #include "src/core/json_view.h"
@@ -30,7 +32,7 @@ json to_json(const RunReport& report) {
   j["results"] = json::array();
   for (const auto& r : report.results) j["results"].push_back(to_json(r));
   if (report.sweep) j["sweep"] = to_json(*report.sweep);
-  if (!report.decide.is_null()) j["decide"] = report.decide;
+  if (report.decide) j["decide"] = to_json(*report.decide);
   if (!report.replicates.is_null()) j["replicates"] = report.replicates;
   return j;
 }
@@ -81,10 +83,7 @@ RunReport results_from_json(const json& doc, const std::string& file) {
   report.pricing_sha256 = pricing.string_or("sha256", "");
   for (const auto& item : root.at("results").items()) report.results.push_back(read_result(item));
   if (auto sweep = root.find("sweep")) report.sweep = read_sweep(*sweep);
-  if (auto decide = root.find("decide")) {
-    if (!decide->raw().is_object()) decide->fail("expected the decide object");
-    report.decide = decide->raw();
-  }
+  if (auto decide = root.find("decide")) report.decide = std::make_shared<const DecideRecord>(read_decide(*decide));
   if (auto replicates = root.find("replicates")) {
     if (!replicates->raw().is_object()) replicates->fail("expected the replicates object");
     report.replicates = replicates->raw();

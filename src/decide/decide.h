@@ -5,9 +5,13 @@
 // against the baseline, unpaired. Pure: no timer, no files; the command reads the inputs and
 // the table and writes the RunReport returned through the run writers.
 //
+// In stages, each a function with what it guarantees (decide.cpp): match (the inputs' results
+// grouped, compared field by field), baseline, provenance (the record's inputs and table),
+// pool (each configuration's hosts, re-priced), decide (each candidate against the baseline).
+//
 // Guarantees: a pair of results that would compare apples and oranges (kMatchFields) is refused
 // with an InputError naming both sources and the field, unless the request accepts that field,
-// and then every such difference is recorded in the report's `decide.accepted` and its notes;
+// and then every such difference is recorded in the report's `decide.accepted` (and so its notes);
 // nothing is decided from a failed result, a priced-only one, or a run twice.
 #include <map>
 #include <optional>
@@ -61,11 +65,12 @@ std::string spread_key(const Result& r);
 std::optional<ExternalSpread> spread_from_runs(const std::vector<RunReport>& runs, const Result& like,
                                                const std::vector<DecideSource>& decided = {});
 
-/// What decide made: the report (command "decide", one result per configuration and workload)
-/// and the lines to print before it (what was accepted, what the between-host variance rests on).
+/// What decide made: the report (command "decide", one result per configuration and workload,
+/// its `decide` record: src/core/decide_record.h). Its sentences (the notes, each candidate's
+/// decision.reason) are written from the record by reports/decide_text.h (decide_notes,
+/// decide_reasons): a candidate's reason is empty until then.
 struct DecideOutcome {
   RunReport report;
-  std::vector<std::string> notes;
 };
 /// Throws InputError naming a source and JSON pointer (or a flag) for every refusal.
 DecideOutcome decide_separate(const DecideRequest& request);

@@ -10,14 +10,6 @@
 
 namespace pperf {
 
-PriceRatio price_ratio_between(const Cost& candidate, const Cost& baseline) {
-  const auto ends = [](const Cost& c) {
-    return c.usd_per_hour_range ? *c.usd_per_hour_range : std::array<double, 2>{c.usd_per_hour, c.usd_per_hour};
-  };
-  const auto c = ends(candidate), b = ends(baseline);
-  return {c[0] / b[1], c[1] / b[0]};
-}
-
 PooledHosts pool_replicates(const std::vector<PairedLogRatio>& replicates) {
   std::vector<HostMean> estimates;
   for (const auto& r : replicates) estimates.push_back(HostMean{r.log_ratio, r.se, r.dof});
@@ -84,7 +76,7 @@ const Result* baseline_of(const std::vector<Result>& results, const std::string&
 }  // namespace
 
 nlohmann::json pool_replicate_runs(const std::vector<ReplicateRun>& runs,
-                                   const std::function<PriceRatio(const Result& candidate, const Result& baseline)>& price_ratio,
+                                   const ResultPriceRatio& price_ratio,
                                    const DecisionSettings& settings, std::vector<Result>& latest) {
   using nlohmann::json;
   json out = {{"count", runs.size()}, {"runs", json::array()}, {"pooled", json::array()}};
@@ -136,7 +128,8 @@ nlohmann::json pool_replicate_runs(const std::vector<ReplicateRun>& runs,
   return out;
 }
 
-std::optional<RunReport> pool_later_runs(const std::vector<LaterRun>& runs, const DecisionSettings& settings) {
+std::optional<RunReport> pool_later_runs(const std::vector<LaterRun>& runs, const ResultPriceRatio& price_ratio,
+                                         const DecisionSettings& settings) {
   if (runs.size() < 2) return std::nullopt;
   for (const auto& r : runs) {
     if (r.run->command != "run" || r.run->config_sha256 != runs.front().run->config_sha256 ||
@@ -156,8 +149,7 @@ std::optional<RunReport> pool_later_runs(const std::vector<LaterRun>& runs, cons
   RunReport report = *ordered.back().run;
   report.command = "decide";
   report.started_at = ordered.front().run->started_at;
-  const auto ratio = [](const Result& candidate, const Result& baseline) { return price_ratio_between(*candidate.cost, *baseline.cost); };
-  report.replicates = pool_replicate_runs(replicates, ratio, settings, report.results);
+  report.replicates = pool_replicate_runs(replicates, price_ratio, settings, report.results);
   return report;
 }
 

@@ -27,9 +27,8 @@
 
 namespace pperf {
 
-/// The candidate's hourly price over the baseline's as [lo, hi], at both ends of any price range
-/// (the candidate's cheapest over the baseline's dearest, and the reverse).
-PriceRatio price_ratio_between(const Cost& candidate, const Cost& baseline);
+/// A candidate's hourly price over its baseline's as [lo, hi] (pricing/cost_model.h: price_ratio_of).
+using ResultPriceRatio = std::function<PriceRatio(const Result& candidate, const Result& baseline)>;
 
 /// The replicates' estimates pooled: pool_hosts over them (at least one, each se > 0). Two or
 /// more: source replicates, tau2 the between-replicate variance of the log ratio.
@@ -60,7 +59,7 @@ struct ReplicateRun {
 /// per pooled candidate its estimates and pooled interval. A candidate a run measured without
 /// turns, or without spread, keeps the latest run's own decision (its `pooled` entry says why).
 nlohmann::json pool_replicate_runs(const std::vector<ReplicateRun>& runs,
-                                   const std::function<PriceRatio(const Result& candidate, const Result& baseline)>& price_ratio,
+                                   const ResultPriceRatio& price_ratio,
                                    const DecisionSettings& settings, std::vector<Result>& latest);
 
 /// One results file `pperf decide` reads: its name, the host it was measured on, its run.
@@ -72,8 +71,9 @@ struct LaterRun {
 /// every one a `pperf run` of the same config (config_sha256) on the same host_id whose baseline
 /// took turns with another configuration. Then the newest run's report (command "decide"),
 /// priced as it was, its candidates' decisions pool_replicate_runs of them all (oldest first),
-/// the price ratio its own costs' (point prices; a range's ends).
-std::optional<RunReport> pool_later_runs(const std::vector<LaterRun>& runs, const DecisionSettings& settings);
+/// the price ratio from its own costs.
+std::optional<RunReport> pool_later_runs(const std::vector<LaterRun>& runs, const ResultPriceRatio& price_ratio,
+                                         const DecisionSettings& settings);
 
 /// Other processes' share of the host's CPU time (their CPU time / (wall x logical CPUs), the
 /// results' bottleneck.others_cpu_pct / 100) at and above which a single run is contended: a

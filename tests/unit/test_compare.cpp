@@ -4,6 +4,7 @@
 #include "src/stats/compare_stats.h"
 #include "compare_fixtures.h"
 #include "src/compare/compare.h"
+#include "pricing/cost_model.h"
 #include "reports/formats.h"
 #include "reports/page_text.h"
 
@@ -377,4 +378,31 @@ TEST(CompareWriters, JsonCarriesTheFigures) {
   EXPECT_DOUBLE_EQ(p["change_pct"].get<double>(), *r.pairs[0].change_pct);
   EXPECT_EQ(p["change_pct_ci95"].size(), 2u);
   EXPECT_TRUE(p["q_value"].is_number());
+}
+
+// Issue 67 item 4: a pooled baseline is priced through the cost model (reprice), not by hand.
+// Pooling one run changes nothing, so its cost is the run's own, field for field: by hand the
+// Spot range was dropped from the per-step interval (point price at both ends) and the per-sample
+// interval kept whatever the newest run had.
+TEST(Compare, APooledRunIsPricedAsTheCostModelPricesIt) {
+  Result r = measured_result("spot", lognormal_samples(150, 100, 0.05, 7));
+  r.instances[0].market = Market::spot;
+  r.instances[0].usd_per_hour_range = std::array<double, 2>{0.9, 1.4};
+  CostInput input;
+  input.groups = r.instances;
+  input.step = *r.step;
+  input.samples_per_step = 32;
+  r.cost = price(input);
+  const CompareSide pooled = pool_runs({side(run_report({r}), "run.json")});
+  const Cost& c = *pooled.report.results[0].cost;
+  EXPECT_EQ(c.usd_per_step, r.cost->usd_per_step);
+  EXPECT_EQ(c.usd_per_step_ci95, r.cost->usd_per_step_ci95) << "the Spot range's ends";
+  EXPECT_EQ(c.usd_per_1m_samples, r.cost->usd_per_1m_samples);
+  EXPECT_EQ(c.usd_per_1m_samples_ci95, r.cost->usd_per_1m_samples_ci95);
+  EXPECT_EQ(c.samples_per_usd, r.cost->samples_per_usd);
+  // Two runs: the pooled mean's cost, at the same price and range.
+  const CompareSide two = pool_runs({side(run_report({r}), "a.json"), side(run_report({r}), "b.json")});
+  const Result& p = two.report.results[0];
+  input.step = *p.step;
+  EXPECT_EQ(p.cost->usd_per_step_ci95, price(input).usd_per_step_ci95);
 }

@@ -11,7 +11,11 @@
 #include "src/core/results_json.h"
 #include "src/decide/decide.h"
 #include "reports/columns.h"
+#include "reports/decide_text.h"
+#include "reports/markup.h"
+#include "reports/writer.h"
 #include "src/stats/intervals.h"
+#include "golden.h"
 
 using namespace pperf;
 using nlohmann::json;
@@ -72,6 +76,13 @@ DecideRequest request(std::vector<DecideSource> sources) {
   return q;
 }
 
+/// decide_separate with its reasons written (reports/decide_text.h), as the command does.
+DecideOutcome decided(const DecideRequest& q) {
+  DecideOutcome out = decide_separate(q);
+  decide_reasons(out.report);
+  return out;
+}
+
 std::string refusal(const DecideRequest& q) {
   try {
     decide_separate(q);
@@ -94,7 +105,7 @@ const Result* find(const RunReport& r, const std::string& configuration) {
 TEST(Decide, TwoHostsOneConfigurationEachDecidedUnpaired) {
   auto q = request({source("p4d.json", "host-a", "2026-01-01T00:00:00Z", measured("p4d", "ml.p4d.24xlarge", true, steps(100, 0.05, 1))),
                     source("trn1.json", "host-b", "2026-01-01T02:30:00Z", measured("trn1", "ml.trn1.32xlarge", false, steps(100, 0.05, 2)))});
-  const DecideOutcome out = decide_separate(q);
+  const DecideOutcome out = decided(q);
   ASSERT_EQ(out.report.results.size(), 2u);
   EXPECT_EQ(out.report.command, "decide");
   EXPECT_EQ(out.report.results[0].configuration, "p4d") << "the baseline first";
@@ -118,8 +129,8 @@ TEST(Decide, TwoHostsOneConfigurationEachDecidedUnpaired) {
   const auto& bounds = *trn1.decision->improvement_pct_bounds;
   EXPECT_GT(bounds[1] - bounds[0], 2 * 1.96 * std::sqrt(2.0) * 5 * 0.6);
   EXPECT_DOUBLE_EQ(trn1.instances[0].usd_per_hour_each, 24.725) << "re-priced from the table";
-  EXPECT_EQ(out.report.decide["schedule"], "separate");
-  EXPECT_EQ(out.report.decide["apart_s"], 9000.0);
+  EXPECT_EQ(out.report.decide->schedule, "separate");
+  EXPECT_EQ(out.report.decide->apart_s, std::optional<double>(9000.0));
   // It round-trips as a results file.
   const std::string text = results_file_text(out.report);
   EXPECT_EQ(results_file_text(results_from_json(json::parse(text), "d.json")), text);
@@ -136,7 +147,7 @@ TEST(Decide, ReplicatesCarryTheBetweenHostVariance) {
     sources.push_back(source("trn1-" + std::to_string(i) + ".json", "t" + std::to_string(i), "2026-01-02T00:00:00Z",
                              measured("trn1", "ml.trn1.32xlarge", false, steps(trn1_hosts[i] * 1.5, 0.03, 20 + i))));
   }
-  const DecideOutcome out = decide_separate(request(sources));
+  const DecideOutcome out = decided(request(sources));
   const Result& trn1 = *find(out.report, "trn1");
   EXPECT_EQ(trn1.hosts->replicates, 3);
   EXPECT_EQ(trn1.hosts->between_host, "replicates");
@@ -158,10 +169,11 @@ TEST(Decide, RefusesWhatIsNotComparableNamingBothFilesAndTheField) {
   EXPECT_EQ(refusal(q), "trn1.json: /results/0/params: params differs from p4d.json /results/0/params "
                         "({\"seq_len\":64} vs {\"seq_len\":32}): the two are not comparable; pass --accept params to decide anyway");
   q.accepted.insert("params");
-  const DecideOutcome out = decide_separate(q);
-  ASSERT_EQ(out.report.decide["accepted"].size(), 1u);
-  EXPECT_EQ(out.report.decide["accepted"][0]["field"], "params");
-  EXPECT_NE(out.notes.front().find("accepted (--accept params)"), std::string::npos) << out.notes.front();
+  const DecideOutcome out = decided(q);
+  ASSERT_EQ(out.report.decide->accepted.size(), 1u);
+  EXPECT_EQ(out.report.decide->accepted[0].field, "params");
+  EXPECT_EQ(decide_notes(out.report).front(), "accepted (--accept params): trn1.json /results/0/params differs from p4d.json "
+                                              "({\"seq_len\":64} vs {\"seq_len\":32})");
 
   Result emulated = measured("trn1", "ml.trn1.32xlarge", false, steps(100, 0.05, 2));
   emulated.execution->emulated = true;
@@ -239,7 +251,7 @@ TEST(Decide, BetweenHostSpreadFromTheHistory) {
   auto q = request({source("p4d.json", "a", "2026-01-01T00:00:00Z", like),
                     source("trn1.json", "b", "2026-01-01T01:00:00Z", measured("trn1", "ml.trn1.32xlarge", false, steps(100, 0.05, 2)))});
   q.history_spread[spread_key(like)] = *spread;
-  const DecideOutcome out = decide_separate(q);
+  const DecideOutcome out = ::decided(q);
   EXPECT_EQ(find(out.report, "p4d")->hosts->between_host, "history");
   EXPECT_EQ(find(out.report, "trn1")->hosts->between_host, "prior") << "nothing measured trn1's spread";
 }
@@ -255,27 +267,29 @@ TEST(Decide, EachInputsPlacementAndTimeAreListed) {
   auto trn1 = source("trn1.json", "host-b", "2026-01-01T02:30:00Z", measured("trn1", "ml.trn1.32xlarge", false, steps(100, 0.05, 2)));
   trn1.run.placement->job_name = "bench";
   trn1.run.placement->job_id = "17";
-  const DecideOutcome out = decide_separate(request({p4d, trn1}));
-  const json& inputs = out.report.decide["inputs"];
+  const DecideOutcome out = decided(request({p4d, trn1}));
+  const auto& inputs = out.report.decide->inputs;
   ASSERT_EQ(inputs.size(), 2u);
-  EXPECT_EQ(inputs[0]["after_first_s"], 0.0);
-  EXPECT_EQ(inputs[1]["after_first_s"], 9000.0);
-  EXPECT_EQ(inputs[0]["machine"], (json{{"hostname", "ip-10-0-0-1"}, {"cpu_model", "AMD EPYC 7R13"}, {"logical_cpus", 96}}));
-  EXPECT_EQ(inputs[1]["machine"], json::object());
-  const auto lines = decide_input_lines(out.report.decide);
+  EXPECT_EQ(inputs[0].after_first_s, std::optional<double>(0.0));
+  EXPECT_EQ(inputs[1].after_first_s, std::optional<double>(9000.0));
+  EXPECT_EQ(inputs[0].machine.hostname, std::optional<std::string>("ip-10-0-0-1"));
+  EXPECT_EQ(inputs[0].machine.logical_cpus, std::optional<int64_t>(96));
+  EXPECT_TRUE(inputs[1].machine.empty());
+  EXPECT_EQ(inputs[1].placement->job_id, std::optional<std::string>("17")) << "a typed placement";
+  const auto lines = decide_input_lines(out.report);
   ASSERT_EQ(lines.size(), 2u);
   EXPECT_EQ(lines[0], "p4d.json (p4d): host host-a, platform aws, instance p4d.24xlarge i-0abc; on ip-10-0-0-1 (AMD EPYC 7R13, "
                       "96 logical CPUs); started 2026-01-01T00:00:00Z (the first run)");
   EXPECT_EQ(lines[1], "trn1.json (trn1): host host-b, platform local, instance type not given, no instance id, job bench 17; "
                       "started 2026-01-01T02:30:00Z, 2.5 h after the first run");
-  EXPECT_TRUE(decide_input_lines(json()).empty()) << "nothing for a run";
+  EXPECT_TRUE(decide_input_lines(RunReport{}).empty()) << "nothing for a run";
 }
 
 // Two hosts whose means differ less than their own errors explain: DerSimonian-Laird's estimate
 // truncates at 0, and the reason says so in words rather than "0.0 %".
 TEST(Decide, BetweenHostSpreadTruncatedAtZeroIsSaidInWords) {
   const auto same = steps(100, 0.05, 1);
-  const DecideOutcome out = decide_separate(
+  const DecideOutcome out = decided(
       request({source("p4d-1.json", "p1", "2026-01-01T00:00:00Z", measured("p4d", "ml.p4d.24xlarge", true, same)),
                source("p4d-2.json", "p2", "2026-01-01T00:10:00Z", measured("p4d", "ml.p4d.24xlarge", true, same)),
                source("trn1.json", "t1", "2026-01-01T01:00:00Z", measured("trn1", "ml.trn1.32xlarge", false, steps(100, 0.05, 2)))}));
@@ -289,7 +303,8 @@ TEST(Decide, BetweenHostSpreadTruncatedAtZeroIsSaidInWords) {
   EXPECT_EQ(reason.find("0.0 %"), std::string::npos) << reason;
   const std::string note = "p4d: 2 hosts, between-host spread estimated at 0 from its 2 hosts (they differ less than their own "
                            "intervals explain)";
-  EXPECT_NE(std::find(out.notes.begin(), out.notes.end(), note), out.notes.end());
+  const auto notes = decide_notes(out.report);
+  EXPECT_NE(std::find(notes.begin(), notes.end(), note), notes.end());
 }
 
 // Issue 68 item 7: inputs that decide nothing are refused (exit 2 in the command), not decided
@@ -316,7 +331,7 @@ TEST(Decide, RefusesInputsThatDecideNothing) {
 TEST(Decide, UndecidedSaysWhatWouldDecideIt) {
   const auto p4d = source("p4d.json", "a", "2026-01-01T00:00:00Z", measured("p4d", "ml.p4d.24xlarge", true, steps(100, 0.05, 1)));
   const auto few = source("trn1.json", "b", "2026-01-01T01:00:00Z", measured("trn1", "ml.trn1.32xlarge", false, steps(100, 0.05, 2, 40)));
-  const DecideOutcome few_outcome = decide_separate(request({p4d, few}));  // the result lives in it
+  const DecideOutcome few_outcome = decided(request({p4d, few}));  // the result lives in it
   const Result& no_interval = *find(few_outcome.report, "trn1");
   EXPECT_EQ(no_interval.decision->verdict, CostVerdict::undecided);
   EXPECT_NE(no_interval.decision->reason.find("trn1.json (host b) has no interval of its mean: 40 steps, fewer than the 60 an "
@@ -326,7 +341,7 @@ TEST(Decide, UndecidedSaysWhatWouldDecideIt) {
   // Issue 68 item 4: 1.4x p4d's step at 0.656x its price (+8 %) within the 5 % prior a side:
   // undecided, and the plan of more hosts says it is to be measured, then decided once.
   const auto slower = source("trn1.json", "b", "2026-01-01T01:00:00Z", measured("trn1", "ml.trn1.32xlarge", false, steps(140, 0.05, 2)));
-  const DecideOutcome slower_outcome = decide_separate(request({p4d, slower}));
+  const DecideOutcome slower_outcome = decided(request({p4d, slower}));
   const Result& planned = *find(slower_outcome.report, "trn1");
   EXPECT_EQ(planned.decision->verdict, CostVerdict::undecided);
   ASSERT_TRUE(planned.hosts->more_hosts) << planned.decision->reason;
@@ -336,10 +351,119 @@ TEST(Decide, UndecidedSaysWhatWouldDecideIt) {
   // 1.5x p4d's step at 0.656x its price, each host's log steps with sd 0.9: undecided.
   const auto noisy_b = source("p4d.json", "a", "2026-01-01T00:00:00Z", measured("p4d", "ml.p4d.24xlarge", true, steps(100, 0.9, 1)));
   const auto noisy_c = source("trn1.json", "b", "2026-01-01T01:00:00Z", measured("trn1", "ml.trn1.32xlarge", false, steps(150, 0.9, 2)));
-  const DecideOutcome noisy_outcome = decide_separate(request({noisy_b, noisy_c}));
+  const DecideOutcome noisy_outcome = decided(request({noisy_b, noisy_c}));
   const Result& noisy = *find(noisy_outcome.report, "trn1");
   EXPECT_EQ(noisy.decision->verdict, CostVerdict::undecided);
   EXPECT_NE(noisy.decision->reason.find("of the interval's variance: more steps a host (measure.max_steps, measure.max_seconds) "
                                         "would narrow it more than more hosts"),
             std::string::npos) << noisy.decision->reason;
+}
+
+// The decision as written: each scenario's results file and its notes are checked in
+// (tests/data/golden/decide-*), so a change of what decide writes is a reviewed diff.
+namespace {
+/// The notes as the command prints them, one "decide: " line each.
+std::string notes_text(const DecideOutcome& out) {
+  std::string text;
+  for (const auto& note : decide_notes(out.report)) text += "decide: " + note + "\n";
+  return text;
+}
+void expect_decide_golden(const std::string& name, const DecideOutcome& out) {
+  pperf::testing::expect_golden("decide-" + name + ".json", results_file_text(out.report));
+  pperf::testing::expect_golden("decide-" + name + ".notes.txt", notes_text(out));
+}
+}  // namespace
+
+TEST(DecideGolden, WhatDecideWritesIsItsGoldenFile) {
+  {  // one host a side (the prior), placements and machines, and a workload without its baseline
+    auto p4d = source("p4d.json", "host-a", "2026-01-01T00:00:00Z", measured("p4d", "ml.p4d.24xlarge", true, steps(100, 0.05, 1)));
+    p4d.run.placement->platform = "aws";
+    p4d.run.placement->instance_type = "p4d.24xlarge";
+    p4d.run.placement->instance_id = "i-0abc";
+    p4d.run.host = {{"hostname", "ip-10-0-0-1"}, {"cpu_model", "AMD EPYC 7R13"}, {"logical_cpus", 96}, {"os", "Linux"}};
+    auto trn1 = source("trn1.json", "host-b", "2026-01-01T02:30:00Z", measured("trn1", "ml.trn1.32xlarge", false, steps(100, 0.05, 2)));
+    trn1.run.placement->job_name = "bench";
+    trn1.run.placement->job_id = "17";
+    trn1.run.finished_at = "";
+    Result vit = measured("trn1", "ml.trn1.32xlarge", false, steps(80, 0.05, 3));
+    vit.workload = "vit_synthetic";
+    trn1.run.results.push_back(vit);
+    expect_decide_golden("two-hosts", decided(request({p4d, trn1})));
+  }
+  {  // three hosts a side: the spread from the replicates; undecided, with more hosts to decide it
+    std::vector<DecideSource> sources;
+    const double p4d_hosts[] = {96, 100, 106}, trn1_hosts[] = {94, 101, 107};
+    for (int i = 0; i < 3; ++i) {
+      sources.push_back(source("p4d-" + std::to_string(i) + ".json", "p" + std::to_string(i), "2026-01-01T00:00:00Z",
+                               measured("p4d", "ml.p4d.24xlarge", true, steps(p4d_hosts[i], 0.03, 10 + i))));
+      sources.push_back(source("trn1-" + std::to_string(i) + ".json", "t" + std::to_string(i), "2026-01-02T00:00:00Z",
+                               measured("trn1", "ml.trn1.32xlarge", false, steps(trn1_hosts[i] * 1.5, 0.03, 20 + i))));
+    }
+    expect_decide_golden("replicates", decided(request(sources)));
+  }
+  {  // the spread from the history; two hosts the same: the spread estimated at 0
+    const Result like = measured("p4d", "ml.p4d.24xlarge", true, steps(100, 0.05, 1));
+    std::vector<RunReport> history;
+    const double hosts[] = {100, 104, 97, 102};
+    for (int i = 0; i < 4; ++i)
+      history.push_back(source("h", "hist-" + std::to_string(i), "2025-12-01T00:00:00Z",
+                               measured("p4d", "ml.p4d.24xlarge", true, steps(hosts[i], 0.03, 40 + i)))
+                            .run);
+    auto q = request({source("p4d.json", "a", "2026-01-01T00:00:00Z", like),
+                      source("trn1-1.json", "b", "2026-01-01T01:00:00Z", measured("trn1", "ml.trn1.32xlarge", false, steps(100, 0.05, 2))),
+                      source("trn1-2.json", "c", "2026-01-01T01:10:00Z", measured("trn1", "ml.trn1.32xlarge", false, steps(100, 0.05, 2)))});
+    q.history_spread[spread_key(like)] = *spread_from_runs(history, like);
+    expect_decide_golden("history", decided(q));
+  }
+  {  // a field accepted; a host without an interval of its mean
+    Result trn1 = measured("trn1", "ml.trn1.32xlarge", false, steps(100, 0.05, 2, 40));
+    trn1.params = {{"seq_len", 64}};
+    auto q = request({source("p4d.json", "a", "2026-01-01T00:00:00Z", measured("p4d", "ml.p4d.24xlarge", true, steps(100, 0.05, 1))),
+                      source("trn1.json", "b", "2026-01-01T01:00:00Z", trn1)});
+    q.accepted.insert("params");
+    expect_decide_golden("accepted", decided(q));
+  }
+  {  // undecided where the hosts' own steps carry the interval: more steps a host, not only more hosts
+    expect_decide_golden(
+        "noisy", decided(request(
+                     {source("p4d.json", "a", "2026-01-01T00:00:00Z", measured("p4d", "ml.p4d.24xlarge", true, steps(100, 0.9, 1))),
+                      source("trn1.json", "b", "2026-01-01T01:00:00Z", measured("trn1", "ml.trn1.32xlarge", false, steps(150, 0.9, 2)))})));
+  }
+}
+
+// Issue 67 item 4: the notes are written from the record in reports/, so every format shows
+// them (before, only the command printed them); the JSON holds every field they are made of, so
+// a decision read back has the same notes.
+TEST(DecideNotes, EveryFormatShowsThem) {
+  Result trn1 = measured("trn1", "ml.trn1.32xlarge", false, steps(100, 0.05, 2, 40));  // no interval of its mean
+  trn1.params = {{"seq_len", 64}};
+  auto q = request({source("p4d.json", "a", "2026-01-01T00:00:00Z", measured("p4d", "ml.p4d.24xlarge", true, steps(100, 0.05, 1))),
+                    source("trn1.json", "b", "2026-01-01T01:00:00Z", trn1)});
+  q.accepted.insert("params");
+  const DecideOutcome out = decided(q);
+  const auto notes = decide_notes(out.report);
+  ASSERT_EQ(notes.size(), 5u);  // accepted, two inputs re-priced, two configurations' hosts
+  EXPECT_EQ(notes[0], "accepted (--accept params): trn1.json /results/0/params differs from p4d.json "
+                      "({\"seq_len\":64} vs {\"seq_len\":32})");
+  EXPECT_NE(notes[4].find("trn1: 1 host; no interval: trn1.json (host b) has no interval of its mean: 40 steps"),
+            std::string::npos) << notes[4];
+  RunReportPage page;
+  page.run = &out.report;
+  page.source = "decided.json";
+  for (const RunWriter& writer : run_writers()) {
+    if (writer.name == "csv" || writer.name == "gbench" || writer.name == "json") continue;  // tables of figures
+    SCOPED_TRACE(writer.name);
+    const std::string text = writer.write(page);
+    for (const auto& note : notes) {
+      std::string shown = note;  // as the format escapes it
+      if (writer.name == "html") shown = markup_escape(note);
+      if (writer.name == "markdown") shown = markdown_escape(note);
+      EXPECT_NE(text.find(shown), std::string::npos) << note;
+    }
+  }
+  // JSON: written, read back, the same notes and reasons.
+  const RunReport back = results_from_json(json::parse(results_file_text(out.report)), "decided.json");
+  EXPECT_EQ(decide_notes(back), notes);
+  EXPECT_EQ(back.results[1].decision->reason, out.report.results[1].decision->reason);
+  EXPECT_EQ(results_file_text(back), results_file_text(out.report)) << "it round-trips";
 }

@@ -15,11 +15,12 @@
 #include "reports/formats.h"
 #include "reports/text.h"
 #include "reports/writer.h"
+#include "golden.h"
 
 using namespace pperf;
+using pperf::testing::expect_golden;
 
 namespace {
-const std::string kGolden = std::string(PPERF_SOURCE_DIR) + "/tests/data/golden/";
 
 /// The tiny run's three measured results, one with its memory, one unconverged and partial, and a failed one
 /// whose name and reason need quoting in CSV, Markdown and HTML.
@@ -49,35 +50,6 @@ RunReport sample_run() {
   return run;
 }
 
-std::string read(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return "(missing: " + path + ")";
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
-/// Compares `text` with the golden file `name`, or rewrites it under PPERF_UPDATE_GOLDEN=1.
-void expect_golden(const std::string& name, const std::string& text) {
-  const std::string path = kGolden + name;
-  if (const char* update = std::getenv("PPERF_UPDATE_GOLDEN"); update && std::string(update) == "1") {
-    write_file_atomically(path, text);
-    return;
-  }
-  const std::string want = read(path);
-  if (text == want) return;
-  // The first differing line, so a failure says where without dumping a whole HTML page.
-  std::stringstream a(text), b(want);
-  std::string got_line, want_line;
-  for (int line = 1;; ++line) {
-    const bool more_a = static_cast<bool>(std::getline(a, got_line)), more_b = static_cast<bool>(std::getline(b, want_line));
-    if (!more_a && !more_b) break;
-    if (got_line != want_line || more_a != more_b) {
-      ADD_FAILURE() << name << " differs from its golden file at line " << line << "\n  got:    " << got_line
-                    << "\n  golden: " << want_line << "\n(PPERF_UPDATE_GOLDEN=1 rewrites it; review the diff)";
-      return;
-    }
-  }
-  ADD_FAILURE() << name << " differs from its golden file (line endings)";
-}
 
 size_t widest_line(const std::string& text) {
   std::stringstream in(text);

@@ -10,11 +10,16 @@
 #include <sstream>
 
 #include "bench/stats_sim/replicates_sim.h"
+#include "pricing/cost_model.h"
 #include "src/core/results_json.h"
 #include "src/stats/replicates.h"
 #include "src/stats/stats.h"
 
 using namespace pperf;
+
+namespace {
+PriceRatio result_price_ratio(const Result& candidate, const Result& baseline) { return price_ratio_of(*candidate.cost, *baseline.cost); }
+}  // namespace
 
 // Three replicates 0.1 apart (log ratios 0, 0.1, 0.2, each se 0.03 on 100 dof): own variance
 // 0.03^2 100 / 98 each, scatter 0.01, tau^2 = 0.01 - 0.03^2 100 / 98, the variance the larger of
@@ -128,8 +133,7 @@ TEST(Replicates, RunsArePooledIntoTheLatestResults) {
   for (double ms : {90.0, 92.0})
     runs.push_back({{in_turns("base", "cand", true, 100, 12), in_turns("cand", "base", false, ms, 12)}, "t0", "t1", ""});
   std::vector<Result> latest = runs.back().results;
-  const auto ratio = [](const Result& c, const Result& b) { return price_ratio_between(*c.cost, *b.cost); };
-  const nlohmann::json j = pool_replicate_runs(runs, ratio, DecisionSettings{}, latest);
+  const nlohmann::json j = pool_replicate_runs(runs, result_price_ratio, DecisionSettings{}, latest);
   EXPECT_EQ(j["count"], 2);
   ASSERT_EQ(j["runs"].size(), 2u);
   EXPECT_EQ(j["runs"][0]["results"].size(), 2u);
@@ -151,15 +155,15 @@ TEST(Replicates, RunsArePooledIntoTheLatestResults) {
   a.config_sha256 = b.config_sha256 = "abc";
   a.started_at = "2026-12-07T22:00:00Z", b.started_at = "2026-12-07T22:05:00Z";
   a.results = runs[0].results, b.results = runs[1].results;
-  const auto pooled = pool_later_runs({{"b.json", "h1", &b}, {"a.json", "h1", &a}}, DecisionSettings{});
+  const auto pooled = pool_later_runs({{"b.json", "h1", &b}, {"a.json", "h1", &a}}, result_price_ratio, DecisionSettings{});
   ASSERT_TRUE(pooled);
   EXPECT_EQ(pooled->command, "decide");
   EXPECT_EQ(pooled->started_at, a.started_at) << "the runs oldest first, the report the newest's";
   EXPECT_EQ(pooled->replicates["runs"][0]["source"], "a.json");
   EXPECT_EQ(pooled->results[1].decision->reason, expected.reason);
   EXPECT_EQ(to_json(*pooled)["replicates"], pooled->replicates) << "written whole";
-  EXPECT_FALSE(pool_later_runs({{"a.json", "h1", &a}, {"b.json", "h2", &b}}, DecisionSettings{})) << "two hosts: decide's own pooling";
-  EXPECT_FALSE(pool_later_runs({{"a.json", "h1", &a}}, DecisionSettings{}));
+  EXPECT_FALSE(pool_later_runs({{"a.json", "h1", &a}, {"b.json", "h2", &b}}, result_price_ratio, DecisionSettings{})) << "two hosts: decide's own pooling";
+  EXPECT_FALSE(pool_later_runs({{"a.json", "h1", &a}}, result_price_ratio, DecisionSettings{}));
 }
 
 // Issue 68's "Done when": replicated runs in turns keep A/A false verdicts within 5 % at the

@@ -323,7 +323,8 @@ std::string to_console(const RunReport& report, const ConsoleOptions& options) {
   prose += any_baseline ? "* baseline. " + prices + "\n"
                         : "No baseline in this run (not selected with --only, or none priced): improvements not computed. " +
                               prices + "\n";
-  return wrap(decisions, width) + table + wrap(prose, width) + sweep_table(report.sweep, currency, width);
+  return wrap(decisions, width) + table + wrap(prose, width) + sweep_table(report.sweep, currency, width) +
+         scaling_table(report.scaling, currency, width);
 }
 
 std::string compare_console(const CompareReport& r) {
@@ -495,6 +496,7 @@ std::string projection_console(const ProjectionPage& page) {
     }
     out += prose(text);
   }
+  for (const auto& d : p.data_parallel) out += data_parallel_console(d, width);
   if (!p.next_config_path.empty()) out += prose("\nconfiguration to measure next: " + p.next_config_path + "\n");
   return out;
 }

@@ -13,6 +13,7 @@
 #include "src/core/scaling_curve.h"
 #include "src/project/data_parallel.h"
 #include "src/stats/scaling.h"
+#include "member_count.h"
 #include "test_helpers.h"
 #include "unit_registry.h"
 
@@ -126,6 +127,12 @@ TEST(ScalingCurve, RoundTripsThroughItsJson) {
   const ScalingRecord back = read_scaling(JsonView(j, "r.json"));
   EXPECT_EQ(to_json(back), j);
   EXPECT_TRUE(j["curves"][0]["points"][1]["meets_deadline"].is_null());
+}
+
+TEST(ScalingCurve, EveryRecordMemberHasAKey) {
+  using pperf::testing::member_count;
+  EXPECT_EQ(member_count<ScalingPoint>(), std::tuple_size_v<decltype(kScalingPointFields)>);
+  EXPECT_EQ(member_count<ScalingCurve>(), std::tuple_size_v<decltype(kScalingCurveFields)> + 1u);  // + points, by hand
 }
 
 TEST(DataParallelTerm, RingAllReduceArithmetic) {

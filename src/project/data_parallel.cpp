@@ -107,8 +107,8 @@ DataParallelValidation validate_on_curve(const ScalingCurve& curve, const DataPa
     v.checks.push_back(c);
   }
   v.note = beyond.size() < 2
-               ? fmt::format("only one point beyond the first ({} x): the link and the overlap are fitted on it, so its error is 0 by "
-                             "construction and says nothing; measure a third point to check the model",
+               ? fmt::format("only one point beyond the first ({} x): the link and the overlap are fitted on it, so its error (0 unless "
+                             "the overlap is clamped to 0 or 1) says nothing; measure a third point to check the model",
                              fit.instances)
                : fmt::format("link ({:.3g} Gbit/s between ranks here) and overlap ({:.0f} %) fitted on {} x; the other points predicted "
                              "from them",

@@ -68,7 +68,7 @@ struct DataParallelCheck {
   double predicted_allreduce_ms = 0, measured_allreduce_ms = 0;
   double predicted_step_ms = 0, measured_step_ms = 0;
   double error_pct = 0;   // (predicted - measured) / measured step, %
-  bool fitted = false;    // the point the link and the overlap were fitted on (its error 0 by construction)
+  bool fitted = false;    // the point the link and the overlap were fitted on (its error 0 unless the overlap clamps)
 };
 struct DataParallelValidation {
   std::optional<double> host_link_gbps;  // fitted: this host's effective link between ranks

@@ -327,7 +327,8 @@ std::string to_console(const RunReport& report, const ConsoleOptions& options) {
   // pperf decide: how it was decided (what was accepted, re-priced, pooled), before the answer.
   std::string decided;
   for (const auto& note : decide_notes(report)) decided += "decide: " + note + "\n";
-  return decided + wrap(decisions, width) + table + wrap(prose, width) + sweep_table(report.sweep, currency, width);
+  return decided + wrap(decisions, width) + table + wrap(prose, width) + sweep_table(report.sweep, currency, width) +
+         scaling_table(report.scaling, currency, width);
 }
 
 std::string compare_console(const CompareReport& r) {
@@ -499,6 +500,7 @@ std::string projection_console(const ProjectionPage& page) {
     }
     out += prose(text);
   }
+  for (const auto& d : p.data_parallel) out += data_parallel_console(d, width);
   if (!p.next_config_path.empty()) out += prose("\nconfiguration to measure next: " + p.next_config_path + "\n");
   return out;
 }

@@ -27,6 +27,11 @@ std::string to_console(const RunReport& report, const ConsoleOptions& options = 
 /// under the table); "" without a sweep. With a width (0: none), the prose is wrapped to it and
 /// the cost's CI, then the ratio's bounds, are left out (and said so) until the rows fit.
 std::string sweep_table(const std::optional<SweepRecord>& sweep, const std::string& currency, size_t width = 0);
+/// A scaling curve (RunReport::scaling) as a table per workload, one row per instance count with
+/// its step, throughput, efficiency, price and time and cost per epoch (each with its unit and 95 %
+/// CI), then the curve's summary; "" without one. With a width, the step's and throughput's
+/// intervals give way until the rows fit (reports/scaling.cpp).
+std::string scaling_table(const std::optional<ScalingRecord>& scaling, const std::string& currency, size_t width = 0);
 /// A header row of keys (each names its unit: step_ms_median, usd_per_hour, data_wait_fraction),
 /// then one row per result; numbers with 10 significant digits, texts quoted, absent values empty.
 std::string to_csv(const RunReport& report);
@@ -60,6 +65,9 @@ nlohmann::json projection_json(const project::Projection& projection);
 /// width, the prose is wrapped to it and the rows' intervals (the step's, then the cost's) are
 /// left out, and said so, until the rows fit.
 std::string projection_console(const ProjectionPage& page);
+/// A workload's data-parallel projection (Projection::data_parallel): its inputs, one row per
+/// (type, instance count) with units, and the model's check against the measured curve.
+std::string data_parallel_console(const project::DataParallelProjection& d, size_t width = 0);
 /// A self-contained HTML page: per workload, an SVG chart of USD per 1M samples against data
 /// instances per trainer (one line per data type, the knee marked) and the top rows.
 std::string projection_html(const ProjectionPage& page);

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "src/core/result.h"
 #include "src/core/svg_chart.h"
 
 namespace pperf::html {
@@ -21,6 +22,9 @@ std::string page_start(const std::string& title);
 /// The page's footer (HTML, escaped by the caller) and its closing tags.
 std::string page_end(const std::string& footer);
 /// An x axis at `y` with tick marks and `unit` (escaped here) as its label.
+/// The scaling curve's section of a run's page (reports/scaling.cpp): per workload its summary and
+/// charts of efficiency, hours and cost per epoch (or throughput) against instances; "" without one.
+std::string scaling_section(const RunReport& r);
 std::string labelled_x_axis(const Scale& x, double y, const std::vector<double>& marks, const std::string& unit, double top);
 
 }  // namespace pperf::html

@@ -473,6 +473,7 @@ std::string run_report_html(const RunReportPage& page) {
          "1 − cost ÷ the baseline's, 95 % CI combined from the two means' intervals; verdicts from a confidence "
          "sequence over paired rounds when the configurations took turns (docs/statistics.md).</p></section>\n";
   out += sweep_section(r);
+  out += scaling_section(r);
   std::vector<std::string> order;
   const auto groups = ok_by_workload(r, order);
   const auto money = money_scale(r.results);  // the table's, so chart and table read alike

@@ -138,6 +138,35 @@ nlohmann::json advice_json(const Advice& advice) {
   return {{"market", advice.market}, {"rows", rows}, {"notes", advice.notes}};
 }
 
+/// A workload's data-parallel projection (src/project/data_parallel.h).
+nlohmann::json to_json(const project::DataParallelProjection& d) {
+  nlohmann::json predictions = nlohmann::json::array(), checks = nlohmann::json::array();
+  for (const auto& p : d.predictions)
+    predictions.push_back({{"type", p.type}, {"instances", p.instances}, {"link_gbps", optional_number(p.link_gbps)},
+                           {"allreduce_ms", p.allreduce_ms}, {"exposed_ms", p.exposed_ms}, {"step_ms", to_json(p.step_ms)},
+                           {"efficiency", to_json(p.efficiency)}, {"usd_per_hour", p.usd_per_hour},
+                           {"usd_per_1m_samples", to_json(p.usd_per_1m_samples)},
+                           {"epoch_hours", p.epoch_hours ? to_json(*p.epoch_hours) : nlohmann::json()},
+                           {"epoch_usd", p.epoch_usd ? to_json(*p.epoch_usd) : nlohmann::json()},
+                           {"meets_deadline", p.meets_deadline ? nlohmann::json(*p.meets_deadline) : nlohmann::json()}});
+  for (const auto& c : d.validation.checks)
+    checks.push_back({{"instances", c.instances}, {"predicted_allreduce_ms", c.predicted_allreduce_ms},
+                      {"measured_allreduce_ms", c.measured_allreduce_ms}, {"predicted_step_ms", c.predicted_step_ms},
+                      {"measured_step_ms", c.measured_step_ms}, {"error_pct", c.error_pct}, {"fitted", c.fitted}});
+  const project::DataParallelInputs& in = d.inputs;
+  return {{"workload", d.workload},
+          {"formula", "step(N) = step(1) + (1 - overlap) x 2(N-1)/N x gradient bytes / link"},
+          {"inputs",
+           {{"step_one_ms", to_json(in.step_one_ms)}, {"step_source", in.step_source}, {"samples_per_step_one", in.samples_per_step_one},
+            {"bytes_per_step", in.bytes_per_step}, {"overlap", in.overlap}, {"overlap_source", in.overlap_source}}},
+          {"instances", d.instances},
+          {"epoch_samples", optional_number(d.epoch_samples)},
+          {"deadline_h", optional_number(d.deadline_h)},
+          {"cheapest", d.cheapest ? predictions[*d.cheapest] : nlohmann::json()},
+          {"predictions", predictions},
+          {"validation", {{"host_link_gbps", optional_number(d.validation.host_link_gbps)}, {"checks", checks}, {"note", d.validation.note}}}};
+}
+
 nlohmann::json projection_json(const project::Projection& p) {
   nlohmann::json workloads = nlohmann::json::array();
   for (const auto& w : p.workloads) {
@@ -175,7 +204,7 @@ nlohmann::json projection_json(const project::Projection& p) {
          {"predictions", predictions},
          {"configurations", checks}});
   }
-  return {{"kind", "pperf-projection"},
+  nlohmann::json out = {{"kind", "pperf-projection"},
           {"schema_version", 1},
           {"config", {{"path", p.config_path}, {"name", p.config_name}}},
           {"pricing", {{"table", p.table}, {"path", p.table_path}, {"region", p.region}, {"market", p.market}}},
@@ -186,6 +215,11 @@ nlohmann::json projection_json(const project::Projection& p) {
           {"reference", p.reference_host},
           {"next_config", p.next_config_path.empty() ? nlohmann::json() : nlohmann::json(p.next_config_path)},
           {"workloads", workloads}};
+  if (!p.data_parallel.empty()) {
+    out["data_parallel"] = nlohmann::json::array();
+    for (const auto& d : p.data_parallel) out["data_parallel"].push_back(to_json(d));
+  }
+  return out;
 }
 
 }  // namespace pperf

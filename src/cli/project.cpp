@@ -18,6 +18,8 @@
 #include "src/history/history.h"
 #include "src/measure/pipeline_probe.h"
 #include "src/project/assemble.h"
+#include "src/project/data_parallel.h"
+#include "pricing/scaling_curve.h"
 #include "src/project/next_config.h"
 #include "src/project/report.h"
 #include "reports/formats.h"
@@ -439,6 +441,27 @@ void write_next_config(const Parsed& p, const Config& config, const PriceTable& 
                                 .dump(2) + "\n");
 }
 
+/// A config with a scaling curve: the curve of each workload (from the measured points:
+/// `--results` holds them all, a measurement here the first alone) projected to its instance
+/// counts of every type with the trainer's accelerator, with the all-reduce over each type's link.
+std::vector<project::DataParallelProjection> data_parallel_of(const Config& config, const PriceTable& table,
+                                                              const std::vector<Result>& results, const ProjectFlags& flags) {
+  std::vector<project::DataParallelProjection> out;
+  const auto record = scaling_record(config.scaling, results);
+  if (!record) return out;
+  for (const auto& curve : record->curves) {
+    project::DataParallelInputs in = project::data_parallel_inputs(curve);
+    if (in.samples_per_step_one <= 0) continue;  // no point measured
+    if (flags.trainer_step_ms) {
+      in.step_one_ms = Range::point(*flags.trainer_step_ms);
+      in.step_source = "--trainer-step-ms";
+    }
+    const auto types = project::catalog_candidates(table, curve.instance_type, 1, 0, config.pricing.market);
+    out.push_back(project::project_data_parallel(curve, in, types, config.scaling->instances, flags.settings.model_error_pct));
+  }
+  return out;
+}
+
 /// The flags beyond the session's, read and checked (InputError naming the flag); next_path
 /// once the config is read.
 ProjectFlags flags_of(const Parsed& p) {
@@ -519,6 +542,7 @@ int command_project(const std::vector<std::string>& args) {
     const project::WorkloadInputs in = inputs_for(spec, m, config, ref, table, measurement, flags, factors);
     out.workloads.push_back(project::project_workload(in, table, factors));
   }
+  out.data_parallel = data_parallel_of(config, table, measurement.results, flags);
   if (out.workloads.empty()) {
     for (const auto& line : not_projected) std::cerr << "pperf project: " << line << "\n";
     return kExitRuntime;

@@ -659,7 +659,7 @@ Config load_config(const std::string& arg, const WorkloadRegistry& registry, boo
   const nlohmann::json doc = read_json_file(path);
   JsonView root(doc, path);
   root.expect_object({"$schema", "name", "description", "seed", "pricing", "workloads", "measure",
-                      "configurations", "steps_to_train", "sweep"});
+                      "configurations", "steps_to_train", "sweep", "scaling"});
   root.string_or("$schema", "");  // for editors (schemas/config.schema.json); must be a string
   Config config;
   config.path = path;
@@ -681,10 +681,11 @@ Config load_config(const std::string& arg, const WorkloadRegistry& registry, boo
   const JsonView real_root(real_doc, path);
   if (any_native && !native) check_native_overlay(root, real_root, config);
   JsonView configurations = (native ? real_root : root).at("configurations");
-  parse_configurations(configurations, root.has("sweep"), config);
+  parse_configurations(configurations, root.has("sweep") || root.has("scaling"), config);
   parse_workloads(root.at("workloads"), registry, native, config);
   if (!config.priced_only) check_capabilities(config, registry, configurations);
   if (auto sweep = root.find("sweep")) expand_sweep(*sweep, config, registry);
+  if (auto scaling = root.find("scaling")) expand_scaling(*scaling, config);
   config.native = native;
   if (native) {
     // On the real instances the emulation's CPU pinning means nothing: the instance is the bound.

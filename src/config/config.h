@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "src/core/kinds.h"
+#include "src/core/scaling_curve.h"
 #include "src/core/workload_registry.h"
 #include "src/stats/decision.h"
 #include "src/stats/stopping.h"
@@ -166,6 +167,8 @@ struct Config {
   bool priced_only = false;
   /// Set when the config has a `sweep`: `configurations` are then its points.
   std::optional<SweepSettings> sweep;
+  /// Set when the config has a `scaling` curve: `configurations` are then its points.
+  std::optional<ScalingSettings> scaling;
   /// Loaded for `--native`: `workloads` are the real sizes (each entry's `native`, where given)
   /// and the emulation-only CPU pinning (`execution.cpus`, `spawn_local.cpus`) is dropped.
   bool native = false;

@@ -34,6 +34,10 @@ Configuration parse_configuration(const JsonView& v, const PricingSettings& pric
 /// baseline; config.sweep set. Every refusal names its value's JSON pointer (sweep.cpp).
 void expand_sweep(const JsonView& sweep, Config& config, const WorkloadRegistry& registry);
 
+/// The points of `scaling` as configurations (replacing config.configurations: one per trainer
+/// instance count, the first the baseline); config.scaling set (scaling.cpp).
+void expand_scaling(const JsonView& scaling, Config& config);
+
 /// The config document with each configuration's `native.execution` laid over its `execution`
 /// (a JSON merge patch) and `native` removed: what runs on the real instances. `any` says whether
 /// some configuration had one (native_overlay.cpp).

@@ -18,6 +18,7 @@
 #include "src/core/kinds.h"
 #include "src/core/sweep_record.h"
 #include "src/core/measurement.h"
+#include "src/core/scaling_curve.h"
 #include "src/core/spot.h"
 #include "src/core/workload_registry.h"
 
@@ -360,6 +361,8 @@ struct RunReport {
   std::vector<Result> results;
   /// A sweep's race (src/core/sweep_record.h; docs/results.md "sweep"); none without a sweep.
   std::optional<SweepRecord> sweep;
+  /// A scaling curve (src/core/scaling_curve.h; docs/scaling.md); none without one.
+  std::optional<ScalingRecord> scaling;
   /// `pperf decide`: its inputs, the table it priced with, what was accepted (src/core/decide_record.h,
   /// made by src/decide/decide.h, never changed after); null elsewhere.
   std::shared_ptr<const DecideRecord> decide;

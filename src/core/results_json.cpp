@@ -32,6 +32,7 @@ json to_json(const RunReport& report) {
   j["results"] = json::array();
   for (const auto& r : report.results) j["results"].push_back(to_json(r));
   if (report.sweep) j["sweep"] = to_json(*report.sweep);
+  if (report.scaling) j["scaling"] = to_json(*report.scaling);
   if (report.decide) j["decide"] = to_json(*report.decide);
   if (!report.replicates.is_null()) j["replicates"] = report.replicates;
   return j;
@@ -83,6 +84,7 @@ RunReport results_from_json(const json& doc, const std::string& file) {
   report.pricing_sha256 = pricing.string_or("sha256", "");
   for (const auto& item : root.at("results").items()) report.results.push_back(read_result(item));
   if (auto sweep = root.find("sweep")) report.sweep = read_sweep(*sweep);
+  if (auto scaling = root.find("scaling")) report.scaling = read_scaling(*scaling);
   if (auto decide = root.find("decide")) report.decide = std::make_shared<const DecideRecord>(read_decide(*decide));
   if (auto replicates = root.find("replicates")) {
     if (!replicates->raw().is_object()) replicates->fail("expected the replicates object");

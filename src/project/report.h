@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "src/project/data_parallel.h"
 #include "src/project/projection.h"
 
 namespace pperf::project {
@@ -44,6 +45,9 @@ struct Projection {
   ModelSettings settings;
   std::string reference_host;  // where the pipeline cost was measured ("given" when derived)
   std::vector<WorkloadProjection> workloads;
+  /// A config with a scaling curve: each workload's curve projected to its instance counts of
+  /// every type with the trainer's accelerator (src/project/data_parallel.h).
+  std::vector<DataParallelProjection> data_parallel;
   std::string next_config_path;  // the configuration to measure next
 };
 

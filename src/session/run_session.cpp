@@ -6,6 +6,7 @@
 #include <set>
 
 #include "src/session/sweep_race.h"
+#include "pricing/scaling_curve.h"
 #include "src/core/input_error.h"
 #include "src/core/process.h"
 #include "src/env/shaped_link.h"
@@ -199,6 +200,7 @@ void RunSession::price(std::vector<Result>& results, const nlohmann::json& host)
 void RunSession::price(RunReport& report) const {
   price(report.results, report.host);
   report.sweep = sweep_race_record(config_, report.results, decision_settings());
+  report.scaling = scaling_record(config_.scaling, report.results);
 }
 
 }  // namespace pperf

@@ -69,11 +69,11 @@ TEST(WorkloadCapabilities, EveryBuiltinDeclaresWhatItsHooksDo) {
     SCOPED_TRACE(d.name);
     nlohmann::json params = nlohmann::json::object();
     if (d.name == "torchscript")
-      params = {{"path", std::string(PPERF_SOURCE_DIR) + "/tests/data/tiny_mlp.pt"}, {"input_shape", {64}}, {"classes", 10}};
+      params = {{"path", pperf::testing::source_dir() + "/tests/data/tiny_mlp.pt"}, {"input_shape", {64}}, {"classes", 10}};
     // A Python step with save_state/load_state (Debian's python3: no framework needed).
     if (d.name == "python_step") params = {{"step", "test_steps:null"}, {"python", "/usr/bin/python3"}};
     WorkloadSpec spec = make_workload_spec(d, d.find_preset("tiny") ? "tiny" : "", 4, params, 1);
-    spec.config_dir = std::string(PPERF_SOURCE_DIR) + "/tests/data/python_step";
+    spec.config_dir = pperf::testing::source_dir() + "/tests/data/python_step";
     auto workload = d.make_workload(spec);
     EXPECT_EQ(d.capabilities.data_parallel, !workload->parameters().empty());
     torch::serialize::OutputArchive archive;

@@ -26,7 +26,7 @@
 using namespace pperf;
 
 namespace {
-const std::string kPperf = std::string(PPERF_BINARY_DIR) + "/pperf";
+const std::string kPperf = pperf::testing::binary_dir() + "/pperf";
 
 // A config serving the tiny MNIST pipeline on synthetic data (fast to start).
 struct ServiceFixture {

@@ -16,7 +16,7 @@
 using namespace pperf;
 
 namespace {
-const std::string kPperf = std::string(PPERF_BINARY_DIR) + "/pperf";
+const std::string kPperf = pperf::testing::binary_dir() + "/pperf";
 
 struct TinyConfig {
   pperf::testing::TempDir dir;

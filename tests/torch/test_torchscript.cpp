@@ -11,7 +11,7 @@ using namespace pperf;
 using nlohmann::json;
 
 namespace {
-const std::string kTinyMlp = std::string(PPERF_SOURCE_DIR) + "/tests/data/tiny_mlp.pt";
+const std::string kTinyMlp = pperf::testing::source_dir() + "/tests/data/tiny_mlp.pt";
 
 const WorkloadDescriptor& ts() { return *builtin_workloads().find("torchscript"); }
 

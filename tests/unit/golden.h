@@ -8,11 +8,12 @@
 #include <sstream>
 #include <string>
 
+#include "test_helpers.h"
 #include "src/core/atomic_file.h"
 
 namespace pperf::testing {
 
-inline const std::string kGolden = std::string(PPERF_SOURCE_DIR) + "/tests/data/golden/";
+inline const std::string kGolden = pperf::testing::source_dir() + "/tests/data/golden/";
 
 /// The file's text, or "(missing: PATH)".
 inline std::string read_golden(const std::string& path) {

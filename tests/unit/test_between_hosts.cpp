@@ -9,6 +9,7 @@
 #include <sstream>
 #include <random>
 
+#include "test_helpers.h"
 #include "bench/stats_sim/between_hosts_sim.h"
 #include "src/stats/between_hosts.h"
 
@@ -236,7 +237,7 @@ TEST(BetweenHosts, SimulatedBoundariesSpreadIgnoredMeasuredOrReplicated) {
 // `pperf_stats_sim hostsadd 2000`: one a cell, that row from 43), must be in the docs as printed.
 TEST(BetweenHosts, DocsHostsTablesReproduce) {
   using namespace pperf::coverage;
-  std::ifstream in(std::string(PPERF_SOURCE_DIR) + "/docs/statistics.md");
+  std::ifstream in(pperf::testing::source_dir() + "/docs/statistics.md");
   std::stringstream docs;
   docs << in.rdbuf();
   ASSERT_FALSE(docs.str().empty());

@@ -557,7 +557,7 @@ TEST(FindConfig, ShippedConfigsAreTheJsonFilesWithTheirDescriptionsFirstSentence
 }
 
 TEST(FindConfig, EveryShippedConfigHasAOneLineDescription) {
-  const auto configs = shipped_configs(std::string(PPERF_SOURCE_DIR) + "/configs");
+  const auto configs = shipped_configs(pperf::testing::source_dir() + "/configs");
   ASSERT_GE(configs.size(), 10u);
   for (const auto& c : configs) {
     EXPECT_FALSE(c.summary.empty()) << c.name;

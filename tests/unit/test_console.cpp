@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <sstream>
 
+#include "test_helpers.h"
 #include "src/core/result_events.h"
 #include "src/core/results_json.h"
 #include "reports/columns.h"
@@ -15,7 +16,7 @@ using namespace pperf;
 
 namespace {
 RunReport golden_run() {
-  return read_results_file(std::string(PPERF_SOURCE_DIR) + "/tests/data/results/run_tiny.json");
+  return read_results_file(pperf::testing::source_dir() + "/tests/data/results/run_tiny.json");
 }
 
 size_t widest_line(const std::string& text) {

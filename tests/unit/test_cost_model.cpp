@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "test_helpers.h"
 #include "src/config/config.h"
 #include "src/config/plan.h"
 #include "src/stats/intervals.h"
@@ -25,7 +26,7 @@ CostInput input(std::vector<PricedGroup> groups, double step_ms, double batch = 
 double round_to(double v, int digits) { return std::round(v * std::pow(10, digits)) / std::pow(10, digits); }
 
 std::vector<Result> priced(const std::string& config_file) {
-  Config config = load_config(std::string(PPERF_SOURCE_DIR) + "/configs/" + config_file, pperf::testing::fixture_workloads());
+  Config config = load_config(pperf::testing::source_dir() + "/configs/" + config_file, pperf::testing::fixture_workloads());
   std::vector<Result> results = given_results(make_plan(config, {}, HostCapacity{2}));
   price_results(results, pricing_inputs(config));
   return results;

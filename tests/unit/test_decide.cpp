@@ -7,6 +7,7 @@
 #include <cmath>
 #include <random>
 
+#include "test_helpers.h"
 #include "src/core/input_error.h"
 #include "src/core/results_json.h"
 #include "src/decide/decide.h"
@@ -66,7 +67,7 @@ DecideSource source(const std::string& name, const std::string& host_id, const s
   return s;
 }
 
-PriceTable table() { return load_price_table(std::string(PPERF_SOURCE_DIR) + "/pricing/tables/aws-sagemaker-us-east-1.json"); }
+PriceTable table() { return load_price_table(pperf::testing::source_dir() + "/pricing/tables/aws-sagemaker-us-east-1.json"); }
 
 DecideRequest request(std::vector<DecideSource> sources) {
   DecideRequest q;

@@ -9,6 +9,7 @@
 #include <set>
 #include <sstream>
 
+#include "test_helpers.h"
 #include "src/core/atomic_file.h"
 #include "src/core/results_json.h"
 #include "reports/columns.h"
@@ -25,7 +26,7 @@ namespace {
 /// The tiny run's three measured results, one with its memory, one unconverged and partial, and a failed one
 /// whose name and reason need quoting in CSV, Markdown and HTML.
 RunReport sample_run() {
-  RunReport run = read_results_file(std::string(PPERF_SOURCE_DIR) + "/tests/data/results/run_tiny.json");
+  RunReport run = read_results_file(pperf::testing::source_dir() + "/tests/data/results/run_tiny.json");
   run.results[1].converged = false;
   run.results[1].partial = true;
   // A trainer and a data worker: the peak column shows their sum, 0.30 GiB.

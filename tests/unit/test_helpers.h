@@ -10,6 +10,10 @@
 
 namespace pperf::testing {
 
+/// This checkout's root and the build folder the test binary was built in (tests/unit/test_paths.cpp).
+std::string source_dir();
+std::string binary_dir();
+
 class TempDir {
  public:
   TempDir() {
@@ -36,7 +40,7 @@ class TempDir {
 inline std::string real_data_dir() {
   const char* env = std::getenv("PPERF_REAL_DATA");
   const std::filesystem::path dir = env && *env ? env : "../shared/real-data";
-  return (dir.is_absolute() ? dir : std::filesystem::path(PPERF_SOURCE_DIR) / dir).lexically_normal().string();
+  return (dir.is_absolute() ? dir : std::filesystem::path(source_dir()) / dir).lexically_normal().string();
 }
 
 }  // namespace pperf::testing

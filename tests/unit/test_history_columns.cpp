@@ -65,7 +65,7 @@ void expect_columns(const std::map<std::string, json>& row, const Expectations& 
 /// a null interval (so NULL columns are held against the file too).
 std::vector<std::pair<std::string, std::string>> results_files(const pperf::testing::TempDir& dir) {
   std::vector<std::pair<std::string, std::string>> files;
-  for (const auto& e : std::filesystem::directory_iterator(std::string(PPERF_SOURCE_DIR) + "/tests/data/results"))
+  for (const auto& e : std::filesystem::directory_iterator(pperf::testing::source_dir() + "/tests/data/results"))
     if (e.path().extension() == ".json") files.emplace_back(e.path().string(), read_text_file(e.path().string()));
   std::sort(files.begin(), files.end());
   json failed = json::parse(files.back().second);

@@ -20,7 +20,7 @@ namespace {
 /// ../shared/real-data/launchers/sagemaker (or $PPERF_REAL_DATA/launchers/sagemaker); "" when absent.
 std::string real_sagemaker_dir() {
   const char* env = std::getenv("PPERF_REAL_DATA");
-  const std::string base = env && *env ? env : std::string(PPERF_SOURCE_DIR) + "/../shared/real-data";
+  const std::string base = env && *env ? env : pperf::testing::source_dir() + "/../shared/real-data";
   const std::string dir = base + "/launchers/sagemaker";
   return std::filesystem::is_directory(dir) ? dir : "";
 }
@@ -113,7 +113,7 @@ TEST(SageMakerLaunch, RuntimeFromTheMeasureBudget) {
 
 TEST(NativeSize, ShippedSeedConfigCarriesItsRealSize) {
   // Seed 000's example 2: batch 256 emulated here, the seed's 8192 on the real instances.
-  const std::string path = std::string(PPERF_SOURCE_DIR) + "/configs/p3_vs_hetero_mnist.json";
+  const std::string path = pperf::testing::source_dir() + "/configs/p3_vs_hetero_mnist.json";
   const Config here = load_config(path, pperf::testing::fixture_workloads());
   ASSERT_EQ(here.workloads.size(), 1u);
   EXPECT_EQ(here.workloads[0].batch_size, 256);

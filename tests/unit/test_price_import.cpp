@@ -21,7 +21,7 @@ using namespace pperf;
 
 namespace {
 
-const std::string kDir = std::string(PPERF_SOURCE_DIR) + "/tests/data/prices/";
+const std::string kDir = pperf::testing::source_dir() + "/tests/data/prices/";
 
 ImportFile fixture(const std::string& name) { return {kDir + name, read_text_file(kDir + name)}; }
 
@@ -371,7 +371,7 @@ TEST(PriceImport, NetworkPerformanceFiguresAndBursts) {
 // its figures so: m5.large "Up to 10 Gigabit" (a burst), p3.8xlarge "10 Gigabit" (fixed).
 TEST(PriceImport, NetworkPerformanceOfARealOfferFile) {
   const char* env = std::getenv("PPERF_REAL_DATA");
-  const std::string path = std::string(env ? env : PPERF_SOURCE_DIR "/../shared/real-data") +
+  const std::string path = std::string(env ? env : pperf::testing::source_dir() + "/../shared/real-data") +
                            "/prices/opencost-ec2-us-east-2-excerpt.commafixed.offer.json";
   if (!std::filesystem::exists(path)) GTEST_SKIP() << "real data not here: " << path;
   const nlohmann::json offer = nlohmann::json::parse(read_text_file(path));

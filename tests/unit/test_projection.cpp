@@ -8,6 +8,7 @@
 #include <sstream>
 #include <tuple>
 
+#include "test_helpers.h"
 #include "src/core/input_error.h"
 #include "src/project/assemble.h"
 #include "src/project/projection.h"
@@ -147,7 +148,7 @@ TEST(Projection, LinkBoundWhenBatchesOutgrowTheLink) {
 // 224 px, 8 GPUs x batch 32, on the uint8 wire (150,536 bytes a sample: 3x224x224 bytes + an
 // int64 label): 38.5 MB a step, 12.33 ms at 25 Gbit/s; float32 (602,120 bytes) is 4x that.
 TEST(Projection, TheTablesLinkFiguresBoundTheDataGroup) {
-  const PriceTable sm = load_price_table(PPERF_SOURCE_DIR "/pricing/tables/aws-sagemaker-us-east-1.json");
+  const PriceTable sm = load_price_table(pperf::testing::source_dir() + "/pricing/tables/aws-sagemaker-us-east-1.json");
   EXPECT_EQ(*sm.find("ml.c5.18xlarge")->link_gbps, 25);
   EXPECT_EQ(*sm.find("ml.p4d.24xlarge")->link_gbps, 400);
   EXPECT_FALSE(sm.find("ml.p3.2xlarge")->link_gbps) << "only a burst figure is published";
@@ -186,13 +187,13 @@ TEST(Projection, TheTablesLinkFiguresBoundTheDataGroup) {
 }
 
 TEST(Projection, CatalogCandidatesOfTheShippedTables) {
-  const PriceTable sm = load_price_table(PPERF_SOURCE_DIR "/pricing/tables/aws-sagemaker-us-east-1.json");
+  const PriceTable sm = load_price_table(pperf::testing::source_dir() + "/pricing/tables/aws-sagemaker-us-east-1.json");
   // ml.p3.2xlarge is the only V100 x1; two CPU-only types x 1..2 each, plus alone: 5.
   const auto p3 = catalog_candidates(sm, "ml.p3.2xlarge", 1, 2, Market::on_demand);
   ASSERT_EQ(p3.size(), 5u);
   EXPECT_EQ(p3[0].data_count, 0);
   EXPECT_DOUBLE_EQ(p3[0].trainer_usd_per_hour, 3.825);
-  const PriceTable ec2 = load_price_table(PPERF_SOURCE_DIR "/pricing/tables/aws-ec2-us-east-1.json");
+  const PriceTable ec2 = load_price_table(pperf::testing::source_dir() + "/pricing/tables/aws-ec2-us-east-1.json");
   // One A10G: g5.xlarge, g5.2xlarge, g5.4xlarge (the scale-ups), each alone and with 1..2 of c5.9xlarge/c5.18xlarge.
   const auto g5 = catalog_candidates(ec2, "g5.xlarge", 1, 2, Market::on_demand);
   EXPECT_EQ(g5.size(), 15u);
@@ -488,7 +489,7 @@ TEST(ProjectAssemble, LayoutBytesPerBatch) {
 TEST(ProjectAssemble, Seed000Example2ThroughTheWholeWorkload) {
   // The shipped table and the seed's given steps, as `pperf project` gathers them: the
   // heterogeneous configuration checked at 1193 x 8/44 against its 184 ms, cheapest first.
-  const PriceTable table = load_price_table(PPERF_SOURCE_DIR "/pricing/tables/aws-sagemaker-us-east-1.json");
+  const PriceTable table = load_price_table(pperf::testing::source_dir() + "/pricing/tables/aws-sagemaker-us-east-1.json");
   WorkloadInputs in;
   in.measured = given(1193, 8, 8192);
   in.trainer = InstanceGroup{"ml.p3.2xlarge", 1, "dnn"};
@@ -524,7 +525,7 @@ TEST(ProjectAssemble, Seed000Example2ThroughTheWholeWorkload) {
 TEST(ProjectAssemble, MeasuredHereTheChecksAreOnThisHostsCpusAndCalibrated) {
   // The reference pooled on 1 CPU, measured at 30 ms against 20 ms projected: x 1.5 on every check;
   // the other configuration's pipeline on 1 CPU of its own.
-  const PriceTable table = load_price_table(PPERF_SOURCE_DIR "/pricing/tables/aws-sagemaker-us-east-1.json");
+  const PriceTable table = load_price_table(pperf::testing::source_dir() + "/pricing/tables/aws-sagemaker-us-east-1.json");
   WorkloadInputs in;
   in.measured.workload = "w";
   in.measured.samples_per_step = 100;

@@ -9,6 +9,7 @@
 #include <random>
 #include <sstream>
 
+#include "test_helpers.h"
 #include "bench/stats_sim/replicates_sim.h"
 #include "pricing/cost_model.h"
 #include "src/core/results_json.h"
@@ -187,7 +188,7 @@ TEST(Replicates, SimulatedReplicatesInTurnsKeepAaWithinFivePercent) {
 // between-run spread, 2 replicates: seeds 40 and 41 at 4000 trials) recomputed must be printed there.
 TEST(Replicates, DocsReplicatesTableReproduces) {
   using namespace pperf::coverage;
-  std::ifstream in(std::string(PPERF_SOURCE_DIR) + "/docs/statistics.md");
+  std::ifstream in(pperf::testing::source_dir() + "/docs/statistics.md");
   std::stringstream docs;
   docs << in.rdbuf();
   ASSERT_FALSE(docs.str().empty());

@@ -25,7 +25,7 @@ std::string read_text(const std::string& path) {
 
 std::vector<std::string> golden_files() {
   std::vector<std::string> out;
-  for (const auto& e : std::filesystem::directory_iterator(std::string(PPERF_SOURCE_DIR) + "/tests/data/results"))
+  for (const auto& e : std::filesystem::directory_iterator(pperf::testing::source_dir() + "/tests/data/results"))
     if (e.path().extension() == ".json") out.push_back(e.path().string());
   std::sort(out.begin(), out.end());
   return out;

@@ -11,6 +11,7 @@
 #include <functional>
 #include <sstream>
 
+#include "test_helpers.h"
 #include "src/core/input_error.h"
 #include "src/core/json_view.h"
 #include "src/core/results_json.h"
@@ -20,7 +21,7 @@ using nlohmann::json;
 
 namespace {
 std::string golden_text() {
-  std::ifstream in(std::string(PPERF_SOURCE_DIR) + "/tests/data/results/run_tiny.json");
+  std::ifstream in(pperf::testing::source_dir() + "/tests/data/results/run_tiny.json");
   std::stringstream s;
   s << in.rdbuf();
   return s.str();

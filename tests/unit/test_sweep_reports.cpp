@@ -9,6 +9,7 @@
 #include <regex>
 #include <sstream>
 
+#include "test_helpers.h"
 #include "src/core/input_error.h"
 #include "src/core/results_json.h"
 #include "reports/formats.h"
@@ -22,8 +23,8 @@ namespace {
 /// best data_instances=1,prefetch_batches=4 at 0.4307 USD per 1M samples, the other one-instance
 /// point undecided, both four-instance points eliminated after round 8 against the best.
 RunReport sweep_run() {
-  RunReport report = read_results_file(std::string(PPERF_SOURCE_DIR) + "/tests/data/results/run_tiny.json");
-  std::ifstream in(std::string(PPERF_SOURCE_DIR) + "/tests/data/races/sweep_race.json");
+  RunReport report = read_results_file(pperf::testing::source_dir() + "/tests/data/results/run_tiny.json");
+  std::ifstream in(pperf::testing::source_dir() + "/tests/data/races/sweep_race.json");
   report.sweep = read_sweep(JsonView(nlohmann::json::parse(in), "sweep_race.json"));
   Result& r = report.results[1];
   r.comparison.improvement_pct = 1.2;
@@ -212,7 +213,7 @@ TEST(SweepReport, MarkdownHasTheSweepTableSortedByCostWithVerdicts) {
 }
 
 TEST(SweepReport, TheRecordReadsAndWritesBackEveryFieldAndNamesABadOne) {
-  std::ifstream in(std::string(PPERF_SOURCE_DIR) + "/tests/data/races/sweep_race.json");
+  std::ifstream in(pperf::testing::source_dir() + "/tests/data/races/sweep_race.json");
   nlohmann::json doc = nlohmann::json::parse(in);
   doc["races"][0]["points"][1]["from_a_later_pperf"] = 7;  // kept, not lost
   const SweepRecord sweep = read_sweep(JsonView(doc, "r.json", "/sweep"));

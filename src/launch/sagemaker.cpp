@@ -11,6 +11,7 @@
 
 #include "src/core/input_error.h"
 #include "src/core/json_view.h"
+#include "src/launch/sagemaker_container.h"
 
 namespace pperf {
 
@@ -104,6 +105,7 @@ std::vector<SageMakerJob> sagemaker_jobs(const Config& config, const SageMakerLa
       hyper["sagemaker_program"] = o.entry_point;
       hyper["sagemaker_submit_directory"] = o.source_s3;
       hyper["sagemaker_region"] = region;
+      algorithm["ContainerEntrypoint"] = sagemaker_framework_entrypoint();  // SageMaker's stop reaches pperf
     }
     r["AlgorithmSpecification"] = algorithm;
     r["HyperParameters"] = hyper;

@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
 # Seed 000's heterogeneous SageMaker job on one host: `pperf launch sagemaker` writes the job for
 # configs/p4d_vs_hetero.json (its native size made the tiny preset and its budget seconds, so it
-# runs here), tests/e2e/sagemaker_harness.py plays SageMaker for its three hosts (algo-N on
-# 127.0.0.N+1, each with its own /opt/ml and the real resourceconfig.json's shape), and each host
+# runs here), tests/e2e/sagemaker_harness.py plays SageMaker for its three hosts (algo-N, each a
+# container of its own: its network namespace on one bridge, its /opt/ml with the real
+# resourceconfig.json's shape, PID 1 the container's process; no pperf variable), and each host
 # runs `pperf sagemaker-entry`: the data hosts serve batches, the trainer waits for them, measures
 # both configurations in turns with --native, writes results and report, and stops them. The
 # SageMaker toolkit (sagemaker_training.environment.Environment, PyPI) reads the same files and
 # must agree with pperf on every host's group, role and peers. Then: a Spot restart resumes from
 # /opt/ml/checkpoints, a data host that never comes up fails the job naming it, a missing contract
-# file is exit 2 naming it.
+# file is exit 2 naming it. Then the --framework job: AWS's PyTorch image played (its entry script
+# runs the SageMaker toolkit's own `train`, PyPI's, which fetches the bundle and runs
+# sagemaker-entry.sh with its process runner), run to its end, and stopped mid-measurement as
+# StopTrainingJob does (SIGTERM to every container's PID 1): pperf gets it and exits 143.
 # usage: tests/e2e/sagemaker_job_test.sh PATH/TO/pperf
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -95,7 +99,7 @@ check "  within the timeout (3 s, took $took s), exit 3" json_check "$work/nodat
 check "  /opt/ml/output/failure names the host" grep -qE "^data host algo-[12] did not accept connections on port 50051 within 3 s$" "$work/nodata/algo-3/output/failure"
 
 # --- TLS on request: the files as an input channel, the data hosts serving with them ----------------
-tls_dir_for_harness "$work/tls"
+tls_dir_for_harness "$work/tls" algo-1 algo-2 algo-3  # the names the trainer dials
 (cd "$work/code" && "$pperf" launch sagemaker --config seed000.json --role arn:aws:iam::123456789012:role/pperf-ci \
   --output s3://pperf-ci/out --image pperf:ci --job-suffix tls --tls s3://pperf-ci/tls/ --out "$work/reqtls") >"$work/tls.log" 2>&1
 reqtls="$work/reqtls/seed000-ci-ml-c5-9xlarge-tls.json"
@@ -107,9 +111,53 @@ check "  the job runs on every host over TLS" "$venv_python" tests/e2e/sagemaker
   --data-workers 1 --timeout-s 150 --channel "pperf-tls=$work/tls"
 check "  every host exits 0, both configurations ok" json_check "$work/jobtls/summary.json" 'all(h["exit"] == 0 for h in j["hosts"].values())'
 check "  the results" json_check "$work/jobtls/algo-3/model/results.json" 'all(r["status"] == "ok" for r in j["results"])'
-check "  the trainer trusted the channel's certificate" grep -q '"tls_ca": "'"$work/jobtls/algo-3/input/data/pperf-tls/cert.pem"'"' "$work/code/.seed000.seed000-ci-ml-c5-9xlarge-tls.json"
+check "  the trainer trusted the channel's certificate (its /opt/ml)" grep -q '"tls_ca": "/opt/ml/input/data/pperf-tls/cert.pem"' "$work/code/.seed000.seed000-ci-ml-c5-9xlarge-tls.json"
 rm -r "$work/jobtls/algo-1/input/data/pperf-tls"
 check "  a data host whose channel files are missing: exit 2 naming the file" bash -c "PPERF_SAGEMAKER_ROOT='$work/jobtls/algo-1' TRAINING_JOB_NAME=x PPERF_DATA_TOKEN=t '$pperf' sagemaker-entry >'$work/o' 2>&1; [ \$? -eq 2 ] && grep -q 'input/data/pperf-tls/cert.pem: missing (the job.s input channel pperf-tls brings the TLS files)' '$work/jobtls/algo-1/output/failure'"
+
+# --- --framework: AWS's PyTorch image, the SageMaker toolkit running the bundle's entry point -------
+# The played image's python3 must import the torch the binary was built against (run.sh checks).
+built="$("$pperf" --version | sed -n 's/.*built against libtorch \([0-9.]*\).*/\1/p')"
+image_python=""
+for py in /usr/bin/python3 /var/cache/pperf/torch-*/bin/python; do
+  v="$("$py" -c 'import torch; print(torch.__version__)' 2>/dev/null)" || continue
+  [ "${v%%[a+]*}" = "$built" ] && { image_python="$py"; torch_version="$v"; break; }
+done
+if [ -z "$image_python" ]; then
+  echo "SKIP (framework mode): no python3 here imports torch $built, which the bundle's run.sh needs"
+else
+  (cd "$work/code" && "$pperf" launch sagemaker --config seed000.json --role arn:aws:iam::123456789012:role/pperf-ci \
+    --output s3://pperf-ci/out --framework pytorch:2.8.0 --source s3://pperf-ci/src/sourcedir.tar.gz --job-suffix fw \
+    --out "$work/reqfw") >"$work/fw.log" 2>&1
+  reqfw="$work/reqfw/seed000-ci-ml-c5-9xlarge-fw.json"
+  check "--framework: the image's entry script under a PID 1 that passes SageMaker's stop" json_check "$reqfw" '
+j["AlgorithmSpecification"]["ContainerEntrypoint"][:2] == ["/bin/bash", "-c"]
+"bash start_with_right_hostname.sh train" in j["AlgorithmSpecification"]["ContainerEntrypoint"][2]
+j["HyperParameters"]["sagemaker_program"] == "sagemaker-entry.sh"'
+  check "  botocore's model and moto accept it" "$venv_python" tests/e2e/sagemaker_requests.py "$reqfw"
+  # The bundle as scripts/gpu-bundle.sh lays it out (scripts/bundle-files.sh), this binary in it,
+  # packed as the docs say; the played S3 serves it as --source.
+  check "the bundle, packed" bash -c "scripts/bundle-files.sh --out '$work/bundle' --torch-version '$torch_version' --pperf '$pperf' &&
+    cp '$work/code/seed000.json' '$work/bundle/share/pperf/configs/' && tar -C '$work/bundle' -czf '$work/sourcedir.tar.gz' \$(ls -A '$work/bundle')"
+  fw() { "$venv_python" tests/e2e/sagemaker_harness.py "$pperf" "$reqfw" "$@" "$work/code" --data-workers 1 \
+    --s3 "s3://pperf-ci/src/sourcedir.tar.gz=$work/sourcedir.tar.gz" --image-python "$image_python"; }
+  check "the framework job runs to its end on every host" fw "$work/jobfw" --timeout-s 150
+  check "  every host exits 0, both configurations ok" json_check "$work/jobfw/summary.json" 'all(h["exit"] == 0 for h in j["hosts"].values())'
+  check "  the results" json_check "$work/jobfw/algo-3/model/results.json" 'all(r["status"] == "ok" for r in j["results"])'
+  check "  the toolkit started the entry point with its process runner" grep -q '^/bin/sh -c ./sagemaker-entry.sh --pperf_config seed000.json' "$work/jobfw/algo-3.log"
+  check "  the toolkit's archive check passed the bundle whole" bash -c "! grep -q 'would have been extracted outside' '$work/jobfw/algo-3.log'"
+  # StopTrainingJob (or a Spot interruption) while the trainer measures: SIGTERM to every
+  # container's PID 1, SIGKILL 20 s later (SageMaker: 120 s).
+  check "StopTrainingJob mid-measurement: every host ends within the grace" fw "$work/stopfw" --timeout-s 150 \
+    --stop 'on homogeneous: started' --stop-grace-s 20
+  check "  no host needed the SIGKILL" json_check "$work/stopfw/summary.json" '"stopped_at" in j and "killed_after_stop" not in j'
+  for h in algo-1 algo-2 algo-3; do
+    check "  $h: pperf got the stop and exited 143 (the toolkit's report of its exit)" bash -c \
+      "grep -q '^pperf sagemaker-entry: stopped by signal 15\$' '$work/stopfw/$h.log' && grep -q '^ExitCode 143\$' '$work/stopfw/$h.log'"
+  done
+  check "  the trainer's failure file says so (SageMaker's FailureReason)" grep -qx 'stopped by signal 15' "$work/stopfw/algo-3/output/failure"
+  check "  its pperf run got the stop once and wrote what it measured, for the restarted job" json_check "$work/stopfw/algo-3/checkpoints/results.json" 'j["status"] == "interrupted"'
+fi
 
 # --- a contract file missing or malformed: exit 2 naming the file and key -------------------------
 mkdir -p "$work/bad/input/config"

@@ -6,7 +6,8 @@
 # packed as sourcedir.tar.gz, the job's source directory), run.sh (scripts/bundle-run.sh: starts
 # the bundled pperf against the host's torch) and TORCH_VERSION (the torch run.sh requires).
 # usage: scripts/bundle-files.sh --out DIR --torch-version VERSION [--pperf BINARY]
-#   --pperf BINARY  also bin/pperf (a copy) and the Python workers beside BINARY
+#   --pperf BINARY  also bin/pperf (a copy), the Python workers beside BINARY and REQUIRES
+#                   (scripts/bundle-abi.sh)
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 out="" torch_version="" pperf=""
@@ -36,4 +37,5 @@ if [ -n "$pperf" ]; then
   for f in pperf-data-worker.py pperf-step-worker.py data_service_pb2.py; do
     [ ! -e "$(dirname "$pperf")/$f" ] || cp "$(dirname "$pperf")/$f" "$out/bin/"
   done
+  "$root/scripts/bundle-abi.sh" "$out" > "$out/REQUIRES"
 fi

@@ -52,6 +52,9 @@ for lib in "$out"/lib/*.so*; do
   objcopy --strip-debug "$lib"
   patchelf --set-rpath '$ORIGIN' "$lib"
 done
+# What its ELF files need of the host's glibc and libstdc++ (GLIBC_/GLIBCXX_ versions): `pperf
+# launch sagemaker --framework --bundle` checks them against the image's.
+"$root/scripts/bundle-abi.sh" "$out" > "$out/REQUIRES"
 
 # pperf's data, its entry scripts and run.sh: the layout every bundle shares (scripts/bundle-files.sh).
 "$root/scripts/bundle-files.sh" --out "$out" --torch-version "$built_against"

@@ -17,6 +17,7 @@
 #include "src/core/crypto.h"
 #include "src/core/input_error.h"
 #include "src/core/utc_time.h"
+#include "src/launch/framework_images.h"
 #include "src/launch/kubernetes.h"
 #include "src/launch/sagemaker.h"
 #include "src/launch/skypilot.h"
@@ -29,7 +30,8 @@ namespace fs = std::filesystem;
 namespace {
 constexpr const char* kLaunchUsage =
     "usage: pperf launch sagemaker --config C --role ARN --output s3://BUCKET/PREFIX\n"
-    "         (--image URI | --framework pytorch:VERSION --source s3://.../X.tar.gz)\n"
+    "         (--image URI | --framework pytorch:VERSION --source s3://.../X.tar.gz\n"
+    "          --bundle DIR)\n"
     "         [--max-wait-s N] [--tls s3://BUCKET/PREFIX/] [COMMON]\n"
     "       pperf launch skypilot --config C --output BUCKET_URI\n"
     "         [--image IMAGE | --bundle DIR] [--tls DIR] [COMMON]\n"
@@ -151,6 +153,25 @@ std::string measures(const std::vector<std::string>& configurations) {
   return configurations.size() == 1 ? configurations[0] : "in turns: " + fmt::format("{}", fmt::join(configurations, ", "));
 }
 
+/// --framework: the bundle in `bundle_dir` (before packing) runs on AWS's image of torch `version`
+/// (its TORCH_VERSION and REQUIRES against the image table), and no configuration of `jobs`
+/// reads a dataset from this host's disk (no bundle carries an absolute path). InputError naming
+/// the flag, or the config file and the dataset's JSON path.
+void check_framework_bundle(const std::string& bundle_dir, const std::string& version, const Config& config,
+                            const std::vector<SageMakerJob>& jobs) {
+  for (const char* f : {"TORCH_VERSION", "REQUIRES"})
+    if (!fs::is_regular_file(fs::path(bundle_dir) / f))
+      throw InputError("--bundle", "", fmt::format("'{}' is not a GPU bundle (no {} there; scripts/gpu-bundle.sh makes one)", bundle_dir, f));
+  const std::string requires_file = (fs::path(bundle_dir) / "REQUIRES").string();
+  check_bundle_runs_on_image(version, parse_bundle_needs(read_text_file((fs::path(bundle_dir) / "TORCH_VERSION").string()),
+                                                         read_text_file(requires_file), requires_file),
+                             bundle_dir);
+  for (const auto& job : jobs)
+    for (const auto& [pointer, path] : host_dataset_paths(config, job.configurations))
+      throw InputError(config.path, pointer, "'" + path + "' is read from the host's disk, and no bundle or AWS image carries it: "
+                                             "make it a file the config's step fetches, or give --image with it inside");
+}
+
 int launch_sagemaker(const std::vector<std::string>& args) {
   auto options = launch_options("sagemaker");
   options.add_options()("role", po::value<std::string>()->required(), "the job's IAM execution role ARN")(
@@ -158,6 +179,7 @@ int launch_sagemaker(const std::vector<std::string>& args) {
       "image", po::value<std::string>(), "a container image holding pperf (its entry point: pperf sagemaker-entry)")(
       "framework", po::value<std::string>(), "pytorch:VERSION: AWS's PyTorch training image of that torch, with --source")(
       "source", po::value<std::string>(), "s3://.../sourcedir.tar.gz: the GPU bundle (scripts/gpu-bundle.sh --torch VERSION), packed")(
+      "bundle", po::value<std::string>(), "--framework: that bundle's folder, checked against the image (torch, GLIBC/GLIBCXX)")(
       "max-wait-s", po::value<int64_t>(), "Spot: MaxWaitTimeInSeconds, at least the runtime (default: 2 x the runtime)")(
       "tls", po::value<std::string>(), "s3://BUCKET/PREFIX/ holding cert.pem, key.pem (ca.pem): the data workers serve TLS (input channel pperf-tls)");
   Parsed p = parse("launch sagemaker", options, args);
@@ -178,6 +200,10 @@ int launch_sagemaker(const std::vector<std::string>& args) {
   if (p.has("tls")) o.tls_s3 = p.string("tls");
 
   const std::vector<SageMakerJob> jobs = sagemaker_jobs(config, o);
+  if (!o.framework_version.empty()) {
+    if (!p.has("bundle")) throw InputError("--bundle", "", "--framework needs the bundle's folder (scripts/gpu-bundle.sh --out DIR) to check it runs on the image");
+    check_framework_bundle(p.string("bundle"), o.framework_version, config, jobs);
+  }
   const fs::path out = p.string("out");
   std::vector<std::pair<std::string, std::string>> files;
   for (const auto& job : jobs) files.emplace_back(job.name + ".json", job.request.dump(2) + "\n");

@@ -126,19 +126,21 @@ done
 if [ -z "$image_python" ]; then
   echo "SKIP (framework mode): no python3 here imports torch $built, which the bundle's run.sh needs"
 else
+  # The bundle as scripts/gpu-bundle.sh lays it out (scripts/bundle-files.sh), this binary in it,
+  # the config the job names in its configs; launched as built against 2.8.0 (the image's torch).
+  scripts/bundle-files.sh --out "$work/bundle" --torch-version 2.8.0 --pperf "$pperf" && cp "$work/code/seed000.json" "$work/bundle/share/pperf/configs/"
   (cd "$work/code" && "$pperf" launch sagemaker --config seed000.json --role arn:aws:iam::123456789012:role/pperf-ci \
-    --output s3://pperf-ci/out --framework pytorch:2.8.0 --source s3://pperf-ci/src/sourcedir.tar.gz --job-suffix fw \
-    --out "$work/reqfw") >"$work/fw.log" 2>&1
+    --output s3://pperf-ci/out --framework pytorch:2.8.0 --source s3://pperf-ci/src/sourcedir.tar.gz --bundle "$work/bundle" \
+    --job-suffix fw --out "$work/reqfw") >"$work/fw.log" 2>&1
   reqfw="$work/reqfw/seed000-ci-ml-c5-9xlarge-fw.json"
   check "--framework: the image's entry script under a PID 1 that passes SageMaker's stop" json_check "$reqfw" '
 j["AlgorithmSpecification"]["ContainerEntrypoint"][:2] == ["/bin/bash", "-c"]
 "bash start_with_right_hostname.sh train" in j["AlgorithmSpecification"]["ContainerEntrypoint"][2]
 j["HyperParameters"]["sagemaker_program"] == "sagemaker-entry.sh"'
   check "  botocore's model and moto accept it" "$venv_python" tests/e2e/sagemaker_requests.py "$reqfw"
-  # The bundle as scripts/gpu-bundle.sh lays it out (scripts/bundle-files.sh), this binary in it,
-  # packed as the docs say; the played S3 serves it as --source.
-  check "the bundle, packed" bash -c "scripts/bundle-files.sh --out '$work/bundle' --torch-version '$torch_version' --pperf '$pperf' &&
-    cp '$work/code/seed000.json' '$work/bundle/share/pperf/configs/' && tar -C '$work/bundle' -czf '$work/sourcedir.tar.gz' \$(ls -A '$work/bundle')"
+  # The played image's python3 has this host's torch (the binary's), not 2.8's: the bundle says so for run.sh.
+  echo "$torch_version" > "$work/bundle/TORCH_VERSION"
+  check "the bundle, packed as the docs say" bash -c "tar -C '$work/bundle' -czf '$work/sourcedir.tar.gz' \$(ls -A '$work/bundle')"
   fw() { "$venv_python" tests/e2e/sagemaker_harness.py "$pperf" "$reqfw" "$@" "$work/code" --data-workers 1 \
     --s3 "s3://pperf-ci/src/sourcedir.tar.gz=$work/sourcedir.tar.gz" --image-python "$image_python"; }
   check "the framework job runs to its end on every host" fw "$work/jobfw" --timeout-s 150

@@ -32,7 +32,9 @@ constexpr const char* kLaunchUsage =
     "usage: pperf launch sagemaker --config C --role ARN --output s3://BUCKET/PREFIX\n"
     "         (--image URI | --framework pytorch:VERSION --source s3://.../X.tar.gz\n"
     "          --bundle DIR)\n"
-    "         [--max-wait-s N] [--tls s3://BUCKET/PREFIX/] [COMMON]\n"
+    "         [--max-wait-s N] [--tls s3://BUCKET/PREFIX/] [--max-retries N]\n"
+    "         [--subnets S,... --security-groups G,...] [--volume-kms-key K]\n"
+    "         [--output-kms-key K] [--encrypt-inter-container] [COMMON]\n"
     "       pperf launch skypilot --config C --output BUCKET_URI\n"
     "         [--image IMAGE | --bundle DIR] [--tls DIR] [COMMON]\n"
     "       pperf launch kubernetes --config C --image IMAGE --results-claim PVC\n"
@@ -180,6 +182,12 @@ int launch_sagemaker(const std::vector<std::string>& args) {
       "framework", po::value<std::string>(), "pytorch:VERSION: AWS's PyTorch training image of that torch, with --source")(
       "source", po::value<std::string>(), "s3://.../sourcedir.tar.gz: the GPU bundle (scripts/gpu-bundle.sh --torch VERSION), packed")(
       "bundle", po::value<std::string>(), "--framework: that bundle's folder, checked against the image (torch, GLIBC/GLIBCXX)")(
+      "subnets", po::value<std::string>(), "VpcConfig: the VPC subnets (comma-separated), with --security-groups")(
+      "security-groups", po::value<std::string>(), "VpcConfig: the security groups (comma-separated), with --subnets")(
+      "volume-kms-key", po::value<std::string>(), "the KMS key that encrypts the instances' storage volumes")(
+      "output-kms-key", po::value<std::string>(), "the KMS key that encrypts the job's output in S3")(
+      "encrypt-inter-container", po::bool_switch(), "encrypt traffic between the job's instances (EnableInterContainerTrafficEncryption)")(
+      "max-retries", po::value<int64_t>(), "RetryStrategy: retry the job on an internal SageMaker error, up to N times (1-30)")(
       "max-wait-s", po::value<int64_t>(), "Spot: MaxWaitTimeInSeconds, at least the runtime (default: 2 x the runtime)")(
       "tls", po::value<std::string>(), "s3://BUCKET/PREFIX/ holding cert.pem, key.pem (ca.pem): the data workers serve TLS (input channel pperf-tls)");
   Parsed p = parse("launch sagemaker", options, args);
@@ -198,6 +206,12 @@ int launch_sagemaker(const std::vector<std::string>& args) {
   if (p.has("source")) o.source_s3 = p.string("source");
   if (p.has("max-wait-s")) o.max_wait_s = p.vars["max-wait-s"].as<int64_t>();
   if (p.has("tls")) o.tls_s3 = p.string("tls");
+  if (p.has("subnets")) o.subnets = split_commas(p.string("subnets"));
+  if (p.has("security-groups")) o.security_groups = split_commas(p.string("security-groups"));
+  if (p.has("volume-kms-key")) o.volume_kms_key = p.string("volume-kms-key");
+  if (p.has("output-kms-key")) o.output_kms_key = p.string("output-kms-key");
+  o.encrypt_inter_container = p.vars["encrypt-inter-container"].as<bool>();
+  if (p.has("max-retries")) o.max_retries = p.vars["max-retries"].as<int64_t>();
 
   const std::vector<SageMakerJob> jobs = sagemaker_jobs(config, o);
   if (!o.framework_version.empty()) {
@@ -207,6 +221,8 @@ int launch_sagemaker(const std::vector<std::string>& args) {
   const fs::path out = p.string("out");
   std::vector<std::pair<std::string, std::string>> files;
   for (const auto& job : jobs) files.emplace_back(job.name + ".json", job.request.dump(2) + "\n");
+  for (const auto& job : jobs)
+    if (!job.token_s3.empty()) files.emplace_back(job.name + ".token", o.token + "\n");
   write_private(out, files);
   for (const auto& job : jobs) {
     std::string groups;
@@ -217,6 +233,8 @@ int launch_sagemaker(const std::vector<std::string>& args) {
     std::cout << fmt::format("{}: measures {} on {}{}; at most {} s\n", job.name, measures(job.configurations), groups,
                              job.request.value("EnableManagedSpotTraining", false) ? " (managed Spot)" : "",
                              job.request["StoppingCondition"]["MaxRuntimeInSeconds"].get<int64_t>());
+    if (!job.token_s3.empty())  // the data token as the job's input channel, kept out of DescribeTrainingJob
+      std::cout << fmt::format("  aws s3 cp {} {}\n", (out / (job.name + ".token")).string(), job.token_s3);
     std::cout << fmt::format("  aws sagemaker create-training-job --cli-input-json file://{}\n", (out / (job.name + ".json")).string());
   }
   std::vector<std::string> where, fetch, names;

@@ -412,6 +412,12 @@ NodeRun sagemaker_node(const SageMakerPaths& paths) {
   node.all_data_hosts = role.all_data_hosts;
   node.data_workers = role.data_workers;
   node.token = env_or(kDataTokenVariable);
+  if (const auto channel = hyper.find(sagemaker_keys::kTokenChannel); channel != hyper.end() && !channel->second.empty()) {
+    const fs::path file = paths.root / "input/data" / channel->second / "token";
+    if (!fs::is_regular_file(file)) throw InputError(file.string(), "", "missing (the job's input channel " + channel->second + " brings the data workers' token)");
+    std::istringstream(read_text_file(file.string())) >> node.token;
+    ::setenv(kDataTokenVariable, node.token.c_str(), 1);  // as the environment would give it: the data worker and `pperf run` read it there
+  }
   if (const std::string channel = hyper_of(sagemaker_keys::kTlsChannel); !channel.empty()) {
     node.tls_dir = paths.root / "input/data" / channel;
     check_tls_dir(node.tls_dir, "the job's input channel " + channel);

@@ -18,12 +18,52 @@ namespace pperf {
 namespace {
 namespace keys = sagemaker_keys;
 
+/// The data token as an input channel (its one object under --output, uploaded before the job
+/// starts), never in the request: DescribeTrainingJob returns HyperParameters and Environment.
+void add_token_channel(nlohmann::json& request, const std::string& output_s3, SageMakerJob& job) {
+  std::string base = output_s3;
+  while (!base.empty() && base.back() == '/') base.pop_back();
+  job.token_s3 = base + "/" + job.name + "/" + kSageMakerTokenChannel + "/token";
+  request["InputDataConfig"].push_back(
+      {{"ChannelName", kSageMakerTokenChannel},
+       {"DataSource", {{"S3DataSource", {{"S3DataType", "S3Prefix"}, {"S3Uri", job.token_s3}, {"S3DataDistributionType", "FullyReplicated"}}}}},
+       {"InputMode", "File"}});
+}
+
 /// TrainingJobName, RoleArn and S3Uri as botocore's SageMaker model constrains them.
 const std::regex kJobName("[a-zA-Z0-9](-*[a-zA-Z0-9]){0,62}");
 const std::regex kRoleArn(R"(arn:aws[a-z\-]*:iam::\d{12}:role/?[a-zA-Z_0-9+=,.@\-_/]+)");
 const std::regex kS3Uri("s3://([^/]+)/?(.*)");
 
 bool starts_with(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
+
+/// The request options users expect of a SageMaker job, as botocore's model constrains them:
+/// VpcConfig (1-16 subnets, 1-5 security groups, ids of letters, digits, '-'), KMS keys for the
+/// volume and the output, inter-container traffic encryption, RetryStrategy (1-30 attempts).
+void add_request_options(nlohmann::json& r, const SageMakerLaunchOptions& o) {
+  const std::regex id("[-0-9a-zA-Z]{1,32}");
+  const auto check_ids = [&](const char* flag, const std::vector<std::string>& ids, size_t most) {
+    if (ids.size() > most) throw InputError(flag, "", fmt::format("{} given; SageMaker takes at most {}", ids.size(), most));
+    for (const auto& i : ids)
+      if (!std::regex_match(i, id)) throw InputError(flag, "", "'" + i + "' is not an id (letters, digits, '-'; at most 32)");
+  };
+  if (o.subnets.empty() != o.security_groups.empty())
+    throw InputError(o.subnets.empty() ? "--subnets" : "--security-groups", "", "a VpcConfig needs both --subnets and --security-groups");
+  if (!o.subnets.empty()) {
+    check_ids("--subnets", o.subnets, 16);
+    check_ids("--security-groups", o.security_groups, 5);
+    r["VpcConfig"] = {{"Subnets", o.subnets}, {"SecurityGroupIds", o.security_groups}};
+  }
+  for (const auto& [flag, key] : {std::pair{"--volume-kms-key", &o.volume_kms_key}, std::pair{"--output-kms-key", &o.output_kms_key}})
+    if (key->size() > 2048) throw InputError(flag, "", "longer than SageMaker's 2048 characters");
+  if (!o.volume_kms_key.empty()) r["ResourceConfig"]["VolumeKmsKeyId"] = o.volume_kms_key;
+  if (!o.output_kms_key.empty()) r["OutputDataConfig"]["KmsKeyId"] = o.output_kms_key;
+  if (o.encrypt_inter_container) r["EnableInterContainerTrafficEncryption"] = true;
+  if (o.max_retries) {
+    if (*o.max_retries < 1 || *o.max_retries > 30) throw InputError("--max-retries", "", "must be in [1, 30] (SageMaker's RetryStrategy)");
+    r["RetryStrategy"] = {{"MaximumRetryAttempts", *o.max_retries}};
+  }
+}
 
 }  // namespace
 
@@ -85,6 +125,7 @@ std::vector<SageMakerJob> sagemaker_jobs(const Config& config, const SageMakerLa
     hyper[keys::kDataWaitS] = std::to_string(o.data_wait_s);
     const bool tls = !j.data_groups.empty() && !o.tls_s3.empty();
     hyper[keys::kTlsChannel] = tls ? kSageMakerTlsChannel : "";
+    hyper[keys::kTokenChannel] = j.data_groups.empty() ? "" : kSageMakerTokenChannel;
     if (tls) {
       check_s3_uri("--tls", o.tls_s3);
       r["InputDataConfig"] = {{{"ChannelName", kSageMakerTlsChannel},
@@ -107,6 +148,8 @@ std::vector<SageMakerJob> sagemaker_jobs(const Config& config, const SageMakerLa
       hyper["sagemaker_region"] = region;
       algorithm["ContainerEntrypoint"] = sagemaker_framework_entrypoint();  // SageMaker's stop reaches pperf
     }
+    for (const auto& [name, regex] : sagemaker_metric_definitions(names))  // step time in CloudWatch
+      algorithm["MetricDefinitions"].push_back({{"Name", name}, {"Regex", regex}});
     r["AlgorithmSpecification"] = algorithm;
     r["HyperParameters"] = hyper;
     r["OutputDataConfig"] = {{"S3OutputPath", o.output_s3}};
@@ -136,8 +179,9 @@ std::vector<SageMakerJob> sagemaker_jobs(const Config& config, const SageMakerLa
     r["StoppingCondition"] = stopping;
     if (!j.data_groups.empty()) {
       if (o.token.empty()) throw InputError("--token-file", "", "a job with data instances needs the data workers' token");
-      r["Environment"] = {{kDataTokenVariable, o.token}};
+      add_token_channel(r, o.output_s3, job);
     }
+    add_request_options(r, o);
     job.request = std::move(r);
     out.push_back(std::move(job));
   }

@@ -29,6 +29,7 @@ inline constexpr const char* kDataPort = "pperf_data_port";
 inline constexpr const char* kDataWorkers = "pperf_data_workers";       // JSON: group -> preprocessing threads
 inline constexpr const char* kDataWaitS = "pperf_data_wait_s";          // how long the trainer waits for a data host
 inline constexpr const char* kTlsChannel = "pperf_tls_channel";         // "" or the input channel of the TLS files
+inline constexpr const char* kTokenChannel = "pperf_token_channel";     // "" or the input channel of the data token
 }  // namespace sagemaker_keys
 
 struct SageMakerLaunchOptions : LaunchCommon {
@@ -41,16 +42,25 @@ struct SageMakerLaunchOptions : LaunchCommon {
   std::optional<int64_t> max_wait_s;     // Spot: default 2 x max runtime
   std::string tls_s3;                 // "" = plaintext; else s3://... holding kTlsCertFile, kTlsKeyFile (kTlsCaFile): channel kSageMakerTlsChannel
   int64_t volume_gb = 50;
+  // Request options (add_request_options): VpcConfig, KMS keys, inter-container encryption, retries.
+  std::vector<std::string> subnets, security_groups;  // VpcConfig: both or neither
+  std::string volume_kms_key, output_kms_key;         // ResourceConfig.VolumeKmsKeyId, OutputDataConfig.KmsKeyId
+  bool encrypt_inter_container = false;               // EnableInterContainerTrafficEncryption
+  std::optional<int64_t> max_retries;                 // RetryStrategy.MaximumRetryAttempts (1-30)
 };
 
 /// The input channel the TLS files arrive in: /opt/ml/input/data/pperf-tls/ on every host.
 inline constexpr const char* kSageMakerTlsChannel = "pperf-tls";
+/// The input channel the data workers' token arrives in, as the file `token`: DescribeTrainingJob
+/// returns a job's HyperParameters and Environment to anyone allowed to call it, not a channel's content.
+inline constexpr const char* kSageMakerTokenChannel = "pperf-token";
 
 /// One CreateTrainingJob request.
 struct SageMakerJob {
   std::string name;                         // TrainingJobName
   std::vector<std::string> configurations;  // measured in this job, in turns
   nlohmann::json request;                   // `aws sagemaker create-training-job --cli-input-json`
+  std::string token_s3;                     // where the token must be uploaded first ("" without data instances)
 };
 
 /// The jobs for `config`. Refusals (InputError naming the config file and the configuration's

@@ -11,4 +11,18 @@ std::vector<std::string> sagemaker_framework_entrypoint() {
           "wait $c; s=$?; while kill -0 $c 2>/dev/null; do wait $c; s=$?; done; exit $s"};
 }
 
+std::vector<std::pair<std::string, std::string>> sagemaker_metric_definitions(const std::vector<std::string>& configurations) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& c : configurations) {
+    std::string escaped;
+    for (const char ch : c) {
+      if (std::string("\\^$.|?*+()[]{}").find(ch) != std::string::npos) escaped += '\\';
+      escaped += ch;
+    }
+    // {:.4g}: digits, a point, an exponent (1.567e+04).
+    out.emplace_back("pperf:step_ms:" + c, " on " + escaped + ": mean ([0-9.e+-]+) ms/step");
+  }
+  return out;
+}
+
 }  // namespace pperf

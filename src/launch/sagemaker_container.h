@@ -2,6 +2,7 @@
 // What runs as a SageMaker job's container process in `--framework` mode (AWS's PyTorch training
 // image, the GPU bundle as the toolkit's source directory). Pure: text only.
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace pperf {
@@ -17,5 +18,11 @@ namespace pperf {
 /// exec); on the stop it passes SIGTERM to its process group, where pperf alone has a handler,
 /// then waits for the entry script and exits with its status.
 std::vector<std::string> sagemaker_framework_entrypoint();
+
+/// AlgorithmSpecification.MetricDefinitions: per configuration the mean step time pperf prints
+/// when a (workload x configuration) ends (reports/text.cpp: "W/P on CONF: mean X ms/step (median
+/// Y) over N steps ..."), as the CloudWatch metric `pperf:step_ms:CONF` (milliseconds). A name's
+/// regex characters are escaped.
+std::vector<std::pair<std::string, std::string>> sagemaker_metric_definitions(const std::vector<std::string>& configurations);
 
 }  // namespace pperf

@@ -64,8 +64,12 @@ j["HyperParameters"]["pperf_config"] == "p4d_vs_hetero"
 j["HyperParameters"]["sagemaker_program"] == "sagemaker-entry.sh" and j["HyperParameters"]["sagemaker_submit_directory"] == "s3://pperf-test/src/sourcedir.tar.gz"
 j["StoppingCondition"] == {"MaxRuntimeInSeconds": 900 + 2 * (90 + 300)}
 "EnableManagedSpotTraining" not in j
-len(j["Environment"]["PPERF_DATA_TOKEN"]) == 64'
-check "the request file is readable by its owner only (it holds the token)" [ "$(stat -c %a "$req")" = 600 ]
+"Environment" not in j
+j["InputDataConfig"] == [{"ChannelName": "pperf-token", "DataSource": {"S3DataSource": {"S3DataType": "S3Prefix", "S3Uri": "s3://pperf-test/results/p4d-vs-hetero-ml-p4d-24xlarge-t1/pperf-token/token", "S3DataDistributionType": "FullyReplicated"}}, "InputMode": "File"}]
+j["HyperParameters"]["pperf_token_channel"] == "pperf-token"'
+check "the token beside it (64 hex digits), readable by its owner only, and in no field of the request" bash -c "
+  grep -qxE '[0-9a-f]{64}' '${req%.json}.token' && [ \"\$(stat -c %a '${req%.json}.token')\" = 600 ] && ! grep -qf '${req%.json}.token' '$req'"
+check "the request file is readable by its owner only (as every job file)" [ "$(stat -c %a "$req")" = 600 ]
 check "a homogeneous job names its one instance type, no groups" json_check "$(ls "$work"/all/seed003_thread_sweep/*.json)" '
 j["ResourceConfig"] == {"InstanceType": "ml.c5.9xlarge", "InstanceCount": 1, "VolumeSizeInGB": 50}
 "Environment" not in j'
@@ -77,9 +81,28 @@ j["TrainingJobName"] == "p4d-vs-hetero-ml-p4d-24xlarge-spot-t1"
 j["EnableManagedSpotTraining"] is True
 j["StoppingCondition"]["MaxWaitTimeInSeconds"] == 2 * j["StoppingCondition"]["MaxRuntimeInSeconds"]
 j["CheckpointConfig"] == {"S3Uri": "s3://pperf-test/results/p4d-vs-hetero-ml-p4d-24xlarge-spot-t1/checkpoints", "LocalPath": "/opt/ml/checkpoints"}
-j["AlgorithmSpecification"] == {"TrainingInputMode": "File", "TrainingImage": "123456789012.dkr.ecr.us-east-1.amazonaws.com/pperf:1", "ContainerEntrypoint": ["pperf", "sagemaker-entry"]}
+{k: v for k, v in j["AlgorithmSpecification"].items() if k != "MetricDefinitions"} == {"TrainingInputMode": "File", "TrainingImage": "123456789012.dkr.ecr.us-east-1.amazonaws.com/pperf:1", "ContainerEntrypoint": ["pperf", "sagemaker-entry"]}
+[m["Name"] for m in j["AlgorithmSpecification"]["MetricDefinitions"]] == ["pperf:step_ms:homogeneous", "pperf:step_ms:heterogeneous"]
 "sagemaker_program" not in j["HyperParameters"]'
 check "the Spot request passes botocore's model and moto" "$venv_python" tests/e2e/sagemaker_requests.py "$work"/spot/*.json
+
+# --- the request options users expect: VpcConfig, KMS keys, inter-container encryption, retries -----
+check "the options written" expect_exit 0 "$work/o" launch --config p4d_vs_hetero --image x --out "$work/opts" \
+  --subnets subnet-0a1b2c3d,subnet-4e5f6a7b --security-groups sg-0123abcd --volume-kms-key arn:aws:kms:us-east-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab \
+  --output-kms-key alias/pperf-out --encrypt-inter-container --max-retries 2
+check "  in the request" json_check "$(ls "$work"/opts/*.json)" '
+j["VpcConfig"] == {"Subnets": ["subnet-0a1b2c3d", "subnet-4e5f6a7b"], "SecurityGroupIds": ["sg-0123abcd"]}
+j["ResourceConfig"]["VolumeKmsKeyId"] == "arn:aws:kms:us-east-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab"
+j["OutputDataConfig"] == {"S3OutputPath": "s3://pperf-test/results", "KmsKeyId": "alias/pperf-out"}
+j["EnableInterContainerTrafficEncryption"] is True
+j["RetryStrategy"] == {"MaximumRetryAttempts": 2}'
+check "  botocore's model and moto accept them" "$venv_python" tests/e2e/sagemaker_requests.py "$work"/opts/*.json
+check "subnets without security groups refused" one_line_error "^--security-groups: a VpcConfig needs both --subnets and --security-groups" \
+  launch --config p4d_vs_hetero --image x --subnets subnet-1 --out "$work/w"
+check "a subnet that is no id refused" one_line_error "^--subnets: 'subnet 1' is not an id" \
+  launch --config p4d_vs_hetero --image x --subnets "subnet 1" --security-groups sg-1 --out "$work/w"
+check "31 retries refused" one_line_error "^--max-retries: must be in \[1, 30\]" \
+  launch --config p4d_vs_hetero --image x --max-retries 31 --out "$work/w"
 
 # --- the image: AWS's PyTorch training images as the SageMaker SDK names them -----------------------
 one_line_error "^--framework: no AWS PyTorch training image of torch 0.1 known to pperf; known: 2\.0\.0, " \

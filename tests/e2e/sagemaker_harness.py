@@ -5,8 +5,9 @@ container as SageMaker makes it, and gets only what SageMaker gives:
 - its own /opt/ml (a directory under WORK bound over /opt/ml in its mount namespace):
   input/config/resourceconfig.json in the shape real jobs print, with this run's hosts (group host
   lists not in host order, the trainer not algo-1, as in the real 2 x p4d job),
-  hyperparameters.json (the request's HyperParameters as strings), inputdataconfig.json and the
-  input channels' files (--channel);
+  hyperparameters.json (the request's HyperParameters as strings), inputdataconfig.json (the
+  request's channels) and each channel's files in input/data/NAME (from the played S3, --s3, or
+  --channel NAME=DIR);
 - its own PID namespace, whose PID 1 is the container's process: the request's
   ContainerEntrypoint (+ ContainerArguments), else the image's ENTRYPOINT with SageMaker's `train`
   argument (AWS's PyTorch training images: `bash -m start_with_right_hostname.sh train`);
@@ -169,8 +170,8 @@ def main():
         hyper["pperf_data_wait_s"] = a.data_wait_s
     if a.data_workers:
         hyper["pperf_data_workers"] = json.dumps({g: a.data_workers for g in json.loads(hyper["pperf_data_workers"])})
-    s3 = dict(x.split("=", 1) for x in a.s3)
-    hyper = {k: os.path.abspath(s3[v]) if v in s3 else v for k, v in hyper.items()}
+    s3 = {uri: os.path.abspath(f) for uri, f in (x.split("=", 1) for x in a.s3)}
+    hyper = {k: s3[v] if v in s3 else v for k, v in hyper.items()}
     job = request["TrainingJobName"]
     os.makedirs(a.work, exist_ok=True)
     etc_hosts = HostsFile(os.path.join(a.work, "hosts"))
@@ -202,11 +203,20 @@ def main():
             }
             json.dump(resource, open(os.path.join(config_dir, "resourceconfig.json"), "w"), indent=4)
             json.dump(hyper, open(os.path.join(config_dir, "hyperparameters.json"), "w"))
+            # The request's input channels, each downloaded from the played S3 (--s3: its one
+            # object) or given whole (--channel: a prefix's files).
             channels = dict(c.split("=", 1) for c in a.channel)
-            json.dump({n: {"TrainingInputMode": "File", "S3DistributionType": "FullyReplicated", "RecordWrapperType": "None"}
-                       for n in channels}, open(os.path.join(config_dir, "inputdataconfig.json"), "w"))
-            for n, d in channels.items():
-                shutil.copytree(d, os.path.join(root, "input", "data", n), dirs_exist_ok=True)
+            json.dump({c["ChannelName"]: {"TrainingInputMode": "File", "S3DistributionType": "FullyReplicated", "RecordWrapperType": "None"}
+                       for c in request.get("InputDataConfig", [])}, open(os.path.join(config_dir, "inputdataconfig.json"), "w"))
+            for c in request.get("InputDataConfig", []):
+                channel, uri = c["ChannelName"], c["DataSource"]["S3DataSource"]["S3Uri"]
+                where = os.path.join(root, "input", "data", channel)
+                shutil.rmtree(where, ignore_errors=True)
+                if channel in channels:
+                    shutil.copytree(channels[channel], where)
+                elif uri in s3:
+                    os.makedirs(where)
+                    shutil.copy(s3[uri], os.path.join(where, uri.rsplit("/", 1)[1]))
             trainer = name == hyper.get("pperf_trainer_group") or not hyper.get("pperf_trainer_group")
             entry = {"group": name, "root": root, "trainer": trainer, "address": addresses[host],
                      "log": os.path.join(a.work, f"{host}.log")}
@@ -225,9 +235,9 @@ def main():
             argv = ["ip", "netns", "exec", host, "unshare", "--mount", "--pid", "--fork", "--mount-proc", "--kill-child=SIGKILL",
                     "sh", "-c", 'mount --bind "$0" /opt/ml && cd "$1" && shift && exec setsid "$@"', root, a.cwd] + command
             procs[host] = subprocess.Popen(argv, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-    trainer_log = next(e["log"] for e in summary["hosts"].values() if e["trainer"])
     deadline, stop_at, ok = time.monotonic() + a.timeout_s, None, True
     try:
+        trainer_log = next(e["log"] for e in summary["hosts"].values() if e["trainer"])
         while any(p.poll() is None for p in procs.values()):
             now = time.monotonic()
             if now > deadline:

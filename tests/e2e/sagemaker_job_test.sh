@@ -25,10 +25,20 @@ check "launch writes the job" expect_exit 0 "$work/launch.log" "$pperf" launch s
 cd "$root"
 req="$work/req/seed000-ci-ml-c5-9xlarge-ci.json"
 check "one job, baseline and candidate in turns" json_check "$req" 'j["HyperParameters"]["pperf_configurations"] == "homogeneous,heterogeneous"'
-token="$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["Environment"]["PPERF_DATA_TOKEN"])' "$req")"
+token="$(cat "${req%.json}.token")"
+# The played S3 holds what the user uploads first: the token, at the channel's S3 URI launch printed.
+token_s3() { echo "--s3=$(grep -o "s3://[^ ]*/pperf-token/token" "$1")=${2%.json}.token"; }
+s3_ci="$(token_s3 "$work/launch.log" "$req")"
+check "the token in no field DescribeTrainingJob returns: an input channel, uploaded first" bash -c "
+  ! grep -q '$token' '$req' && [ \"\$(stat -c %a '${req%.json}.token')\" = 600 ] &&
+  grep -qx '  aws s3 cp $work/req/seed000-ci-ml-c5-9xlarge-ci.token s3://pperf-ci/out/seed000-ci-ml-c5-9xlarge-ci/pperf-token/token' '$work/launch.log'"
+check "  its channel in the request" json_check "$req" '
+{"ChannelName": "pperf-token", "DataSource": {"S3DataSource": {"S3DataType": "S3Prefix", "S3Uri": "s3://pperf-ci/out/seed000-ci-ml-c5-9xlarge-ci/pperf-token/token", "S3DataDistributionType": "FullyReplicated"}}, "InputMode": "File"} in j["InputDataConfig"]
+"Environment" not in j
+j["HyperParameters"]["pperf_token_channel"] == "pperf-token"'
 
 start=$(date +%s)
-check "the job runs to its end on every host" "$venv_python" tests/e2e/sagemaker_harness.py "$pperf" "$req" "$work/job" "$work/code" --data-workers 1 --timeout-s 150
+check "the job runs to its end on every host" "$venv_python" tests/e2e/sagemaker_harness.py "$pperf" "$req" "$work/job" "$work/code" "$s3_ci" --data-workers 1 --timeout-s 150
 echo "  (the job took $(( $(date +%s) - start )) s)"
 check "every host exits 0 (the data hosts stopped by the trainer)" json_check "$work/job/summary.json" '
 sorted(j["hosts"]) == ["algo-1", "algo-2", "algo-3"]
@@ -48,6 +58,19 @@ j["placement"]["platform"] == "sagemaker" and j["placement"]["job_name"] == "see
 j["placement"]["job_id"] == "arn:aws:sagemaker:us-east-1:123456789012:training-job/seed000-ci-ml-c5-9xlarge-ci"
 j["placement"]["instance_type"] == "ml.c5.9xlarge" and j["placement"]["group"] == "trainer" and j["placement"]["host_id"] == "algo-3"
 j["placement"]["instance_id"] is None'
+# MetricDefinitions: CloudWatch reads each configuration's step time from the trainer's own lines.
+check "each MetricDefinition's regex finds its configuration's mean step time in the trainer's log" "$venv_python" - "$req" "$work/job/algo-3.log" "$trainer_root/model/results.json" <<'PY'
+import json, re, sys
+req, log, results = json.load(open(sys.argv[1])), open(sys.argv[2]).read(), json.load(open(sys.argv[3]))
+means = {r["configuration"]: r["step_time_ms"]["mean"] for r in results["results"]}
+defs = req["AlgorithmSpecification"]["MetricDefinitions"]
+assert [d["Name"] for d in defs] == [f"pperf:step_ms:{c}" for c in means], defs
+for d in defs:
+    found = [float(v) for v in re.findall(d["Regex"], log)]
+    conf = d["Name"].split(":", 2)[2]
+    print(f"  {d['Name']}: {found} ms (results: {means[conf]:.4g} ms)")
+    assert len(found) == 1 and abs(found[0] - means[conf]) <= 5e-4 * means[conf], (d, found)
+PY
 check "the report in /opt/ml/output/data" bash -c "[ -s '$trainer_root/output/data/report.md' ] && [ -s '$trainer_root/output/data/report.html' ]"
 check "no failure file on any host" bash -c "! ls $work/job/algo-*/output/failure 2>/dev/null"
 check "the token is in no host's log" bash -c "! grep -l '$token' $work/job/*.log"
@@ -85,14 +108,14 @@ check "the placement passed to pperf run (the platform's own names)" bash -c "gr
 # --- a Spot restart: /opt/ml/checkpoints restored, the finished run is not measured again ----------
 cp "$trainer_root/model/results.json" "$work/first.json"
 rm "$trainer_root/model/results.json"
-check "the restarted job ends on every host" "$venv_python" tests/e2e/sagemaker_harness.py "$pperf" "$req" "$work/job" "$work/code" --data-workers 1 --reuse --timeout-s 60
+check "the restarted job ends on every host" "$venv_python" tests/e2e/sagemaker_harness.py "$pperf" "$req" "$work/job" "$work/code" "$s3_ci" --data-workers 1 --reuse --timeout-s 60
 check "  every host exits 0" json_check "$work/job/summary.json" 'all(h["exit"] == 0 for h in j["hosts"].values())'
 check "  not measured again" grep -q "are complete (restored checkpoint); not measured again" "$work/job/algo-3.log"
 check "  the same results in /opt/ml/model" cmp "$work/first.json" "$trainer_root/model/results.json"
 
 # --- a data host that never comes up fails the job within the stated time, naming it ---------------
 start=$(date +%s)
-check "no data host: the trainer gives up" "$venv_python" tests/e2e/sagemaker_harness.py "$pperf" "$req" "$work/nodata" "$work/code" \
+check "no data host: the trainer gives up" "$venv_python" tests/e2e/sagemaker_harness.py "$pperf" "$req" "$work/nodata" "$work/code" "$s3_ci" \
   --hosts-only trainer --data-wait-s 3 --timeout-s 30
 took=$(( $(date +%s) - start ))
 check "  within the timeout (3 s, took $took s), exit 3" json_check "$work/nodata/summary.json" 'j["hosts"]["algo-3"]["exit"] == 3'
@@ -102,12 +125,13 @@ check "  /opt/ml/output/failure names the host" grep -qE "^data host algo-[12] d
 tls_dir_for_harness "$work/tls" algo-1 algo-2 algo-3  # the names the trainer dials
 (cd "$work/code" && "$pperf" launch sagemaker --config seed000.json --role arn:aws:iam::123456789012:role/pperf-ci \
   --output s3://pperf-ci/out --image pperf:ci --job-suffix tls --tls s3://pperf-ci/tls/ --out "$work/reqtls") >"$work/tls.log" 2>&1
+s3_tls="$(token_s3 "$work/tls.log" "$work/reqtls/seed000-ci-ml-c5-9xlarge-tls.json")"
 reqtls="$work/reqtls/seed000-ci-ml-c5-9xlarge-tls.json"
 check "--tls: the channel pperf-tls from the S3 prefix" json_check "$reqtls" '
-j["InputDataConfig"] == [{"ChannelName": "pperf-tls", "DataSource": {"S3DataSource": {"S3DataType": "S3Prefix", "S3Uri": "s3://pperf-ci/tls/", "S3DataDistributionType": "FullyReplicated"}}, "InputMode": "File"}]
+j["InputDataConfig"][:1] == [{"ChannelName": "pperf-tls", "DataSource": {"S3DataSource": {"S3DataType": "S3Prefix", "S3Uri": "s3://pperf-ci/tls/", "S3DataDistributionType": "FullyReplicated"}}, "InputMode": "File"}]
 j["HyperParameters"]["pperf_tls_channel"] == "pperf-tls"'
 check "  botocore's model and moto accept it" "$venv_python" tests/e2e/sagemaker_requests.py "$reqtls"
-check "  the job runs on every host over TLS" "$venv_python" tests/e2e/sagemaker_harness.py "$pperf" "$reqtls" "$work/jobtls" "$work/code" \
+check "  the job runs on every host over TLS" "$venv_python" tests/e2e/sagemaker_harness.py "$pperf" "$reqtls" "$work/jobtls" "$work/code" "$s3_tls" \
   --data-workers 1 --timeout-s 150 --channel "pperf-tls=$work/tls"
 check "  every host exits 0, both configurations ok" json_check "$work/jobtls/summary.json" 'all(h["exit"] == 0 for h in j["hosts"].values())'
 check "  the results" json_check "$work/jobtls/algo-3/model/results.json" 'all(r["status"] == "ok" for r in j["results"])'
@@ -141,7 +165,8 @@ j["HyperParameters"]["sagemaker_program"] == "sagemaker-entry.sh"'
   # The played image's python3 has this host's torch (the binary's), not 2.8's: the bundle says so for run.sh.
   echo "$torch_version" > "$work/bundle/TORCH_VERSION"
   check "the bundle, packed as the docs say" bash -c "tar -C '$work/bundle' -czf '$work/sourcedir.tar.gz' \$(ls -A '$work/bundle')"
-  fw() { "$venv_python" tests/e2e/sagemaker_harness.py "$pperf" "$reqfw" "$@" "$work/code" --data-workers 1 \
+  s3_fw="$(token_s3 "$work/fw.log" "$reqfw")"
+  fw() { "$venv_python" tests/e2e/sagemaker_harness.py "$pperf" "$reqfw" "$@" "$work/code" "$s3_fw" --data-workers 1 \
     --s3 "s3://pperf-ci/src/sourcedir.tar.gz=$work/sourcedir.tar.gz" --image-python "$image_python"; }
   check "the framework job runs to its end on every host" fw "$work/jobfw" --timeout-s 150
   check "  every host exits 0, both configurations ok" json_check "$work/jobfw/summary.json" 'all(h["exit"] == 0 for h in j["hosts"].values())'

@@ -17,6 +17,11 @@
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 launch_venv_or_skip
+# Each played host is a container: network, mount and PID namespaces of its own (root, iproute2's bridge).
+if ! unshare --net --mount --pid --fork sh -c 'ip link add br0 type bridge' 2>"$work/ns.err"; then
+  echo "SKIP: the harness cannot make a played host's namespaces here: $(tail -1 "$work/ns.err")"
+  exit 77
+fi
 mkdir -p "$work/code"
 ci_seed000_config "$work/code/seed000.json"
 cd "$work/code"

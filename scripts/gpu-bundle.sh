@@ -33,7 +33,7 @@ torch_lib="$("$python" -c 'import os, torch; print(os.path.join(os.path.dirname(
 built_against="$("$python" -c 'import torch; print(torch.__version__)')"
 
 rm -rf "$out"
-mkdir -p "$out/bin" "$out/lib" "$out/share/pperf/python" "$out/share/pperf/pricing" "$out/bench" "$out/scripts"
+mkdir -p "$out/bin" "$out/lib"
 # The binary without its debug sections (the bundle must stay small), its search path the
 # bundle's lib/ first; torch's and CUDA's libraries come from the host (run.sh).
 objcopy --strip-debug "$build/pperf" "$out/bin/pperf"
@@ -52,47 +52,12 @@ for lib in "$out"/lib/*.so*; do
   objcopy --strip-debug "$lib"
   patchelf --set-rpath '$ORIGIN' "$lib"
 done
+# What its ELF files need of the host's glibc and libstdc++ (GLIBC_/GLIBCXX_ versions): `pperf
+# launch sagemaker --framework --bundle` checks them against the image's.
+"$root/scripts/bundle-abi.sh" "$out" > "$out/REQUIRES"
 
-# pperf's data: found beside the binary as share/pperf (src/core/data_dir.cpp).
-cp -r "$root/pricing/tables" "$root/pricing/sources" "$out/share/pperf/pricing/"
-cp -r "$root/configs" "$root/schemas" "$out/share/pperf/"
-cp -r "$root/python/examples" "$out/share/pperf/python/"
-cp -r "$root/bench/peers" "$out/bench/"
-cp "$root/bench/compare_pytorch.sh" "$root/bench/rounds.py" "$root/bench/compare_traces.py" "$out/bench/"
-cp "$root/scripts/gpu-check.sh" "$out/scripts/"
-# A SageMaker job's entry point on AWS's PyTorch training image (`pperf launch sagemaker
-# --framework`): the bundle, packed as sourcedir.tar.gz, is the job's source directory.
-cp "$root/scripts/sagemaker-entry.sh" "$out/"
-
-cat > "$out/run.sh" <<'RUN'
-#!/usr/bin/env bash
-# Runs the bundled pperf against this host's torch (the one python3 imports) and its CUDA
-# libraries. usage: run.sh gpu-check [ARGS]  |  run.sh compare [ARGS]  |  run.sh pperf ARGS
-set -euo pipefail
-here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-python="${PPERF_PYTHON:-python3}"
-read -r torch_lib torch_version < <("$python" -c 'import os, torch; print(os.path.join(os.path.dirname(torch.__file__), "lib"), torch.__version__)') ||
-  { echo "run.sh: $python cannot import torch; set PPERF_PYTHON to the python3 that can" >&2; exit 2; }
-built_against="$(cat "$here/TORCH_VERSION")"
-if [ "${torch_version%%+*}" != "${built_against%%+*}" ]; then
-  echo "run.sh: this bundle is built against torch $built_against, this host's python3 has torch $torch_version: rebuild it (scripts/gpu-bundle.sh --torch ${torch_version%%+*})" >&2
-  exit 2
-fi
-# torch's own libraries find CUDA's (nvidia/*/lib) through their RPATH; pperf is linked against
-# some of them directly, so they go on the path too.
-nvidia_libs="$(find "$torch_lib/../../nvidia" -maxdepth 3 -type d -name lib 2>/dev/null | paste -sd: -)"
-export LD_LIBRARY_PATH="$here/lib:$torch_lib${nvidia_libs:+:$nvidia_libs}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-export PPERF_PEER_PYTHON="$python"
-what="${1:-}"; shift || true
-case "$what" in
-  gpu-check) exec "$here/scripts/gpu-check.sh" "$here/bin/pperf" "$@" ;;
-  compare) exec "$here/bench/compare_pytorch.sh" --bundle "$@" ;;  # pperf against the PyTorch peers, in rounds
-  pperf) exec "$here/bin/pperf" "$@" ;;
-  *) echo "usage: $0 gpu-check [ARGS] | compare [ARGS] | pperf ARGS" >&2; exit 2 ;;
-esac
-RUN
-chmod +x "$out/run.sh"
-echo "$built_against" > "$out/TORCH_VERSION"
+# pperf's data, its entry scripts and run.sh: the layout every bundle shares (scripts/bundle-files.sh).
+"$root/scripts/bundle-files.sh" --out "$out" --torch-version "$built_against"
 
 size_mib=$(( $(du -sk "$out" | cut -f1) / 1024 ))
 echo "gpu-bundle: $out: $size_mib MiB, pperf built against torch $built_against ($(ls "$out/lib" | wc -l) libraries beside it)" >&2

@@ -56,7 +56,9 @@ po::options_description launch_options(const LaunchPlatform& platform) {
       "sagemaker-rates", "SkyPilot, Kubernetes: price a config priced from SageMaker's table at SageMaker's rates (default: EC2's)")(
       "out", po::value<std::string>()->required(), "directory the jobs are written to");
   for (const LaunchFlag& f : platform.flags) {
-    if (f.integer) {
+    if (f.on_off) {
+      options.add_options()(f.name.c_str(), f.help.c_str());
+    } else if (f.integer) {
       auto* value = po::value<int64_t>();
       if (f.required) value->required();
       options.add_options()(f.name.c_str(), value, f.help.c_str());
@@ -98,7 +100,9 @@ LaunchFlagValues flag_values(const Parsed& p, const LaunchPlatform& platform) {
   LaunchFlagValues values;
   for (const LaunchFlag& f : platform.flags) {
     if (!p.has(f.name)) continue;
-    if (f.integer)
+    if (f.on_off)
+      values.switches.insert(f.name);
+    else if (f.integer)
       values.integers[f.name] = p.vars[f.name].as<int64_t>();
     else
       values.text[f.name] = p.string(f.name);
@@ -106,15 +110,20 @@ LaunchFlagValues flag_values(const Parsed& p, const LaunchPlatform& platform) {
   return values;
 }
 
-/// Writes each job's file into `out`, readable by this user only; refused (nothing written) when
-/// one is there already: a job file is never replaced.
+/// Writes each job's file and those beside it into `out`, readable by this user only; refused
+/// (nothing written) when one is there already: a job file is never replaced.
 void write_private(const fs::path& out, const std::vector<LaunchedJob>& jobs) {
-  for (const auto& job : jobs)
-    if (fs::exists(out / job.file_name))
-      throw InputError("--out", "", (out / job.file_name).string() + " exists; pperf launch never replaces a job file (another --out or --job-suffix)");
+  std::vector<std::pair<std::string, const std::string*>> files;  // name in `out`, text
+  for (const auto& job : jobs) {
+    files.emplace_back(job.file_name, &job.text);
+    for (const auto& side : job.side_files) files.emplace_back(side.file_name, &side.text);
+  }
+  for (const auto& [name, text] : files)
+    if (fs::exists(out / name))
+      throw InputError("--out", "", (out / name).string() + " exists; pperf launch never replaces a job file (another --out or --job-suffix)");
   const mode_t old_mask = ::umask(077);
   try {
-    for (const auto& job : jobs) write_file_atomically((out / job.file_name).string(), job.text);
+    for (const auto& [name, text] : files) write_file_atomically((out / name).string(), *text);
   } catch (...) {
     ::umask(old_mask);
     throw;
@@ -128,6 +137,7 @@ void write_private(const fs::path& out, const std::vector<LaunchedJob>& jobs) {
 void print_jobs(const LaunchPlatform& platform, const fs::path& out, const std::vector<LaunchedJob>& jobs) {
   for (const auto& job : jobs) {
     std::cout << fmt::format("{}: {}\n", job.name, job.summary);
+    for (const auto& side : job.side_files) std::cout << fmt::format("  {}\n", side.before_start((out / side.file_name).string()));
     std::cout << fmt::format("  {}\n", platform.start_command(job.name, (out / job.file_name).string()));
   }
   for (const auto& job : jobs) {

@@ -9,6 +9,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -73,14 +74,24 @@ struct LaunchFlag {
   bool integer = false;  // a whole number (else text)
   bool required = false;
   std::optional<std::string> default_text;
+  bool on_off = false;  // a switch, given or not (no value)
 };
 /// The platform's flags as given (a flag with a default has it).
 struct LaunchFlagValues {
   std::map<std::string, std::string> text;
   std::map<std::string, int64_t> integers;
-  bool has(const std::string& flag) const { return text.count(flag) || integers.count(flag); }
+  std::set<std::string> switches;  // the on_off flags given
+  bool has(const std::string& flag) const { return text.count(flag) || integers.count(flag) || switches.count(flag); }
   const std::string& string(const std::string& flag) const { return text.at(flag); }
   int64_t integer(const std::string& flag) const { return integers.at(flag); }
+};
+
+/// A file `pperf launch` writes beside a job's (SageMaker: JOB.token, the data token), and the
+/// command that must run on it before the job starts.
+struct LaunchedSideFile {
+  std::string file_name;  // in --out
+  std::string text;
+  std::function<std::string(const std::string& path)> before_start;  // given the file's path
 };
 
 /// One job as `pperf launch` writes it and says so.
@@ -91,6 +102,7 @@ struct LaunchedJob {
   std::string summary;     // what it measures where, after "NAME: "
   std::string results_at;  // where its results land
   std::string fetch;       // the command that fetches them as NAME.json
+  std::vector<LaunchedSideFile> side_files;
 };
 
 /// One platform of `pperf launch NAME`.

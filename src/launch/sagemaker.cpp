@@ -10,7 +10,11 @@
 #include <set>
 
 #include "src/core/input_error.h"
+#include "src/core/atomic_file.h"
 #include "src/core/json_view.h"
+#include "src/core/text_values.h"
+#include "src/launch/framework_images.h"
+#include "src/launch/sagemaker_container.h"
 
 namespace pperf {
 
@@ -23,6 +27,34 @@ const std::regex kRoleArn(R"(arn:aws[a-z\-]*:iam::\d{12}:role/?[a-zA-Z_0-9+=,.@\
 const std::regex kS3Uri("s3://([^/]+)/?(.*)");
 
 bool starts_with(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
+
+/// The request options users expect of a SageMaker job, as botocore's model constrains them:
+/// VpcConfig (1-16 subnets, 1-5 security groups, ids of letters, digits, '-'), KMS keys for the
+/// volume and the output, inter-container traffic encryption, RetryStrategy (1-30 attempts).
+void add_request_options(nlohmann::json& r, const SageMakerLaunchOptions& o) {
+  const std::regex id("[-0-9a-zA-Z]{1,32}");
+  const auto check_ids = [&](const char* flag, const std::vector<std::string>& ids, size_t most) {
+    if (ids.size() > most) throw InputError(flag, "", fmt::format("{} given; SageMaker takes at most {}", ids.size(), most));
+    for (const auto& i : ids)
+      if (!std::regex_match(i, id)) throw InputError(flag, "", "'" + i + "' is not an id (letters, digits, '-'; at most 32)");
+  };
+  if (o.subnets.empty() != o.security_groups.empty())
+    throw InputError(o.subnets.empty() ? "--subnets" : "--security-groups", "", "a VpcConfig needs both --subnets and --security-groups");
+  if (!o.subnets.empty()) {
+    check_ids("--subnets", o.subnets, 16);
+    check_ids("--security-groups", o.security_groups, 5);
+    r["VpcConfig"] = {{"Subnets", o.subnets}, {"SecurityGroupIds", o.security_groups}};
+  }
+  for (const auto& [flag, key] : {std::pair{"--volume-kms-key", &o.volume_kms_key}, std::pair{"--output-kms-key", &o.output_kms_key}})
+    if (key->size() > 2048) throw InputError(flag, "", "longer than SageMaker's 2048 characters");
+  if (!o.volume_kms_key.empty()) r["ResourceConfig"]["VolumeKmsKeyId"] = o.volume_kms_key;
+  if (!o.output_kms_key.empty()) r["OutputDataConfig"]["KmsKeyId"] = o.output_kms_key;
+  if (o.encrypt_inter_container) r["EnableInterContainerTrafficEncryption"] = true;
+  if (o.max_retries) {
+    if (*o.max_retries < 1 || *o.max_retries > 30) throw InputError("--max-retries", "", "must be in [1, 30] (SageMaker's RetryStrategy)");
+    r["RetryStrategy"] = {{"MaximumRetryAttempts", *o.max_retries}};
+  }
+}
 
 }  // namespace
 
@@ -42,31 +74,41 @@ LaunchRules sagemaker_rules() {
 
 namespace {
 
-/// One job's CreateTrainingJob request.
-SageMakerJob sagemaker_job(const Config& config, const SageMakerLaunchOptions& o, const LaunchJob& launch) {
+/// The pointer of configuration `name` in `config` (a refusal names it).
+std::string configuration_pointer(const Config& config, const std::string& name) {
+  return std::find_if(config.configurations.begin(), config.configurations.end(), [&](const Configuration& c) { return c.name == name; })
+      ->pointer;
+}
+
+/// `rest` under --output (trailing '/' of --output dropped).
+std::string under_output(const SageMakerLaunchOptions& o, const std::string& rest) {
+  std::string base = o.output_s3;
+  while (!base.empty() && base.back() == '/') base.pop_back();
+  return base + "/" + rest;
+}
+
+/// An InputDataConfig channel: every object under `s3_uri`, copied to each host.
+nlohmann::json input_channel(const std::string& name, const std::string& s3_uri) {
+  return {{"ChannelName", name},
+          {"DataSource", {{"S3DataSource", {{"S3DataType", "S3Prefix"}, {"S3Uri", s3_uri}, {"S3DataDistributionType", "FullyReplicated"}}}}},
+          {"InputMode", "File"}};
+}
+
+/// The data token as an input channel (its one object under --output, uploaded before the job
+/// starts), never in the request: DescribeTrainingJob returns HyperParameters and Environment.
+void add_token_channel(nlohmann::json& request, const SageMakerLaunchOptions& o, SageMakerJob& job) {
+  job.token_s3 = under_output(o, job.name + "/" + kSageMakerTokenChannel + "/token");
+  request["InputDataConfig"].push_back(input_channel(kSageMakerTokenChannel, job.token_s3));
+}
+
+/// HyperParameters: what the entry point reads (sagemaker_keys); InputError naming the job's
+/// first configuration for a value over SageMaker's 2500 characters.
+nlohmann::json job_hyperparameters(const Config& config, const SageMakerLaunchOptions& o, const LaunchJob& launch) {
   const LaunchJobPlan& j = launch.plan;
-  const std::vector<std::string>& names = j.configurations;
-  const std::string region = sagemaker_region(config);
-  if (1 + j.data_groups.size() > 5)
-    throw InputError(config.path, std::find_if(config.configurations.begin(), config.configurations.end(),
-                                              [&](const Configuration& c) { return c.name == names.front(); })->pointer,
-                     fmt::format("configurations {} on {}: {} instance groups (the trainer's and {} data groups); a "
-                                 "SageMaker job has at most 5",
-                                 join_names(names, ", "), j.trainer_type, 1 + j.data_groups.size(), j.data_groups.size()));
-  SageMakerJob job{launch, {}};
-  if (!std::regex_match(job.name, kJobName))
-    throw InputError(config.path, "/name", "'" + job.name + "' is not a SageMaker job name (letters, digits, '-'; at most 63)");
-
-  const int64_t runtime = launch.runtime_s;
-
-  nlohmann::json r;
-  r["TrainingJobName"] = job.name;
-  r["RoleArn"] = o.role_arn;
-  nlohmann::json algorithm{{"TrainingInputMode", "File"}};
   nlohmann::json hyper = nlohmann::json::object();
   hyper[keys::kConfig] = launch_config_reference(config);
   hyper[keys::kConfigSha256] = config.sha256;
-  hyper[keys::kConfigurations] = join_names(names, ",");
+  hyper[keys::kConfigurations] = join_names(j.configurations, ",");
   hyper[keys::kWorkload] = o.selection.workload;
   hyper[keys::kTrainerGroup] = j.data_groups.empty() ? "" : kTrainerGroup;
   nlohmann::json data_of = nlohmann::json::object(), data_workers = nlohmann::json::object();
@@ -76,58 +118,98 @@ SageMakerJob sagemaker_job(const Config& config, const SageMakerLaunchOptions& o
   hyper[keys::kDataWorkers] = data_workers.dump();
   hyper[keys::kDataPort] = std::to_string(o.data_port);
   hyper[keys::kDataWaitS] = std::to_string(o.data_wait_s);
-  const bool tls = launch.tls;
-  hyper[keys::kTlsChannel] = tls ? kSageMakerTlsChannel : "";
-  if (tls) {
-    check_s3_uri("--tls", o.tls_s3);
-    r["InputDataConfig"] = {{{"ChannelName", kSageMakerTlsChannel},
-                             {"DataSource", {{"S3DataSource", {{"S3DataType", "S3Prefix"}, {"S3Uri", o.tls_s3}, {"S3DataDistributionType", "FullyReplicated"}}}}},
-                             {"InputMode", "File"}}};
-  }
+  hyper[keys::kTlsChannel] = launch.tls ? kSageMakerTlsChannel : "";
+  hyper[keys::kTokenChannel] = launch.with_data ? kSageMakerTokenChannel : "";
   for (const auto& [k, v] : hyper.items())
     if (v.get<std::string>().size() > 2500)
-      throw InputError(config.path, std::find_if(config.configurations.begin(), config.configurations.end(),
-                                              [&](const Configuration& c) { return c.name == names.front(); })->pointer, "hyperparameter " + k + " is over SageMaker's 2500 characters");
+      throw InputError(config.path, configuration_pointer(config, j.configurations.front()),
+                       "hyperparameter " + k + " is over SageMaker's 2500 characters");
+  return hyper;
+}
+
+/// AlgorithmSpecification: pperf's image and its entry point, or AWS's PyTorch image running the
+/// bundle (the toolkit's hyperparameters added to `hyper`) under an entry point that passes
+/// SageMaker's stop to pperf; each configuration's step time as a CloudWatch metric.
+nlohmann::json algorithm_specification(const Config& config, const SageMakerLaunchOptions& o, const LaunchJobPlan& j,
+                                       nlohmann::json& hyper) {
+  nlohmann::json algorithm{{"TrainingInputMode", "File"}};
   if (!o.image.empty()) {
     algorithm["TrainingImage"] = o.image;
     algorithm["ContainerEntrypoint"] = {"pperf", "sagemaker-entry"};
   } else {
+    const std::string region = sagemaker_region(config);
     algorithm["TrainingImage"] = pytorch_training_image(o.framework_version, region, true);
     // The SageMaker training toolkit in AWS's image fetches the source directory and starts
     // the entry point from these (the values the SageMaker SDK's estimators send).
     hyper["sagemaker_program"] = o.entry_point;
     hyper["sagemaker_submit_directory"] = o.source_s3;
     hyper["sagemaker_region"] = region;
+    algorithm["ContainerEntrypoint"] = sagemaker_framework_entrypoint();  // SageMaker's stop reaches pperf
   }
-  r["AlgorithmSpecification"] = algorithm;
-  r["HyperParameters"] = hyper;
-  r["OutputDataConfig"] = {{"S3OutputPath", o.output_s3}};
+  for (const auto& [name, regex] : sagemaker_metric_definitions(j.configurations))  // step time in CloudWatch
+    algorithm["MetricDefinitions"].push_back({{"Name", name}, {"Regex", regex}});
+  return algorithm;
+}
+
+/// ResourceConfig: the trainer alone, or its group beside the data groups.
+nlohmann::json resource_config(const SageMakerLaunchOptions& o, const LaunchJob& launch) {
+  const LaunchJobPlan& j = launch.plan;
   nlohmann::json resources{{"VolumeSizeInGB", o.volume_gb}};
   if (j.data_groups.empty()) {
     resources["InstanceType"] = j.trainer_type;
     resources["InstanceCount"] = 1;
-  } else {
-    resources["InstanceGroups"] = nlohmann::json::array();
-    resources["InstanceGroups"].push_back({{"InstanceGroupName", kTrainerGroup}, {"InstanceType", j.trainer_type}, {"InstanceCount", 1}});
-    for (size_t g = 0; g < j.data_groups.size(); ++g)
-      resources["InstanceGroups"].push_back({{"InstanceGroupName", launch.group_names[g]}, {"InstanceType", j.data_groups[g].type},
-                                             {"InstanceCount", j.data_groups[g].count}});
+    return resources;
   }
-  r["ResourceConfig"] = resources;
+  resources["InstanceGroups"] = nlohmann::json::array();
+  resources["InstanceGroups"].push_back({{"InstanceGroupName", kTrainerGroup}, {"InstanceType", j.trainer_type}, {"InstanceCount", 1}});
+  for (size_t g = 0; g < j.data_groups.size(); ++g)
+    resources["InstanceGroups"].push_back({{"InstanceGroupName", launch.group_names[g]}, {"InstanceType", j.data_groups[g].type},
+                                           {"InstanceCount", j.data_groups[g].count}});
+  return resources;
+}
+
+/// StoppingCondition; on Spot, managed Spot training with its checkpoints under --output.
+void add_stopping(nlohmann::json& r, const SageMakerLaunchOptions& o, const LaunchJob& launch) {
+  const int64_t runtime = launch.runtime_s;
   nlohmann::json stopping{{"MaxRuntimeInSeconds", runtime}};
-  if (j.spot) {
+  if (launch.plan.spot) {
     const int64_t wait = o.max_wait_s ? *o.max_wait_s : 2 * runtime;
     if (wait < runtime)
       throw InputError("--max-wait-s", "", fmt::format("{} s is below the job's MaxRuntimeInSeconds {} s (SageMaker refuses MaxWait < MaxRuntime)",
                                                       wait, runtime));
     stopping["MaxWaitTimeInSeconds"] = wait;
     r["EnableManagedSpotTraining"] = true;
-    std::string base = o.output_s3;
-    while (!base.empty() && base.back() == '/') base.pop_back();
-    r["CheckpointConfig"] = {{"S3Uri", base + "/" + job.name + "/checkpoints"}, {"LocalPath", "/opt/ml/checkpoints"}};
+    r["CheckpointConfig"] = {{"S3Uri", under_output(o, launch.name + "/checkpoints")}, {"LocalPath", "/opt/ml/checkpoints"}};
   }
   r["StoppingCondition"] = stopping;
-  if (launch.with_data) r["Environment"] = {{kDataTokenVariable, o.token}};
+}
+
+/// One job's CreateTrainingJob request.
+SageMakerJob sagemaker_job(const Config& config, const SageMakerLaunchOptions& o, const LaunchJob& launch) {
+  const LaunchJobPlan& j = launch.plan;
+  if (1 + j.data_groups.size() > 5)
+    throw InputError(config.path, configuration_pointer(config, j.configurations.front()),
+                     fmt::format("configurations {} on {}: {} instance groups (the trainer's and {} data groups); a "
+                                 "SageMaker job has at most 5",
+                                 join_names(j.configurations, ", "), j.trainer_type, 1 + j.data_groups.size(), j.data_groups.size()));
+  SageMakerJob job{launch, {}, {}};
+  if (!std::regex_match(job.name, kJobName))
+    throw InputError(config.path, "/name", "'" + job.name + "' is not a SageMaker job name (letters, digits, '-'; at most 63)");
+  nlohmann::json r;
+  r["TrainingJobName"] = job.name;
+  r["RoleArn"] = o.role_arn;
+  if (launch.tls) {
+    check_s3_uri("--tls", o.tls_s3);
+    r["InputDataConfig"] = {input_channel(kSageMakerTlsChannel, o.tls_s3)};
+  }
+  nlohmann::json hyper = job_hyperparameters(config, o, launch);
+  r["AlgorithmSpecification"] = algorithm_specification(config, o, j, hyper);
+  r["HyperParameters"] = hyper;
+  r["OutputDataConfig"] = {{"S3OutputPath", o.output_s3}};
+  r["ResourceConfig"] = resource_config(o, launch);
+  add_stopping(r, o, launch);
+  if (launch.with_data) add_token_channel(r, o, job);
+  add_request_options(r, o);
   job.request = std::move(r);
   return job;
 }
@@ -151,6 +233,25 @@ std::vector<SageMakerJob> sagemaker_jobs(const Config& config, const SageMakerLa
   return out;
 }
 
+void check_framework_bundle(const Config& config, const SageMakerLaunchOptions& o, const std::vector<SageMakerJob>& jobs) {
+  namespace fs = std::filesystem;
+  if (o.framework_version.empty()) return;
+  if (o.bundle_dir.empty())
+    throw InputError("--bundle", "", "--framework needs the bundle's folder (scripts/gpu-bundle.sh --out DIR) to check it runs on the image");
+  const fs::path dir = o.bundle_dir;
+  for (const char* f : {"TORCH_VERSION", "REQUIRES"})
+    if (!fs::is_regular_file(dir / f))
+      throw InputError("--bundle", "", fmt::format("'{}' is not a GPU bundle (no {} there; scripts/gpu-bundle.sh makes one)", o.bundle_dir, f));
+  const std::string requires_file = (dir / "REQUIRES").string();
+  check_bundle_runs_on_image(o.framework_version,
+                             parse_bundle_needs(read_text_file((dir / "TORCH_VERSION").string()), read_text_file(requires_file), requires_file),
+                             o.bundle_dir);
+  for (const auto& job : jobs)
+    for (const auto& [pointer, path] : host_dataset_paths(config, job.plan.configurations))
+      throw InputError(config.path, pointer, "'" + path + "' is read from the host's disk, and no bundle or AWS image carries it: "
+                                             "make it a file the config's step fetches, or give --image with it inside");
+}
+
 std::string sagemaker_summary(const LaunchJob& job) {
   std::string groups = fmt::format("1 x {}", job.plan.trainer_type);
   if (job.with_data) groups += fmt::format(" ({})", kTrainerGroup);
@@ -172,8 +273,15 @@ SageMakerLaunchOptions sagemaker_options(const LaunchFlagValues& f, const Launch
     o.framework_version = framework.substr(8);
   }
   if (f.has("source")) o.source_s3 = f.string("source");
+  if (f.has("bundle")) o.bundle_dir = f.string("bundle");
   if (f.has("max-wait-s")) o.max_wait_s = f.integer("max-wait-s");
   if (f.has("tls")) o.tls_s3 = f.string("tls");
+  if (f.has("subnets")) o.subnets = split_commas(f.string("subnets"));
+  if (f.has("security-groups")) o.security_groups = split_commas(f.string("security-groups"));
+  if (f.has("volume-kms-key")) o.volume_kms_key = f.string("volume-kms-key");
+  if (f.has("output-kms-key")) o.output_kms_key = f.string("output-kms-key");
+  o.encrypt_inter_container = f.has("encrypt-inter-container");
+  if (f.has("max-retries")) o.max_retries = f.integer("max-retries");
   return o;
 }
 
@@ -182,26 +290,43 @@ LaunchPlatform sagemaker_platform() {
   p.name = "sagemaker";
   p.usage =
       "pperf launch sagemaker --config C --role ARN --output s3://BUCKET/PREFIX\n"
-      "         (--image URI | --framework pytorch:VERSION --source s3://.../X.tar.gz)\n"
-      "         [--max-wait-s N] [--tls s3://BUCKET/PREFIX/] [COMMON]\n";
+      "         (--image URI | --framework pytorch:VERSION --source s3://.../X.tar.gz\n"
+      "          --bundle DIR)\n"
+      "         [--max-wait-s N] [--tls s3://BUCKET/PREFIX/] [--max-retries N]\n"
+      "         [--subnets S,... --security-groups G,...] [--volume-kms-key K]\n"
+      "         [--output-kms-key K] [--encrypt-inter-container] [COMMON]\n";
   p.flags = {
       {"role", "the job's IAM execution role ARN", false, true},
       {"output", "s3://BUCKET/PREFIX: the jobs' results (model.tar.gz), report, checkpoints", false, true},
       {"image", "a container image holding pperf (its entry point: pperf sagemaker-entry)"},
       {"framework", "pytorch:VERSION: AWS's PyTorch training image of that torch, with --source"},
       {"source", "s3://.../sourcedir.tar.gz: the GPU bundle (scripts/gpu-bundle.sh --torch VERSION), packed"},
+      {"bundle", "--framework: that bundle's folder, checked against the image (torch, GLIBC/GLIBCXX)"},
+      {"subnets", "VpcConfig: the VPC subnets (comma-separated), with --security-groups"},
+      {"security-groups", "VpcConfig: the security groups (comma-separated), with --subnets"},
+      {"volume-kms-key", "the KMS key that encrypts the instances' storage volumes"},
+      {"output-kms-key", "the KMS key that encrypts the job's output in S3"},
+      {"encrypt-inter-container", "encrypt traffic between the job's instances (EnableInterContainerTrafficEncryption)", false, false,
+       std::nullopt, true},
+      {"max-retries", "RetryStrategy: retry the job on an internal SageMaker error, up to N times (1-30)", true},
       {"max-wait-s", "Spot: MaxWaitTimeInSeconds, at least the runtime (default: 2 x the runtime)", true},
       {"tls", "s3://BUCKET/PREFIX/ holding cert.pem, key.pem (ca.pem): the data workers serve TLS (input channel pperf-tls)"}};
   p.rules = sagemaker_rules();
   p.launch = [](const Config& config, const LaunchCommon& common, const LaunchFlagValues& flags) {
     const SageMakerLaunchOptions o = sagemaker_options(flags, common);
+    const std::vector<SageMakerJob> jobs = sagemaker_jobs(config, o);
+    check_framework_bundle(config, o, jobs);
     std::vector<LaunchedJob> out;
-    for (const SageMakerJob& job : sagemaker_jobs(config, o)) {
+    for (const SageMakerJob& job : jobs) {
       // SageMaker uploads /opt/ml/model as S3OutputPath/JOB/output/model.tar.gz when the job ends.
       const std::string model = bucket_path(o.output_s3, job.name + "/output/model.tar.gz");
-      out.push_back({job.name, job.name + ".json", job.request.dump(2) + "\n", sagemaker_summary(job), model + " (results.json inside)",
-                     fmt::format("aws s3 cp {} {}.tar.gz && tar -xzf {}.tar.gz results.json && mv results.json {}.json", model,
-                                 job.name, job.name, job.name)});
+      LaunchedJob launched{job.name, job.name + ".json", job.request.dump(2) + "\n", sagemaker_summary(job), model + " (results.json inside)",
+                           fmt::format("aws s3 cp {} {}.tar.gz && tar -xzf {}.tar.gz results.json && mv results.json {}.json", model,
+                                       job.name, job.name, job.name)};
+      if (!job.token_s3.empty())  // the data token as the job's input channel, kept out of DescribeTrainingJob
+        launched.side_files.push_back(
+            {job.name + ".token", o.token + "\n", [to = job.token_s3](const std::string& path) { return "aws s3 cp " + path + " " + to; }});
+      out.push_back(std::move(launched));
     }
     return out;
   };

@@ -3,8 +3,9 @@
 // per trainer instance, every configuration on that trainer measured in turns in the one job
 // (a heterogeneous configuration's data instances as ResourceConfig.InstanceGroups beside the
 // trainer's group), and the container contract the job's entry point reads back
-// (`pperf sagemaker-entry`: resourceconfig.json, hyperparameters.json). Pure: no files, no
-// network; what SageMaker would refuse is an InputError naming the configuration.
+// (`pperf sagemaker-entry`: resourceconfig.json, hyperparameters.json). Pure but for the
+// --framework bundle's files: no network; what SageMaker would refuse is an InputError naming
+// the configuration.
 #include <map>
 #include <optional>
 #include <string>
@@ -30,6 +31,7 @@ inline constexpr const char* kDataPort = "pperf_data_port";
 inline constexpr const char* kDataWorkers = "pperf_data_workers";       // JSON: group -> preprocessing threads
 inline constexpr const char* kDataWaitS = "pperf_data_wait_s";          // how long the trainer waits for a data host
 inline constexpr const char* kTlsChannel = "pperf_tls_channel";         // "" or the input channel of the TLS files
+inline constexpr const char* kTokenChannel = "pperf_token_channel";     // "" or the input channel of the data token
 }  // namespace sagemaker_keys
 
 struct SageMakerLaunchOptions : LaunchCommon {
@@ -42,14 +44,24 @@ struct SageMakerLaunchOptions : LaunchCommon {
   std::optional<int64_t> max_wait_s;     // Spot: default 2 x max runtime
   std::string tls_s3;                 // "" = plaintext; else s3://... holding kTlsCertFile, kTlsKeyFile (kTlsCaFile): channel kSageMakerTlsChannel
   int64_t volume_gb = 50;
+  std::string bundle_dir;             // framework: the bundle's folder before packing (check_framework_bundle)
+  // Request options (add_request_options): VpcConfig, KMS keys, inter-container encryption, retries.
+  std::vector<std::string> subnets, security_groups;  // VpcConfig: both or neither
+  std::string volume_kms_key, output_kms_key;         // ResourceConfig.VolumeKmsKeyId, OutputDataConfig.KmsKeyId
+  bool encrypt_inter_container = false;               // EnableInterContainerTrafficEncryption
+  std::optional<int64_t> max_retries;                 // RetryStrategy.MaximumRetryAttempts (1-30)
 };
 
 /// The input channel the TLS files arrive in: /opt/ml/input/data/pperf-tls/ on every host.
 inline constexpr const char* kSageMakerTlsChannel = "pperf-tls";
+/// The input channel the data workers' token arrives in, as the file `token`: DescribeTrainingJob
+/// returns a job's HyperParameters and Environment to anyone allowed to call it, not a channel's content.
+inline constexpr const char* kSageMakerTokenChannel = "pperf-token";
 
 /// One CreateTrainingJob request (the job's TrainingJobName is its name).
 struct SageMakerJob : LaunchJob {
   nlohmann::json request;  // `aws sagemaker create-training-job --cli-input-json`
+  std::string token_s3;    // where the token must be uploaded first ("" without data instances)
 };
 
 /// The jobs for `config`. Refusals (InputError naming the config file and the configuration's
@@ -57,6 +69,12 @@ struct SageMakerJob : LaunchJob {
 /// more than 5 instance groups in a job, a trainer of more than one instance, Spot without a
 /// checkpoint destination, MaxWait < MaxRuntime, names the API does not allow.
 std::vector<SageMakerJob> sagemaker_jobs(const Config& config, const SageMakerLaunchOptions& options);
+
+/// --framework: the bundle in `options.bundle_dir` (before packing) runs on AWS's image of its
+/// torch (its TORCH_VERSION and REQUIRES against the image table), and no configuration of `jobs`
+/// reads a dataset from this host's disk (no bundle carries an absolute path). InputError naming
+/// the flag, or the config file and the dataset's JSON path. Reads the bundle's files.
+void check_framework_bundle(const Config& config, const SageMakerLaunchOptions& options, const std::vector<SageMakerJob>& jobs);
 
 /// How SageMaker names and places a job (launch_jobs): ml. types only, names of at most 63
 /// characters, data groups `data-TYPE`; its own entry point.

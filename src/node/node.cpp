@@ -57,6 +57,14 @@ std::string trainer_config(const NodeRun& node, const std::function<std::string(
   return derived.string();
 }
 
+/// A child's environment: the host's placement, and the data token however the platform brought
+/// it (SageMaker: an input channel), where the data worker and `pperf run` read it.
+std::vector<std::pair<std::string, std::string>> child_environment(const NodeRun& node) {
+  auto env = node.placement;
+  if (!node.token.empty()) env.emplace_back(kDataTokenVariable, node.token);
+  return env;
+}
+
 /// The bound and the binary every child of a host shares.
 struct Started {
   std::chrono::steady_clock::time_point at;
@@ -87,19 +95,18 @@ int serve_data(const NodeRun& node, const Started& started) {
       return fmt::format("no trainer published its start in {} within {} s (--data-wait-s): this data host stops", node.peers_dir.string(), node.wait_s);
     };
   }
-  const int code = run_child(argv, node.placement, started.deadline, node.max_runtime_s.value_or(0), no_trainer);
+  const int code = run_child(argv, child_environment(node), started.deadline, node.max_runtime_s.value_or(0), no_trainer);
   if (code != 0) throw std::runtime_error(fmt::format("the data worker exited with code {}", code));
   return kExitOk;
 }
 
 /// Waits until every data host accepts connections (at its name, or the address it published),
 /// filling `reached`; a host that never comes up fails the job now (a hung job bills).
-void wait_for_data_hosts(const NodeRun& node, const std::map<std::string, std::string>& addresses,
-                         std::map<std::string, std::string>& reached) {
+void wait_for_data_hosts(const NodeRun& node, std::map<std::string, std::string>& reached) {
   const auto wait_until = std::chrono::steady_clock::now() + std::chrono::seconds(node.wait_s);
   for (const auto& h : node.all_data_hosts) {
     for (;;) {
-      const std::string address = node.peers_dir.empty() ? address_of(addresses, h) : published_address(node.peers_dir, h);
+      const std::string address = node.peers_dir.empty() ? h : published_address(node.peers_dir, h);
       if (!address.empty() && accepts_connections(address, node.port)) {
         reached[h] = address;
         break;
@@ -119,12 +126,12 @@ void wait_for_data_hosts(const NodeRun& node, const std::map<std::string, std::s
 
 /// The trainer: every data host up, then `pperf run --native` (unless a restored checkpoint
 /// holds the finished results), the results and report written, the data hosts stopped.
-int train(const NodeRun& node, const Started& started, const std::map<std::string, std::string>& addresses) {
+int train(const NodeRun& node, const Started& started) {
   // Where each data host is reached: its name (the platform resolves it), or the address it published.
   std::map<std::string, std::string> reached;
   const auto address_of_host = [&](const std::string& h) {
     const auto it = reached.find(h);
-    return it != reached.end() ? it->second : address_of(addresses, h);
+    return it != reached.end() ? it->second : h;
   };
   const auto endpoints = [&] {
     std::vector<std::string> out;
@@ -134,7 +141,7 @@ int train(const NodeRun& node, const Started& started, const std::map<std::strin
   };
   try {
     if (!node.peers_dir.empty()) publish(node.tag, node.peers_dir, kTrainerPeer, node.listen_host);
-    wait_for_data_hosts(node, addresses, reached);
+    wait_for_data_hosts(node, reached);
     const fs::path in_progress = node.checkpoints_dir / "results.json";
     const fs::path done = node.checkpoints_dir / "results.done";
     const std::string marker = node.config_sha256 + " " + node.configurations + "\n";
@@ -150,7 +157,7 @@ int train(const NodeRun& node, const Started& started, const std::map<std::strin
       if (!node.workload.empty()) argv.insert(argv.end(), {"--workload", node.workload});
       fs::create_directories(node.checkpoints_dir);
       fs::create_directories(node.report_dir);
-      run_code = run_child(argv, node.placement, started.deadline, node.max_runtime_s.value_or(0));
+      run_code = run_child(argv, child_environment(node), started.deadline, node.max_runtime_s.value_or(0));
       if (stop_signal()) throw std::runtime_error(fmt::format("stopped by signal {} while measuring", stop_signal()));
       if (run_code != kExitOk && run_code != kExitResultFailed) throw std::runtime_error(fmt::format("pperf run exited with code {}", run_code));
       write_file_atomically(done.string(), marker);
@@ -170,7 +177,6 @@ int train(const NodeRun& node, const Started& started, const std::map<std::strin
 }  // namespace
 
 int run_node(NodeRun node) {
-  const auto addresses = host_addresses();
   Started started;
   started.at = std::chrono::steady_clock::now();
   if (node.max_runtime_s) started.deadline = started.at + std::chrono::seconds(*node.max_runtime_s);
@@ -180,7 +186,7 @@ int run_node(NodeRun node) {
   node.view["placement"] = nlohmann::json::object();
   for (const auto& [k, v] : node.placement) node.view["placement"][k] = v;
   std::cerr << node.tag << ": view " << node.view.dump() << "\n";
-  return node.trainer ? train(node, started, addresses) : serve_data(node, started);
+  return node.trainer ? train(node, started) : serve_data(node, started);
 }
 
 int as_entry_point(const std::string& tag, const fs::path& failure_file, const std::function<int()>& body) {

@@ -12,28 +12,10 @@
 #include "src/core/atomic_file.h"
 #include "src/core/input_error.h"
 #include "src/core/node_contract.h"
-#include "src/core/text_values.h"
 
 namespace pperf::node {
 
 namespace fs = std::filesystem;
-
-std::map<std::string, std::string> host_addresses() {
-  std::map<std::string, std::string> out;
-  if (const char* v = std::getenv("PPERF_HOSTS"))
-    for (const auto& pair : split_commas(v)) {
-      if (pair.empty()) continue;
-      const auto eq = pair.find('=');
-      if (eq == std::string::npos) throw InputError("PPERF_HOSTS", "", "'" + pair + "' is not HOST=ADDRESS");
-      out[pair.substr(0, eq)] = pair.substr(eq + 1);
-    }
-  return out;
-}
-
-std::string address_of(const std::map<std::string, std::string>& addresses, const std::string& host) {
-  const auto it = addresses.find(host);
-  return it == addresses.end() ? host : it->second;
-}
 
 bool accepts_connections(const std::string& host, int64_t port) {
   addrinfo hints{};

@@ -1,19 +1,11 @@
 #pragma once
-// How a launched job's hosts find each other: the addresses the job's host names reach, a TCP
-// port that answers, and the peers directory (a bucket every host mounts) where data hosts
+// How a launched job's hosts find each other: a TCP port that answers at a host's name or address, and the peers directory (a bucket every host mounts) where data hosts
 // publish their addresses and the trainer its start; and the TLS files the job brings.
 #include <cstdint>
 #include <filesystem>
-#include <map>
 #include <string>
 
 namespace pperf::node {
-
-/// Where the job's host names reach: "NAME=ADDRESS,..." from PPERF_HOSTS (a one-host harness's
-/// loopback addresses), else the names themselves (the platform's DNS or /etc/hosts).
-std::map<std::string, std::string> host_addresses();
-/// `host`'s address in `addresses`, else the name itself.
-std::string address_of(const std::map<std::string, std::string>& addresses, const std::string& host);
 
 /// Whether `host:port` accepts a TCP connection now (resolving the name anew each time: a host's
 /// name may not resolve yet when the job starts).

@@ -144,12 +144,15 @@ NodeRun sagemaker_node(const SageMakerPaths& paths) {
   node.all_data_hosts = role.all_data_hosts;
   node.data_workers = role.data_workers;
   node.token = env_or(kDataTokenVariable);
+  if (const auto channel = hyper.find(sagemaker_keys::kTokenChannel); channel != hyper.end() && !channel->second.empty()) {
+    const fs::path file = paths.root / "input/data" / channel->second / "token";
+    if (!fs::is_regular_file(file)) throw InputError(file.string(), "", "missing (the job's input channel " + channel->second + " brings the data workers' token)");
+    std::istringstream(read_text_file(file.string())) >> node.token;
+  }
   if (const std::string channel = hyper_of(sagemaker_keys::kTlsChannel); !channel.empty()) {
     node.tls_dir = paths.root / "input/data" / channel;
     check_tls_dir(node.tls_dir, "the job's input channel " + channel);
   }
-  // Every interface of the host, or the harness's loopback address for it.
-  if (const auto addresses = host_addresses(); addresses.count(rc.current_host)) node.listen_host = addresses.at(rc.current_host);
   Placement placement;
   placement.platform = "sagemaker";
   placement.job_name = job_name;

@@ -36,6 +36,9 @@ int run_child(const std::vector<std::string>& argv, const std::vector<std::pair<
   // one-pod world), not ranks for pperf to join: a launched job's ranks are pperf's own
   // ("spawn_local"), and `pperf run` would otherwise wait for a store at MASTER_ADDR.
   spawn.unset_env = {"RANK", "WORLD_SIZE", "LOCAL_RANK", "MASTER_ADDR", "MASTER_PORT"};
+  // Its own process group: a stop sent to the entry point's group (SageMaker framework mode's
+  // PID 1 passes it so) reaches the child once, from this process, not twice.
+  spawn.own_process_group = true;
   ChildProcess child(spawn);
   bool forwarded = false, expired = false;
   std::string gave_up;

@@ -20,8 +20,8 @@ int stop_signal();
 /// The exit code of a wait status: the process's own, or kExitSignalBase + the signal that ended it.
 int exit_code_of(int status);
 
-/// Runs `argv` (with `env` set, a launcher's rank variables unset) to its end, forwarding the
-/// platform's stop to it and stopping it at `deadline`, or when `give_up` (asked every half
+/// Runs `argv` (with `env` set, a launcher's rank variables unset) in its own process group to its
+/// end, forwarding the platform's stop to it and stopping it at `deadline`, or when `give_up` (asked every half
 /// second) gives a reason. Its exit code; std::runtime_error when the deadline (`bound_s`, named)
 /// or `give_up` stopped it.
 int run_child(const std::vector<std::string>& argv, const std::vector<std::pair<std::string, std::string>>& env,

@@ -5,11 +5,14 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <regex>
 
 #include "src/config/config.h"
 #include "src/core/atomic_file.h"
 #include "src/core/input_error.h"
+#include "src/launch/framework_images.h"
 #include "src/launch/sagemaker.h"
+#include "src/launch/sagemaker_container.h"
 #include "test_helpers.h"
 #include "unit_registry.h"
 
@@ -368,4 +371,62 @@ TEST(LaunchFiles, TorchFromAnIndexThatServesIt) {
   EXPECT_EQ(torch_pip_install("2.7.1", false), "python3 -m pip install --quiet \"torch==2.7.1\" --index-url https://download.pytorch.org/whl/cpu");
   EXPECT_THROW(torch_pip_install("", true), InputError);
   EXPECT_THROW(torch_pip_install("2.11.0a0+git1234", true), InputError);  // a source build: no index serves it
+}
+
+/// The message of the InputError `f` throws ("" when it throws none).
+template <typename F>
+std::string refusal_of(F&& f) {
+  try {
+    f();
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+#define EXPECT_THROW_MESSAGE(call, type, part) EXPECT_NE(refusal_of([&] { call; }).find(part), std::string::npos) << refusal_of([&] { call; })
+
+TEST(FrameworkImages, VersionsComparedAsNumbers) {
+  EXPECT_TRUE(version_at_most("2.34", "2.35"));
+  EXPECT_TRUE(version_at_most("2.35", "2.35"));
+  EXPECT_FALSE(version_at_most("2.35", "2.31"));
+  EXPECT_TRUE(version_at_most("3.4.9", "3.4.28"));  // not as text
+  EXPECT_FALSE(version_at_most("3.4.30", "3.4.28"));
+  EXPECT_TRUE(version_at_most("2", "2.0"));
+}
+
+TEST(FrameworkImages, BundleRunsOnlyWhereItsSymbolsAndTorchAre) {
+  const BundleNeeds bundle = parse_bundle_needs("2.8.0+cu128\n", "GLIBC 2.35\nGLIBCXX 3.4.30\n", "b/REQUIRES");
+  EXPECT_EQ(bundle.torch, "2.8.0+cu128");
+  EXPECT_EQ(bundle.glibc, "2.35");
+  EXPECT_NO_THROW(check_bundle_runs_on_image("2.8.0", bundle, "b"));
+  EXPECT_THROW_MESSAGE(check_bundle_runs_on_image("2.3.0", bundle, "b"), InputError, "--framework: pytorch:2.3.0's image is Ubuntu 20.04 with glibc 2.31");
+  EXPECT_THROW_MESSAGE(check_bundle_runs_on_image("2.4.0", bundle, "b"), InputError, "conda's torch");
+  EXPECT_THROW_MESSAGE(check_bundle_runs_on_image("2.6.0", bundle, "b"), InputError, "pre-C++11-ABI");
+  EXPECT_THROW_MESSAGE(check_bundle_runs_on_image("2.7.1", bundle, "b"), InputError, "--bundle: b is built against torch 2.8.0+cu128");
+  const BundleNeeds newer = parse_bundle_needs("2.8.0", "GLIBC 2.35\nGLIBCXX 3.4.32\n", "b/REQUIRES");
+  EXPECT_THROW_MESSAGE(check_bundle_runs_on_image("2.8.0", newer, "b"), InputError, "needs GLIBCXX_3.4.32");
+  EXPECT_THROW_MESSAGE(parse_bundle_needs("2.8.0", "GLIBC two\n", "b/REQUIRES"), InputError, "b/REQUIRES: 'GLIBC two' is not");
+  // Every image pperf names (sagemaker.h) has its row, and the other way round.
+  std::vector<std::string> rows;
+  for (const auto& i : framework_images()) rows.push_back(i.torch);
+  EXPECT_EQ(rows, pytorch_training_versions());
+}
+
+TEST(FrameworkImages, ContainerEntrypointWithinSageMakersLimits) {
+  const auto entry = sagemaker_framework_entrypoint();
+  ASSERT_EQ(entry.size(), 3u);
+  for (const auto& item : entry) EXPECT_LE(item.size(), 256u);  // botocore: ContainerEntrypoint items
+  EXPECT_NE(entry[2].find("bash start_with_right_hostname.sh train"), std::string::npos);
+}
+
+TEST(FrameworkImages, MetricRegexFindsOnlyItsConfigurationsStepTime) {
+  const auto defs = sagemaker_metric_definitions({"a.b+c", "abxbc"});
+  ASSERT_EQ(defs.size(), 2u);
+  EXPECT_EQ(defs[0].first, "pperf:step_ms:a.b+c");
+  const std::regex re(defs[0].second);
+  std::smatch m;
+  const std::string line = "[2026-12-07T22:17:10Z] w/tiny on a.b+c: mean 1.567e+04 ms/step (median 15.16) over 30 steps";
+  ASSERT_TRUE(std::regex_search(line, m, re));
+  EXPECT_EQ(m[1].str(), "1.567e+04");
+  EXPECT_FALSE(std::regex_search(std::string("w/tiny on aXbbc: mean 3 ms/step"), re));  // '.' and '+' escaped
 }

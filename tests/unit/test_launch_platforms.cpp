@@ -103,6 +103,24 @@ TEST(LaunchPlatforms, JobsNamedWithinEachPlatformsLimits) {
   }
 }
 
+TEST(LaunchPlatforms, SageMakersTokenBesideTheRequestNeverInIt) {
+  LaunchFlagValues f = flags_of("sagemaker");
+  f.switches.insert("encrypt-inter-container");  // an on/off flag reaches the options
+  const auto jobs = find_launch_platform("sagemaker")->launch(seed000_config(), common(), f);
+  ASSERT_EQ(jobs.size(), 1u);
+  ASSERT_EQ(jobs[0].side_files.size(), 1u);
+  const LaunchedSideFile& token = jobs[0].side_files[0];
+  EXPECT_EQ(token.file_name, jobs[0].name + ".token");
+  EXPECT_EQ(token.text, "t0k3n\n");
+  EXPECT_EQ(token.before_start("/o/x.token"), "aws s3 cp /o/x.token s3://pperf-test/out/" + jobs[0].name + "/pperf-token/token");
+  EXPECT_EQ(jobs[0].text.find("t0k3n"), std::string::npos);  // DescribeTrainingJob returns the request's fields
+  EXPECT_NE(jobs[0].text.find("\"EnableInterContainerTrafficEncryption\": true"), std::string::npos);
+  // A job without data instances carries no token.
+  LaunchCommon c = common();
+  c.selection.only = {"homogeneous"};
+  EXPECT_TRUE(find_launch_platform("sagemaker")->launch(seed000_config(), c, flags_of("sagemaker")).at(0).side_files.empty());
+}
+
 TEST(LaunchPlatforms, SummaryFromThePlanSaysWhatTheFileHolds) {
   const Config config = seed000_config();
   SageMakerLaunchOptions sm = sagemaker_options(flags_of("sagemaker"), common());

@@ -83,16 +83,6 @@ void estimate_spot_cost(Result& r, const ConfigurationPricing& configuration, co
   }
 }
 
-/// `a` and `b` took turns with each other (their rounds pair up).
-bool took_turns(const Result& a, const Result& b) {
-  const auto with = [](const Result& x, const Result& other) {
-    if (!x.measurement || x.measurement->turns.schedule != Schedule::interleaved) return false;
-    const auto& names = x.measurement->turns.configurations;
-    return std::find(names.begin(), names.end(), other.configuration) != names.end();
-  };
-  return with(a, b) && with(b, a);
-}
-
 /// A measurement in turns as the decision reads it: its steps, round by round.
 RoundSteps timed_rounds(const Measurement& m) { return RoundSteps{m.step_ms, m.turns.round_steps}; }
 

@@ -51,8 +51,6 @@ Decision decide_replicates(const std::vector<PairedLogRatio>& replicates, PriceR
   return d;
 }
 
-namespace {
-/// `a` and `b` took turns with each other in their run.
 bool took_turns(const Result& a, const Result& b) {
   const auto with = [](const Result& x, const Result& other) {
     if (!x.measurement || x.measurement->turns.schedule != Schedule::interleaved) return false;
@@ -62,6 +60,7 @@ bool took_turns(const Result& a, const Result& b) {
   return with(a, b) && with(b, a);
 }
 
+namespace {
 const Result* find_result(const std::vector<Result>& results, const std::string& workload, const std::string& configuration) {
   for (const auto& r : results)
     if (r.workload == workload && r.configuration == configuration) return &r;

@@ -62,6 +62,9 @@ nlohmann::json pool_replicate_runs(const std::vector<ReplicateRun>& runs,
                                    const ResultPriceRatio& price_ratio,
                                    const DecisionSettings& settings, std::vector<Result>& latest);
 
+/// `a` and `b` took turns with each other in their run (their rounds pair up).
+bool took_turns(const Result& a, const Result& b);
+
 /// One results file `pperf decide` reads: its name, the host it was measured on, its run.
 struct LaterRun {
   std::string source, host_id;
